@@ -1,0 +1,21 @@
+"""kompute_ml: numeric arrays, custom kernels and estimators on any Vulkan device, through Kompute.
+
+Importing never touches a Vulkan driver; the first call that needs a device does.
+"""
+
+from . import errors
+from ._glslang import compile_glsl
+from ._stream import stats, synchronize
+from .device import Device, DeviceInfo, devices, get_device, use_device
+from .errors import (DeviceError, DeviceLimitError, DeviceNotFoundError, KomputeMLError,
+                     OutOfMemoryError, ShaderCompileError, SpirvError, TranslationError)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "__version__", "errors",
+    "devices", "get_device", "use_device", "Device", "DeviceInfo", "stats", "synchronize",
+    "compile_glsl",
+    "KomputeMLError", "DeviceNotFoundError", "DeviceError", "DeviceLimitError", "OutOfMemoryError",
+    "ShaderCompileError", "SpirvError", "TranslationError",
+]

@@ -1,0 +1,277 @@
+"""kp tensors from a size-bucketed pool per device, and host access to their staging memory.
+
+Creating a kp tensor allocates and binds Vulkan memory and a staging buffer, and a pipeline is
+bound to the exact tensors it was created with. So tensors are recycled: a released Buffer gives
+its tensor back to a free list of its size bucket, the next allocation of that bucket gets the
+same tensor (and the stream layer's pipeline cache stays hot). Every tensor is a kp "device"
+tensor (device-local memory plus a host-visible staging buffer): kp 0.9's "storage" tensors have
+no staging mapping, and kp's OpTensorCopy memcpy's from that null mapping, so they could never be
+read back.
+
+Lifetimes: a pending (not yet submitted) kp sequence may still use a tensor whose Buffer was
+released. That is safe: later users of the same tensor are recorded after it, and barriers order
+them. A tensor dropped from the pool is not destroyed by us: we drop our references and kp's
+shared_ptr frees it once the pending sequence and cached pipelines let go of it.
+"""
+
+import gc
+import itertools
+import threading
+
+import numpy as np
+
+from .errors import DeviceError, DeviceLimitError, OutOfMemoryError
+
+__all__ = ["Buffer", "alloc", "free_all_blocks", "set_limit", "pool_stats"]
+
+_MIN_BYTES = 256
+_uids = itertools.count(1)
+
+
+def bucket_size(nbytes):
+    """Round up to one of four steps per power of two (at most 25% waste), minimum 256 bytes."""
+    n = max(int(nbytes), _MIN_BYTES)
+    top = 1 << (n - 1).bit_length()           # next power of two >= n
+    for step in (top // 2 + top // 8, top // 2 + top // 4, top // 2 + 3 * top // 8, top):
+        if step >= n and step % 16 == 0:
+            return step
+    return top
+
+
+class _Block:
+    """One kp tensor owned by the pool."""
+
+    __slots__ = ("uid", "tensor", "nbytes", "staging_batch", "__weakref__")
+
+    def __init__(self, tensor, nbytes):
+        self.uid = next(_uids)
+        self.tensor = tensor
+        self.nbytes = nbytes
+        self.staging_batch = -1   # stream batch whose pending upload reads this staging buffer
+
+
+class _Pool:
+    """The free lists and byte counters of one device."""
+
+    def __init__(self, device):
+        self.device = device
+        self.free = {}            # bucket bytes -> list of _Block
+        self.free_bytes = 0
+        self.live_bytes = 0       # bytes of tensors handed out
+        self.live_count = 0
+        self.limit = 0            # 0: no limit on live + cached bytes
+        local = int(device.limits.get("device_local_memory") or 0)
+        self.cache_limit = min(1 << 30, local // 4) if local else 1 << 30
+        self.drop_listeners = []  # called with a block's uid when the pool drops its tensor
+
+    def total(self):
+        return self.live_bytes + self.free_bytes
+
+
+_pools = {}
+_pools_lock = threading.Lock()
+
+
+def _pool(device):
+    pool = _pools.get(device.index)
+    if pool is None or pool.device is not device:
+        with _pools_lock:
+            pool = _pools.get(device.index)
+            if pool is None or pool.device is not device:
+                pool = _pools[device.index] = _Pool(device)
+    return pool
+
+
+def _forget_device(device):
+    with _pools_lock:
+        pool = _pools.get(device.index)
+        if pool is not None and pool.device is device:
+            _drop_free(pool, all_blocks=True)
+            del _pools[device.index]
+
+
+class Buffer:
+    """A device buffer handed out by the pool; ``release()`` (or garbage collection) returns it."""
+
+    __slots__ = ("device", "nbytes", "_block", "_pool", "__weakref__")
+
+    def __init__(self, device, block, pool):
+        self.device = device
+        self.nbytes = block.nbytes
+        self._block = block
+        self._pool = pool
+
+    @property
+    def tensor(self):
+        block = self._block
+        if block is None:
+            raise DeviceError("use of a released device buffer")
+        if self.device.closed:
+            raise DeviceError(f"device {self.device.name!r} was closed; its arrays are gone")
+        return block.tensor
+
+    @property
+    def uid(self):
+        return self._block.uid if self._block is not None else None
+
+    def release(self):
+        """Give the tensor back to the pool (idempotent)."""
+        block, self._block = self._block, None
+        if block is None:
+            return
+        try:
+            _give_back(self._pool, block)
+        except Exception:  # interpreter shutdown: module globals may be gone
+            pass
+
+    _release = release
+
+    def __del__(self):
+        self.release()
+
+    def __repr__(self):
+        return f"<Buffer {self.nbytes} bytes on {self.device.name!r}>"
+
+
+def _give_back(pool, block):
+    with pool.device.lock:
+        pool.live_bytes -= block.nbytes
+        pool.live_count -= 1
+        if pool.device.closed:
+            return
+        pool.free.setdefault(block.nbytes, []).append(block)
+        pool.free_bytes += block.nbytes
+        if pool.free_bytes > pool.cache_limit:
+            _drop_free(pool, keep=pool.cache_limit // 2)
+
+
+def _drop_free(pool, keep=0, all_blocks=False):
+    """Drop cached blocks (largest buckets first) until at most ``keep`` bytes stay cached."""
+    for size in sorted(pool.free, reverse=True):
+        blocks = pool.free[size]
+        while blocks and (all_blocks or pool.free_bytes > keep):
+            block = blocks.pop()
+            pool.free_bytes -= block.nbytes
+            for listener in pool.drop_listeners:
+                listener(block.uid)
+            block.tensor = None
+        if not blocks:
+            del pool.free[size]
+
+
+def alloc(device, nbytes):
+    """Return a Buffer of at least ``nbytes`` bytes on ``device`` (from the pool when possible)."""
+    nbytes = int(nbytes)
+    if nbytes < 0:
+        raise ValueError(f"buffer size must be >= 0, got {nbytes}")
+    if nbytes > device.max_buffer_bytes:
+        raise DeviceLimitError(
+            f"{nbytes} bytes exceed the device's maxStorageBufferRange "
+            f"({device.max_buffer_bytes} bytes) on {device.name!r}")
+    size = min(bucket_size(nbytes), max(device.max_buffer_bytes // 16 * 16, _MIN_BYTES))
+    pool = _pool(device)
+    with device.lock:
+        blocks = pool.free.get(size)
+        if blocks:
+            block = blocks.pop()
+            pool.free_bytes -= size
+        else:
+            block = _create(device, pool, size)
+        pool.live_bytes += size
+        pool.live_count += 1
+        return Buffer(device, block, pool)
+
+
+def _create(device, pool, size):
+    if pool.limit and pool.total() + size > pool.limit:
+        _drop_free(pool)
+        if pool.total() + size > pool.limit:
+            raise OutOfMemoryError(size, device.name,
+                                   f"pool limit {pool.limit} bytes, {pool.live_bytes} in use")
+    manager = device.manager
+    import kp
+    last = None
+    for attempt in range(3):
+        try:
+            tensor = manager.tensor_t(np.zeros(size // 4, dtype=np.uint32), kp.TensorTypes.device)
+            return _Block(tensor, size)
+        except RuntimeError as exc:   # vk::OutOfDeviceMemoryError / OutOfHostMemoryError
+            last = exc
+            if "memory" not in str(exc).lower():
+                raise DeviceError(f"creating a {size}-byte buffer on {device.name!r} failed: {exc}") from exc
+            # free what we cache, then what Python holds, then give up (as CuPy's pool does)
+            _drop_free(pool, all_blocks=True)
+            if attempt == 1:
+                gc.collect()
+    raise OutOfMemoryError(size, device.name, str(last))
+
+
+def write(buf, array, offset=0):
+    """Copy a contiguous numpy array into the buffer's staging memory at byte ``offset``."""
+    src = np.ascontiguousarray(array).reshape(-1).view(np.uint8)
+    if offset < 0 or offset + src.nbytes > buf.nbytes:
+        raise ValueError(f"{src.nbytes} bytes at offset {offset} do not fit a {buf.nbytes}-byte buffer")
+    staging = buf.tensor.data().view(np.uint8)
+    staging[offset:offset + src.nbytes] = src
+
+
+def read(buf, count, dtype, offset=0):
+    """Copy ``count`` elements of ``dtype`` out of the staging memory (one pass; it is uncached)."""
+    dtype = np.dtype(dtype)
+    nbytes = int(count) * dtype.itemsize
+    if offset < 0 or offset + nbytes > buf.nbytes:
+        raise ValueError(f"{nbytes} bytes at offset {offset} exceed a {buf.nbytes}-byte buffer")
+    staging = buf.tensor.data().view(np.uint8)
+    out = np.empty(int(count), dtype=dtype)
+    out.view(np.uint8)[...] = staging[offset:offset + nbytes]
+    return out
+
+
+def free_all_blocks(device=None):
+    """Drop every cached (unused) tensor of ``device`` (all devices when None)."""
+    pools = list(_pools.values()) if device is None else [_pool(device)]
+    for pool in pools:
+        with pool.device.lock:
+            _drop_free(pool, all_blocks=True)
+
+
+def set_limit(nbytes, device):
+    """Cap live + cached bytes of the device's pool (0: no cap); past it, OutOfMemoryError."""
+    _pool(device).limit = max(0, int(nbytes))
+
+
+def set_cache_limit(nbytes, device):
+    """Cap the bytes the pool keeps cached for reuse (tensors beyond it are dropped)."""
+    pool = _pool(device)
+    pool.cache_limit = max(0, int(nbytes))
+    with device.lock:
+        if pool.free_bytes > pool.cache_limit:
+            _drop_free(pool, keep=pool.cache_limit)
+
+
+def pool_stats(device=None):
+    """Counters summed over the pools: tensors_live, bytes_allocated (live + cached), bytes_cached."""
+    pools = list(_pools.values()) if device is None else [_pool(device)]
+    return {
+        "tensors_live": sum(p.live_count for p in pools),
+        "bytes_live": sum(p.live_bytes for p in pools),
+        "bytes_cached": sum(p.free_bytes for p in pools),
+        "bytes_allocated": sum(p.total() for p in pools),
+    }
+
+
+def add_drop_listener(device, fn):
+    """Register ``fn(uid)``, called when the pool drops a tensor (the stream evicts its pipelines)."""
+    pool = _pool(device)
+    if fn not in pool.drop_listeners:
+        pool.drop_listeners.append(fn)
+
+
+def _on_close(device):
+    _forget_device(device)
+
+
+# registered by device.py's close(); imported lazily to keep the layer order one-way
+from . import device as _device  # noqa: E402
+
+_device._close_hooks.append(_on_close)

@@ -1,0 +1,368 @@
+"""The orchestration layer: one pending kp.Sequence per device, cached pipelines, push constants.
+
+Dispatches, uploads and downloads are recorded into the device's pending sequence as they come;
+nothing is submitted until a result must reach the host (``download``, ``flush``) or the pending
+sequence holds MAX_PENDING operations. One submit then carries many dispatches, which is what
+makes small kernels affordable (a submit + fence wait costs tens of microseconds on a GPU; the
+dispatches inside it cost a few each).
+
+Pipelines (kp.Algorithm) are bound to the tensors they were created with, so they are cached by
+(SPIR-V hash, tensor uids, workgroup count, push-constant size, specialization constants). Scalars
+and sizes travel as push constants, set per dispatch: one pipeline serves every call on the same
+pooled buffers. Every kp call of this layer runs under the device's lock.
+"""
+
+import collections
+import hashlib
+import struct
+import threading
+import time
+
+import numpy as np
+
+from . import _glslang, _memory, _spirv
+from . import device as _device
+from .errors import DeviceError, DeviceLimitError, OutOfMemoryError
+
+__all__ = ["dispatch", "dispatch_1d", "groups_1d", "upload", "download", "flush", "synchronize",
+           "stats", "reset_stats", "pack"]
+
+MAX_PENDING = 1024          # operations per submit before an automatic flush
+MAX_PIPELINES = 512         # cached kp.Algorithm per device (least recently used dropped first)
+
+_counters = collections.Counter()
+_counters_lock = threading.Lock()
+
+
+def _count(name, n=1):
+    with _counters_lock:
+        _counters[name] += n
+
+
+class _DeviceStream:
+    """The pending sequence and pipeline cache of one device."""
+
+    def __init__(self, device):
+        self.device = device
+        self.sequence = None
+        self.pending = 0           # operations recorded since the last submit
+        self.batch = 0             # increases at every submit
+        self.keep = []             # Python objects the pending operations need alive
+        self.pipelines = collections.OrderedDict()   # key -> kp.Algorithm
+        self.by_uid = collections.defaultdict(set)   # tensor uid -> pipeline keys
+        self.spirv_hashes = {}     # id(bytes) -> (bytes, digest): hashing big modules once
+        _memory.add_drop_listener(device, self.forget_tensor)
+
+    def forget_tensor(self, uid):
+        for key in self.by_uid.pop(uid, ()):
+            self.pipelines.pop(key, None)
+
+    def seq(self):
+        if self.sequence is None:
+            self.sequence = self.device.manager.sequence()
+        return self.sequence
+
+
+_streams = {}
+_streams_lock = threading.Lock()
+
+
+def _stream(device):
+    st = _streams.get(device.index)
+    if st is None or st.device is not device:
+        if device.closed:
+            raise DeviceError(f"device {device.name!r} was closed")
+        with _streams_lock:
+            st = _streams.get(device.index)
+            if st is None or st.device is not device:
+                st = _streams[device.index] = _DeviceStream(device)
+    return st
+
+
+def _on_close(device):
+    st = _streams.pop(device.index, None)
+    if st is not None and st.device is device:
+        try:
+            _submit(st)
+        finally:
+            st.pipelines.clear()
+            st.by_uid.clear()
+            if st.sequence is not None:
+                st.sequence.destroy()
+                st.sequence = None
+
+
+_device._close_hooks.insert(0, _on_close)   # flush before the memory layer drops the pool
+
+
+def _record(st, op, keep=()):
+    try:
+        st.seq().record(op)
+    except RuntimeError as exc:
+        raise DeviceError(f"recording a command on {st.device.name!r} failed: {exc}") from exc
+    st.pending += 1
+    st.keep.append(op)
+    st.keep.extend(keep)
+    if st.pending >= MAX_PENDING:
+        _submit(st)
+
+
+def _submit(st):
+    """Submit the pending sequence and wait for it (no-op when nothing is pending)."""
+    if not st.pending:
+        return
+    seq = st.seq()
+    try:
+        seq.eval()
+    except RuntimeError as exc:
+        msg = str(exc)
+        st.pending = 0
+        st.keep.clear()
+        seq.clear()
+        if "memory" in msg.lower():
+            raise OutOfMemoryError(0, st.device.name, msg) from exc
+        raise DeviceError(f"submitting work to {st.device.name!r} failed: {msg}") from exc
+    seq.clear()
+    st.pending = 0
+    st.batch += 1
+    st.keep.clear()
+    _count("submits")
+
+
+def pack(fmt, *values):
+    """Pack push constants little-endian with ``struct`` format ``fmt`` (e.g. ``"If"``)."""
+    return struct.pack("<" + fmt, *values)
+
+
+def _words(data, what):
+    """bytes / numpy array of 4-byte elements -> uint32 array (bit-exact)."""
+    if data is None:
+        return np.zeros(0, dtype=np.uint32)
+    if isinstance(data, (bytes, bytearray, memoryview)):
+        raw = bytes(data)
+    elif isinstance(data, np.ndarray):
+        if data.dtype.itemsize != 4:
+            raise TypeError(f"{what} must have 4-byte elements, got dtype {data.dtype}")
+        raw = np.ascontiguousarray(data).tobytes()
+    else:
+        raise TypeError(f"{what} must be bytes or a numpy array, got {type(data).__name__}")
+    if len(raw) % 4:
+        raise ValueError(f"{what} must be a multiple of 4 bytes long, got {len(raw)}")
+    return np.frombuffer(raw, dtype=np.uint32).copy()
+
+
+def _spec_words(spec):
+    if spec is None or (not isinstance(spec, (bytes, np.ndarray)) and len(spec) == 0):
+        return np.zeros(0, dtype=np.uint32)
+    if isinstance(spec, (bytes, bytearray, memoryview, np.ndarray)):
+        return _words(spec, "spec")
+    out = []
+    for v in spec:
+        if isinstance(v, (bool, np.bool_)):
+            out.append(int(v))
+        elif isinstance(v, (int, np.integer)):
+            out.append(int(v) & 0xFFFFFFFF)
+        elif isinstance(v, (float, np.floating)):
+            out.append(struct.unpack("<I", struct.pack("<f", float(v)))[0])
+        else:
+            raise TypeError(f"specialization constants must be numbers, got {type(v).__name__}")
+    return np.array(out, dtype=np.uint32)
+
+
+def _digest(st, spirv):
+    hit = st.spirv_hashes.get(id(spirv))
+    if hit is not None and hit[0] is spirv:
+        return hit[1]
+    digest = hashlib.sha1(spirv).digest()
+    if len(st.spirv_hashes) > 4096:
+        st.spirv_hashes.clear()
+    st.spirv_hashes[id(spirv)] = (spirv, digest)
+    return digest
+
+
+def check_groups(device, groups):
+    """Validate a workgroup count (x, y, z) against the device's maxComputeWorkGroupCount."""
+    if len(groups) != 3:
+        raise ValueError(f"groups must have 3 entries, got {groups!r}")
+    for axis, (g, lim) in enumerate(zip(groups, device.max_groups)):
+        if int(g) < 1:
+            raise ValueError(f"workgroup count must be >= 1 on every axis, got {tuple(groups)}")
+        if int(g) > lim:
+            raise DeviceLimitError(
+                f"{int(g)} workgroups on axis {'xyz'[axis]} exceed the device's "
+                f"maxComputeWorkGroupCount[{axis}] = {lim} on {device.name!r}")
+    return tuple(int(g) for g in groups)
+
+
+def dispatch(device, spirv, buffers, groups, push=b"", spec=None, info=None):
+    """Record one dispatch of ``spirv`` over ``buffers`` (binding i = buffers[i]); no submit.
+
+    ``info`` is the shader's reflection (computed when omitted); the buffer count and push size
+    are checked against it here, because kp crashes on a mismatch.
+    """
+    if not isinstance(spirv, bytes):
+        raise TypeError(f"spirv must be bytes, got {type(spirv).__name__}")
+    info = info or _spirv.reflect(spirv)
+    push_words = _words(push, "push constants")
+    spec_words = _spec_words(spec)
+    nbind = len(info.bindings)
+    if len(buffers) != nbind or tuple(info.bindings) != tuple(range(nbind)):
+        raise ValueError(f"the shader binds buffers at {list(info.bindings)}; "
+                         f"{len(buffers)} buffers were given (bindings must be 0..n-1)")
+    if push_words.nbytes != info.push_constant_size:
+        raise ValueError(f"the shader's push-constant block is {info.push_constant_size} bytes; "
+                         f"{push_words.nbytes} bytes were given")
+    if not buffers:
+        raise ValueError("a dispatch needs at least one buffer (kp binds at least one tensor)")
+    for b in buffers:
+        if b.device is not device:
+            raise ValueError(f"buffer on {b.device.name!r} used in a dispatch on {device.name!r}")
+    groups = check_groups(device, groups)
+    import kp
+    with device.lock:
+        st = _stream(device)
+        tensors = [b.tensor for b in buffers]
+        uids = tuple(b.uid for b in buffers)
+        key = (_digest(st, spirv), uids, groups, push_words.size, spec_words.tobytes())
+        algo = st.pipelines.get(key)
+        if algo is None:
+            try:
+                algo = device.manager.algorithm(
+                    tensors, spirv, list(groups), spec_words.view(np.float32),
+                    np.zeros(push_words.size, dtype=np.float32))
+            except RuntimeError as exc:
+                raise DeviceError(f"creating a pipeline on {device.name!r} failed: {exc}") from exc
+            _count("pipelines_created")
+            st.pipelines[key] = algo
+            for uid in uids:
+                st.by_uid[uid].add(key)
+            if len(st.pipelines) > MAX_PIPELINES:
+                old_key, _ = st.pipelines.popitem(last=False)
+                for uid in old_key[1]:
+                    st.by_uid.get(uid, set()).discard(old_key)
+        else:
+            st.pipelines.move_to_end(key)
+        if push_words.size:
+            op = kp.OpAlgoDispatch(algo, push_words)
+        else:
+            op = kp.OpAlgoDispatch(algo)
+        _record(st, op, keep=(algo,))
+        _count("dispatches")
+
+
+def groups_1d(device, n, local_size_x):
+    """Workgroup count for ``n`` invocations of a 1-D kernel; 2-D past the x limit."""
+    groups = max(1, -(-int(n) // int(local_size_x)))
+    gx_max, gy_max, _ = device.max_groups
+    if groups <= gx_max:
+        return (groups, 1, 1)
+    gy = -(-groups // gx_max)
+    if gy > gy_max:
+        raise DeviceLimitError(f"{n} invocations need more than maxComputeWorkGroupCount "
+                               f"{device.max_groups} workgroups of {local_size_x} on {device.name!r}")
+    gx = -(-groups // gy)
+    return (gx, gy, 1)
+
+
+def dispatch_1d(device, spirv, buffers, n, push=b"", spec=None, info=None):
+    """Dispatch a 1-D kernel over ``n`` invocations (its LocalSize.x from the SPIR-V)."""
+    info = info or _spirv.reflect(spirv)
+    dispatch(device, spirv, buffers, groups_1d(device, n, info.local_size[0]), push, spec, info)
+
+
+def upload(buf, array, offset=0):
+    """Copy a numpy array into ``buf`` (host -> staging now, staging -> device in the stream)."""
+    import kp
+    device = buf.device
+    with device.lock:
+        st = _stream(device)
+        block = buf._block
+        if block is not None and block.staging_batch == st.batch and st.pending:
+            # the pending sequence has yet to copy this staging buffer to the device
+            _submit(st)
+        _memory.write(buf, array, offset)
+        buf._block.staging_batch = st.batch
+        _record(st, kp.OpTensorSyncDevice([buf.tensor]), keep=(buf,))
+        _count("bytes_uploaded", int(np.asarray(array).nbytes))
+
+
+def download(buf, count, dtype, offset=0):
+    """Submit pending work, wait, and return ``count`` elements of ``dtype`` from ``buf``."""
+    import kp
+    device = buf.device
+    with device.lock:
+        st = _stream(device)
+        _record(st, kp.OpTensorSyncLocal([buf.tensor]), keep=(buf,))
+        _submit(st)
+        out = _memory.read(buf, count, dtype, offset)
+    _count("bytes_downloaded", out.nbytes)
+    return out
+
+
+def flush(device):
+    """Submit the device's pending work and wait for it."""
+    with device.lock:
+        st = _streams.get(device.index)
+        if st is not None and st.device is device:
+            _submit(st)
+
+
+def synchronize(device=None):
+    """Submit pending work and wait (one device, or every device in use when None).
+
+    Examples
+    --------
+    >>> import kompute_ml as km
+    >>> km.synchronize()
+    """
+    if device is None:
+        for st in list(_streams.values()):
+            flush(st.device)
+    else:
+        flush(_device.get_device(device))
+
+
+def stats():
+    """Counters since start (or ``reset_stats``) and the pool's current occupancy.
+
+    Returns
+    -------
+    dict
+        ``shader_compiles, pipelines_created, dispatches, submits, bytes_uploaded,
+        bytes_downloaded, tensors_live, bytes_allocated`` (and ``bytes_cached``).
+    """
+    with _counters_lock:
+        out = {name: int(_counters[name]) for name in
+               ("pipelines_created", "dispatches", "submits", "bytes_uploaded", "bytes_downloaded")}
+    out["shader_compiles"] = int(getattr(_glslang, "compile_count", 0)) - _counters["_compiles0"]
+    pool = _memory.pool_stats()
+    out["tensors_live"] = pool["tensors_live"]
+    out["bytes_allocated"] = pool["bytes_allocated"]
+    out["bytes_cached"] = pool["bytes_cached"]
+    return out
+
+
+def reset_stats():
+    """Zero the event counters (occupancy counters are not events and stay)."""
+    with _counters_lock:
+        _counters.clear()
+        _counters["_compiles0"] = int(getattr(_glslang, "compile_count", 0))
+
+
+def pipelines_cached(device):
+    """Number of kp.Algorithm objects cached for ``device``."""
+    st = _streams.get(device.index)
+    return len(st.pipelines) if st is not None else 0
+
+
+def timed(device, fn, repeat=1):
+    """Wall-clock seconds of ``fn()`` followed by a flush of ``device``, median over ``repeat``."""
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        flush(device)
+        times.append(time.perf_counter() - t0)
+    times.sort()
+    return times[len(times) // 2]
+

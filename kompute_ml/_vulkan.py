@@ -1,0 +1,204 @@
+"""Enumerate Vulkan physical devices through the loader with ctypes, before any kp.Manager exists.
+
+kp 0.9 ignores a failed vkCreateInstance and the process then aborts inside the loader, and its
+get_device_properties() lacks the device type, vendor and most limits. So we ask the loader
+ourselves: a failure here is a return code we can turn into a Python exception.
+"""
+
+import ctypes
+import ctypes.util
+import os
+
+u32, i32, u64, f32, sz = ctypes.c_uint32, ctypes.c_int32, ctypes.c_uint64, ctypes.c_float, ctypes.c_size_t
+
+# VkPhysicalDeviceLimits, field for field (vulkan_core.h; the struct is ABI-stable since 1.0).
+# Each entry: name, type code (I=u32, i=i32, Q=u64, f=f32, z=size_t), array length.
+_LIMITS = """
+maxImageDimension1D I;maxImageDimension2D I;maxImageDimension3D I;maxImageDimensionCube I;
+maxImageArrayLayers I;maxTexelBufferElements I;maxUniformBufferRange I;maxStorageBufferRange I;
+maxPushConstantsSize I;maxMemoryAllocationCount I;maxSamplerAllocationCount I;
+bufferImageGranularity Q;sparseAddressSpaceSize Q;maxBoundDescriptorSets I;
+maxPerStageDescriptorSamplers I;maxPerStageDescriptorUniformBuffers I;
+maxPerStageDescriptorStorageBuffers I;maxPerStageDescriptorSampledImages I;
+maxPerStageDescriptorStorageImages I;maxPerStageDescriptorInputAttachments I;maxPerStageResources I;
+maxDescriptorSetSamplers I;maxDescriptorSetUniformBuffers I;maxDescriptorSetUniformBuffersDynamic I;
+maxDescriptorSetStorageBuffers I;maxDescriptorSetStorageBuffersDynamic I;
+maxDescriptorSetSampledImages I;maxDescriptorSetStorageImages I;maxDescriptorSetInputAttachments I;
+maxVertexInputAttributes I;maxVertexInputBindings I;maxVertexInputAttributeOffset I;
+maxVertexInputBindingStride I;maxVertexOutputComponents I;maxTessellationGenerationLevel I;
+maxTessellationPatchSize I;maxTessellationControlPerVertexInputComponents I;
+maxTessellationControlPerVertexOutputComponents I;maxTessellationControlPerPatchOutputComponents I;
+maxTessellationControlTotalOutputComponents I;maxTessellationEvaluationInputComponents I;
+maxTessellationEvaluationOutputComponents I;maxGeometryShaderInvocations I;
+maxGeometryInputComponents I;maxGeometryOutputComponents I;maxGeometryOutputVertices I;
+maxGeometryTotalOutputComponents I;maxFragmentInputComponents I;maxFragmentOutputAttachments I;
+maxFragmentDualSrcAttachments I;maxFragmentCombinedOutputResources I;maxComputeSharedMemorySize I;
+maxComputeWorkGroupCount I3;maxComputeWorkGroupInvocations I;maxComputeWorkGroupSize I3;
+subPixelPrecisionBits I;subTexelPrecisionBits I;mipmapPrecisionBits I;maxDrawIndexedIndexValue I;
+maxDrawIndirectCount I;maxSamplerLodBias f;maxSamplerAnisotropy f;maxViewports I;
+maxViewportDimensions I2;viewportBoundsRange f2;viewportSubPixelBits I;minMemoryMapAlignment z;
+minTexelBufferOffsetAlignment Q;minUniformBufferOffsetAlignment Q;minStorageBufferOffsetAlignment Q;
+minTexelOffset i;maxTexelOffset I;minTexelGatherOffset i;maxTexelGatherOffset I;
+minInterpolationOffset f;maxInterpolationOffset f;subPixelInterpolationOffsetBits I;
+maxFramebufferWidth I;maxFramebufferHeight I;maxFramebufferLayers I;framebufferColorSampleCounts I;
+framebufferDepthSampleCounts I;framebufferStencilSampleCounts I;
+framebufferNoAttachmentsSampleCounts I;maxColorAttachments I;sampledImageColorSampleCounts I;
+sampledImageIntegerSampleCounts I;sampledImageDepthSampleCounts I;sampledImageStencilSampleCounts I;
+storageImageSampleCounts I;maxSampleMaskWords I;timestampComputeAndGraphics I;timestampPeriod f;
+maxClipDistances I;maxCullDistances I;maxCombinedClipAndCullDistances I;discreteQueuePriorities I;
+pointSizeRange f2;lineWidthRange f2;pointSizeGranularity f;lineWidthGranularity f;strictLines I;
+standardSampleLocations I;optimalBufferCopyOffsetAlignment Q;optimalBufferCopyRowPitchAlignment Q;
+nonCoherentAtomSize Q
+"""
+_CT = {"I": u32, "i": i32, "Q": u64, "f": f32, "z": sz}
+
+
+def _fields(spec):
+    out = []
+    for item in spec.replace("\n", "").split(";"):
+        name, code = item.split()
+        ctype = _CT[code[0]]
+        out.append((name, ctype * int(code[1:]) if len(code) > 1 else ctype))
+    return out
+
+
+class _Limits(ctypes.Structure):
+    _fields_ = _fields(_LIMITS)
+
+
+class _Properties(ctypes.Structure):
+    _fields_ = [("apiVersion", u32), ("driverVersion", u32), ("vendorID", u32), ("deviceID", u32),
+                ("deviceType", u32), ("deviceName", ctypes.c_char * 256),
+                ("pipelineCacheUUID", ctypes.c_uint8 * 16), ("limits", _Limits),
+                ("sparseProperties", u32 * 5)]
+
+
+class _SubgroupProperties(ctypes.Structure):
+    _fields_ = [("sType", u32), ("pNext", ctypes.c_void_p), ("subgroupSize", u32),
+                ("supportedStages", u32), ("supportedOperations", u32), ("quadOperations", u32)]
+
+
+class _DriverProperties(ctypes.Structure):
+    _fields_ = [("sType", u32), ("pNext", ctypes.c_void_p), ("driverID", u32),
+                ("driverName", ctypes.c_char * 256), ("driverInfo", ctypes.c_char * 256),
+                ("conformanceVersion", ctypes.c_uint8 * 4)]
+
+
+class _Properties2(ctypes.Structure):
+    _fields_ = [("sType", u32), ("pNext", ctypes.c_void_p), ("properties", _Properties)]
+
+
+class _MemoryProperties(ctypes.Structure):
+    _fields_ = [("memoryTypeCount", u32), ("memoryTypes", u32 * 64), ("memoryHeapCount", u32),
+                ("memoryHeaps", (u64 * 2) * 16)]
+
+
+class _AppInfo(ctypes.Structure):
+    _fields_ = [("sType", u32), ("pNext", ctypes.c_void_p), ("pApplicationName", ctypes.c_char_p),
+                ("applicationVersion", u32), ("pEngineName", ctypes.c_char_p),
+                ("engineVersion", u32), ("apiVersion", u32)]
+
+
+class _InstanceInfo(ctypes.Structure):
+    _fields_ = [("sType", u32), ("pNext", ctypes.c_void_p), ("flags", u32),
+                ("pApplicationInfo", ctypes.POINTER(_AppInfo)), ("enabledLayerCount", u32),
+                ("ppEnabledLayerNames", ctypes.c_void_p), ("enabledExtensionCount", u32),
+                ("ppEnabledExtensionNames", ctypes.c_void_p)]
+
+
+_TYPES = {0: "other", 1: "integrated", 2: "discrete", 3: "virtual", 4: "cpu"}
+_VENDORS = {0x1002: "AMD", 0x1010: "ImgTec", 0x10DE: "NVIDIA", 0x13B5: "ARM", 0x5143: "Qualcomm",
+            0x8086: "Intel", 0x106B: "Apple", 0x10005: "Mesa", 0x1AE0: "Google"}
+_FEATURE_FLOAT64 = 39   # index of shaderFloat64 in VkPhysicalDeviceFeatures (55 VkBool32)
+_MEMORY_HEAP_DEVICE_LOCAL = 1
+
+
+def _version(v):
+    return f"{v >> 22}.{(v >> 12) & 0x3FF}.{v & 0xFFF}"
+
+
+class VulkanUnavailable(Exception):
+    """No usable Vulkan loader or driver; the message says which step failed."""
+
+
+def _load_loader():
+    names = [os.environ.get("KOMPUTE_ML_VULKAN_LIBRARY"), "libvulkan.so.1",
+             ctypes.util.find_library("vulkan"), "libvulkan.dylib", "vulkan-1.dll"]
+    errors = []
+    for name in names:
+        if not name:
+            continue
+        try:
+            return ctypes.CDLL(name)
+        except OSError as exc:
+            errors.append(str(exc))
+    raise VulkanUnavailable("the Vulkan loader (libvulkan) could not be loaded: " + "; ".join(errors))
+
+
+def enumerate_devices():
+    """Return one dict per physical device, in the loader's order (the order kp.Manager(i) uses)."""
+    lib = _load_loader()
+    app = _AppInfo(0, None, b"kompute_ml", 1, b"kompute_ml", 1, (1 << 22) | (1 << 12))
+    info = _InstanceInfo(1, None, 0, ctypes.pointer(app), 0, None, 0, None)
+    inst = ctypes.c_void_p()
+    lib.vkCreateInstance.restype = i32
+    res = lib.vkCreateInstance(ctypes.byref(info), None, ctypes.byref(inst))
+    if res != 0:
+        raise VulkanUnavailable(f"vkCreateInstance failed with VkResult {res} "
+                                "(no Vulkan driver installed, or VK_ICD_FILENAMES points at none)")
+    try:
+        count = u32(0)
+        lib.vkEnumeratePhysicalDevices.restype = i32
+        res = lib.vkEnumeratePhysicalDevices(inst, ctypes.byref(count), None)
+        if res != 0 or count.value == 0:
+            raise VulkanUnavailable(f"the Vulkan loader found no physical device (VkResult {res})")
+        handles = (ctypes.c_void_p * count.value)()
+        lib.vkEnumeratePhysicalDevices(inst, ctypes.byref(count), handles)
+        return [_describe(lib, inst, handles[i], i) for i in range(count.value)]
+    finally:
+        lib.vkDestroyInstance(inst, None)
+
+
+def _describe(lib, inst, phys, index):
+    props = _Properties()
+    lib.vkGetPhysicalDeviceProperties(ctypes.c_void_p(phys), ctypes.byref(props))
+    subgroup = _SubgroupProperties(1000094000, None)
+    driver = _DriverProperties(1000196000, None)
+    api = props.apiVersion
+    if (api >> 12) >= ((1 << 10) | 2):  # driver properties are core in Vulkan 1.2
+        subgroup.pNext = ctypes.cast(ctypes.pointer(driver), ctypes.c_void_p)
+    if (api >> 12) >= ((1 << 10) | 1):
+        props2 = _Properties2(1000059001, ctypes.cast(ctypes.pointer(subgroup), ctypes.c_void_p))
+        lib.vkGetPhysicalDeviceProperties2(ctypes.c_void_p(phys), ctypes.byref(props2))
+    features = (u32 * 55)()
+    lib.vkGetPhysicalDeviceFeatures(ctypes.c_void_p(phys), ctypes.byref(features))
+    mem = _MemoryProperties()
+    lib.vkGetPhysicalDeviceMemoryProperties(ctypes.c_void_p(phys), ctypes.byref(mem))
+    device_local = sum(int(mem.memoryHeaps[h][0]) for h in range(mem.memoryHeapCount)
+                       if mem.memoryHeaps[h][1] & _MEMORY_HEAP_DEVICE_LOCAL)
+    lim = props.limits
+    name = props.deviceName.decode(errors="replace")
+    driver_name = driver.driverName.decode(errors="replace")
+    driver_info = driver.driverInfo.decode(errors="replace")
+    return {
+        "index": index,
+        "name": name,
+        "vendor": _VENDORS.get(props.vendorID, hex(props.vendorID)),
+        "type": _TYPES.get(props.deviceType, "other"),
+        "driver": " ".join(x for x in (driver_name, driver_info) if x) or _version(props.driverVersion),
+        "api_version": _version(api),
+        "limits": {
+            "max_workgroup_size": tuple(lim.maxComputeWorkGroupSize),
+            "max_workgroup_invocations": int(lim.maxComputeWorkGroupInvocations),
+            "max_workgroup_count": tuple(lim.maxComputeWorkGroupCount),
+            "max_storage_buffer_range": int(lim.maxStorageBufferRange),
+            "max_shared_memory": int(lim.maxComputeSharedMemorySize),
+            "max_push_constants_size": int(lim.maxPushConstantsSize),
+            "max_storage_buffers_per_stage": int(lim.maxPerStageDescriptorStorageBuffers),
+            "subgroup_size": int(subgroup.subgroupSize) or None,
+            "subgroup_operations": int(subgroup.supportedOperations),
+            "float64": bool(features[_FEATURE_FLOAT64]),
+            "timestamp_period_ns": float(lim.timestampPeriod),
+            "device_local_memory": device_local,
+        },
+    }
