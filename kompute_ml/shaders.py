@@ -1,7 +1,7 @@
 """The built-in shader registry: packaged SPIR-V, recompiled from shaders/ when stale or missing.
 
 A wheel carries ``kompute_ml/spv/<name>.spv`` compiled by CMake at build time, and the GLSL sources
-in ``kompute_ml/shaders/``. In a source checkout (or an editable install) the sources live in the
+in ``kompute_ml/glsl/``. In a source checkout (or an editable install) the sources live in the
 repository's ``shaders/``; a ``.spv`` that is missing or older than its ``.comp`` is compiled at
 run time (and cached on disk by the compiler layer). Kernels with ``defines`` always go through
 the compiler (cached by content).
@@ -21,7 +21,7 @@ _lock = threading.Lock()
 
 def shader_dirs():
     """Directories holding the built-in GLSL sources, the checkout's first."""
-    dirs = [os.path.join(os.path.dirname(_PKG), "shaders"), os.path.join(_PKG, "shaders")]
+    dirs = [os.path.join(os.path.dirname(_PKG), "shaders"), os.path.join(_PKG, "glsl")]
     return [d for d in dirs if os.path.isdir(d)]
 
 

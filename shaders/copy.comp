@@ -1,6 +1,7 @@
 #version 450
 // copy.comp — dst[dst_offset + i] = src[src_offset + i] for i < n (32-bit words, any dtype).
 // binding 0: src, binding 1: dst
+#extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
 layout(local_size_x = 256) in;
 layout(set = 0, binding = 0) readonly buffer Src { uint src[]; };

@@ -1,0 +1,94 @@
+import os
+import subprocess
+import sys
+
+import pytest
+
+import kompute_ml as km
+
+
+def test_devices_lists_lavapipe_or_gpu_with_limits():
+    infos = km.devices()
+    assert infos, "at least one Vulkan device (lavapipe in CI)"
+    for d in infos:
+        assert d.type in ("discrete", "integrated", "virtual", "cpu", "other")
+        assert d.name and d.vendor and d.driver
+        lim = d.limits
+        for key in ("max_workgroup_size", "max_workgroup_count", "max_storage_buffer_range",
+                    "max_shared_memory", "subgroup_size", "float64"):
+            assert key in lim
+        assert len(lim["max_workgroup_count"]) == 3 and min(lim["max_workgroup_count"]) >= 65535
+        assert lim["max_storage_buffer_range"] >= 2 ** 27
+    if any("llvmpipe" in d.name for d in infos):
+        lp = next(d for d in infos if "llvmpipe" in d.name)
+        assert lp.type == "cpu"
+        assert lp.limits["max_storage_buffer_range"] == 128 * 2 ** 20
+
+
+def test_get_device_by_index_name_and_kind():
+    infos = km.devices()
+    d0 = km.get_device(0)
+    assert d0 is km.get_device(0)                     # one Device (one kp.Manager) per index
+    assert km.get_device(str(infos[0].index)) is d0
+    assert km.get_device(infos[0].name[:5].upper()).index == infos[0].index
+    if any(d.type == "cpu" for d in infos):
+        assert km.get_device("cpu").info.type == "cpu"
+
+
+def test_unknown_device_lists_the_available_ones():
+    with pytest.raises(km.DeviceNotFoundError, match="available devices") as e:
+        km.get_device(99)
+    assert km.devices()[0].name in str(e.value)
+    with pytest.raises(km.DeviceNotFoundError, match="no device matches 'no-such-gpu'"):
+        km.get_device("no-such-gpu")
+    with pytest.raises(TypeError, match="device must be"):
+        km.get_device(1.5)
+
+
+def test_use_device_context_and_env(monkeypatch):
+    d0 = km.get_device(0)
+    with km.use_device(0):
+        assert km.get_device() is d0
+    monkeypatch.setenv("KOMPUTE_ML_DEVICE", "0")
+    assert km.get_device() is d0
+    with pytest.raises(km.DeviceNotFoundError):
+        km.use_device(1000)
+
+
+def test_manager_is_created_lazily_and_reused(device):
+    m = device.manager
+    assert m is device.manager
+
+
+def _run(code, **env):
+    full = dict(os.environ, **env)
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=full,
+                          timeout=120)
+
+
+def test_no_driver_import_works_and_first_use_raises_clearly():
+    code = ("import kompute_ml as km\n"
+            "print('devices', km.devices())\n"
+            "try:\n    km.get_device()\nexcept km.DeviceNotFoundError as e:\n    print('ERR', e)\n")
+    r = _run(code, VK_ICD_FILENAMES="/nonexistent.json", VK_DRIVER_FILES="/nonexistent.json")
+    assert r.returncode == 0, r.stderr
+    assert "devices []" in r.stdout
+    assert "ERR no Vulkan device is usable" in r.stdout
+
+
+def test_env_naming_nothing_raises_at_first_use_not_import():
+    r = _run("import kompute_ml as km\ntry:\n    km.get_device()\n"
+             "except km.DeviceNotFoundError as e:\n    print('ERR', e)\n",
+             KOMPUTE_ML_DEVICE="no-such-device")
+    assert r.returncode == 0, r.stderr
+    assert "ERR no device matches 'no-such-device'" in r.stdout
+
+
+def test_cli_info_prints_the_table():
+    r = subprocess.run([sys.executable, "-m", "kompute_ml", "info"], capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert "max buffer" in r.stdout and km.devices()[0].name in r.stdout
+    r = subprocess.run([sys.executable, "-m", "kompute_ml", "selftest"], capture_output=True,
+                       text=True, timeout=120)
+    assert r.returncode == 0 and "ok" in r.stdout, r.stdout + r.stderr

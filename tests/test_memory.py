@@ -1,0 +1,82 @@
+import gc
+
+import numpy as np
+import pytest
+
+import kompute_ml as km
+from kompute_ml import _memory, _stream
+
+
+def test_bucket_sizes_round_up_with_bounded_waste():
+    for n in [0, 1, 255, 256, 257, 1000, 4096, 5000, 10 ** 6, 3 * 2 ** 20 + 1]:
+        b = _memory.bucket_size(n)
+        assert b >= max(n, 256) and b % 16 == 0
+        assert b <= max(256, n * 1.25 + 16)
+
+
+def test_released_buffers_are_reused(device):
+    a = _memory.alloc(device, 10000)
+    uid = a.uid
+    a.release()
+    a.release()                                 # idempotent
+    b = _memory.alloc(device, 9000)             # same bucket -> same tensor
+    assert b.uid == uid
+    del b
+    gc.collect()
+    c = _memory.alloc(device, 10000)
+    assert c.uid == uid                         # returned by __del__ too
+
+
+def test_live_and_cached_counters(device):
+    s0 = _memory.pool_stats(device)
+    bufs = [_memory.alloc(device, 1 << 16) for _ in range(3)]
+    s1 = _memory.pool_stats(device)
+    assert s1["tensors_live"] == s0["tensors_live"] + 3
+    del bufs
+    s2 = _memory.pool_stats(device)
+    assert s2["tensors_live"] == s0["tensors_live"]
+    assert s2["bytes_cached"] >= 3 << 16
+    _memory.free_all_blocks(device)
+    assert _memory.pool_stats(device)["bytes_cached"] == 0
+
+
+def test_size_past_max_storage_buffer_range_is_a_device_limit_error(device):
+    with pytest.raises(km.DeviceLimitError, match="maxStorageBufferRange"):
+        _memory.alloc(device, device.max_buffer_bytes + 4)
+    with pytest.raises(ValueError):
+        _memory.alloc(device, -1)
+
+
+def test_exactly_max_storage_buffer_range_works(device):
+    n = device.max_buffer_bytes // 4
+    if device.max_buffer_bytes > 2 ** 28:
+        pytest.skip("only affordable where maxStorageBufferRange is small (lavapipe: 128 MiB)")
+    buf = _memory.alloc(device, device.max_buffer_bytes)
+    x = np.arange(n, dtype=np.uint32)
+    _stream.upload(buf, x)
+    got = _stream.download(buf, n, np.uint32)
+    assert got[0] == 0 and got[-1] == n - 1 and (got[::4097] == x[::4097]).all()
+    del buf, got
+    _memory.free_all_blocks(device)
+
+
+def test_pool_limit_gives_out_of_memory_error(device):
+    _memory.free_all_blocks(device)
+    live = _memory.pool_stats(device)["bytes_allocated"]
+    _memory.set_limit(live + (1 << 20), device)
+    try:
+        keep = _memory.alloc(device, 1 << 19)
+        with pytest.raises(km.OutOfMemoryError, match="out of device memory") as e:
+            _memory.alloc(device, 1 << 20)
+        assert isinstance(e.value, MemoryError)
+        del keep
+    finally:
+        _memory.set_limit(0, device)
+
+
+def test_write_and_read_check_bounds(device):
+    buf = _memory.alloc(device, 256)
+    with pytest.raises(ValueError, match="do not fit"):
+        _stream.upload(buf, np.zeros(65, np.float32))
+    with pytest.raises(ValueError, match="exceed"):
+        _stream.download(buf, 65, np.float32)

@@ -1,0 +1,147 @@
+"""The orchestration layer on a real driver: one submit per readback, cached pipelines, big grids."""
+
+import numpy as np
+import pytest
+
+import kompute_ml as km
+from kompute_ml import _memory, _spirv, _stream, shaders
+
+ADD1 = """#version 450
+#include "common.glsl"
+layout(local_size_x = 64) in;
+layout(set = 0, binding = 0) buffer A { float a[]; };
+layout(push_constant) uniform P { uint n; float inc; } pc;
+void main() {
+    uint i = km_global_index();
+    if (i >= pc.n) return;
+    a[i] += pc.inc;
+}
+"""
+
+
+def _add1():
+    return km.compile_glsl(ADD1)
+
+
+def test_fill_and_download(device):
+    n = 1000
+    buf = _memory.alloc(device, 4 * n)
+    _stream.dispatch_1d(device, shaders.spirv("fill"), [buf], n, push=_stream.pack("II", n, 0xDEADBEEF))
+    got = _stream.download(buf, n, np.uint32)
+    assert (got == 0xDEADBEEF).all()
+
+
+def test_upload_dispatch_download_roundtrip_float(device):
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal(777).astype(np.float32)
+    buf = _memory.alloc(device, x.nbytes)
+    _stream.upload(buf, x)
+    _stream.dispatch_1d(device, _add1(), [buf], x.size, push=_stream.pack("If", x.size, 1.5))
+    np.testing.assert_array_equal(_stream.download(buf, x.size, np.float32), x + np.float32(1.5))
+
+
+def test_n_dispatches_cost_one_submit_and_one_pipeline(device, fresh_stats):
+    spirv = _add1()
+    n = 513
+    buf = _memory.alloc(device, 4 * n)
+    _stream.upload(buf, np.zeros(n, np.float32))
+    _stream.flush(device)
+    fresh_stats.reset_stats()
+    for k in range(50):
+        _stream.dispatch_1d(device, spirv, [buf], n, push=_stream.pack("If", n, float(k)))
+    s = km.stats()
+    assert s["dispatches"] == 50 and s["submits"] == 0   # recorded, nothing submitted yet
+    assert s["pipelines_created"] == 1                    # push constants vary, pipeline reused
+    got = _stream.download(buf, n, np.float32)
+    assert km.stats()["submits"] == 1
+    assert np.allclose(got, sum(range(50)))               # dispatches ran in order
+
+
+def test_steady_state_loop_creates_no_pipelines_or_tensors(device, fresh_stats):
+    spirv = _add1()
+    n = 300
+
+    def step():
+        b = _memory.alloc(device, 4 * n)
+        _stream.upload(b, np.ones(n, np.float32))
+        _stream.dispatch_1d(device, spirv, [b], n, push=_stream.pack("If", n, 2.0))
+        out = _stream.download(b, n, np.float32)
+        b.release()
+        return out
+
+    step()
+    s0 = km.stats()
+    for _ in range(20):
+        assert (step() == 3.0).all()
+    s1 = km.stats()
+    assert s1["pipelines_created"] == s0["pipelines_created"]
+    assert s1["tensors_live"] == s0["tensors_live"]
+    assert s1["bytes_allocated"] == s0["bytes_allocated"]
+    assert s1["submits"] - s0["submits"] == 20
+
+
+def test_grid_past_65535_groups_uses_2d_split(device):
+    n = 65535 * 64 + 1000                                 # more groups of 64 than one axis allows
+    assert _stream.groups_1d(device, n, 64)[1] >= (2 if device.max_groups[0] <= 65535 else 1)
+    buf = _memory.alloc(device, 4 * n)
+    _stream.upload(buf, np.zeros(n, np.float32))
+    _stream.dispatch_1d(device, _add1(), [buf], n, push=_stream.pack("If", n, 1.0))
+    got = _stream.download(buf, n, np.float32)
+    assert got.min() == 1.0 and got.max() == 1.0          # each element exactly once
+
+
+def test_upload_into_buffer_with_pending_upload_keeps_both(device):
+    """A second upload to a staging buffer whose first copy is still pending must not clobber it."""
+    spirv = _add1()
+    a = _memory.alloc(device, 64)
+    b = _memory.alloc(device, 64)
+    _stream.upload(a, np.full(16, 1.0, np.float32))
+    # copy a -> b on the device, then overwrite a's staging with new data
+    _stream.dispatch_1d(device, shaders.spirv("copy"), [a, b], 16, push=_stream.pack("III", 16, 0, 0))
+    _stream.upload(a, np.full(16, 5.0, np.float32))
+    _stream.dispatch_1d(device, spirv, [a], 16, push=_stream.pack("If", 16, 1.0))
+    assert (_stream.download(b, 16, np.float32) == 1.0).all()
+    assert (_stream.download(a, 16, np.float32) == 6.0).all()
+
+
+def test_dispatch_checks_bindings_and_push_size_before_kp(device):
+    spirv = shaders.spirv("copy")
+    a = _memory.alloc(device, 64)
+    with pytest.raises(ValueError, match="binds buffers at \\[0, 1\\]; 1 buffers"):
+        _stream.dispatch(device, spirv, [a], (1, 1, 1), push=_stream.pack("III", 1, 0, 0))
+    with pytest.raises(ValueError, match="push-constant block is 12 bytes; 8 bytes"):
+        _stream.dispatch(device, spirv, [a, a], (1, 1, 1), push=_stream.pack("II", 1, 0))
+    with pytest.raises(km.DeviceLimitError, match="maxComputeWorkGroupCount"):
+        _stream.dispatch(device, spirv, [a, a], (device.max_groups[0] + 1, 1, 1),
+                         push=_stream.pack("III", 1, 0, 0))
+    with pytest.raises(ValueError, match=">= 1"):
+        _stream.dispatch(device, spirv, [a, a], (0, 1, 1), push=_stream.pack("III", 1, 0, 0))
+    with pytest.raises(km.SpirvError):
+        _stream.dispatch(device, b"\x00" * 20, [a], (1, 1, 1))
+
+
+def test_many_dispatches_auto_flush(device, fresh_stats, monkeypatch):
+    monkeypatch.setattr(_stream, "MAX_PENDING", 16)
+    spirv = _add1()
+    buf = _memory.alloc(device, 64)
+    _stream.upload(buf, np.zeros(16, np.float32))
+    for _ in range(40):
+        _stream.dispatch_1d(device, spirv, [buf], 16, push=_stream.pack("If", 16, 1.0))
+    assert km.stats()["submits"] >= 2
+    assert (_stream.download(buf, 16, np.float32) == 40.0).all()
+
+
+def test_spec_constants(device):
+    src = """#version 450
+layout(local_size_x = 1) in;
+layout(constant_id = 0) const float SCALE = 1.0;
+layout(constant_id = 1) const uint ADD = 0;
+layout(set = 0, binding = 0) buffer A { float a[]; };
+void main() { a[gl_GlobalInvocationID.x] = a[gl_GlobalInvocationID.x] * SCALE + float(ADD); }
+"""
+    spirv = km.compile_glsl(src)
+    assert _spirv.reflect(spirv).spec_constant_ids == (0, 1)
+    buf = _memory.alloc(device, 16)
+    _stream.upload(buf, np.arange(4, dtype=np.float32))
+    _stream.dispatch(device, spirv, [buf], (4, 1, 1), spec=(2.0, 3))
+    np.testing.assert_array_equal(_stream.download(buf, 4, np.float32), [3, 5, 7, 9])
