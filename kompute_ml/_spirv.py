@@ -1,0 +1,244 @@
+"""SPIR-V checks and reflection: what the stream layer must know before it builds a pipeline.
+
+Only little-endian modules are accepted: Vulkan consumes SPIR-V as host (little-endian) words,
+so a byte-swapped module is rejected with a message saying so rather than silently swapped.
+"""
+
+import dataclasses
+import struct
+import sys
+import threading
+from array import array
+
+from .errors import SpirvError
+
+__all__ = ["ShaderInfo", "reflect", "validate"]
+
+MAGIC = 0x07230203
+_REFLECT_CACHE_MAX = 512
+
+# opcodes (SPIR-V specification, section 3.32)
+_OP_TYPE_BOOL, _OP_TYPE_INT, _OP_TYPE_FLOAT, _OP_TYPE_VECTOR, _OP_TYPE_MATRIX = 20, 21, 22, 23, 24
+_OP_TYPE_ARRAY, _OP_TYPE_RUNTIME_ARRAY, _OP_TYPE_STRUCT, _OP_TYPE_POINTER = 28, 29, 30, 32
+_OP_ENTRY_POINT, _OP_EXECUTION_MODE, _OP_EXECUTION_MODE_ID = 15, 16, 331
+_OP_CONSTANT, _OP_CONSTANT_COMPOSITE, _OP_SPEC_CONSTANT, _OP_SPEC_CONSTANT_COMPOSITE = 43, 44, 50, 51
+_OP_VARIABLE, _OP_DECORATE, _OP_MEMBER_DECORATE = 59, 71, 72
+# enumerants
+_GL_COMPUTE = 5
+_MODE_LOCAL_SIZE, _MODE_LOCAL_SIZE_ID = 17, 38
+_DEC_SPEC_ID, _DEC_BLOCK, _DEC_ARRAY_STRIDE, _DEC_MATRIX_STRIDE = 1, 2, 6, 7
+_DEC_ROW_MAJOR, _DEC_BUILTIN, _DEC_BINDING, _DEC_DESCRIPTOR_SET, _DEC_OFFSET = 4, 11, 33, 34, 35
+_BUILTIN_WORKGROUP_SIZE = 25
+_SC_UNIFORM, _SC_PUSH_CONSTANT, _SC_STORAGE_BUFFER = 2, 9, 12
+
+
+@dataclasses.dataclass(frozen=True)
+class ShaderInfo:
+    """What a compute shader needs from a dispatch."""
+
+    local_size: tuple               # (x, y, z) invocations per workgroup (defaults if specializable)
+    bindings: tuple                 # sorted descriptor-set-0 buffer bindings (storage and uniform)
+    push_constant_size: int         # bytes of the push-constant block, 0 if none
+    spec_constant_ids: tuple        # sorted SpecId values
+    entry_point: str = "main"
+    uniform_bindings: tuple = ()    # the subset of ``bindings`` that are uniform (not storage) buffers
+    version: tuple = (1, 0)         # SPIR-V (major, minor)
+
+
+_cache = {}
+_cache_lock = threading.Lock()
+
+
+def _words(spirv):
+    """Checked little-endian words of a module; SpirvError/TypeError name the problem."""
+    if not isinstance(spirv, (bytes, bytearray, memoryview)):
+        raise TypeError(f"SPIR-V must be bytes, bytearray or memoryview, got {type(spirv).__name__}")
+    data = bytes(spirv)
+    if len(data) < 20:
+        raise SpirvError(f"SPIR-V is {len(data)} bytes; a module has at least a 20-byte header")
+    if len(data) % 4:
+        raise SpirvError(f"SPIR-V length {len(data)} is not a multiple of 4 (truncated or not SPIR-V)")
+    magic = struct.unpack_from("<I", data)[0]
+    if magic != MAGIC:
+        if magic == struct.unpack("<I", struct.pack(">I", MAGIC))[0]:
+            raise SpirvError("SPIR-V is byte-swapped (big-endian words); Vulkan needs little-endian")
+        raise SpirvError(f"bad SPIR-V magic number 0x{magic:08x} (expected 0x{MAGIC:08x})")
+    words = array("I")
+    words.frombytes(data)
+    if sys.byteorder != "little":
+        words.byteswap()
+    ver = words[1]
+    major, minor = (ver >> 16) & 0xFF, (ver >> 8) & 0xFF
+    if ver & 0xFF0000FF or major != 1 or minor > 6:
+        raise SpirvError(f"unsupported SPIR-V version word 0x{ver:08x} (expected 1.0 to 1.6)")
+    if words[3] == 0:
+        raise SpirvError("SPIR-V id bound is 0")
+    return words
+
+
+def _instructions(words):
+    """(opcode, operand words) for each instruction, checking every word count."""
+    i, n = 5, len(words)
+    while i < n:
+        count, op = words[i] >> 16, words[i] & 0xFFFF
+        if count == 0 or i + count > n:
+            raise SpirvError(f"SPIR-V truncated or corrupt: instruction at word {i} (opcode {op}) "
+                             f"claims {count} words, {n - i} remain")
+        yield op, words[i + 1:i + count]
+        i += count
+
+
+def _string(operands):
+    """A literal string (nul-terminated UTF-8 in words) and the words it used."""
+    raw = operands.tobytes() if sys.byteorder == "little" else \
+        b"".join(struct.pack("<I", w) for w in operands)
+    end = raw.find(b"\x00")
+    end = len(raw) if end < 0 else end
+    return raw[:end].decode("utf-8", "replace"), end // 4 + 1
+
+
+def validate(spirv):
+    """Raise SpirvError (TypeError for a non-bytes object) unless ``spirv`` is a compute module."""
+    _parse(_words(spirv))
+
+
+def reflect(spirv):
+    """The ShaderInfo of a compute module (cached by content)."""
+    if not isinstance(spirv, bytes):
+        if not isinstance(spirv, (bytearray, memoryview)):
+            raise TypeError(f"SPIR-V must be bytes, bytearray or memoryview, "
+                            f"got {type(spirv).__name__}")
+        spirv = bytes(spirv)
+    # bytes cache their hash, so a repeated dispatch of one module looks it up in O(1)
+    hit = _cache.get(spirv)
+    if hit is not None:
+        return hit
+    info = _parse(_words(spirv))
+    with _cache_lock:
+        if len(_cache) >= _REFLECT_CACHE_MAX:
+            _cache.pop(next(iter(_cache)))
+        _cache[spirv] = info
+    return info
+
+
+def _parse(words):
+    """ShaderInfo from checked words."""
+    version = ((words[1] >> 16) & 0xFF, (words[1] >> 8) & 0xFF)
+    types, consts, decos, members, variables = {}, {}, {}, {}, []
+    entries, modes = [], {}
+    for op, ops in _instructions(words):
+        if op == _OP_ENTRY_POINT and len(ops) >= 3:
+            name, used = _string(ops[2:])
+            entries.append((ops[0], ops[1], name, tuple(ops[2 + used:])))
+        elif op in (_OP_EXECUTION_MODE, _OP_EXECUTION_MODE_ID) and len(ops) >= 2:
+            if ops[1] in (_MODE_LOCAL_SIZE, _MODE_LOCAL_SIZE_ID) and len(ops) >= 5:
+                modes[ops[0]] = (ops[1], tuple(ops[2:5]))
+        elif op == _OP_DECORATE and len(ops) >= 2:
+            decos.setdefault(ops[0], {})[ops[1]] = tuple(ops[2:])
+        elif op == _OP_MEMBER_DECORATE and len(ops) >= 3:
+            members.setdefault((ops[0], ops[1]), {})[ops[2]] = tuple(ops[3:])
+        elif _OP_TYPE_BOOL <= op <= _OP_TYPE_POINTER and ops:
+            types[ops[0]] = (op, tuple(ops[1:]))
+        elif op in (_OP_CONSTANT, _OP_SPEC_CONSTANT) and len(ops) >= 3:
+            consts[ops[1]] = ops[2]          # low word is enough for sizes and lengths
+        elif op in (_OP_CONSTANT_COMPOSITE, _OP_SPEC_CONSTANT_COMPOSITE) and len(ops) >= 2:
+            consts[ops[1]] = tuple(ops[2:])
+        elif op == _OP_VARIABLE and len(ops) >= 3:
+            variables.append((ops[0], ops[1], ops[2]))
+    compute = [e for e in entries if e[0] == _GL_COMPUTE]
+    if not compute:
+        raise SpirvError("SPIR-V has no GLCompute entry point (OpEntryPoint); "
+                         "kompute_ml runs compute shaders only")
+    _, entry_id, entry_name, interface = compute[0]
+
+    local = (1, 1, 1)
+    mode = modes.get(entry_id)
+    if mode is not None and mode[0] == _MODE_LOCAL_SIZE:
+        local = mode[1]
+    elif mode is not None:
+        local = tuple(_scalar(consts, i) for i in mode[1])
+    for target, d in decos.items():
+        # the WorkgroupSize built-in overrides the execution mode (SPIR-V 2.x "BuiltIn")
+        if d.get(_DEC_BUILTIN) == (_BUILTIN_WORKGROUP_SIZE,) and isinstance(consts.get(target), tuple):
+            local = tuple(_scalar(consts, i) for i in consts[target][:3])
+
+    # SPIR-V 1.4+ lists every global the entry point uses; before, only its inputs and outputs
+    used = set(interface) if version >= (1, 4) else None
+    bindings, uniforms, push = set(), set(), 0
+    for ptr_type, var_id, storage in variables:
+        if used is not None and var_id not in used:
+            continue
+        d = decos.get(var_id, {})
+        if storage in (_SC_UNIFORM, _SC_STORAGE_BUFFER) and _DEC_BINDING in d:
+            if d.get(_DEC_DESCRIPTOR_SET, (0,))[0] == 0:
+                bindings.add(d[_DEC_BINDING][0])
+                block = _pointee(types, ptr_type)
+                if storage == _SC_UNIFORM and _DEC_BLOCK in decos.get(block, {}):
+                    uniforms.add(d[_DEC_BINDING][0])
+        elif storage == _SC_PUSH_CONSTANT:
+            size = _size(_pointee(types, ptr_type), types, consts, decos, members, None)
+            push = max(push, (size + 3) // 4 * 4)   # Vulkan push ranges are whole words
+    spec_ids = sorted({d[_DEC_SPEC_ID][0] for d in decos.values() if d.get(_DEC_SPEC_ID)})
+    return ShaderInfo(local_size=tuple(int(v) for v in local), bindings=tuple(sorted(bindings)),
+                      push_constant_size=push, spec_constant_ids=tuple(spec_ids),
+                      entry_point=entry_name, uniform_bindings=tuple(sorted(uniforms)),
+                      version=version)
+
+
+def _scalar(consts, cid):
+    """The value of a scalar constant id."""
+    v = consts.get(cid)
+    if not isinstance(v, int):
+        raise SpirvError(f"SPIR-V local size refers to id {cid}, which is not a scalar constant")
+    return v
+
+
+def _pointee(types, ptr_type):
+    """The type an OpTypePointer points to."""
+    t = types.get(ptr_type)
+    if t is None or t[0] != _OP_TYPE_POINTER or len(t[1]) < 2:
+        raise SpirvError(f"SPIR-V variable type {ptr_type} is not a pointer type")
+    return t[1][1]
+
+
+def _size(tid, types, consts, decos, members, matrix, depth=0):
+    """Bytes a type occupies in an explicitly laid-out block (``matrix``: (stride, row_major))."""
+    t = types.get(tid)
+    if t is None or depth > 64:
+        raise SpirvError(f"SPIR-V push-constant block uses unknown type id {tid}")
+    op, ops = t
+    if op in (_OP_TYPE_INT, _OP_TYPE_FLOAT):
+        return ops[0] // 8
+    if op == _OP_TYPE_BOOL:
+        return 4
+    if op == _OP_TYPE_VECTOR:
+        return ops[1] * _size(ops[0], types, consts, decos, members, None, depth + 1)
+    if op == _OP_TYPE_MATRIX:
+        col_type, cols = ops
+        col = types.get(col_type, (None, (0, 0)))[1]        # (component type, rows)
+        comp = _size(col[0], types, consts, decos, members, None, depth + 1)
+        if matrix is None:
+            return cols * col[1] * comp
+        stride, row_major = matrix
+        return (col[1] if row_major else cols) * stride
+    if op == _OP_TYPE_ARRAY:
+        length = consts.get(ops[1])
+        if not isinstance(length, int):
+            raise SpirvError(f"SPIR-V array length id {ops[1]} is not a constant")
+        stride = decos.get(tid, {}).get(_DEC_ARRAY_STRIDE)
+        if stride:
+            return length * stride[0]
+        return length * _size(ops[0], types, consts, decos, members, matrix, depth + 1)
+    if op == _OP_TYPE_RUNTIME_ARRAY:
+        return 0
+    if op == _OP_TYPE_STRUCT:
+        end = 0
+        for i, member in enumerate(ops):
+            md = members.get((tid, i), {})
+            offset = md.get(_DEC_OFFSET, (end,))[0]
+            mat = None
+            if _DEC_MATRIX_STRIDE in md:
+                mat = (md[_DEC_MATRIX_STRIDE][0], _DEC_ROW_MAJOR in md)
+            end = max(end, offset + _size(member, types, consts, decos, members, mat, depth + 1))
+        return end
+    raise SpirvError(f"SPIR-V push-constant block holds an unsupported type (opcode {op})")
