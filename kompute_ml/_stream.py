@@ -107,8 +107,11 @@ def _record(st, op, keep=()):
         _submit(st)
 
 
-def _submit(st):
-    """Submit the pending sequence and wait for it (no-op when nothing is pending)."""
+def _submit(st, on_done=None):
+    """Submit the pending sequence and wait for it (no-op when nothing is pending).
+
+    ``on_done(seq)`` runs after the wait and before the sequence is cleared (timestamps).
+    """
     if not st.pending:
         return
     seq = st.seq()
@@ -122,6 +125,8 @@ def _submit(st):
         if "memory" in msg.lower():
             raise OutOfMemoryError(0, st.device.name, msg) from exc
         raise DeviceError(f"submitting work to {st.device.name!r} failed: {msg}") from exc
+    if on_done is not None:
+        on_done(seq)
     seq.clear()
     st.pending = 0
     st.batch += 1
@@ -353,6 +358,33 @@ def pipelines_cached(device):
     """Number of kp.Algorithm objects cached for ``device``."""
     st = _streams.get(device.index)
     return len(st.pipelines) if st is not None else 0
+
+
+def device_time(device, fn):
+    """Run ``fn()`` (which records work on ``device``) in its own submit; return GPU seconds.
+
+    Measured with Vulkan timestamps (kp writes one before the first and after each operation),
+    scaled by the device's timestampPeriod. The work must fit one submit (< MAX_PENDING ops).
+    """
+    with device.lock:
+        st = _stream(device)
+        _submit(st)
+        saved = st.sequence
+        timed_seq = device.manager.sequence(0, 2 * MAX_PENDING + 2)
+        st.sequence = timed_seq
+        batch0 = st.batch
+        try:
+            fn()
+            if st.batch != batch0:
+                raise ValueError("device_time: the work spans more than one submit")
+            got = []
+            _submit(st, on_done=lambda seq: got.append(seq.get_timestamps()))
+            stamps = got[0] if got else []
+        finally:
+            st.sequence = saved
+            timed_seq.destroy()
+    period = float(device.limits.get("timestamp_period_ns") or 1.0)
+    return (int(stamps[-1]) - int(stamps[0])) * period * 1e-9 if len(stamps) >= 2 else float("nan")
 
 
 def timed(device, fn, repeat=1):

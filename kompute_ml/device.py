@@ -141,6 +141,10 @@ class Device:
         if self._manager is None:
             with self.lock:
                 if self._manager is None:
+                    if self.info.type == "cpu":
+                        # our kp patch polls a fence before blocking; on a CPU device (lavapipe)
+                        # that poll competes with the driver's own worker threads
+                        os.environ.setdefault("KP_SEQUENCE_SPIN_US", "0")
                     import kp  # imported here: `import kompute_ml` must work without a driver
                     try:
                         self._manager = kp.Manager(self.index)
