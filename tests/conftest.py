@@ -1,31 +1,88 @@
-"""Shared fixtures: the device under test is the default device (KOMPUTE_ML_DEVICE picks another).
+"""Shared fixtures and the Vulkan validation mode.
 
-In CI lavapipe is always installed, so nothing skips for lack of a device. A user without any Vulkan
-driver gets one clear module-level reason instead of a crash (kp.Manager would abort the process).
+The device under test is the default device (KOMPUTE_ML_DEVICE picks another). In CI lavapipe is
+always installed, so nothing skips for lack of a device; a user without any Vulkan driver gets one
+clear reason and pytest stops (kp.Manager would abort the process instead).
+
+``--vk-validation`` (or env KOMPUTE_ML_VALIDATION=1, what `make test-validation` sets) enables
+VK_LAYER_KHRONOS_validation with synchronization validation for every Vulkan instance of the run,
+and fails each test after which the layer logged any error or warning.
 """
 
 import os
+import tempfile
 
 import pytest
 
-import kompute_ml as km
+_VALIDATION_LOG = None
 
-if not km.devices():
-    try:
-        km.get_device()
-    except km.DeviceNotFoundError as exc:
-        _reason = str(exc)
-    pytest.exit(f"kompute_ml tests need a Vulkan driver (e.g. mesa-vulkan-drivers): {_reason}",
-                returncode=4)
+
+def pytest_addoption(parser):
+    parser.addoption("--vk-validation", action="store_true", default=False,
+                     help="run with VK_LAYER_KHRONOS_validation; any message fails the test")
+
+
+def _enable_validation():
+    global _VALIDATION_LOG
+    d = tempfile.mkdtemp(prefix="kompute_ml-vkval-")
+    _VALIDATION_LOG = os.path.join(d, "validation.log")
+    with open(os.path.join(d, "vk_layer_settings.txt"), "w") as f:
+        f.write("khronos_validation.debug_action = VK_DBG_LAYER_ACTION_LOG_MSG\n"
+                "khronos_validation.report_flags = error,warn\n"
+                f"khronos_validation.log_filename = {_VALIDATION_LOG}\n"
+                "khronos_validation.enables = "
+                "VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT\n")
+    open(_VALIDATION_LOG, "w").close()
+    os.environ["VK_LAYER_SETTINGS_PATH"] = d
+    os.environ["VK_INSTANCE_LAYERS"] = "VK_LAYER_KHRONOS_validation"
+
+
+def pytest_configure(config):
+    if config.getoption("--vk-validation") or os.environ.get("KOMPUTE_ML_VALIDATION") == "1":
+        os.environ["KOMPUTE_ML_VALIDATION"] = "1"   # subprocesses started by tests inherit it
+        _enable_validation()
+    import kompute_ml as km
+    if not km.devices():
+        try:
+            km.get_device()
+        except km.DeviceNotFoundError as exc:
+            pytest.exit(f"kompute_ml tests need a Vulkan driver (e.g. mesa-vulkan-drivers): {exc}",
+                        returncode=4)
+    if _VALIDATION_LOG:
+        km.get_device().manager                       # creates a kp instance with the layer
+        layer_json = [p for p in ("/usr/share/vulkan/explicit_layer.d/VkLayer_khronos_validation.json",)
+                      if os.path.exists(p)]
+        if not layer_json:
+            pytest.exit("--vk-validation: VK_LAYER_KHRONOS_validation is not installed "
+                        "(Debian: vulkan-validationlayers)", returncode=4)
+
+
+@pytest.fixture(autouse=True)
+def _validation_messages():
+    """In validation mode, fail a test after which the layer logged anything."""
+    if not _VALIDATION_LOG:
+        yield
+        return
+    start = os.path.getsize(_VALIDATION_LOG)
+    yield
+    import kompute_ml as km
+    km.synchronize()
+    with open(_VALIDATION_LOG, errors="replace") as f:
+        f.seek(start)
+        new = f.read()
+    if new.strip():
+        pytest.fail("Vulkan validation messages:\n" + new[:4000], pytrace=False)
 
 
 @pytest.fixture(scope="session")
 def device():
+    import kompute_ml as km
     return km.get_device()
 
 
 @pytest.fixture
 def fresh_stats():
+    import kompute_ml as km
     from kompute_ml import _stream
     km.synchronize()
     _stream.reset_stats()
@@ -33,6 +90,10 @@ def fresh_stats():
 
 
 def pytest_report_header(config):
+    import kompute_ml as km
     dev = km.get_device()
-    return [f"kompute_ml device: [{dev.index}] {dev.name} ({dev.info.type}, {dev.info.driver}); "
+    head = [f"kompute_ml device: [{dev.index}] {dev.name} ({dev.info.type}, {dev.info.driver}); "
             f"KOMPUTE_ML_DEVICE={os.environ.get('KOMPUTE_ML_DEVICE', '')!r}"]
+    if _VALIDATION_LOG:
+        head.append(f"Vulkan validation: on (synchronization validation), log {_VALIDATION_LOG}")
+    return head
