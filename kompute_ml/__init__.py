@@ -4,6 +4,12 @@ Importing never touches a Vulkan driver; the first call that needs a device does
 """
 
 from . import errors
+from . import array as _array_module
+from .array import __all__ as _array_all
+
+# the numpy-like API at top level; not `array` (the submodule kompute_ml.array keeps that name)
+_array_all = [n for n in _array_all if n != "array"]
+globals().update({n: getattr(_array_module, n) for n in _array_all})
 from ._glslang import compile_glsl
 from ._stream import stats, synchronize
 from .device import Device, DeviceInfo, devices, get_device, use_device
@@ -18,4 +24,4 @@ __all__ = [
     "compile_glsl",
     "KomputeMLError", "DeviceNotFoundError", "DeviceError", "DeviceLimitError", "OutOfMemoryError",
     "ShaderCompileError", "SpirvError", "TranslationError",
-]
+] + list(_array_all)
