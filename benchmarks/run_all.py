@@ -145,7 +145,9 @@ def bench_elementwise(dev, cuda, n, reps):
     for lib_name, lib in cuda.items():
         if lib_name == "cupy":
             x, y, z = (lib.asarray(v) for v in (a_np, b_np, c_np))
-            fused = lib.fuse(lambda p, q, r: lib.exp(p * q + r))
+            def exp_mul_add(p, q, r):
+                return lib.exp(p * q + r)
+            fused = lib.fuse(exp_mul_add)
             base["cupy"] = cuda_time(lib, lambda: fused(x, y, z), reps)[0]
         else:
             x, y, z = (lib.from_numpy(v).cuda() for v in (a_np, b_np, c_np))
