@@ -111,9 +111,13 @@ def load_cuda():
 
 
 def row(name, unit, km_dev, km_wall, baselines, to_unit, extra=None):
+    """A result row; a baseline given as (device s, wall s) also fills baselines_wall."""
     val = km_dev if km_dev == km_dev else km_wall      # device time when measured
+    dev_b = {k: (v[0] if isinstance(v, tuple) else v) for k, v in baselines.items() if v is not None}
+    wall_b = {k: (v[1] if isinstance(v, tuple) else v) for k, v in baselines.items() if v is not None}
     r = {"name": name, "unit": unit, "kompute_ml": to_unit(val), "kompute_ml_wall": to_unit(km_wall),
-         "baselines": {k: to_unit(v) for k, v in baselines.items() if v is not None}}
+         "baselines": {k: to_unit(v) for k, v in dev_b.items()},
+         "baselines_wall": {k: to_unit(v) for k, v in wall_b.items()}}
     if extra:
         r.update(extra)
     return r
@@ -134,7 +138,7 @@ def bench_elementwise(dev, cuda, n, reps):
     for lib_name, lib in cuda.items():
         x, y = lib.asarray(a_np) if lib_name == "cupy" else lib.from_numpy(a_np).cuda(), \
             lib.asarray(b_np) if lib_name == "cupy" else lib.from_numpy(b_np).cuda()
-        base[lib_name] = cuda_time(lib, lambda: x * y, reps)[0]
+        base[lib_name] = cuda_time(lib, lambda: x * y, reps)
     out.append(row("elementwise_mul", "GB/s", kd, kw, base, gb, {"n": n}))
 
     # fused_exp_mul_add: exp(a*b+c) (16 bytes per element)
@@ -148,10 +152,10 @@ def bench_elementwise(dev, cuda, n, reps):
             def exp_mul_add(p, q, r):
                 return lib.exp(p * q + r)
             fused = lib.fuse(exp_mul_add)
-            base["cupy"] = cuda_time(lib, lambda: fused(x, y, z), reps)[0]
+            base["cupy"] = cuda_time(lib, lambda: fused(x, y, z), reps)
         else:
             x, y, z = (lib.from_numpy(v).cuda() for v in (a_np, b_np, c_np))
-            base["torch"] = cuda_time(lib, lambda: lib.exp(x * y + z), reps)[0]
+            base["torch"] = cuda_time(lib, lambda: lib.exp(x * y + z), reps)
     gb = lambda t: 16 * n / t / 1e9  # noqa: E731
     out.append(row("fused_exp_mul_add", "GB/s", kd, kw, base, gb, {"n": n}))
 
@@ -163,7 +167,7 @@ def bench_elementwise(dev, cuda, n, reps):
     base = {"numpy": median_wall(lambda: a_np.sum(), reps)}
     for lib_name, lib in cuda.items():
         x = lib.asarray(a_np) if lib_name == "cupy" else lib.from_numpy(a_np).cuda()
-        base[lib_name] = cuda_time(lib, lambda: x.sum(), reps)[0]
+        base[lib_name] = cuda_time(lib, lambda: x.sum(), reps)
     gb = lambda t: 4 * n / t / 1e9  # noqa: E731
     out.append(row("sum", "GB/s", kd, kw, base, gb, {"n": n}))
     return out
@@ -183,7 +187,7 @@ def bench_matmul(dev, cuda, m, reps):
     for lib_name, lib in cuda.items():
         x = lib.asarray(a_np) if lib_name == "cupy" else lib.from_numpy(a_np).cuda()
         y = lib.asarray(b_np) if lib_name == "cupy" else lib.from_numpy(b_np).cuda()
-        base[lib_name] = cuda_time(lib, lambda: x @ y, reps)[0]
+        base[lib_name] = cuda_time(lib, lambda: x @ y, reps)
     gf = lambda t: 2 * m ** 3 / t / 1e9  # noqa: E731
     return [row(f"matmul_{m}", "GFLOP/s", kd, kw, base, gf, {"rel_err_vs_float64": float(err)})]
 
