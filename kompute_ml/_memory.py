@@ -15,6 +15,7 @@ shared_ptr frees it once the pending sequence and cached pipelines let go of it.
 """
 
 import gc
+import heapq
 import itertools
 import threading
 
@@ -55,7 +56,7 @@ class _Pool:
 
     def __init__(self, device):
         self.device = device
-        self.free = {}            # bucket bytes -> list of _Block
+        self.free = {}            # bucket bytes -> heap of (uid, _Block)
         self.free_bytes = 0
         self.live_bytes = 0       # bytes of tensors handed out
         self.live_count = 0
@@ -139,7 +140,7 @@ def _give_back(pool, block):
         pool.live_count -= 1
         if pool.device.closed:
             return
-        pool.free.setdefault(block.nbytes, []).append(block)
+        heapq.heappush(pool.free.setdefault(block.nbytes, []), (block.uid, block))
         pool.free_bytes += block.nbytes
         if pool.free_bytes > pool.cache_limit:
             _drop_free(pool, keep=pool.cache_limit // 2)
@@ -150,7 +151,7 @@ def _drop_free(pool, keep=0, all_blocks=False):
     for size in sorted(pool.free, reverse=True):
         blocks = pool.free[size]
         while blocks and (all_blocks or pool.free_bytes > keep):
-            block = blocks.pop()
+            _, block = blocks.pop()             # the tail: removing it keeps the heap valid
             pool.free_bytes -= block.nbytes
             for listener in pool.drop_listeners:
                 listener(block.uid)
@@ -173,7 +174,10 @@ def alloc(device, nbytes):
     with device.lock:
         blocks = pool.free.get(size)
         if blocks:
-            block = blocks.pop()
+            # lowest uid first, not last-in-first-out: a loop that allocates the same sizes then
+            # gets the same tensors in the same roles every iteration, so the stream layer's
+            # pipelines (bound to exact tensors) are reused instead of rebuilt
+            _, block = heapq.heappop(blocks)
             pool.free_bytes -= size
         else:
             block = _create(device, pool, size)
