@@ -74,21 +74,21 @@ _pools_lock = threading.Lock()
 
 
 def _pool(device):
-    pool = _pools.get(device.index)
-    if pool is None or pool.device is not device:
+    # keyed by the Device object, not its index: two Device objects are two kp.Managers
+    pool = _pools.get(device)
+    if pool is None:
         with _pools_lock:
-            pool = _pools.get(device.index)
-            if pool is None or pool.device is not device:
-                pool = _pools[device.index] = _Pool(device)
+            pool = _pools.get(device)
+            if pool is None:
+                pool = _pools[device] = _Pool(device)
     return pool
 
 
 def _forget_device(device):
     with _pools_lock:
-        pool = _pools.get(device.index)
-        if pool is not None and pool.device is device:
+        pool = _pools.pop(device, None)
+        if pool is not None:
             _drop_free(pool, all_blocks=True)
-            del _pools[device.index]
 
 
 class Buffer:

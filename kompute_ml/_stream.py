@@ -68,20 +68,21 @@ _streams_lock = threading.Lock()
 
 
 def _stream(device):
-    st = _streams.get(device.index)
-    if st is None or st.device is not device:
+    # keyed by the Device object, not its index: two Device objects are two kp.Managers
+    st = _streams.get(device)
+    if st is None:
         if device.closed:
             raise DeviceError(f"device {device.name!r} was closed")
         with _streams_lock:
-            st = _streams.get(device.index)
-            if st is None or st.device is not device:
-                st = _streams[device.index] = _DeviceStream(device)
+            st = _streams.get(device)
+            if st is None:
+                st = _streams[device] = _DeviceStream(device)
     return st
 
 
 def _on_close(device):
-    st = _streams.pop(device.index, None)
-    if st is not None and st.device is device:
+    st = _streams.pop(device, None)
+    if st is not None:
         try:
             _submit(st)
         finally:
@@ -287,7 +288,9 @@ def upload(buf, array, offset=0):
             _submit(st)
         _memory.write(buf, array, offset)
         buf._block.staging_batch = st.batch
-        _record(st, kp.OpTensorSyncDevice([buf.tensor]), keep=(buf,))
+        # the op holds the kp tensor; the Buffer itself may go back to the pool at once (a reuse
+        # for another upload submits this one first: the staging_batch check above)
+        _record(st, kp.OpTensorSyncDevice([buf.tensor]))
         _count("bytes_uploaded", int(np.asarray(array).nbytes))
 
 
@@ -307,8 +310,8 @@ def download(buf, count, dtype, offset=0):
 def flush(device):
     """Submit the device's pending work and wait for it."""
     with device.lock:
-        st = _streams.get(device.index)
-        if st is not None and st.device is device:
+        st = _streams.get(device)
+        if st is not None:
             _submit(st)
 
 
@@ -356,7 +359,7 @@ def reset_stats():
 
 def pipelines_cached(device):
     """Number of kp.Algorithm objects cached for ``device``."""
-    st = _streams.get(device.index)
+    st = _streams.get(device)
     return len(st.pipelines) if st is not None else 0
 
 

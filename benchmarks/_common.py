@@ -1,0 +1,82 @@
+"""Helpers shared by the benchmark scripts: timing, machine description, the results JSON.
+
+Results live in ``benchmarks/results/<device-slug>.json``::
+
+    {"device": ..., "driver": ..., "cpu": ..., "date": ..., "command": ...,
+     "results": [{"name": "elementwise_mul", "unit": "GB/s", "kompute_ml": 2710.0,
+                  "baselines": {"cupy": ..., "torch": ..., "numpy": ...}}, ...]}
+
+``write_results`` merges by row name: a script replaces its own rows and keeps the others', so
+several scripts can report into one file per device.
+"""
+
+import datetime
+import json
+import os
+import platform
+import re
+import statistics
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+RESULTS_DIR = os.path.join(HERE, "results")
+
+
+def slug(name):
+    """File-name form of a device name: 'llvmpipe (LLVM 15.0.6, 256 bits)' -> 'llvmpipe-llvm-15-0-6-256-bits'."""
+    return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")[:60]
+
+
+def cpu_name():
+    """The host CPU's model name and core count (what numpy runs on)."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip() + f" ({os.cpu_count()} cpus)"
+    except OSError:
+        pass
+    return (platform.processor() or platform.machine()) + f" ({os.cpu_count()} cpus)"
+
+
+def median_seconds(fn, reps, warmup=1):
+    """Median wall-clock seconds of ``fn()`` over ``reps`` runs after ``warmup`` runs."""
+    for _ in range(warmup):
+        fn()
+    times = []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def command_line():
+    return "python " + " ".join([os.path.relpath(sys.argv[0], os.path.dirname(HERE))] + sys.argv[1:])
+
+
+def write_results(device, results, command=None, path=None, extra=None):
+    """Merge ``results`` (rows with a unique ``name``) into the device's results file; return its path."""
+    path = path or os.path.join(RESULTS_DIR, slug(device.name) + ".json")
+    doc = {}
+    if os.path.exists(path):
+        try:
+            with open(path) as f:
+                doc = json.load(f)
+        except (OSError, ValueError):
+            doc = {}
+    names = {r["name"] for r in results}
+    kept = [r for r in doc.get("results", []) if r.get("name") not in names]
+    doc.update({"device": device.name, "driver": device.info.driver, "cpu": cpu_name(),
+                "date": datetime.date.today().isoformat(), "command": command or command_line()})
+    doc.update(extra or {})
+    doc["results"] = kept + list(results)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".results-", suffix=".json")
+    with os.fdopen(fd, "w") as f:                 # written whole, then renamed: never half a file
+        json.dump(doc, f, indent=1)
+        f.write("\n")
+    os.replace(tmp, path)
+    return path

@@ -1,0 +1,182 @@
+"""Reductions on the device: sum, mean, max, min, argmax, argmin over all elements or some axes.
+
+The input (realized, C order) is viewed as (outer, r, inner), r being the reduced axis. Two kernels,
+each run in passes until one value per output is left:
+
+- ``reduce_rows.comp`` when inner == 1 and rows are long: a workgroup reduces a block of 8192
+  elements of a row (32 per invocation, read as 4-vectors where rows allow) as a tree (subgroup
+  operations where the device has arithmetic + vote subgroup support, shared memory otherwise)
+  into one partial; partials are reduced again.
+- ``reduce_axis.comp`` otherwise: each invocation combines a chunk of 16 elements along r for one
+  (o, j), neighbouring invocations reading neighbouring words; chunks are reduced again.
+
+Both keep float sums pairwise-like (error O(block + log n) ulps instead of O(n)); ``mean``
+multiplies by 1/r on the last pass. Accumulators follow numpy's result dtypes mapped onto ours
+(int32 sums wrap where numpy's int64 sums would not overflow, like any int64 -> int32 result).
+"""
+
+import math
+import operator
+import struct
+import warnings
+
+import numpy as np
+
+from . import _memory, _spirv, _stream, shaders
+from ._fusion import BOOL, FLOAT32, INT32, STORAGE_DTYPE, UINT32
+
+__all__ = ["reduce"]
+
+_OP_CODE = {"sum": 0, "mean": 0, "max": 1, "min": 2, "argmax": 1, "argmin": 2}
+_KIND = {FLOAT32: 0, INT32: 1, UINT32: 2, BOOL: 2}
+PER_THREAD = 32           # elements each invocation of reduce_rows combines before the tree
+_CHUNK = 16               # elements per invocation of reduce_axis (KM_CHUNK)
+VEC4 = True               # rows of a multiple of 4 elements are read as 4-vectors
+ROWS_MIN = 512            # contiguous rows at least this long use reduce_rows
+
+_variants = {}
+
+
+def _kernel(name, in_kind, acc_kind, op, arg, subgroup, vec4=False):
+    """SPIR-V and reflection of one variant of a reduction shader (compiled once per process)."""
+    key = (name, in_kind, acc_kind, op, arg, subgroup, PER_THREAD, vec4)
+    hit = _variants.get(key)
+    if hit is None:
+        defines = {"KM_IN_KIND": in_kind, "KM_ACC_KIND": acc_kind, "KM_OP": op, "KM_ARG": int(arg)}
+        if name == "reduce_rows":
+            defines["KM_SUBGROUP"] = int(subgroup)
+            defines["KM_PER_THREAD"] = f"{PER_THREAD}u"
+            defines["KM_VEC4"] = int(vec4)
+        spirv = shaders.spirv(name, defines)
+        hit = _variants[key] = (spirv, _spirv.reflect(spirv))
+    return hit
+
+
+def _has_subgroup_reduce(device):
+    """Subgroup basic (bit 0), vote (bit 1) and arithmetic (bit 3) in compute shaders."""
+    ops = int(device.limits.get("subgroup_operations") or 0)
+    return (ops & 0b1011) == 0b1011 and int(device.limits.get("subgroup_size") or 0) > 1
+
+
+def _result_dtype(op, dtype):
+    """(accumulator kind, dtype of the result) of ``op`` over ``dtype`` (numpy's, mapped)."""
+    if op == "mean":
+        return 0, FLOAT32
+    if op in ("argmax", "argmin"):
+        return _KIND[dtype], INT32
+    if op == "sum":
+        return {FLOAT32: (0, FLOAT32), INT32: (1, INT32), UINT32: (2, UINT32), BOOL: (1, INT32)}[dtype]
+    return _KIND[dtype], dtype
+
+
+def _fill(device, shape, dtype, value):
+    n = math.prod(shape)
+    buf = _memory.alloc(device, max(n, 1) * 4)
+    if n:
+        word = np.asarray(value).astype(dtype).astype(STORAGE_DTYPE[dtype]).view(np.uint32)
+        # fill.comp — binding 0: out (uint words)
+        _stream.dispatch_1d(device, shaders.spirv("fill"), [buf], n,
+                            push=_stream.pack("II", n, int(word)))
+    return buf
+
+
+def _one_axis(device, buf, outer, r, inner, op, in_kind, acc_kind, scale):
+    """Reduce ``buf`` viewed as (outer, r, inner) along r; return (values, indices or None)."""
+    arg = op in ("argmax", "argmin")
+    code = _OP_CODE[op]
+    subgroup = _has_subgroup_reduce(device) and not arg
+    rows_kernel = inner == 1 and r >= ROWS_MIN
+    src, src_idx, first = buf, None, True
+    while True:
+        kind = in_kind if first else acc_kind
+        if rows_kernel:
+            nblk = -(-r // (256 * PER_THREAD))
+            count = outer * nblk
+            vec4 = VEC4 and not arg and r % 4 == 0
+            spirv, info = _kernel("reduce_rows", kind, acc_kind, code, arg, subgroup, vec4)
+        else:
+            nblk = -(-r // _CHUNK)
+            count = outer * nblk * inner
+            spirv, info = _kernel("reduce_axis", kind, acc_kind, code, arg, False)
+        last = nblk == 1
+        dst = _memory.alloc(device, count * 4)
+        bufs = [src, dst]
+        if arg:
+            dst_idx = _memory.alloc(device, count * 4)
+            # the first pass reads no indices: any buffer fills binding 2
+            bufs += [src_idx if src_idx is not None else src, dst_idx]
+        s = scale if last else 1.0
+        if rows_kernel:
+            push = struct.pack("<IIIIf", r, nblk, count, 0 if first else 1, s)
+            # reduce_rows.comp — binding 0: src values, 1: dst values (2: src indices, 3: dst indices)
+            _stream.dispatch(device, spirv, bufs, _stream.groups_1d(device, count, 1), push, info=info)
+        else:
+            push = struct.pack("<IIIIIf", count, r, inner, nblk, 0 if first else 1, s)
+            # reduce_axis.comp — binding 0: src values, 1: dst values (2: src indices, 3: dst indices)
+            _stream.dispatch_1d(device, spirv, bufs, count, push, info=info)
+        src, src_idx, first, r = dst, (dst_idx if arg else None), False, nblk
+        if last:
+            return src, src_idx
+
+
+def _axes(axis, ndim, op):
+    if axis is None:
+        return tuple(range(ndim))
+    if isinstance(axis, tuple):
+        if op in ("argmax", "argmin"):
+            raise TypeError(f"{op} takes one axis (an int) or None, got a tuple")
+        axes = tuple(_norm(a, ndim) for a in axis)
+        if len(set(axes)) != len(axes):
+            raise ValueError("duplicate value in 'axis'")
+        return tuple(sorted(axes))
+    return (_norm(axis, ndim),)
+
+
+def _norm(axis, ndim):
+    axis = operator.index(axis)
+    if not -ndim <= axis < ndim:
+        raise np.exceptions.AxisError(axis, ndim)
+    return axis % ndim
+
+
+def reduce(buf, shape, dtype, device, op, axis=None, keepdims=False):
+    """Reduce a realized array; return (Buffer, result shape, result dtype)."""
+    if op not in _OP_CODE:
+        raise ValueError(f"unknown reduction {op!r}")
+    ndim = len(shape)
+    axes = _axes(axis, ndim, op)
+    arg = op in ("argmax", "argmin")
+    acc_kind, out_dtype = _result_dtype(op, dtype)
+    kept = tuple(1 if k in axes else s for k, s in enumerate(shape))
+    out_shape = kept if keepdims else tuple(s for k, s in enumerate(shape) if k not in axes)
+    r_total = math.prod(shape[k] for k in axes)
+    if r_total == 0:
+        if op == "sum":
+            return _fill(device, out_shape, out_dtype, 0), out_shape, out_dtype
+        if op == "mean":
+            warnings.warn("Mean of empty slice", RuntimeWarning, stacklevel=4)
+            return _fill(device, out_shape, out_dtype, np.nan), out_shape, out_dtype
+        if arg:
+            raise ValueError(f"attempt to get {op} of an empty sequence")
+        raise ValueError(f"zero-size array to reduction operation "
+                         f"{dict(max='maximum', min='minimum')[op]} which has no identity")
+    if math.prod(out_shape) == 0:
+        return _memory.alloc(device, 4), out_shape, out_dtype
+    if not axes:                                  # 0-d input or axis=(): only the dtype changes
+        axes_runs = [(ndim, ndim)]                # r = 1, every element its own output
+    elif arg or axes == tuple(range(axes[0], axes[-1] + 1)):
+        axes_runs = [(axes[0], axes[-1] + 1)]     # contiguous axes: one (outer, r, inner) view
+    else:
+        axes_runs = [(k, k + 1) for k in axes]
+    cur, cur_shape, in_kind = buf, list(shape), _KIND[dtype]
+    for i, (a0, a1) in enumerate(reversed(axes_runs)):
+        outer = math.prod(cur_shape[:a0])
+        r = math.prod(cur_shape[a0:a1])
+        inner = math.prod(cur_shape[a1:])
+        last = i == len(axes_runs) - 1
+        scale = 1.0 / r_total if (op == "mean" and last) else 1.0
+        values, idx = _one_axis(device, cur, outer, r, inner, op, in_kind, acc_kind, scale)
+        cur = idx if arg else values
+        cur_shape[a0:a1] = [1] * (a1 - a0)
+        in_kind = acc_kind
+    return cur, out_shape, out_dtype

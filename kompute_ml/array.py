@@ -1,0 +1,792 @@
+"""Array: numpy-like arrays on a Vulkan device; elementwise work is lazy and fused.
+
+An Array is either *realized* (it owns a pooled ``_memory.Buffer`` holding its elements contiguously
+in C order, 4 bytes each) or *lazy* (a ``_fusion.Node``: an elementwise operation over realized
+arrays, other lazy arrays and scalars). Anything that is not elementwise (a reduction, a matmul, a
+readback, a reshape of a lazy array, indexing, a kernel call) realizes its inputs: the whole
+expression becomes one generated kernel (see ``_fusion``).
+
+dtypes are float32, int32, uint32 and bool (bool is stored as 0/1 uint32 words; ``nbytes`` counts
+numpy's 1 byte). Other inputs map onto them: float64/float16 -> float32, int64/int16/int8 -> int32,
+uint64/uint16/uint8 -> uint32 (integers that do not fit raise OverflowError). Results follow numpy's
+type rules (NEP 50 for Python scalars) with the same mapping. Where kompute_ml differs from numpy:
+
+- ``int32 op uint32`` arithmetic gives int32 (numpy: int64); comparisons of the two stay exact.
+- sums of int32/uint32/bool accumulate in 32 bits and wrap (numpy: 64-bit); argmax/argmin give
+  int32 indices; ``mean`` of integers is float32.
+- integer ``**`` with a negative exponent: a scalar exponent raises ValueError as in numpy; an
+  array exponent gives 0 there (1 or -1 for bases 1 and -1) instead of raising.
+- no views: indexing, slicing and transposes return copies; ``reshape`` of a realized array shares
+  its buffer. No item assignment. Advanced (array) indexing runs on the host.
+- division by zero and invalid values give numpy's values (inf, nan, 0 for integers) but no
+  RuntimeWarning. Transcendental functions have the driver's float32 precision; float ``//`` and
+  ``%`` compute fmod as ``x - y * trunc(x / y)``, exact while the quotient is below 2**24.
+- ``dot`` takes at most 2-D arrays; ``matmul`` follows numpy fully (stacks broadcast).
+"""
+
+import builtins
+import math
+import numbers
+import operator
+import weakref
+
+import numpy as np
+
+from . import _fusion, _memory, _stream, shaders
+from . import device as _device
+from ._fusion import BOOL, FLOAT32, INT32, STORAGE_DTYPE, UINT32, Node, Scalar, canonical_dtype
+from .errors import DeviceLimitError
+
+__all__ = ["Array", "asarray", "array", "zeros", "ones", "full", "empty", "arange",
+           "zeros_like", "ones_like", "full_like", "empty_like",
+           "exp", "log", "sqrt", "abs", "absolute", "sin", "cos", "tanh", "sigmoid", "floor", "ceil",
+           "negative", "maximum", "minimum", "where", "clip",
+           "add", "subtract", "multiply", "divide", "true_divide", "floor_divide", "remainder",
+           "power", "equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
+           "bitwise_and", "bitwise_or", "bitwise_xor", "invert",
+           "sum", "mean", "max", "min", "argmax", "argmin", "matmul", "dot",
+           "reshape", "transpose", "broadcast_to"]
+
+_SCALARS = (bool, int, float, np.bool_, np.integer, np.floating)
+
+# Lazy arrays that read a buffer, by buffer: a kernel about to write the buffer realizes them
+# first, so they keep the values they had when they were written down (numpy's eager semantics).
+_readers = weakref.WeakKeyDictionary()      # Buffer -> {id(Array): weakref to Array}
+
+
+def _note_reader(buf, arr):
+    readers = _readers.get(buf)
+    if readers is None:
+        readers = _readers[buf] = {}
+    elif len(readers) > 64:
+        for k in [k for k, r in readers.items() if r() is None or r()._node is None]:
+            del readers[k]
+    readers[id(arr)] = weakref.ref(arr)
+
+
+def _get_device(spec):
+    return spec if isinstance(spec, _device.Device) and not spec.closed else _device.get_device(spec)
+
+
+def _normalize_shape(shape):
+    if isinstance(shape, (numbers.Integral, np.integer)):
+        shape = (shape,)
+    try:
+        out = tuple(operator.index(s) for s in shape)
+    except TypeError:
+        raise TypeError(f"shape must be an int or a tuple of ints, got {shape!r}") from None
+    if any(s < 0 for s in out):
+        raise ValueError(f"negative dimensions are not allowed, got shape {out}")
+    return out
+
+
+def _check_size(device, shape):
+    n = math.prod(shape)
+    if n * 4 > device.max_buffer_bytes:
+        raise DeviceLimitError(
+            f"an array of shape {shape} needs {n * 4} bytes, more than the device's "
+            f"maxStorageBufferRange ({device.max_buffer_bytes} bytes) on {device.name!r}")
+    return n
+
+
+class Array:
+    """An n-dimensional array on a Vulkan device, with numpy's semantics.
+
+    Create arrays with :func:`asarray`, :func:`zeros`, :func:`arange`, ...; read them with
+    :meth:`numpy` or ``np.asarray(arr)``. Elementwise operations are lazy: they are recorded and
+    fused into one kernel when a result is needed.
+
+    Examples
+    --------
+    >>> import kompute_ml as km
+    >>> a = km.asarray([1.0, 2.0, 3.0])
+    >>> (a * 2 + 1).numpy()
+    array([3., 5., 7.], dtype=float32)
+    """
+
+    __slots__ = ("_buf", "_node", "shape", "dtype", "device", "__weakref__")
+    __array_priority__ = 100
+
+    def __init__(self, *args, **kwargs):
+        raise TypeError("create arrays with kompute_ml.asarray, zeros, ones, full, empty or arange")
+
+    @classmethod
+    def _new(cls, device, shape, dtype, buf=None, node=None):
+        self = object.__new__(cls)
+        self._buf = buf
+        self._node = node
+        self.shape = tuple(shape)
+        self.dtype = dtype
+        self.device = device
+        return self
+
+    # ---- realization and buffers ------------------------------------------------------------
+    def _realize(self):
+        """The Buffer holding this array's elements (runs the fused kernel of a lazy array)."""
+        if self._node is not None:
+            _fusion.realize(self, self.device)
+        return self._buf
+
+    def _kernel_buffer(self):
+        """The realized Buffer, for kernels that read or write it in place.
+
+        Lazy arrays that read this buffer are realized first, so a kernel writing it does not change
+        values that were already computed in numpy's eager semantics.
+        """
+        buf = self._realize()
+        readers = _readers.pop(buf, None)
+        for ref in (readers or {}).values():
+            arr = ref()
+            if arr is not None and arr._node is not None:
+                arr._realize()
+        return buf
+
+    @property
+    def is_lazy(self):
+        """True while the array is an unevaluated elementwise expression."""
+        return self._node is not None
+
+    # ---- attributes -----------------------------------------------------------------------------
+    @property
+    def ndim(self):
+        return len(self.shape)
+
+    @property
+    def size(self):
+        return math.prod(self.shape)
+
+    @property
+    def nbytes(self):
+        return self.size * self.dtype.itemsize
+
+    @property
+    def itemsize(self):
+        return self.dtype.itemsize
+
+    @property
+    def T(self):
+        return self if self.ndim < 2 else self.transpose()
+
+    def __len__(self):
+        if not self.shape:
+            raise TypeError("len() of unsized object")
+        return self.shape[0]
+
+    # ---- host transfers ---------------------------------------------------------------------
+    def numpy(self):
+        """Copy the array to a new numpy array (submits pending work and waits)."""
+        buf = self._realize()
+        n = self.size
+        if n == 0:
+            return np.empty(self.shape, dtype=self.dtype)
+        data = _stream.download(buf, n, STORAGE_DTYPE[self.dtype])
+        if self.dtype == BOOL:
+            data = data != 0
+        return data.reshape(self.shape)
+
+    get = numpy     # CuPy's name
+
+    def __array__(self, dtype=None, copy=None):
+        out = self.numpy()
+        return out if dtype is None else out.astype(dtype, copy=False)
+
+    def item(self):
+        if self.size != 1:
+            raise ValueError("can only convert an array of size 1 to a Python scalar")
+        return self.numpy().reshape(()).item()
+
+    def tolist(self):
+        return self.numpy().tolist()
+
+    def __float__(self):
+        if self.size != 1:
+            raise TypeError("only length-1 arrays can be converted to Python scalars")
+        return float(self.item())
+
+    def __int__(self):
+        if self.size != 1:
+            raise TypeError("only length-1 arrays can be converted to Python scalars")
+        return int(self.item())
+
+    def __index__(self):
+        if self.dtype not in (INT32, UINT32, BOOL) or self.ndim:
+            raise TypeError("only integer scalar arrays can be converted to a scalar index")
+        return int(self.item())
+
+    def __bool__(self):
+        if self.size != 1:
+            raise ValueError("The truth value of an array with more than one element is ambiguous. "
+                             "Use a.any() or a.all()")
+        return bool(self.item())
+
+    def __repr__(self):
+        body = repr(self.numpy())                  # "array(...)"
+        return "Array" + body[5:-1] + f", device={self.device.name!r})"
+
+    def __str__(self):
+        return str(self.numpy())
+
+    def __iter__(self):
+        if not self.shape:
+            raise TypeError("iteration over a 0-d array")
+        for i in range(self.shape[0]):
+            yield self[i]
+
+    # ---- shape and dtype ----------------------------------------------------------------------
+    def reshape(self, *shape, order="C"):
+        """The same elements in a new shape (one dimension may be -1). Realizes a lazy array."""
+        if order != "C":
+            raise ValueError("only order='C' is supported")
+        if len(shape) == 1 and not isinstance(shape[0], (numbers.Integral, np.integer)):
+            shape = shape[0]
+        shape = tuple(operator.index(s) for s in shape)
+        if shape.count(-1) > 1:
+            raise ValueError("can only specify one unknown dimension")
+        if -1 in shape:
+            known = math.prod(s for s in shape if s != -1)
+            if known == 0 or self.size % known:
+                raise ValueError(f"cannot reshape array of size {self.size} into shape {shape}")
+            shape = tuple(self.size // known if s == -1 else s for s in shape)
+        shape = _normalize_shape(shape)
+        if math.prod(shape) != self.size:
+            raise ValueError(f"cannot reshape array of size {self.size} into shape {shape}")
+        return Array._new(self.device, shape, self.dtype, buf=self._realize())
+
+    def ravel(self):
+        return self.reshape(-1)
+
+    flatten = ravel
+
+    def squeeze(self, axis=None):
+        if axis is None:
+            return self.reshape(tuple(s for s in self.shape if s != 1))
+        from ._indexing import norm_axis
+        axes = {norm_axis(a, self.ndim) for a in ((axis,) if np.ndim(axis) == 0 else axis)}
+        if any(self.shape[a] != 1 for a in axes):
+            raise ValueError("cannot select an axis to squeeze out which has size not equal to one")
+        return self.reshape(tuple(s for k, s in enumerate(self.shape) if k not in axes))
+
+    def astype(self, dtype, copy=True):
+        """Convert to ``dtype`` (lazy; fused with the expression it belongs to)."""
+        dtype = canonical_dtype(dtype)
+        if dtype == self.dtype and not copy:
+            return self
+        return _lazy("cast", (self,), dtype, self.shape, (self.dtype,))
+
+    def copy(self):
+        """A new array with the same elements (lazy)."""
+        return _lazy("cast", (self,), self.dtype, self.shape, (self.dtype,))
+
+    def transpose(self, *axes):
+        """Permute the dimensions (reversed when no axes are given); a new realized array."""
+        if len(axes) == 1 and not isinstance(axes[0], (numbers.Integral, np.integer)):
+            axes = axes[0]
+        from . import _indexing
+        return _indexing.transpose(self, None if not axes or axes == (None,) else axes)
+
+    def __getitem__(self, index):
+        """Basic indexing (ints, slices, None, ...) on the device; advanced indexing on the host."""
+        from . import _indexing
+        return _indexing.getitem(self, index)
+
+    # ---- reductions ---------------------------------------------------------------------------
+    def sum(self, axis=None, dtype=None, out=None, keepdims=False):
+        return _reduce(self, "sum", axis, keepdims, dtype, out)
+
+    def mean(self, axis=None, dtype=None, out=None, keepdims=False):
+        return _reduce(self, "mean", axis, keepdims, dtype, out)
+
+    def max(self, axis=None, out=None, keepdims=False):
+        return _reduce(self, "max", axis, keepdims, None, out)
+
+    def min(self, axis=None, out=None, keepdims=False):
+        return _reduce(self, "min", axis, keepdims, None, out)
+
+    def argmax(self, axis=None, out=None, keepdims=False):
+        return _reduce(self, "argmax", axis, keepdims, None, out)
+
+    def argmin(self, axis=None, out=None, keepdims=False):
+        return _reduce(self, "argmin", axis, keepdims, None, out)
+
+    def dot(self, other):
+        return dot(self, other)
+
+    # ---- operators ----------------------------------------------------------------------------
+    def __add__(self, o): return _binop("add", self, o)
+    def __radd__(self, o): return _binop("add", o, self)
+    def __sub__(self, o): return _binop("subtract", self, o)
+    def __rsub__(self, o): return _binop("subtract", o, self)
+    def __mul__(self, o): return _binop("multiply", self, o)
+    def __rmul__(self, o): return _binop("multiply", o, self)
+    def __truediv__(self, o): return _binop("true_divide", self, o)
+    def __rtruediv__(self, o): return _binop("true_divide", o, self)
+    def __floordiv__(self, o): return _binop("floor_divide", self, o)
+    def __rfloordiv__(self, o): return _binop("floor_divide", o, self)
+    def __mod__(self, o): return _binop("remainder", self, o)
+    def __rmod__(self, o): return _binop("remainder", o, self)
+    def __pow__(self, o): return _binop("power", self, o)
+    def __rpow__(self, o): return _binop("power", o, self)
+    def __eq__(self, o): return _binop("equal", self, o)
+    def __ne__(self, o): return _binop("not_equal", self, o)
+    def __lt__(self, o): return _binop("less", self, o)
+    def __le__(self, o): return _binop("less_equal", self, o)
+    def __gt__(self, o): return _binop("greater", self, o)
+    def __ge__(self, o): return _binop("greater_equal", self, o)
+    def __and__(self, o): return _binop("bitwise_and", self, o)
+    def __rand__(self, o): return _binop("bitwise_and", o, self)
+    def __or__(self, o): return _binop("bitwise_or", self, o)
+    def __ror__(self, o): return _binop("bitwise_or", o, self)
+    def __xor__(self, o): return _binop("bitwise_xor", self, o)
+    def __rxor__(self, o): return _binop("bitwise_xor", o, self)
+    def __invert__(self): return elementwise("invert", self)
+    def __neg__(self): return elementwise("negative", self)
+    def __pos__(self): return self
+    def __abs__(self): return elementwise("absolute", self)
+    def __matmul__(self, o): return _binop("matmul", self, o)
+    def __rmatmul__(self, o): return _binop("matmul", o, self)
+
+    __hash__ = None
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        """numpy ufuncs on Arrays (``np.exp(a)``, ``ndarray + a``) run on the device."""
+        fn = _NUMPY_UFUNCS.get(ufunc.__name__)
+        if method != "__call__" or fn is None or kwargs:
+            return NotImplemented
+        return fn(*inputs)
+
+
+# ---------------------------------------------------------------------------------------------
+# elementwise operations
+
+def _lazy(op, args, dtype, shape, compute):
+    """Wrap a new Node in a lazy Array (realizing oversized subtrees, noting buffer readers)."""
+    device = next(a.device for a in args if isinstance(a, Array))
+    for a in args:
+        if isinstance(a, Array) and a._node is not None and a._node.count > _fusion.MAX_NODES:
+            a._realize()
+    _check_size(device, shape)
+    arr = Array._new(device, shape, dtype, node=Node(op, args, dtype, shape, compute))
+    for a in args:
+        if isinstance(a, Array) and a._node is None:
+            _note_reader(a._buf, arr)
+    return arr
+
+
+def _coerce(operands, allow_foreign):
+    """Operands -> Arrays and scalars, all arrays on one device. None when one is foreign."""
+    device = None
+    for x in operands:
+        if isinstance(x, Array):
+            if device is None:
+                device = x.device
+            elif x.device is not device:
+                raise ValueError(f"arrays on different devices in one operation: {device.name!r} "
+                                 f"(device {device.index}) and {x.device.name!r} (device "
+                                 f"{x.device.index}); move one with km.asarray(x, device=...)")
+    out = []
+    for x in operands:
+        if isinstance(x, Array) or (isinstance(x, _SCALARS) and not isinstance(x, np.ndarray)):
+            out.append(x)
+        elif isinstance(x, (np.ndarray, list, tuple)):
+            out.append(asarray(x, device=device))
+            device = device or out[-1].device
+        elif allow_foreign:
+            return None
+        else:
+            raise TypeError(f"unsupported operand type {type(x).__name__!r}")
+    if device is None:                      # scalars only: a 0-d array of the first one
+        out[0] = asarray(out[0])
+    return out
+
+
+def elementwise(op, *operands, _foreign=False):
+    """Record the elementwise operation ``op`` (a numpy ufunc name) as a lazy Array."""
+    ops = _coerce(operands, _foreign)
+    if ops is None:
+        return NotImplemented
+    out_dtype, compute = _fusion.resolve(op, ops)
+    arrays = [x for x in ops if isinstance(x, Array)]
+    shape = np.broadcast_shapes(*(a.shape for a in arrays))
+    if op in _fusion.COMPARISONS:
+        const = _out_of_range_comparison(op, ops, compute)
+        if const is not None:
+            return broadcast_to(asarray(const, device=arrays[0].device), shape)
+    args = []
+    for k, (x, ct) in enumerate(zip(ops, compute)):
+        if isinstance(x, Array):
+            args.append(x)
+        else:
+            if op == "power" and k == 1 and ct in (INT32, UINT32) and x < 0:
+                raise ValueError("Integers to negative integer powers are not allowed.")
+            args.append(Scalar(_fusion.scalar_value(x, ct), ct))
+    return _lazy(op, args, out_dtype, shape, compute)
+
+
+_FLIP = {"less": "greater", "less_equal": "greater_equal", "greater": "less",
+         "greater_equal": "less_equal", "equal": "equal", "not_equal": "not_equal"}
+
+
+def _out_of_range_comparison(op, ops, compute):
+    """The constant result of comparing integers with a Python int outside their range, or None.
+
+    numpy compares such a scalar exactly (``uint32_array < -1`` is all False) instead of
+    converting it; so do we.
+    """
+    a, b = ops
+    if isinstance(a, Array) == isinstance(b, Array):
+        return None
+    if not isinstance(a, Array):
+        a, b, op = b, a, _FLIP[op]
+    ct = compute[1] if isinstance(ops[0], Array) else compute[0]
+    if ct not in (INT32, UINT32) or not isinstance(b, (int, np.integer)) or isinstance(b, bool):
+        return None
+    info = np.iinfo(ct)
+    if info.min <= int(b) <= info.max:
+        return None
+    above = int(b) > info.max            # every element is below the scalar
+    return {"less": above, "less_equal": above, "greater": not above,
+            "greater_equal": not above, "equal": False, "not_equal": True}[op]
+
+
+def _binop(op, a, b):
+    if op == "matmul":
+        ops = _coerce((a, b), True)
+        return NotImplemented if ops is None else matmul(*ops)
+    return elementwise(op, a, b, _foreign=True)
+
+
+def _ufunc(op, doc):
+    def fn(*args):
+        return elementwise(op, *args)
+    fn.__name__ = fn.__qualname__ = op
+    fn.__doc__ = doc
+    return fn
+
+
+exp = _ufunc("exp", "Elementwise e**x (lazy). Integer inputs give float32.")
+log = _ufunc("log", "Elementwise natural logarithm (lazy): -inf at 0, nan below.")
+sqrt = _ufunc("sqrt", "Elementwise square root (lazy): nan below 0.")
+sin = _ufunc("sin", "Elementwise sine (lazy).")
+cos = _ufunc("cos", "Elementwise cosine (lazy).")
+tanh = _ufunc("tanh", "Elementwise hyperbolic tangent (lazy).")
+sigmoid = _ufunc("sigmoid", "Elementwise logistic function 1 / (1 + exp(-x)) (lazy), overflow-free.")
+floor = _ufunc("floor", "Elementwise floor (lazy); integers are returned unchanged.")
+ceil = _ufunc("ceil", "Elementwise ceiling (lazy); integers are returned unchanged.")
+absolute = _ufunc("absolute", "Elementwise absolute value (lazy).")
+abs = absolute
+negative = _ufunc("negative", "Elementwise -x (lazy).")
+add = _ufunc("add", "Elementwise a + b with broadcasting (lazy).")
+subtract = _ufunc("subtract", "Elementwise a - b with broadcasting (lazy).")
+multiply = _ufunc("multiply", "Elementwise a * b with broadcasting (lazy).")
+true_divide = _ufunc("true_divide", "Elementwise a / b (lazy); integers give float32.")
+divide = true_divide
+floor_divide = _ufunc("floor_divide", "Elementwise a // b (lazy): floor semantics; int // 0 is 0.")
+remainder = _ufunc("remainder", "Elementwise a % b (lazy): the sign of b; int % 0 is 0.")
+power = _ufunc("power", "Elementwise a ** b (lazy).")
+maximum = _ufunc("maximum", "Elementwise maximum (lazy); nan wins, as in numpy.")
+minimum = _ufunc("minimum", "Elementwise minimum (lazy); nan wins, as in numpy.")
+equal = _ufunc("equal", "Elementwise a == b (lazy), a bool array.")
+not_equal = _ufunc("not_equal", "Elementwise a != b (lazy), a bool array.")
+less = _ufunc("less", "Elementwise a < b (lazy), a bool array.")
+less_equal = _ufunc("less_equal", "Elementwise a <= b (lazy), a bool array.")
+greater = _ufunc("greater", "Elementwise a > b (lazy), a bool array.")
+greater_equal = _ufunc("greater_equal", "Elementwise a >= b (lazy), a bool array.")
+bitwise_and = _ufunc("bitwise_and", "Elementwise a & b (lazy): logical and of bools, bits of ints.")
+bitwise_or = _ufunc("bitwise_or", "Elementwise a | b (lazy): logical or of bools, bits of ints.")
+bitwise_xor = _ufunc("bitwise_xor", "Elementwise a ^ b (lazy): logical xor of bools, bits of ints.")
+invert = _ufunc("invert", "Elementwise ~a (lazy): logical not of bools, bitwise not of ints.")
+logical_not = invert
+
+
+def where(condition, x, y):
+    """``x`` where ``condition`` is true, else ``y`` (lazy; broadcasting; numpy's result dtype).
+
+    Examples
+    --------
+    >>> import kompute_ml as km
+    >>> a = km.asarray([1, -2, 3])
+    >>> km.where(a > 0, a, 0).numpy()
+    array([1, 0, 3], dtype=int32)
+    """
+    return elementwise("where", condition, x, y)
+
+
+def clip(a, a_min=None, a_max=None):
+    """Limit the values to [a_min, a_max] (either may be None); nan stays nan (lazy)."""
+    if a_min is None and a_max is None:
+        raise ValueError("One of max or min must be given")
+    out = a if a_min is None else maximum(a, a_min)
+    return out if a_max is None else minimum(out, a_max)
+
+
+def broadcast_to(a, shape):
+    """``a`` repeated to ``shape`` under numpy's broadcasting rules (lazy)."""
+    a = asarray(a)
+    shape = _normalize_shape(shape)
+    if np.broadcast_shapes(a.shape, shape) != shape:
+        raise ValueError(f"cannot broadcast an array of shape {a.shape} to shape {shape}")
+    return _lazy("cast", (a,), a.dtype, shape, (a.dtype,))
+
+
+_NUMPY_UFUNCS = {
+    "add": add, "subtract": subtract, "multiply": multiply, "divide": true_divide,
+    "true_divide": true_divide, "floor_divide": floor_divide, "remainder": remainder,
+    "power": power, "maximum": maximum, "minimum": minimum, "equal": equal,
+    "not_equal": not_equal, "less": less, "less_equal": less_equal, "greater": greater,
+    "greater_equal": greater_equal, "negative": negative, "absolute": absolute, "exp": exp,
+    "log": log, "sqrt": sqrt, "sin": sin, "cos": cos, "tanh": tanh, "floor": floor, "ceil": ceil,
+    "bitwise_and": bitwise_and, "bitwise_or": bitwise_or, "bitwise_xor": bitwise_xor,
+    "invert": invert, "matmul": lambda a, b: matmul(a, b),
+}
+
+
+# ---------------------------------------------------------------------------------------------
+# creation
+
+def _upload(data, device):
+    """A realized Array holding the numpy array ``data`` (already of one of our dtypes)."""
+    dtype = data.dtype
+    shape = data.shape
+    n = _check_size(device, shape)
+    buf = _memory.alloc(device, builtins.max(n, 1) * 4)
+    if n:
+        words = np.ascontiguousarray(data, dtype=STORAGE_DTYPE[dtype])
+        _stream.upload(buf, words.reshape(-1))
+    return Array._new(device, shape, dtype, buf=buf)
+
+
+def _to_numpy(obj, dtype):
+    """Host data as a numpy array of one of our dtypes (numpy's conversion rules, checked)."""
+    if dtype is not None:
+        want = canonical_dtype(dtype)
+        src = np.asarray(obj)
+        if src.dtype.kind in "iu" and want in (INT32, UINT32):
+            _check_int_range(src, want)
+        return np.asarray(src, dtype=want)
+    data = np.asarray(obj)
+    if data.dtype.kind == "O":
+        raise TypeError(f"cannot make an array of {type(obj).__name__} objects")
+    want = canonical_dtype(data.dtype)
+    if data.dtype != want and data.dtype.kind in "iu":
+        _check_int_range(data, want)
+    return data.astype(want, copy=False)
+
+
+def _check_int_range(data, want):
+    if data.size == 0 or data.dtype == want:
+        return
+    info = np.iinfo(want)
+    lo, hi = data.min(), data.max()
+    if lo < info.min or hi > info.max:
+        raise OverflowError(f"integer values in [{lo}, {hi}] do not fit {want} "
+                            f"(kompute_ml arrays hold 32-bit integers)")
+
+
+def asarray(obj, dtype=None, device=None):
+    """Convert ``obj`` (numpy array, list, scalar or Array) to an Array on ``device``.
+
+    Parameters
+    ----------
+    obj : array_like or Array
+    dtype : dtype-like, optional
+        float32, int32, uint32 or bool; float64 maps to float32, int64 to int32 (as do the other
+        widths). Default: numpy's dtype of ``obj``, mapped the same way.
+    device : None, int, str or Device, default=None
+        Where the array lives (default: the current default device). An Array on another device
+        is copied through the host.
+
+    Examples
+    --------
+    >>> import kompute_ml as km
+    >>> km.asarray([[1, 2], [3, 4]]).dtype
+    dtype('int32')
+    >>> import numpy as np
+    >>> km.asarray(np.arange(3.0)).dtype
+    dtype('float32')
+    """
+    if isinstance(obj, Array):
+        dev = obj.device if device is None else _get_device(device)
+        out = obj if dev is obj.device else _upload(obj.numpy(), dev)
+        if dtype is not None and canonical_dtype(dtype) != out.dtype:
+            out = out.astype(dtype)
+        return out
+    return _upload(_to_numpy(obj, dtype), _get_device(device))
+
+
+def array(obj, dtype=None, device=None, copy=True):
+    """Like :func:`asarray`, but an Array input is copied (numpy's ``np.array``)."""
+    out = asarray(obj, dtype=dtype, device=device)
+    return out.copy() if copy and out is obj else out
+
+
+def empty(shape, dtype=FLOAT32, device=None):
+    """A new array of ``shape`` with undefined contents (a buffer from the pool)."""
+    shape, dtype, device = _normalize_shape(shape), canonical_dtype(dtype), _get_device(device)
+    n = _check_size(device, shape)
+    return Array._new(device, shape, dtype, buf=_memory.alloc(device, builtins.max(n, 1) * 4))
+
+
+def full(shape, fill_value, dtype=None, device=None):
+    """A new array of ``shape`` filled with ``fill_value`` (one fill kernel, nothing uploaded).
+
+    Examples
+    --------
+    >>> import kompute_ml as km
+    >>> km.full((2, 2), 7).numpy()
+    array([[7, 7],
+           [7, 7]], dtype=int32)
+    """
+    if isinstance(fill_value, Array):
+        fill_value = fill_value.item()
+    if dtype is None:
+        dtype = np.asarray(fill_value).dtype
+    out = empty(shape, dtype, device)
+    word = np.asarray(fill_value).astype(out.dtype).astype(STORAGE_DTYPE[out.dtype]).view(np.uint32)
+    n = out.size
+    if n:
+        # fill.comp — binding 0: out (uint words); push: n, the 32-bit pattern of the value
+        _stream.dispatch_1d(out.device, shaders.spirv("fill"), [out._buf], n,
+                            push=_stream.pack("II", n, int(word)))
+    return out
+
+
+def zeros(shape, dtype=FLOAT32, device=None):
+    """A new array of zeros (float32 by default)."""
+    return full(shape, 0, dtype, device)
+
+
+def ones(shape, dtype=FLOAT32, device=None):
+    """A new array of ones (float32 by default)."""
+    return full(shape, 1, dtype, device)
+
+
+def _like(a, dtype, device):
+    a = a if isinstance(a, Array) else asarray(a)
+    return a.shape, (a.dtype if dtype is None else dtype), (a.device if device is None else device)
+
+
+def empty_like(a, dtype=None, device=None):
+    return empty(*_like(a, dtype, device))
+
+
+def zeros_like(a, dtype=None, device=None):
+    shape, dtype, device = _like(a, dtype, device)
+    return full(shape, 0, dtype, device)
+
+
+def ones_like(a, dtype=None, device=None):
+    shape, dtype, device = _like(a, dtype, device)
+    return full(shape, 1, dtype, device)
+
+
+def full_like(a, fill_value, dtype=None, device=None):
+    shape, dtype, device = _like(a, dtype, device)
+    return full(shape, fill_value, dtype, device)
+
+
+def arange(start, stop=None, step=None, dtype=None, device=None):
+    """Evenly spaced values in [start, stop) (numpy's ``arange``; made on the host, uploaded).
+
+    Examples
+    --------
+    >>> import kompute_ml as km
+    >>> km.arange(4).numpy()
+    array([0, 1, 2, 3], dtype=int32)
+    """
+    args = (start,) if stop is None else (start, stop)
+    if step is not None:
+        args = (start, stop, step) if stop is not None else (0, start, step)
+    data = np.arange(*args)
+    return asarray(data, dtype=dtype, device=device)
+
+
+def reshape(a, shape):
+    """``a`` with a new shape (see :meth:`Array.reshape`)."""
+    return asarray(a).reshape(shape)
+
+
+def transpose(a, axes=None):
+    """``a`` with permuted dimensions (see :meth:`Array.transpose`)."""
+    return asarray(a).transpose(axes)
+
+
+# ---------------------------------------------------------------------------------------------
+# reductions and linear algebra (the device work lives in _reduction and _linalg)
+
+def _reduce(a, op, axis, keepdims, dtype, out):
+    from . import _reduction
+    if out is not None:
+        raise TypeError("out= is not supported; kompute_ml arrays are returned, never filled")
+    a = asarray(a)
+    buf, shape, rdtype = _reduction.reduce(a._realize(), a.shape, a.dtype, a.device, op, axis,
+                                           keepdims)
+    res = Array._new(a.device, shape, rdtype, buf=buf)
+    if dtype is not None:
+        res = res.astype(dtype, copy=False)
+    return res
+
+
+def sum(a, axis=None, keepdims=False):
+    """Sum of the elements over ``axis`` (None: all), pairwise, on the device."""
+    return _reduce(a, "sum", axis, keepdims, None, None)
+
+
+def mean(a, axis=None, keepdims=False):
+    """Arithmetic mean over ``axis`` (float32; pairwise sums)."""
+    return _reduce(a, "mean", axis, keepdims, None, None)
+
+
+def max(a, axis=None, keepdims=False):
+    """Maximum over ``axis`` (nan propagates)."""
+    return _reduce(a, "max", axis, keepdims, None, None)
+
+
+def min(a, axis=None, keepdims=False):
+    """Minimum over ``axis`` (nan propagates)."""
+    return _reduce(a, "min", axis, keepdims, None, None)
+
+
+def argmax(a, axis=None, keepdims=False):
+    """Index of the first maximum over ``axis`` (flat index when None), int32."""
+    return _reduce(a, "argmax", axis, keepdims, None, None)
+
+
+def argmin(a, axis=None, keepdims=False):
+    """Index of the first minimum over ``axis`` (flat index when None), int32."""
+    return _reduce(a, "argmin", axis, keepdims, None, None)
+
+
+def matmul(a, b):
+    """Matrix product with numpy's rules (1-D operands are vectors; stacks broadcast).
+
+    Examples
+    --------
+    >>> import kompute_ml as km
+    >>> a = km.asarray([[1.0, 2.0], [3.0, 4.0]])
+    >>> (a @ a).numpy()
+    array([[ 7., 10.],
+           [15., 22.]], dtype=float32)
+    """
+    from . import _linalg
+    ops = _coerce((a, b), False)
+    dev = next(x.device for x in ops if isinstance(x, Array))
+    a, b = (x if isinstance(x, Array) else asarray(x, device=dev) for x in ops)
+    return _linalg.matmul(a, b)
+
+
+def dot(a, b):
+    """numpy's ``dot`` for arrays of at most 2 dimensions (scalars multiply)."""
+    from . import _linalg
+    ops = _coerce((a, b), False)
+    if any(not isinstance(x, Array) or x.ndim == 0 for x in ops):
+        return elementwise("multiply", *ops)
+    return _linalg.dot(*ops)
+
+
+def _from_buffer(buffer, shape, dtype):
+    """Wrap an existing Buffer (holding ``shape`` elements of ``dtype``, C order) as an Array."""
+    shape = _normalize_shape(shape)
+    dtype = canonical_dtype(dtype)
+    if math.prod(shape) * 4 > buffer.nbytes:
+        raise ValueError(f"a {buffer.nbytes}-byte buffer cannot hold shape {shape} of {dtype}")
+    return Array._new(buffer.device, shape, dtype, buf=buffer)

@@ -1,0 +1,137 @@
+// elementwise.glsl — scalar helpers of the kernels that _fusion.py generates (#include "elementwise.glsl").
+// Each helper gives numpy's result where GLSL leaves it undefined or differs: NaN propagation of
+// maximum/minimum, floor semantics of // and % (Python sign rules, x // 0 == x % 0 == 0 for
+// integers), pow of negative bases, log/sqrt outside their domain, tanh without inf/inf.
+#ifndef KOMPUTE_ML_ELEMENTWISE_GLSL
+#define KOMPUTE_ML_ELEMENTWISE_GLSL
+
+#define KM_NAN uintBitsToFloat(0x7fc00000u)
+#define KM_INF uintBitsToFloat(0x7f800000u)
+
+// ---- maximum / minimum: a NaN operand wins (numpy.maximum / numpy.minimum)
+float km_max_f(float a, float b) { return (isnan(a) || a >= b) ? a : b; }
+float km_min_f(float a, float b) { return (isnan(a) || a <= b) ? a : b; }
+
+// ---- floor division and remainder, integers: q = floor(a / b); a % b has the sign of b; b == 0 -> 0
+int km_floordiv_i(int a, int b) {
+    if (b == 0) return 0;
+    if (b == -1) return -a;               // INT_MIN / -1 would overflow; numpy wraps to INT_MIN
+    int q = a / b;                        // OpSDiv truncates toward zero
+    int r = a - q * b;
+    if (r != 0 && ((r < 0) != (b < 0))) q -= 1;
+    return q;
+}
+int km_mod_i(int a, int b) {
+    if (b == 0 || b == -1) return 0;
+    int r = a - (a / b) * b;
+    if (r != 0 && ((r < 0) != (b < 0))) r += b;
+    return r;
+}
+uint km_floordiv_u(uint a, uint b) { return b == 0u ? 0u : a / b; }
+uint km_mod_u(uint a, uint b) { return b == 0u ? 0u : a % b; }
+
+// ---- floor division and remainder, floats (numpy's npy_divmod, with fmod as x - y*trunc(x/y))
+float km_fmod(float a, float b) {
+    float r = a - b * trunc(a / b);
+    // x/y rounded may land one step off: bring r back into (-|b|, |b|) with the sign of a
+    if (abs(r) >= abs(b)) r -= sign(r) * abs(b);
+    if (r != 0.0 && (r < 0.0) != (a < 0.0)) r += sign(a) * abs(b);
+    return r;
+}
+float km_mod_f(float a, float b) {
+    if (b == 0.0 || isnan(a) || isnan(b) || isinf(a)) return KM_NAN;
+    if (isinf(b)) return (a == 0.0 || (a < 0.0) == (b < 0.0)) ? a : b;
+    float m = km_fmod(a, b);
+    if (m != 0.0) {
+        if ((b < 0.0) != (m < 0.0)) m += b;
+    } else {
+        m = b < 0.0 ? -0.0 : 0.0;
+    }
+    return m;
+}
+float km_floordiv_f(float a, float b) {
+    if (b == 0.0 || isnan(a) || isnan(b) || isinf(a) || isinf(b)) return a / b;
+    float m = km_fmod(a, b);
+    float d = (a - m) / b;
+    if (m != 0.0 && ((b < 0.0) != (m < 0.0))) d -= 1.0;
+    if (d == 0.0) return (a / b) < 0.0 ? -0.0 : 0.0;
+    float f = floor(d);
+    if (d - f > 0.5) f += 1.0;
+    return f;
+}
+
+// ---- power
+bool km_is_odd_integer(float y) { return floor(y) == y && abs(mod(y, 2.0)) == 1.0; }
+float km_pow_f(float x, float y) {
+    if (y == 0.0 || x == 1.0) return 1.0;
+    if (isnan(x) || isnan(y)) return KM_NAN;
+    if (y == 1.0) return x;
+    if (y == 2.0) return x * x;
+    if (x == 0.0) {
+        bool odd = km_is_odd_integer(y);
+        if (y > 0.0) return odd ? x : 0.0;
+        return odd ? 1.0 / x : KM_INF;
+    }
+    if (x == -1.0 && isinf(y)) return 1.0;
+    if (isinf(x) && x < 0.0) {
+        bool odd = km_is_odd_integer(y);
+        if (y > 0.0) return odd ? x : KM_INF;
+        return odd ? -0.0 : 0.0;
+    }
+    float r = pow(abs(x), y);
+    if (x < 0.0) {
+        if (isinf(y)) return r;
+        if (floor(y) != y) return KM_NAN;
+        if (km_is_odd_integer(y)) r = -r;
+    }
+    return r;
+}
+// integer powers by squaring; a negative exponent gives 0 (numpy raises), except for bases 1 and -1
+int km_pow_i(int x, int y) {
+    if (y < 0) return x == 1 ? 1 : (x == -1 ? ((y & 1) != 0 ? -1 : 1) : 0);
+    int r = 1;
+    while (y > 0) {
+        if ((y & 1) != 0) r *= x;
+        x *= x;
+        y >>= 1;
+    }
+    return r;
+}
+uint km_pow_u(uint x, uint y) {
+    uint r = 1u;
+    while (y > 0u) {
+        if ((y & 1u) != 0u) r *= x;
+        x *= x;
+        y >>= 1;
+    }
+    return r;
+}
+
+// ---- transcendental functions with numpy's values outside the domain
+float km_log(float x) { return x < 0.0 ? KM_NAN : (x == 0.0 ? -KM_INF : log(x)); }
+float km_sqrt(float x) { return x < 0.0 ? KM_NAN : sqrt(x); }
+float km_tanh(float x) {
+    float ax = abs(x);
+    if (ax < 0.004) return x * (1.0 - x * x / 3.0);   // 1 - e cancels for tiny x
+    float e = exp(-2.0 * ax);                          // never overflows: no inf / inf
+    float t = (1.0 - e) / (1.0 + e);
+    return x < 0.0 ? -t : t;
+}
+float km_sigmoid(float x) {
+    // exp of a non-positive number only: no overflow on either side
+    if (x >= 0.0) return 1.0 / (1.0 + exp(-x));
+    float e = exp(x);
+    return e / (1.0 + e);
+}
+
+// ---- conversions numpy defines and GLSL leaves undefined
+uint km_f2u(float x) { return x < 0.0 ? uint(int(x)) : uint(x); }   // negative floats wrap as in C on x86
+
+// ---- int32 against uint32 compared exactly (numpy compares them as int64): -1, 0 or 1
+int km_cmp_iu(int a, uint b) {
+    if (a < 0) return -1;
+    uint ua = uint(a);
+    return ua < b ? -1 : (ua == b ? 0 : 1);
+}
+
+#endif

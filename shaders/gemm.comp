@@ -1,0 +1,103 @@
+#version 450
+// gemm.comp — C = A @ B for row-major A (M x K), B (K x N), C (M x N); a stack of them along z.
+// Tiled through shared memory: a workgroup of 16 x 16 invocations computes a 128 x 128 tile of C,
+// each invocation an 8 x 8 register block (rows 4*ty + {0..3} and 64 + 4*ty + {0..3}, columns
+// likewise from tx). K advances in steps of 16; the tiles are stored as 4-vectors (A by row
+// quads, B by column quads) so each k step is 4 vector loads and 16 vector multiply-adds, and
+// every element read from device memory serves 128 multiply-adds. Edges (M, N, K not multiples of
+// the tile) are bounds-checked. KM_KIND: 0 float (default), 1 int, 2 uint.
+// binding 0: A, binding 1: B, binding 2: C
+#ifndef KM_KIND
+#define KM_KIND 0
+#endif
+#if KM_KIND == 0
+#define KM_T float
+#define KM_V4 vec4
+#elif KM_KIND == 1
+#define KM_T int
+#define KM_V4 ivec4
+#else
+#define KM_T uint
+#define KM_V4 uvec4
+#endif
+#define WX 16u
+#define WY 16u
+#define TM 128u          // WY * 8 rows
+#define TN 128u          // WX * 8 columns
+#define TK 16u
+layout(local_size_x = 16, local_size_y = 16) in;
+layout(set = 0, binding = 0) readonly buffer A { KM_T a[]; };
+layout(set = 0, binding = 1) readonly buffer B { KM_T b[]; };
+layout(set = 0, binding = 2) writeonly buffer C { KM_T c[]; };
+layout(push_constant) uniform Push {
+    uint M, N, K;
+    uint a_batch;      // elements between consecutive A matrices of the stack (0: broadcast)
+    uint b_batch;      // same for B
+    uint row0, col0;   // tile offsets: grids past maxComputeWorkGroupCount run in parts
+    uint batch0;
+} pc;
+
+shared KM_V4 As[TK][TM / 4u];   // As[k][q] = A[m0 + 4q .. 4q+3][k0 + k]
+shared KM_V4 Bs[TK][TN / 4u];   // Bs[k][q] = B[k0 + k][n0 + 4q .. 4q+3]
+
+void main() {
+    uint tx = gl_LocalInvocationID.x, ty = gl_LocalInvocationID.y;
+    uint lid = ty * WX + tx;
+    uint m0 = (gl_WorkGroupID.y + pc.row0) * TM;
+    uint n0 = (gl_WorkGroupID.x + pc.col0) * TN;
+    uint batch = gl_WorkGroupID.z + pc.batch0;
+    uint abase = batch * pc.a_batch;
+    uint bbase = batch * pc.b_batch;
+    KM_V4 acc[8][2];
+    for (uint i = 0u; i < 8u; i++) {
+        acc[i][0] = KM_V4(0);
+        acc[i][1] = KM_V4(0);
+    }
+    for (uint k0 = 0u; k0 < pc.K; k0 += TK) {
+        // A tile: 512 quads, 2 per invocation; neighbouring invocations read neighbouring k
+        for (uint s = lid; s < TK * TM / 4u; s += WX * WY) {
+            uint ak = s % TK, ar = (s / TK) * 4u;
+            uint gk = k0 + ak;
+            KM_V4 v;
+            for (uint q = 0u; q < 4u; q++) {
+                uint gm = m0 + ar + q;
+                v[q] = (gm < pc.M && gk < pc.K) ? a[abase + gm * pc.K + gk] : KM_T(0);
+            }
+            As[ak][ar / 4u] = v;
+        }
+        // B tile: 512 quads, 2 per invocation; neighbouring invocations read neighbouring columns
+        for (uint s = lid; s < TK * TN / 4u; s += WX * WY) {
+            uint bk = s / (TN / 4u), bc = (s % (TN / 4u)) * 4u;
+            uint gk = k0 + bk;
+            KM_V4 v;
+            for (uint q = 0u; q < 4u; q++) {
+                uint gn = n0 + bc + q;
+                v[q] = (gk < pc.K && gn < pc.N) ? b[bbase + gk * pc.N + gn] : KM_T(0);
+            }
+            Bs[bk][bc / 4u] = v;
+        }
+        barrier();
+        for (uint k = 0u; k < TK; k++) {
+            KM_V4 b0 = Bs[k][tx], b1 = Bs[k][tx + WX];
+            for (uint h = 0u; h < 2u; h++) {
+                KM_V4 av = As[k][ty + WY * h];
+                for (uint q = 0u; q < 4u; q++) {
+                    acc[4u * h + q][0] += av[q] * b0;
+                    acc[4u * h + q][1] += av[q] * b1;
+                }
+            }
+        }
+        barrier();
+    }
+    uint cbase = batch * pc.M * pc.N;
+    for (uint i = 0u; i < 8u; i++) {
+        uint gm = m0 + (ty + WY * (i / 4u)) * 4u + i % 4u;
+        if (gm >= pc.M) continue;
+        for (uint h = 0u; h < 2u; h++) {
+            for (uint q = 0u; q < 4u; q++) {
+                uint gn = n0 + (tx + WX * h) * 4u + q;
+                if (gn < pc.N) c[cbase + gm * pc.N + gn] = acc[i][h][q];
+            }
+        }
+    }
+}

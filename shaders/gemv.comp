@@ -1,0 +1,40 @@
+#version 450
+// gemv.comp — y = A @ x for row-major A (M x K): a workgroup of 32 x 8 invocations handles 8 rows;
+// the 32 invocations of a row stride over K (coalesced reads of A), then combine their partial
+// sums as a shared-memory tree. KM_KIND: 0 float (default), 1 int, 2 uint.
+// binding 0: A, binding 1: x, binding 2: y
+#ifndef KM_KIND
+#define KM_KIND 0
+#endif
+#if KM_KIND == 0
+#define KM_T float
+#elif KM_KIND == 1
+#define KM_T int
+#else
+#define KM_T uint
+#endif
+layout(local_size_x = 32, local_size_y = 8) in;
+layout(set = 0, binding = 0) readonly buffer A { KM_T a[]; };
+layout(set = 0, binding = 1) readonly buffer X { KM_T x[]; };
+layout(set = 0, binding = 2) writeonly buffer Y { KM_T y[]; };
+layout(push_constant) uniform Push { uint M, K; } pc;
+
+shared KM_T sh[8][32];
+
+void main() {
+    uint lx = gl_LocalInvocationID.x, ly = gl_LocalInvocationID.y;
+    uint g = gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x;
+    uint row = g * 8u + ly;
+    KM_T acc = KM_T(0);
+    if (row < pc.M) {
+        uint base = row * pc.K;
+        for (uint k = lx; k < pc.K; k += 32u) acc += a[base + k] * x[k];
+    }
+    sh[ly][lx] = acc;
+    barrier();
+    for (uint s = 16u; s > 0u; s >>= 1) {
+        if (lx < s) sh[ly][lx] += sh[ly][lx + s];
+        barrier();
+    }
+    if (lx == 0u && row < pc.M) y[row] = sh[ly][0];
+}

@@ -1,0 +1,90 @@
+// reduce.glsl — the reduction operator of reduce_rows.comp / reduce_axis.comp, chosen by defines:
+//   KM_IN_KIND, KM_ACC_KIND: 0 float, 1 int, 2 uint (storage type of the input, accumulator type)
+//   KM_OP: 0 sum, 1 max, 2 min          KM_ARG: 1 tracks the index of the max/min (argmax/argmin)
+// A NaN wins max/min (numpy); argmax/argmin return the first index of the winner (first NaN).
+#ifndef KOMPUTE_ML_REDUCE_GLSL
+#define KOMPUTE_ML_REDUCE_GLSL
+
+#ifndef KM_IN_KIND
+#define KM_IN_KIND 0
+#endif
+#ifndef KM_ACC_KIND
+#define KM_ACC_KIND KM_IN_KIND
+#endif
+#ifndef KM_OP
+#define KM_OP 0
+#endif
+#ifndef KM_ARG
+#define KM_ARG 0
+#endif
+
+#if KM_IN_KIND == 0
+#define KM_IN float
+#elif KM_IN_KIND == 1
+#define KM_IN int
+#else
+#define KM_IN uint
+#endif
+
+#if KM_ACC_KIND == 0
+#define KM_ACC float
+#elif KM_ACC_KIND == 1
+#define KM_ACC int
+#else
+#define KM_ACC uint
+#endif
+
+#define KM_NO_INDEX 0xFFFFFFFFu
+
+// the identity of the operator: what padding lanes hold
+#if KM_OP == 0
+#define KM_IDENTITY KM_ACC(0)
+#elif KM_OP == 1
+#if KM_ACC_KIND == 0
+#define KM_IDENTITY uintBitsToFloat(0xff800000u)
+#elif KM_ACC_KIND == 1
+#define KM_IDENTITY int(0x80000000u)
+#else
+#define KM_IDENTITY 0u
+#endif
+#else
+#if KM_ACC_KIND == 0
+#define KM_IDENTITY uintBitsToFloat(0x7f800000u)
+#elif KM_ACC_KIND == 1
+#define KM_IDENTITY 0x7fffffff
+#else
+#define KM_IDENTITY 0xffffffffu
+#endif
+#endif
+
+KM_ACC km_combine(KM_ACC a, KM_ACC b) {
+#if KM_OP == 0
+    return a + b;
+#elif KM_ACC_KIND == 0 && KM_OP == 1
+    return (isnan(a) || a >= b) ? a : b;
+#elif KM_ACC_KIND == 0
+    return (isnan(a) || a <= b) ? a : b;
+#elif KM_OP == 1
+    return max(a, b);
+#else
+    return min(a, b);
+#endif
+}
+
+// argmax/argmin: does (w, j) beat (v, i)? Ties (and NaN against NaN) go to the smaller index.
+bool km_arg_better(KM_ACC v, uint i, KM_ACC w, uint j) {
+    if (j == KM_NO_INDEX) return false;
+    if (i == KM_NO_INDEX) return true;
+#if KM_ACC_KIND == 0
+    if (isnan(v)) return isnan(w) && j < i;
+    if (isnan(w)) return true;
+#endif
+#if KM_OP == 1
+    if (w > v) return true;
+#else
+    if (w < v) return true;
+#endif
+    return w == v && j < i;
+}
+
+#endif

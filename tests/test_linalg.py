@@ -1,0 +1,97 @@
+"""matmul and dot against numpy: shapes (vectors, stacks, tile edges), dtypes, errors."""
+
+import os
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import kompute_ml as km
+from kompute_ml import array as ka
+
+SETTINGS = settings(max_examples=int(os.environ.get("KM_HYPOTHESIS_EXAMPLES", 25)), deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow])
+
+
+def rand(shape, seed, dtype=np.float32):
+    rng = np.random.default_rng(seed)
+    if dtype == np.float32:
+        return rng.standard_normal(shape).astype(np.float32)
+    if dtype == np.bool_:
+        return rng.random(shape) < 0.3
+    return rng.integers(0 if dtype == np.uint32 else -5, 6, shape).astype(dtype)
+
+
+def check(got, x, y):
+    want = np.matmul(x.astype(np.float64) if x.dtype == np.float32 else x,
+                     y.astype(np.float64) if y.dtype == np.float32 else y)
+    want_dtype = ka.canonical_dtype(np.result_type(x.dtype, y.dtype))
+    assert isinstance(got, ka.Array)
+    assert got.shape == want.shape and got.dtype == want_dtype
+    if want_dtype == np.float32:
+        k = x.shape[-1]
+        np.testing.assert_allclose(got.numpy(), want, rtol=1e-4, atol=1e-5 * max(k, 1) ** 0.5)
+    else:
+        np.testing.assert_array_equal(got.numpy(), want.astype(want_dtype))
+
+
+@SETTINGS
+@given(m=st.integers(0, 150), k=st.integers(0, 150), n=st.integers(0, 150),
+       seed=st.integers(0, 2 ** 31))
+def test_matrix_products_like_numpy(m, k, n, seed):
+    x, y = rand((m, k), seed), rand((k, n), seed + 1)
+    check(km.asarray(x) @ km.asarray(y), x, y)
+
+
+@pytest.mark.parametrize("sa, sb", [
+    ((1, 1), (1, 1)), ((128, 128), (128, 128)), ((129, 257), (257, 131)), ((300, 17), (17, 3)),
+    ((1, 500), (500, 1)), ((7,), (7, 300)), ((300, 7), (7,)), ((1000, 3), (3,)), ((3,), (3, 1000)),
+    ((2000,), (2000,)), ((0,), (0,)), ((4, 0), (0,)), ((2, 3, 4), (4, 5)), ((3, 4), (2, 4, 5)),
+    ((2, 1, 3, 4), (5, 4, 2)), ((2, 3, 5, 4), (3, 4, 6)), ((2, 3, 4), (4,)), ((4,), (2, 4, 3))])
+def test_shapes_like_numpy(sa, sb):
+    x, y = rand(sa, 1), rand(sb, 2)
+    check(km.matmul(km.asarray(x), km.asarray(y)), x, y)
+
+
+@pytest.mark.parametrize("da, db", [(np.int32, np.int32), (np.uint32, np.uint32),
+                                    (np.bool_, np.bool_), (np.int32, np.float32),
+                                    (np.int32, np.uint32), (np.bool_, np.float32)])
+def test_dtypes_like_numpy(da, db):
+    for sa, sb in [((9, 130), (130, 5)), ((9, 130), (130,)), ((130,), (130, 5))]:
+        x, y = rand(sa, 3, da), rand(sb, 4, db)
+        check(km.asarray(x) @ km.asarray(y), x, y)
+
+
+def test_transposes_numpy_operands_and_dot():
+    x, y = rand((40, 30), 5), rand((40, 20), 6)
+    a, b = km.asarray(x), km.asarray(y)
+    check(a.T @ b, x.T, y)
+    check(x.T @ b, x.T, y)           # numpy operand on the left: __array_ufunc__ -> device
+    check(a.T @ y, x.T, y)
+    check(km.dot(a.T, b), x.T, y)
+    check(km.dot(a[:, 0], b[:, 0]), x[:, 0], y[:, 0])
+    check(a.dot(x[0]), x, x[0])
+    np.testing.assert_allclose(km.dot(a, 2.0).numpy(), x * 2)
+    assert float(km.dot(km.asarray([1.0, 2.0]), km.asarray([3.0, 4.0]))) == 11.0
+
+
+def test_errors():
+    a = km.ones((3, 4))
+    with pytest.raises(ValueError, match="mismatch"):
+        a @ km.ones((3, 4))
+    with pytest.raises(ValueError, match="mismatch"):
+        a @ km.ones(3)
+    with pytest.raises(ValueError, match="enough dimensions"):
+        km.matmul(a, 2.0)
+    with pytest.raises(ValueError):
+        km.matmul(km.ones((2, 3, 4)), km.ones((3, 4, 2)))
+    with pytest.raises(ValueError, match="at most 2"):
+        km.dot(km.ones((2, 3, 4)), km.ones((4, 2)))
+    with pytest.raises(ValueError, match="not aligned"):
+        km.dot(km.ones(3), km.ones(4))
+
+
+def test_large_product_is_tiled(device):
+    x, y = rand((513, 384), 7), rand((384, 260), 8)
+    check(km.asarray(x) @ km.asarray(y), x, y)
