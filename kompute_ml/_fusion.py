@@ -82,8 +82,9 @@ class Node:
         self.shape = tuple(shape)
         self.compute = tuple(compute)
         # nodes in the tree (shared subtrees counted each time): bounds the work of a trace
-        self.count = 1 + sum(a._node.count for a in self.args
-                             if not isinstance(a, Scalar) and a._node is not None)
+        # (getattr: another thread may realize an argument meanwhile, setting its _node to None)
+        self.count = 1 + sum(getattr(a._node, "count", 0) for a in self.args
+                             if not isinstance(a, Scalar))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -498,8 +499,21 @@ def _split(root, device):
         realize(biggest, device)
 
 
+# Realizations run one at a time (re-entrant: _split realizes subtrees). Threads share lazy
+# arrays, and a trace must not see an argument turn from a node into a buffer half-way; the
+# losers of a race find the array realized and return its buffer.
+_realize_lock = threading.RLock()
+
+
 def realize(arr, device):
     """Compute the lazy Array ``arr`` with one generated kernel; return its new Buffer."""
+    with _realize_lock:
+        if arr._node is None:
+            return arr._buf
+        return _realize_locked(arr, device)
+
+
+def _realize_locked(arr, device):
     plan = _split(arr, device)
     n = plan.n
     out = _memory.alloc(device, max(n, 1) * 4)

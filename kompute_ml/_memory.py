@@ -239,13 +239,18 @@ def free_all_blocks(device=None):
             _drop_free(pool, all_blocks=True)
 
 
-def set_limit(nbytes, device):
+def _device_of(device):
+    return device if isinstance(device, _device.Device) else _device.get_device(device)
+
+
+def set_limit(nbytes, device=None):
     """Cap live + cached bytes of the device's pool (0: no cap); past it, OutOfMemoryError."""
-    _pool(device).limit = max(0, int(nbytes))
+    _pool(_device_of(device)).limit = max(0, int(nbytes))
 
 
-def set_cache_limit(nbytes, device):
+def set_cache_limit(nbytes, device=None):
     """Cap the bytes the pool keeps cached for reuse (tensors beyond it are dropped)."""
+    device = _device_of(device)
     pool = _pool(device)
     pool.cache_limit = max(0, int(nbytes))
     with device.lock:

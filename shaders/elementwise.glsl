@@ -30,14 +30,25 @@ int km_mod_i(int a, int b) {
 uint km_floordiv_u(uint a, uint b) { return b == 0u ? 0u : a / b; }
 uint km_mod_u(uint a, uint b) { return b == 0u ? 0u : a % b; }
 
-// ---- floor division and remainder, floats (numpy's npy_divmod, with fmod as x - y*trunc(x/y))
+// ---- floor division and remainder, floats: numpy's npy_divmod over an exact fmod
+// x - y*trunc(x/y) is not exact (the product rounds; past a quotient of 2**24 it loses everything,
+// even to inf - inf), so fmod is long division: subtract y * 2^k for k from the exponent
+// difference down to 0. r < 2t holds at every step, so each r - t is exact (Sterbenz) and the
+// result is C's fmodf; the loop runs log2(x / y) + 1 times (at most ~280).
 float km_fmod(float a, float b) {
-    float r = a - b * trunc(a / b);
-    // x/y rounded may land one step off: bring r back into (-|b|, |b|) with the sign of a
-    if (abs(r) >= abs(b)) r -= sign(r) * abs(b);
-    if (r != 0.0 && (r < 0.0) != (a < 0.0)) r += sign(a) * abs(b);
-    return r;
+    float x = abs(a), y = abs(b);
+    if (x < y) return a;
+    int ex, ey;
+    frexp(x, ex);
+    frexp(y, ey);
+    float r = x;
+    for (int k = ex - ey; k >= 0; k--) {
+        float t = ldexp(y, k);
+        if (r >= t) r -= t;
+    }
+    return a < 0.0 ? -r : r;
 }
+
 float km_mod_f(float a, float b) {
     if (b == 0.0 || isnan(a) || isnan(b) || isinf(a)) return KM_NAN;
     if (isinf(b)) return (a == 0.0 || (a < 0.0) == (b < 0.0)) ? a : b;

@@ -1,0 +1,104 @@
+"""Turn benchmarks/results/*.json (written by run_all.py) into tables and a bar chart.
+
+    python benchmarks/report.py            # prints the Markdown tables, writes benchmarks/ratio.png
+
+The chart shows kompute_ml / best CUDA baseline per benchmark (higher is better; for times, the
+ratio is inverted so that > 1 still means kompute_ml is faster).
+"""
+
+import glob
+import json
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+LOWER_IS_BETTER = {"s", "us", "ms"}
+TARGETS = {"elementwise_mul": 0.90, "fused_exp_mul_add": 0.90, "sum": 0.80, "matmul_4096": 0.50,
+           "logreg_fit": 1 / 1.5, "dispatch_roundtrip": 0.5}
+
+
+def load(pattern="*.json"):
+    docs = []
+    for path in sorted(glob.glob(os.path.join(HERE, "results", pattern))):
+        with open(path) as f:
+            doc = json.load(f)
+        if "command" in doc and "run_all" in doc["command"]:
+            docs.append(doc)
+    return docs
+
+
+def ratio(r, names=("torch", "cupy")):
+    """kompute_ml relative to the best CUDA baseline (> 1: kompute_ml better), or None."""
+    base = [v for k, v in r.get("baselines", {}).items() if k in names and v]
+    if not base or not r.get("kompute_ml"):
+        return None
+    if r["unit"] in LOWER_IS_BETTER:
+        return min(base) / r["kompute_ml"]
+    return r["kompute_ml"] / max(base)
+
+
+def fmt(v):
+    if v is None:
+        return "–"
+    return f"{v:,.1f}" if abs(v) >= 10 else f"{v:.3g}"
+
+
+def table(doc):
+    lines = [f"**{doc['device']}** ({doc['driver']}; host {doc['cpu']}; {doc['date']})  ",
+             f"`{doc['command']}`", "",
+             "| benchmark | unit | kompute_ml (device) | kompute_ml (wall) | torch | CuPy | numpy / sklearn | vs best CUDA | target |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for r in doc["results"]:
+        if "error" in r:
+            lines.append(f"| {r['name']} | error: {r['error'][:80]} | | | | | | | |")
+            continue
+        b = r.get("baselines", {})
+        host = b.get("numpy", b.get("sklearn_lbfgs"))
+        rt = ratio(r)
+        tgt = TARGETS.get(r["name"])
+        tgt_s = "–" if tgt is None else (f"≥ {tgt:.2f}" if r["unit"] not in LOWER_IS_BETTER
+                                         else f"≤ {1 / tgt:.1f}× time")
+        lines.append(f"| {r['name']} | {r['unit']} | {fmt(r.get('kompute_ml'))} | {fmt(r.get('kompute_ml_wall'))} "
+                     f"| {fmt(b.get('torch'))} | {fmt(b.get('cupy'))} | {fmt(host)} | "
+                     f"{'–' if rt is None else f'{rt:.2f}'} | {tgt_s} |")
+    return "\n".join(lines)
+
+
+def chart(docs, path):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    doc = next((d for d in docs if any(ratio(r) for r in d["results"] if "error" not in r)), None)
+    if doc is None:
+        return None
+    rows = [(r["name"], ratio(r)) for r in doc["results"] if "error" not in r and ratio(r)]
+    fig, ax = plt.subplots(figsize=(8, 3.6))
+    names = [n for n, _ in rows]
+    vals = [v for _, v in rows]
+    ax.bar(names, vals, color=["tab:green" if v >= TARGETS.get(n, 1) else "tab:red" for n, v in rows])
+    for i, (n, v) in enumerate(rows):
+        if n in TARGETS:
+            ax.hlines(TARGETS[n], i - 0.4, i + 0.4, colors="k", linestyles="dashed")
+        ax.text(i, v + 0.02, f"{v:.2f}", ha="center", fontsize=8)
+    ax.axhline(1.0, color="grey", lw=0.8)
+    ax.set_ylabel("kompute_ml / best of torch, CuPy")
+    ax.set_title(f"{doc['device']}: higher is better (times inverted); dashes = targets")
+    plt.xticks(rotation=20, fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    return path
+
+
+def main():
+    docs = load()
+    for doc in docs:
+        print(table(doc))
+        print()
+    out = chart(docs, os.path.join(HERE, "ratio.png"))
+    if out:
+        print(f"chart: {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

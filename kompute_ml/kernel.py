@@ -1,0 +1,417 @@
+"""Kernel: a user's compute shader (GLSL file or source, SPIR-V, python2shader function) called
+on kompute_ml arrays.
+
+A call checks everything kp would crash on or silently get wrong (the number of arrays against
+the shader's bindings, the push-constant bytes against its block, the grid against the device's
+limits) and then records one dispatch in the device's pending sequence through the stream layer;
+results are read through the arrays (``out.numpy()``), which submits the pending work.
+"""
+
+import argparse
+import os
+import shutil
+import struct
+import subprocess
+import sys
+
+import numpy as np
+
+from . import _glslang, _spirv, _stream, shaders
+from . import device as _device
+from .errors import DeviceLimitError, KomputeMLError
+
+__all__ = ["Kernel", "find_shader"]
+
+SHADER_PATH_ENV = "KOMPUTE_ML_SHADER_PATH"
+
+
+def _shader_path_dirs():
+    return [d for d in os.environ.get(SHADER_PATH_ENV, "").split(os.pathsep) if d]
+
+
+def find_shader(name):
+    """Path of the shader file ``name``.
+
+    Looked up as given (an absolute path, or relative to the working directory), then in each
+    folder of ``$KOMPUTE_ML_SHADER_PATH``, then in the built-in ``shaders/``; a name without an
+    extension also matches ``name.comp``. Raises FileNotFoundError listing the places searched.
+    """
+    name = os.fspath(name)
+    names = [name] if os.path.splitext(name)[1] else [name, name + ".comp"]
+    searched = []
+    for d in [None] + _shader_path_dirs() + shaders.shader_dirs():
+        for n in names:
+            p = n if d is None else os.path.join(d, n)
+            if os.path.isfile(p):
+                return os.path.abspath(p)
+        searched.append(os.getcwd() if d is None else d)
+        if os.path.isabs(name):
+            break
+    raise FileNotFoundError(f"no shader file {name!r}; searched: {', '.join(searched)} "
+                            f"(set {SHADER_PATH_ENV} to add folders)")
+
+
+def _is_source(text):
+    return "\n" in text or "void main" in text
+
+
+def _check_grid(grid):
+    if isinstance(grid, (int, np.integer)) and not isinstance(grid, (bool, np.bool_)):
+        grid = (grid,)
+    try:
+        g = tuple(grid)
+    except TypeError:
+        raise TypeError(f"`grid` must be an int or 1 to 3 positive ints, got {grid!r}") from None
+    if not 1 <= len(g) <= 3 or any(isinstance(x, (bool, np.bool_)) or
+                                   not isinstance(x, (int, np.integer)) or x < 1 for x in g):
+        raise ValueError(f"`grid` must have 1 to 3 positive ints, got {grid!r}")
+    return tuple(int(x) for x in g) + (1,) * (3 - len(g))
+
+
+def _pack_push(push):
+    """Push constants as bytes: numbers -> 4-byte words; bytes / numpy arrays as they are."""
+    if push is None:
+        return b""
+    if isinstance(push, (bytes, bytearray, memoryview)):
+        data = bytes(push)
+    elif isinstance(push, np.ndarray):
+        if push.dtype.itemsize != 4 or push.dtype.kind not in "iuf":
+            raise TypeError(f"`push` as a numpy array needs 4-byte numbers, got dtype {push.dtype}")
+        data = np.ascontiguousarray(push, dtype=push.dtype.newbyteorder("<")).tobytes()
+    else:
+        values = (push,) if isinstance(push, (int, float, np.number, np.bool_)) else push
+        try:
+            values = list(values)
+        except TypeError:
+            raise TypeError(f"`push` must be a tuple of numbers, bytes or a numpy array, got "
+                            f"{type(push).__name__}") from None
+        parts = []
+        for i, v in enumerate(values):
+            if isinstance(v, (bool, np.bool_)):
+                parts.append(struct.pack("<I", int(v)))
+            elif isinstance(v, np.floating):
+                parts.append(np.asarray(v, dtype="<f4").tobytes())
+            elif isinstance(v, np.integer) and v.dtype.itemsize == 4:
+                parts.append(np.asarray(v, dtype=v.dtype.newbyteorder("<")).tobytes())
+            elif isinstance(v, (int, np.integer)):
+                v = int(v)
+                if -2**31 <= v < 2**31:
+                    parts.append(struct.pack("<i", v))
+                elif 2**31 <= v < 2**32:
+                    parts.append(struct.pack("<I", v))
+                else:
+                    raise OverflowError(f"push constant {i} = {v} does not fit 32 bits")
+            elif isinstance(v, float):
+                parts.append(np.asarray(v, dtype="<f4").tobytes())
+            else:
+                raise TypeError(f"push constant {i} must be a number, got {type(v).__name__}")
+        data = b"".join(parts)
+    if len(data) % 4:
+        raise ValueError(f"`push` must be a whole number of 4-byte words, got {len(data)} bytes")
+    return data
+
+
+class Kernel:
+    """A compute shader called on kompute_ml arrays.
+
+    Make one with :meth:`from_glsl` (a ``.comp`` file or GLSL source), :meth:`from_spirv`, or
+    ``Kernel(fn)`` / ``fn.to_kernel()`` for a :func:`kompute_ml.pyshader.python2shader`
+    function. Array ``i`` of a call is bound to binding ``i``, so the shader's storage buffers
+    must be bindings 0..n-1 of descriptor set 0.
+
+    Parameters
+    ----------
+    shader : ShaderModule or bytes
+        A python2shader function, or SPIR-V bytes.
+
+    Attributes
+    ----------
+    spirv : bytes
+    local_size : tuple of 3 ints
+        The workgroup size, read from the SPIR-V.
+    bindings : tuple of int
+    push_constant_size : int
+        Bytes of the push-constant block (0: none).
+    source : str or None
+        The GLSL source (generated, for a python2shader function), when known.
+
+    Examples
+    --------
+    >>> import numpy as np, kompute_ml as km
+    >>> k = km.Kernel.from_glsl('''#version 450
+    ... layout(local_size_x = 64) in;
+    ... layout(set = 0, binding = 0) buffer X { float x[]; };
+    ... layout(push_constant) uniform P { uint n; float scale; } pc;
+    ... void main() {
+    ...     uint i = gl_GlobalInvocationID.x;
+    ...     if (i < pc.n) x[i] *= pc.scale;
+    ... }''')
+    >>> x = km.asarray(np.arange(4.0))
+    >>> k(x, grid=x.size, push=(x.size, 3.0))
+    >>> x.numpy()
+    array([0., 3., 6., 9.], dtype=float32)
+    """
+
+    def __init__(self, shader):
+        if isinstance(shader, (bytes, bytearray, memoryview)):
+            self._setup(bytes(shader), "<spirv>", None, None)
+        elif hasattr(shader, "to_spirv") and callable(shader.to_spirv):
+            source = shader.to_glsl() if hasattr(shader, "to_glsl") else None
+            self._setup(shader.to_spirv(), getattr(shader, "name", type(shader).__name__),
+                        source, None)
+            self._lengths = tuple(getattr(shader, "length_constants", ()))
+        else:
+            raise TypeError(f"Kernel needs a python2shader function or SPIR-V bytes, got "
+                            f"{type(shader).__name__} (for GLSL use Kernel.from_glsl)")
+
+    @classmethod
+    def from_glsl(cls, path_or_source, defines=None, *, include_dirs=()):
+        """A kernel from a GLSL compute shader file or source.
+
+        Parameters
+        ----------
+        path_or_source : str or path-like
+            GLSL source (a str holding a newline or ``void main``), or a file name looked up as
+            :func:`find_shader` does.
+        defines : dict, optional
+            Macros ``#define``-d after ``#version`` (see :func:`kompute_ml.compile_glsl`).
+        include_dirs : sequence of path-like, default=()
+            Folders searched first for ``#include "x.glsl"``; then the ``$KOMPUTE_ML_SHADER_PATH``
+            folders, the shader file's own folder and the built-in ``shaders/``.
+
+        Raises
+        ------
+        ShaderCompileError
+            glslang rejected the source (its message, the file and the line).
+        FileNotFoundError
+            No such file.
+        """
+        if isinstance(path_or_source, os.PathLike) or (
+                isinstance(path_or_source, str) and not _is_source(path_or_source)):
+            path = find_shader(path_or_source)
+            with open(path, encoding="utf-8") as f:
+                source = f.read()
+            filename, name = path, os.path.basename(path)
+        elif isinstance(path_or_source, str):
+            source, filename, path, name = path_or_source, "<string>", None, "<glsl>"
+        else:
+            raise TypeError(f"path_or_source must be a str or a path, got "
+                            f"{type(path_or_source).__name__}")
+        if isinstance(include_dirs, (str, os.PathLike)):
+            include_dirs = (include_dirs,)
+        dirs = [os.fspath(d) for d in include_dirs or ()] + _shader_path_dirs()
+        spirv = _glslang.compile_glsl(source, defines, dirs, filename=filename)
+        self = cls.__new__(cls)
+        self._setup(spirv, name, source, path)
+        return self
+
+    @classmethod
+    def from_spirv(cls, data):
+        """A kernel from a SPIR-V module (bytes); raises SpirvError for anything else."""
+        if not isinstance(data, (bytes, bytearray, memoryview)):
+            raise TypeError(f"from_spirv needs bytes, got {type(data).__name__}")
+        self = cls.__new__(cls)
+        self._setup(bytes(data), "<spirv>", None, None)
+        return self
+
+    def _setup(self, spirv, name, source, path):
+        info = _spirv.reflect(spirv)
+        n = len(info.bindings)
+        if n == 0:
+            raise ValueError(f"kernel {name}: the shader has no buffer binding; kp dispatches "
+                             "need at least one buffer")
+        if tuple(info.bindings) != tuple(range(n)):
+            raise ValueError(f"kernel {name}: its bindings are {list(info.bindings)}; array i is "
+                             f"bound to binding i, so bindings must be 0..{n - 1}")
+        if info.uniform_bindings:
+            raise ValueError(f"kernel {name}: binding(s) {list(info.uniform_bindings)} are "
+                             "uniform blocks; kp binds storage buffers only (declare them "
+                             "`readonly buffer`)")
+        self.spirv, self.info, self.name, self.source, self.path = spirv, info, name, source, path
+        self._lengths = ()      # python2shader: (spec id, binding, stride) of len() constants
+
+    @property
+    def local_size(self):
+        return tuple(self.info.local_size)
+
+    @property
+    def bindings(self):
+        return tuple(self.info.bindings)
+
+    @property
+    def push_constant_size(self):
+        return self.info.push_constant_size
+
+    def __repr__(self):
+        n = len(self.bindings)
+        return (f"<Kernel {self.name}: {n} buffer{'s' * (n != 1)}, local_size={self.local_size}, "
+                f"push constants {self.push_constant_size} bytes>")
+
+    def _check_local_size(self, dev):
+        lim = dev.limits
+        size, total = lim.get("max_workgroup_size"), lim.get("max_workgroup_invocations")
+        ls = self.local_size
+        if size:
+            for axis, (n, m) in enumerate(zip(ls, size)):
+                if n > m:
+                    raise DeviceLimitError(
+                        f"kernel {self.name}: local_size {ls} exceeds the device's "
+                        f"maxComputeWorkGroupSize[{axis}] = {m} on {dev.name!r}")
+        if total and ls[0] * ls[1] * ls[2] > total:
+            raise DeviceLimitError(
+                f"kernel {self.name}: local_size {ls} has {ls[0] * ls[1] * ls[2]} invocations, "
+                f"more than the device's maxComputeWorkGroupInvocations = {total} on {dev.name!r}")
+
+    def __call__(self, *arrays, grid, push=(), spec=(), device=None):
+        """Record one dispatch of the kernel over ``arrays`` (array i at binding i).
+
+        Parameters
+        ----------
+        *arrays : kompute_ml.Array
+            One per binding. Lazy arrays are computed first. kp tensors and numpy arrays are
+            not accepted (convert with ``km.asarray``); results are read from the arrays.
+        grid : int or tuple of 1 to 3 ints
+            Invocations per axis; the workgroup count is ``ceil(grid / local_size)`` per axis.
+        push : tuple of numbers, bytes or numpy array, default=()
+            Push constants: ints become int32 (uint32 above 2**31 - 1), floats float32, numpy
+            4-byte scalars keep their dtype (other numpy floats become float32). Their size must
+            equal the shader's push-constant block.
+        spec : tuple of numbers, default=()
+            Specialization constants, ``spec[i]`` for ``constant_id = i``.
+        device : None, int, str or Device
+            Must be the arrays' device when given.
+
+        Raises
+        ------
+        ValueError
+            Wrong number of arrays, push-constant size, grid or specialization constants.
+        DeviceLimitError
+            The workgroup count exceeds the device's maxComputeWorkGroupCount.
+        TypeError
+            An argument is not a kompute_ml Array.
+        """
+        n = len(self.bindings)
+        if len(arrays) != n:
+            raise ValueError(f"kernel {self.name} binds {n} buffer{'s' * (n != 1)} (bindings "
+                             f"0..{n - 1}); {len(arrays)} array{'s' * (len(arrays) != 1)} given")
+        for i, a in enumerate(arrays):
+            if not callable(getattr(a, "_kernel_buffer", None)):
+                hint = " (convert it with km.asarray)" if isinstance(a, np.ndarray) else \
+                    " (kp tensors are not accepted; use km arrays)" \
+                    if type(a).__module__.startswith("kp") else ""
+                raise TypeError(f"kernel {self.name}: argument {i} (binding {i}) must be a "
+                                f"kompute_ml Array, got {type(a).__name__}{hint}")
+        dev = arrays[0].device
+        for i, a in enumerate(arrays[1:], 1):
+            if a.device is not dev:
+                raise ValueError(f"kernel {self.name}: arrays on different devices "
+                                 f"({dev.name!r} and {a.device.name!r} for argument {i})")
+        if device is not None and _device.get_device(device) is not dev:
+            raise ValueError(f"kernel {self.name}: device={device!r}, but the arrays are on "
+                             f"{dev.name!r}")
+        grid = _check_grid(grid)
+        groups = tuple(-(-g // ls) for g, ls in zip(grid, self.local_size))
+        data = _pack_push(push)
+        size = self.push_constant_size
+        if len(data) != size:
+            raise ValueError(f"kernel {self.name}: its push-constant block is {size} bytes "
+                             f"({size // 4} words); push={push!r} packs {len(data)} bytes")
+        spec = () if spec is None else tuple(spec)
+        if self._lengths:
+            if spec:
+                raise ValueError(f"kernel {self.name}: a python2shader kernel takes no `spec`; "
+                                 "its specialization constants carry the arrays' lengths")
+            # len(x) in the shader: the array's length, not its pooled buffer's capacity
+            # (kompute_ml arrays hold 4-byte words, bool included)
+            spec = tuple(arrays[b].size * 4 // stride for _, b, stride in self._lengths)
+        missing = [i for i in range(len(spec)) if i not in self.info.spec_constant_ids]
+        if missing:
+            raise ValueError(f"kernel {self.name}: spec has {len(spec)} values but the shader has "
+                             f"no constant_id {missing[0]} (its ids: "
+                             f"{list(self.info.spec_constant_ids)})")
+        _stream.check_groups(dev, groups)
+        self._check_local_size(dev)
+        buffers = [a._kernel_buffer() for a in arrays]      # realizes lazy arrays
+        # binding i: arrays[i]
+        _stream.dispatch(dev, self.spirv, buffers, groups, push=data, spec=spec or None,
+                         info=self.info)
+
+
+# ---------------------------------------------------------------------------------------------
+# python -m kompute_ml compile
+
+def _load_python_shader(target):
+    """The ShaderModule named by ``file.py:function``."""
+    import importlib.util
+    path, _, attr = target.rpartition(":")
+    spec = importlib.util.spec_from_file_location(
+        "_kompute_ml_user_" + os.path.splitext(os.path.basename(path))[0], path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    obj = getattr(module, attr, None)
+    if obj is None or not hasattr(obj, "to_glsl"):
+        raise ValueError(f"{path} has no python2shader function named {attr!r}")
+    return obj
+
+
+def _cli_compile(argv):
+    """``python -m kompute_ml compile FILE.comp [-o FILE.spv]``; returns the exit status."""
+    p = argparse.ArgumentParser(
+        prog="python -m kompute_ml compile",
+        description="Compile a GLSL compute shader (or a python2shader function, FILE.py:NAME) "
+                    "to SPIR-V, with the compiler and include rules kompute_ml uses at run time.")
+    p.add_argument("file", help="FILE.comp, or FILE.py:FUNCTION for a python2shader function")
+    p.add_argument("-o", "--output", help="output .spv (default: FILE with the suffix .spv)")
+    p.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME[=VALUE]",
+                   help="define a macro (repeatable)")
+    p.add_argument("-I", dest="include_dirs", action="append", default=[], metavar="DIR",
+                   help="folder searched for #include (repeatable)")
+    p.add_argument("--glsl", metavar="PATH", help="also write the GLSL compiled ('-': stdout); "
+                   "for a python2shader function, the generated GLSL")
+    p.add_argument("--info", action="store_true",
+                   help="print the workgroup size, bindings and push-constant size")
+    p.add_argument("--dis", action="store_true", help="print spirv-dis's disassembly")
+    args = p.parse_args(argv)
+    defines = {}
+    for d in args.defines:
+        k, eq, v = d.partition("=")
+        defines[k] = v if eq else None
+    try:
+        if args.file.rpartition(":")[0].endswith(".py"):
+            module = _load_python_shader(args.file)
+            source, spirv = module.to_glsl(), module.to_spirv()
+            default_out = args.file.rpartition(":")[0][:-3] + "_" + module.name + ".spv"
+        else:
+            path = find_shader(args.file)
+            with open(path, encoding="utf-8") as f:
+                source = f.read()
+            spirv = _glslang.compile_glsl(source, defines or None,
+                                          args.include_dirs + _shader_path_dirs(), filename=path)
+            default_out = os.path.splitext(args.file)[0] + ".spv"
+        info = _spirv.reflect(spirv)
+    except (KomputeMLError, OSError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    out = args.output or default_out
+    tmp = out + f".tmp{os.getpid()}"
+    with open(tmp, "wb") as f:
+        f.write(spirv)
+    os.replace(tmp, out)
+    print(f"wrote {out} ({len(spirv)} bytes)")
+    if args.glsl:
+        if args.glsl == "-":
+            sys.stdout.write(source)
+        else:
+            with open(args.glsl, "w", encoding="utf-8") as f:
+                f.write(source)
+    if args.info:
+        print(f"local_size: {tuple(info.local_size)}\nbindings: {list(info.bindings)}\n"
+              f"push constants: {info.push_constant_size} bytes\n"
+              f"specialization constant ids: {list(info.spec_constant_ids)}")
+    if args.dis:
+        dis = shutil.which("spirv-dis")
+        if dis is None:
+            print("spirv-dis not found (Debian: apt install spirv-tools)", file=sys.stderr)
+            return 1
+        sys.stdout.write(subprocess.run([dis, out], capture_output=True, text=True).stdout)
+    return 0

@@ -1,0 +1,514 @@
+"""LogisticRegression: scikit-learn's estimator contract, trained on a Vulkan device.
+
+The class is thin: it validates, encodes the labels and weights, and orchestrates. The device
+work (upload, fused gradient kernels, optimizer steps) lives in ``_loss.py``; step sizes, the
+convergence test and the L-BFGS driver in ``_optim.py``.
+"""
+
+import numbers
+import warnings
+
+import numpy as np
+import scipy.sparse
+from scipy.special import expit, log_expit, log_softmax, softmax
+from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils import check_random_state, compute_class_weight
+from sklearn.utils._available_if import available_if
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+
+from .. import device as _device
+from ..errors import DeviceNotFoundError
+from . import _loss, _optim
+
+__all__ = ["LogisticRegression"]
+
+# X with at least this many elements is predicted on the device (below, numpy is faster anywhere)
+_PREDICT_ON_DEVICE = 1 << 21
+_AUTO_BATCH_MAX = 256
+_AUTO_BATCH_MIN = 16
+_AUTO_STEPS_PER_EPOCH = 32     # 'auto' batches give this many steps per epoch on small data
+
+
+def _auto_batch(n):
+    """batch_size='auto': up to 256 rows, and 32 steps per epoch on small data (>= 16 rows)."""
+    return int(min(n, _AUTO_BATCH_MAX, max(_AUTO_BATCH_MIN, n // _AUTO_STEPS_PER_EPOCH)))
+
+
+class LogisticRegression(ClassifierMixin, BaseEstimator):
+    """Logistic regression (binary and multinomial) trained on a Vulkan device.
+
+    Minimizes scikit-learn's objective ``sum_i s_i * logloss_i + ||coef||^2 / (2 C)`` (the
+    intercept is not penalized; ``s_i`` are the sample weights times the class weights), in
+    float32 on the device. Binary problems use one logit and the sigmoid, three or more classes
+    the softmax (multinomial). X and y are uploaded once per fit; each micro-batch step is two
+    dispatches of fused kernels (forward + gradient, then reduction + update), an epoch one
+    submit, and only the epoch's losses and the parameters come back to the host.
+
+    Parameters
+    ----------
+    penalty : {'l2'} or None, default='l2'
+        ``'l2'``: the ``||coef||^2 / (2 C)`` term; None: no penalty.
+    C : float, default=1.0
+        Inverse of the regularization strength; must be positive.
+    fit_intercept : bool, default=True
+        Whether to learn an intercept per logit.
+    solver : {'adam', 'sgd', 'lbfgs'}, default='adam'
+        ``'adam'``: micro-batch Adam. ``'sgd'``: micro-batch SGD with Nesterov momentum 0.9.
+        Both minimize the weight-averaged objective (mean loss + ``||coef||^2 / (2 C S)``, S the
+        total weight: the same minimizer). ``'lbfgs'``: scipy's L-BFGS-B on the host, with
+        full-batch loss and gradient computed on the device (only the parameters and the
+        gradient cross the bus); the most precise match of scikit-learn's solution.
+    batch_size : int or 'auto', default='auto'
+        Rows per micro-batch step. ``'auto'``: ``min(256, max(16, n_samples // 32), n_samples)``.
+    learning_rate : float or 'auto', default='auto'
+        Step size of 'adam'/'sgd'. ``'auto'``: 0.05 for 'adam'; for 'sgd' ``1 / L`` with L the
+        weighted mean Lipschitz constant of a row's loss gradient (``(||x||^2 + 1) / 4`` binary,
+        ``/ 2`` multinomial), so that unscaled features are safe. Either is divided by 5 each time
+        the epoch loss stalls for ``n_iter_no_change`` epochs (three times at most; the next stall
+        ends training). A float is kept constant and the first stall ends training.
+    max_iter : int, default=100
+        Maximum number of epochs ('adam', 'sgd') or of iterations ('lbfgs').
+    tol : float or None, default=1e-4
+        'adam'/'sgd': an epoch improves when its loss (the averaged objective) is below the best
+        so far minus ``tol``; None: always run ``max_iter`` epochs. 'lbfgs': the gradient
+        tolerance (scipy's ``gtol``).
+    n_iter_no_change : int, default=5
+        Epochs without improvement that make a stall ('adam', 'sgd').
+    shuffle : bool, default=True
+        Visit the rows in a new random order every epoch ('adam', 'sgd'). The order is an index
+        permutation uploaded per epoch; X is never re-uploaded.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the shuffling.
+    class_weight : dict, 'balanced' or None, default=None
+        Weights of the classes (``{label: weight}``), multiplied into the sample weights.
+        ``'balanced'``: ``n_samples / (n_classes * np.bincount(y))``.
+    warm_start : bool, default=False
+        Start from the previous ``coef_`` and ``intercept_`` when their shapes fit.
+    verbose : int, default=0
+        1 or more: a progress bar (tqdm) with the epoch loss.
+    device : None, int, str or kompute_ml.Device, default=None
+        The Vulkan device (``kompute_ml.get_device`` semantics); None: the default device.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        The labels, sorted.
+    coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
+        Coefficients (one row for a binary problem: the logit of ``classes_[1]``).
+    intercept_ : ndarray of shape (1,) or (n_classes,)
+        Intercepts (zeros when ``fit_intercept=False``).
+    n_features_in_ : int
+        Number of features seen in ``fit``.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of the features seen in ``fit``, when X has string column names.
+    n_iter_ : ndarray of shape (1,)
+        Epochs ('adam', 'sgd') or L-BFGS iterations run.
+    loss_curve_ : list of float
+        The objective (averaged over the total sample weight) after each epoch, or at each
+        L-BFGS iteration.
+
+    See Also
+    --------
+    sklearn.linear_model.LogisticRegression : the same model, fitted on the CPU.
+
+    Notes
+    -----
+    Computations on the device are float32; ``coef_`` and ``intercept_`` are float64 copies.
+    Data larger than one storage buffer (the device's ``max_storage_buffer_range``) is split into
+    row chunks; data larger than device memory can be streamed through ``partial_fit``.
+    Sparse X is accepted and densified one chunk at a time. ``predict`` and friends run on the
+    device for large X and in numpy otherwise; a fitted model unpickled where no Vulkan device
+    exists predicts with numpy (with a warning).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kompute_ml.linear_model import LogisticRegression
+    >>> X = np.array([[0, 0], [1, 0], [1, 0], [1, 1], [1, 1]], dtype=np.float32)
+    >>> y = np.array([0, 0, 0, 1, 1])
+    >>> clf = LogisticRegression(solver="lbfgs").fit(X, y)
+    >>> clf.predict(X).tolist()
+    [0, 0, 0, 1, 1]
+    >>> clf.predict_proba(X).shape
+    (5, 2)
+    """
+
+    _parameter_constraints = {
+        "penalty": [StrOptions({"l2"}), None],
+        "C": [Interval(numbers.Real, 0, None, closed="neither")],
+        "fit_intercept": ["boolean"],
+        "solver": [StrOptions({"adam", "sgd", "lbfgs"})],
+        "batch_size": [Interval(numbers.Integral, 1, None, closed="left"), StrOptions({"auto"})],
+        "learning_rate": [Interval(numbers.Real, 0, None, closed="neither"), StrOptions({"auto"})],
+        "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
+        "tol": [Interval(numbers.Real, 0, None, closed="left"), None],
+        "n_iter_no_change": [Interval(numbers.Integral, 1, None, closed="left")],
+        "shuffle": ["boolean"],
+        "random_state": ["random_state"],
+        "class_weight": [dict, StrOptions({"balanced"}), None],
+        "warm_start": ["boolean"],
+        "verbose": ["verbose"],
+        "device": [None, Interval(numbers.Integral, 0, None, closed="left"), str,
+                   _device.Device, _device.DeviceInfo],
+    }
+
+    def __init__(self, penalty="l2", *, C=1.0, fit_intercept=True, solver="adam",
+                 batch_size="auto", learning_rate="auto", max_iter=100, tol=1e-4,
+                 n_iter_no_change=5, shuffle=True, random_state=None, class_weight=None,
+                 warm_start=False, verbose=0, device=None):
+        self.penalty = penalty
+        self.C = C
+        self.fit_intercept = fit_intercept
+        self.solver = solver
+        self.batch_size = batch_size
+        self.learning_rate = learning_rate
+        self.max_iter = max_iter
+        self.tol = tol
+        self.n_iter_no_change = n_iter_no_change
+        self.shuffle = shuffle
+        self.random_state = random_state
+        self.class_weight = class_weight
+        self.warm_start = warm_start
+        self.verbose = verbose
+        self.device = device
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True          # densified one chunk at a time
+        return tags
+
+    # -- fitting ---------------------------------------------------------------------------
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y, sample_weight=None):
+        """Fit the model to the training data.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training data (converted to float32 on the device).
+        y : array-like of shape (n_samples,)
+            Target labels, of any type (at least two distinct values).
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights of the samples (all ones when None).
+
+        Returns
+        -------
+        self : LogisticRegression
+            The fitted estimator.
+        """
+        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=[np.float64, np.float32])
+        check_classification_targets(y)
+        classes = np.unique(y)
+        weights = self._weights(X, y, sample_weight, classes)
+        self.classes_ = classes
+        codes = np.searchsorted(classes, y)
+        warm = (self.warm_start and hasattr(self, "coef_")
+                and self.coef_.shape == self._coef_shape(X.shape[1]))
+        W = self._packed_params() if warm else None
+        self.loss_curve_ = []
+        self._partial_state = None
+        self._run(X, codes, weights, W, partial=False)
+        return self
+
+    def _micro_batch_solver(self):
+        return self.solver != "lbfgs"
+
+    @available_if(_micro_batch_solver)
+    @_fit_context(prefer_skip_nested_validation=True)
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
+        """Run one epoch over a batch of data, continuing from the current state.
+
+        Each call uploads its data, runs one epoch of the micro-batch solver and keeps the
+        optimizer's state on the host, so data larger than device memory can be streamed through
+        in parts. The L2 term is scaled by the weight of each call's data. Only the micro-batch
+        solvers have this method (``hasattr(LogisticRegression(solver='lbfgs'), 'partial_fit')``
+        is False).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            A batch of training data.
+        y : array-like of shape (n_samples,)
+            Its labels.
+        classes : array-like of shape (n_classes,), default=None
+            All the labels of the problem: required on the first call, ignored afterwards.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights of the samples.
+
+        Returns
+        -------
+        self : LogisticRegression
+            The updated estimator.
+        """
+        first = not hasattr(self, "classes_")
+        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=[np.float64, np.float32],
+                             reset=first)
+        check_classification_targets(y)
+        if first:
+            if classes is None:
+                raise ValueError("classes must be passed on the first call to partial_fit.")
+            if isinstance(self.class_weight, str):
+                raise ValueError("class_weight='balanced' is not supported for partial_fit: pass "
+                                 "compute_class_weight('balanced', classes=classes, y=y) computed "
+                                 "on a large enough sample of the targets as class_weight.")
+            classes = np.unique(np.asarray(classes))
+        else:
+            if classes is not None and not np.array_equal(np.unique(classes), self.classes_):
+                raise ValueError(f"`classes={np.unique(classes)!r}` is not the same as on the "
+                                 f"first call to partial_fit, which was {self.classes_!r}")
+            classes = self.classes_
+        unknown = np.setdiff1d(np.unique(y), classes)
+        if unknown.size:
+            raise ValueError(f"y contains labels not in classes: {unknown!r}")
+        weights = self._weights(X, y, sample_weight, classes)
+        if first:
+            self.classes_ = classes
+            self.loss_curve_ = []
+            self._partial_state = None
+        codes = np.searchsorted(classes, y)
+        W = None if first else self._packed_params()
+        self._run(X, codes, weights, W, partial=True)
+        return self
+
+    def _weights(self, X, y, sample_weight, classes):
+        """Sample weights times class weights (float64); the errors scikit-learn gives."""
+        if len(classes) < 2:
+            raise ValueError("This solver needs samples of at least 2 classes in the data, but "
+                             f"the data contains only one class: {classes[0]!r}")
+        weights = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
+        if self.class_weight is not None:
+            cw = compute_class_weight(self.class_weight, classes=classes, y=y)
+            weights = weights * cw[np.searchsorted(classes, y)]
+        if not np.any(weights > 0):
+            raise ValueError("The sample weights (times the class weights) are all zero: "
+                             "at least one sample needs a non-zero weight")
+        return weights
+
+    def _coef_shape(self, n_features):
+        k = len(self.classes_)
+        return (1 if k == 2 else k, n_features)
+
+    def _packed_params(self):
+        """coef_ with intercept_ as a last column: the device's K x (d + 1) layout."""
+        coef = self.coef_.toarray() if scipy.sparse.issparse(self.coef_) else self.coef_
+        return np.hstack([coef, np.asarray(self.intercept_).reshape(-1, 1)])
+
+    def _run(self, X, codes, weights, W0, partial):
+        n, d = X.shape
+        K = 1 if len(self.classes_) == 2 else len(self.classes_)
+        if W0 is None:
+            W0 = np.zeros((K, d + 1))
+        dev = _device.get_device(self.device)
+        total = float(np.sum(weights))
+        l2 = 1.0 / (self.C * total) if self.penalty == "l2" else 0.0
+        micro = self.solver != "lbfgs"
+        batch = None
+        if micro:
+            batch = _auto_batch(n) if self.batch_size == "auto" else min(int(self.batch_size), n)
+        data = _loss.DeviceDataset(dev, X, codes, weights)
+        prog = None
+        try:
+            prog = _loss.LogLossProgram(data, K, l2=l2, fit_intercept=self.fit_intercept,
+                                        batch_size=batch)
+            prog.total_weight = total
+            if micro:
+                W, n_iter = self._run_micro(prog, data, W0, total / n, partial, X, weights)
+            else:
+                W, n_iter = self._run_lbfgs(prog, W0)
+        finally:
+            if prog is not None:
+                prog.release()
+            data.release()
+        W = np.asarray(W, dtype=np.float64)
+        self.coef_ = np.ascontiguousarray(W[:, :-1])
+        self.intercept_ = W[:, -1].copy() if self.fit_intercept else np.zeros(K)
+        self.n_iter_ = np.array([n_iter], dtype=np.int32)
+
+    def _reg(self, prog, W):
+        coef = np.asarray(W[:, :-1], dtype=np.float64)
+        return 0.5 * prog.l2 * float(np.sum(coef * coef))
+
+    def _run_micro(self, prog, data, W0, mean_weight, partial, X, weights):
+        rng = check_random_state(self.random_state)
+        auto = self.learning_rate == "auto"
+        if not auto:
+            lr = float(self.learning_rate)
+        elif self.solver == "adam":
+            lr = _optim.AUTO_LR["adam"]
+        else:
+            lr = _optim.sgd_auto_lr(X, weights, prog.K, self.fit_intercept)
+        state = getattr(self, "_partial_state", None) if partial else None
+        if state is not None:
+            opt = _optim.make_optimizer(self.solver, state["lr"], mean_weight, t=state["t"])
+            prog.set_state(W0, state["M"], state["V"])
+            rng = state.get("rng", rng)
+        else:
+            opt = _optim.make_optimizer(self.solver, lr, mean_weight)
+            prog.set_state(W0)
+        schedule = _optim.PlateauSchedule(self.tol, self.n_iter_no_change, adaptive=auto)
+        epochs = 1 if partial else self.max_iter
+        bar = self._progress(epochs)
+        W, converged, epoch = W0, False, 0
+        try:
+            for epoch in range(1, epochs + 1):
+                order = data.shuffle(rng) if self.shuffle else None
+                loss_sum, W = prog.epoch(opt, order)
+                loss = loss_sum / prog.total_weight + self._reg(prog, W)
+                if not np.isfinite(loss):
+                    raise ValueError(
+                        f"Floating-point overflow: the loss became {loss} at epoch {epoch}; the "
+                        f"learning rate ({opt.lr:g}) is too large for this data: lower it, or "
+                        "scale X (StandardScaler)")
+                self.loss_curve_.append(loss)
+                if bar is not None:
+                    bar.update(1)
+                    bar.set_postfix(loss=f"{loss:.6g}", lr=f"{opt.lr:.3g}")
+                if not partial and schedule.update(loss, opt):
+                    converged = True
+                    break
+        finally:
+            if bar is not None:
+                bar.close()
+        if partial:
+            W, M, V = prog.get_state()
+            self._partial_state = {"t": opt.t, "lr": opt.lr, "M": M, "V": V, "rng": rng}
+            previous = int(self.n_iter_[0]) if hasattr(self, "n_iter_") else 0
+            return W, previous + 1
+        if not converged and self.tol is not None:
+            warnings.warn(f"{self.solver} did not converge in {self.max_iter} epochs (the epoch "
+                          f"loss still improved by more than tol={self.tol}); increase max_iter",
+                          ConvergenceWarning)
+        return W, epoch
+
+    def _run_lbfgs(self, prog, W0):
+        free = np.ones(W0.shape, dtype=bool)       # the parameters L-BFGS sees
+        if not self.fit_intercept:
+            free[:, -1] = False
+
+        def fun(w):
+            W = np.zeros(free.shape)
+            W[free] = w
+            f, g = prog.loss_gradient(W)
+            return f, g[free]
+
+        bar = self._progress(self.max_iter)
+
+        def callback(intermediate_result):
+            self.loss_curve_.append(float(intermediate_result.fun))
+            if bar is not None:
+                bar.update(1)
+                bar.set_postfix(loss=f"{intermediate_result.fun:.6g}")
+
+        try:
+            res = _optim.minimize_lbfgs(fun, np.asarray(W0, dtype=np.float64)[free],
+                                        max_iter=self.max_iter, tol=self.tol, callback=callback)
+        finally:
+            if bar is not None:
+                bar.close()
+        if res.status == 1:
+            warnings.warn(f"lbfgs did not converge in {self.max_iter} iterations; increase "
+                          "max_iter or scale the data", ConvergenceWarning)
+        if not self.loss_curve_:
+            self.loss_curve_.append(float(res.fun))
+        W = np.zeros(free.shape)
+        W[free] = res.x
+        return W, max(1, int(res.nit))
+
+    def _progress(self, total):
+        if not self.verbose:
+            return None
+        from tqdm.auto import tqdm
+        return tqdm(total=total, desc=f"LogisticRegression({self.solver})",
+                    unit="epoch" if self.solver != "lbfgs" else "it")
+
+    # -- prediction ------------------------------------------------------------------------
+    def decision_function(self, X):
+        """Decision values (logits) of the samples.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Samples.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,) or (n_samples, n_classes)
+            For a binary problem the logit of ``classes_[1]``; otherwise one column per class.
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, accept_sparse="csr", dtype=[np.float64, np.float32],
+                          reset=False)
+        scores = None
+        if X.shape[0] * X.shape[1] >= _PREDICT_ON_DEVICE:
+            dev = self._predict_device()
+            if dev is not None:
+                scores = _loss.decision_function(dev, X, self._packed_params()).astype(np.float64)
+        if scores is None:
+            coef = self.coef_.toarray() if scipy.sparse.issparse(self.coef_) else self.coef_
+            scores = np.asarray(X @ coef.T, dtype=np.float64) + self.intercept_
+        return scores[:, 0] if scores.shape[1] == 1 else scores
+
+    def _predict_device(self):
+        """The device to predict on, or None (with a warning) where no Vulkan device is usable."""
+        try:
+            return _device.get_device(self.device)
+        except DeviceNotFoundError as exc:
+            warnings.warn(f"predicting with numpy: {exc}", UserWarning, stacklevel=3)
+            return None
+
+    def predict(self, X):
+        """Predict the class labels of the samples.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Samples.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Labels from ``classes_``.
+        """
+        scores = self.decision_function(X)
+        idx = (scores > 0).astype(np.intp) if scores.ndim == 1 else scores.argmax(axis=1)
+        return self.classes_[idx]
+
+    def predict_proba(self, X):
+        """Probability of each class.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Samples.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            Columns in the order of ``classes_``; rows sum to 1.
+        """
+        scores = self.decision_function(X)
+        if scores.ndim == 1:
+            p = expit(scores)
+            return np.column_stack([1.0 - p, p])
+        return softmax(scores, axis=1)
+
+    def predict_log_proba(self, X):
+        """Logarithm of the probability of each class (computed stably from the logits).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Samples.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            Columns in the order of ``classes_``.
+        """
+        scores = self.decision_function(X)
+        if scores.ndim == 1:
+            return np.column_stack([log_expit(-scores), log_expit(scores)])
+        return log_softmax(scores, axis=1)

@@ -1,0 +1,307 @@
+"""Logistic loss on the device: the data upload and the dispatch sequences of one fit.
+
+The estimator (``_logistic.py``) decides what to run; this module runs it. Parameters live on the
+device as a K x (d + 1) row-major float32 matrix (K = 1 logit for a binary problem, one per class
+otherwise): ``coef_`` with ``intercept_`` appended as a last column. Two dedicated kernels do the
+work:
+
+- ``logreg_grad.comp``: for a set of rows (positions of an index buffer), logits -> sigmoid or
+  softmax -> weighted residuals and losses -> one partial gradient (and loss) per workgroup;
+- ``logreg_update.comp``: sums the partials, adds the L2 term and either writes the gradient
+  (full batch, for L-BFGS on the host) or applies an SGD-momentum / Adam step to W in place.
+
+An epoch of micro-batch training is thus two dispatches per batch recorded into the device's
+pending sequence, and one download at the end: the updated W and one loss sum per batch.
+
+Pipelines are bound to buffers, so every buffer of a fit is allocated once, before the first
+dispatch, and the grad kernel always runs with the same workgroup count (idle workgroups return at
+once): each kernel gets one pipeline per X chunk for the whole fit. The pool hands the same
+tensors to the next fit of the same shape, so its pipelines are found in the stream's cache.
+"""
+
+import numpy as np
+
+from .. import _memory, _spirv, _stream, shaders
+from ..errors import DeviceLimitError
+
+__all__ = ["DeviceDataset", "LogLossProgram", "decision_function", "chunk_rows"]
+
+TILE = 64                 # rows per workgroup tile (LR_TILE in shaders/logreg_common.glsl)
+MAX_GROUPS = 256          # workgroups of a full-batch gradient pass (partials to sum per parameter)
+_PART_BYTES = 64 << 20    # cap of the partial-gradient buffer (lowers the workgroup count)
+# Largest X chunk in bytes; None: the device's maxStorageBufferRange. Tests set a small value.
+_CHUNK_BYTES = None
+
+MODE_GRADIENT, MODE_SGD, MODE_ADAM = 0, 1, 2
+
+_kernels = {}
+
+
+def _kernel(name):
+    """SPIR-V and reflection of a built-in shader, compiled once per process."""
+    hit = _kernels.get(name)
+    if hit is None:
+        spv = shaders.spirv(name)
+        hit = _kernels[name] = (spv, _spirv.reflect(spv))
+    return hit
+
+
+def chunk_rows(device, d):
+    """Rows of ``d`` float32 features that fit one storage buffer (or ``_CHUNK_BYTES``)."""
+    limit = device.max_buffer_bytes
+    if _CHUNK_BYTES is not None:
+        limit = min(limit, _CHUNK_BYTES)
+    rows = limit // (4 * d)
+    if rows < 1:
+        raise DeviceLimitError(
+            f"one row of {d} float32 features ({4 * d} bytes) exceeds the device's "
+            f"maxStorageBufferRange ({device.max_buffer_bytes} bytes) on {device.name!r}")
+    return int(rows)
+
+
+def _split(n, rows):
+    """Bounds of ceil(n / rows) nearly equal chunks, the largest first."""
+    nchunks = -(-n // rows)
+    size, extra = divmod(n, nchunks)
+    bounds, start = [], 0
+    for i in range(nchunks):
+        stop = start + size + (1 if i < extra else 0)
+        bounds.append((start, stop))
+        start = stop
+    return bounds
+
+
+def _dense_f32(X):
+    """A C-contiguous float32 copy of a row block (densifying a sparse one)."""
+    if hasattr(X, "toarray"):
+        X = X.toarray()
+    return np.ascontiguousarray(X, dtype=np.float32)
+
+
+class _Chunk:
+    __slots__ = ("start", "rows", "X", "meta", "idx")
+
+    def __init__(self, start, rows, X, meta, idx):
+        self.start, self.rows, self.X, self.meta, self.idx = start, rows, X, meta, idx
+
+
+class DeviceDataset:
+    """X (float32), class codes and sample weights uploaded once to ``device``, in row chunks.
+
+    Each chunk holds three buffers: X rows, ``meta`` (per row: class code, bits of the float32
+    weight) and ``idx`` (a permutation of the chunk's rows, re-uploaded when shuffling: the
+    kernels read rows through it, so X itself never moves).
+    """
+
+    def __init__(self, device, X, codes, weights):
+        n, d = X.shape
+        self.device, self.n, self.d = device, int(n), int(d)
+        rows = chunk_rows(device, d)
+        self.chunks = []
+        try:
+            for a, b in _split(self.n, rows):
+                Xc = _dense_f32(X[a:b])
+                meta = np.empty((b - a, 2), dtype=np.uint32)
+                meta[:, 0] = codes[a:b]
+                meta[:, 1] = np.asarray(weights[a:b], dtype=np.float32).view(np.uint32)
+                chunk = _Chunk(a, b - a, _memory.alloc(device, Xc.nbytes),
+                               _memory.alloc(device, meta.nbytes),
+                               _memory.alloc(device, 4 * (b - a)))
+                self.chunks.append(chunk)
+                _stream.upload(chunk.X, Xc)
+                _stream.upload(chunk.meta, meta)
+                _stream.upload(chunk.idx, np.arange(b - a, dtype=np.uint32))
+        except BaseException:
+            self.release()
+            raise
+        self.max_chunk_rows = max(c.rows for c in self.chunks)
+
+    def shuffle(self, rng):
+        """Upload a fresh permutation of every chunk's rows; return a random chunk order."""
+        for c in self.chunks:
+            _stream.upload(c.idx, rng.permutation(c.rows).astype(np.uint32))
+        return list(rng.permutation(len(self.chunks)))
+
+    def release(self):
+        """Give every buffer back to the pool (idempotent)."""
+        for c in self.chunks:
+            for buf in (c.X, c.meta, c.idx):
+                buf.release()
+        self.chunks = []
+
+    def __del__(self):
+        self.release()
+
+
+class LogLossProgram:
+    """The device buffers and dispatch sequences of one fit on a :class:`DeviceDataset`.
+
+    Parameters
+    ----------
+    data : DeviceDataset
+    n_logits : int
+        K: 1 for a binary problem (sigmoid), the number of classes otherwise (softmax).
+    l2 : float
+        Strength of the ``0.5 * l2 * ||coef||^2`` term of the objective (0: no penalty).
+    fit_intercept : bool
+        When False the intercepts stay at 0.
+    batch_size : int or None
+        Rows per micro-batch step; None for full-batch use only.
+    """
+
+    def __init__(self, data, n_logits, *, l2, fit_intercept, batch_size=None):
+        self.data = data
+        self.device = dev = data.device
+        self.d, self.K = data.d, int(n_logits)
+        self.P = (self.d + 1) * self.K
+        self.fit_intercept = bool(fit_intercept)
+        self.l2 = float(l2)
+        self.total_weight = None     # the caller sets it: the sum of the sample weights
+        rows = data.max_chunk_rows
+        if batch_size is not None:
+            rows = min(int(batch_size), rows)
+        self.batch_size = None if batch_size is None else max(1, rows)
+        # one workgroup per tile of a batch, fewer for a full pass (each loops over several
+        # tiles); the partials and residual scratch must stay within a buffer
+        groups = -(-rows // TILE)
+        if batch_size is None:
+            groups = min(groups, MAX_GROUPS, _PART_BYTES // (4 * (self.P + 1)))
+        groups = min(groups, dev.max_buffer_bytes // (4 * (self.P + 1)),
+                     dev.max_buffer_bytes // (4 * TILE * self.K))
+        self.groups = max(1, groups)
+        self.steps = sum(-(-c.rows // self.batch_size) for c in data.chunks) if batch_size else 0
+        self.out_len = self.P + max(1, self.steps)
+        self._bufs = []
+        try:
+            self.state = self._alloc(3 * self.P)                 # W, first moment, second moment
+            self.part = self._alloc(self.groups * (self.P + 1))  # partial sums per workgroup
+            self.scratch = self._alloc(self.groups * TILE * self.K)
+            self.out = self._alloc(self.out_len)                 # W or gradient, then losses
+        except BaseException:
+            self.release()
+            raise
+
+    def _alloc(self, count):
+        buf = _memory.alloc(self.device, 4 * count)
+        self._bufs.append(buf)
+        return buf
+
+    def release(self):
+        """Give the fit's buffers back to the pool (idempotent)."""
+        for buf in self._bufs:
+            buf.release()
+        self._bufs = []
+
+    def __del__(self):
+        self.release()
+
+    # -- parameters -------------------------------------------------------------------------
+    def set_state(self, W, M=None, V=None):
+        """Upload W (K x (d + 1)) and the optimizer's moments (zeros when None)."""
+        P = self.P
+        host = np.zeros(3 * P, dtype=np.float32)
+        host[:P] = np.asarray(W, dtype=np.float32).reshape(-1)
+        if M is not None:
+            host[P:2 * P] = np.asarray(M, dtype=np.float32).reshape(-1)
+        if V is not None:
+            host[2 * P:] = np.asarray(V, dtype=np.float32).reshape(-1)
+        _stream.upload(self.state, host)
+
+    def get_state(self):
+        """Download (W, M, V), each K x (d + 1) float32."""
+        host = _stream.download(self.state, 3 * self.P, np.float32)
+        shape = (self.K, self.d + 1)
+        return tuple(host[i * self.P:(i + 1) * self.P].reshape(shape) for i in range(3))
+
+    # -- dispatch sequences -----------------------------------------------------------------
+    def _grad(self, chunk, offset, count, accumulate):
+        spv, info = _kernel("logreg_grad")
+        # bindings: 0 X, 1 meta, 2 idx, 3 state (W), 4 part, 5 scratch
+        _stream.dispatch(
+            self.device, spv, [chunk.X, chunk.meta, chunk.idx, self.state, self.part, self.scratch],
+            (self.groups, 1, 1),
+            push=_stream.pack("6I", offset, count, self.d, self.K,
+                              min(self.groups, -(-count // TILE)), int(accumulate)),
+            info=info)
+
+    def _update(self, ngroups, mode, loss_index, scale, lr=0.0, beta1=0.0, beta2=0.0, eps=0.0):
+        spv, info = _kernel("logreg_update")
+        # bindings: 0 part, 1 state (W, M, V), 2 out (W or gradient, then the loss slots)
+        _stream.dispatch(
+            self.device, spv, [self.part, self.state, self.out],
+            _stream.groups_1d(self.device, self.P + 1, info.local_size[0]),
+            push=_stream.pack("6I6f", self.P, self.d + 1, int(self.fit_intercept), ngroups, mode,
+                              loss_index, scale, self.l2, lr, beta1, beta2, eps),
+            info=info)
+
+    def loss_gradient(self, W):
+        """Full-batch objective and gradient at W (float64 host values, W's shape).
+
+        The objective is ``sum(s_i * loss_i) / S + 0.5 * l2 * ||coef||^2`` with S the total weight;
+        only W goes up and P + 1 floats come back.
+        """
+        W = np.asarray(W, dtype=np.float32).reshape(self.K, self.d + 1)
+        host = np.zeros(3 * self.P, dtype=np.float32)
+        host[:self.P] = W.reshape(-1)
+        _stream.upload(self.state, host)
+        used = 0
+        for i, chunk in enumerate(self.data.chunks):        # the largest chunk comes first
+            self._grad(chunk, 0, chunk.rows, accumulate=i > 0)
+            used = max(used, min(self.groups, -(-chunk.rows // TILE)))
+        self._update(used, MODE_GRADIENT, self.P, 1.0 / self.total_weight)
+        got = _stream.download(self.out, self.P + 1, np.float32).astype(np.float64)
+        coef = W[:, :-1].astype(np.float64)
+        f = got[self.P] / self.total_weight + 0.5 * self.l2 * float(np.sum(coef * coef))
+        return f, got[:self.P].reshape(self.K, self.d + 1)
+
+    def epoch(self, optimizer, chunk_order=None):
+        """One pass of micro-batch steps over every chunk; returns (mean loss sum, W).
+
+        ``optimizer.step_push(n_rows)`` gives the (mode, scale, lr, beta1, beta2, eps) of each step.
+        The returned loss is the weighted data loss summed over the epoch (float64, unnormalized).
+        """
+        chunks = self.data.chunks
+        order = range(len(chunks)) if chunk_order is None else chunk_order
+        step, B = 0, self.batch_size
+        for ci in order:
+            chunk = chunks[ci]
+            for offset in range(0, chunk.rows, B):
+                count = min(B, chunk.rows - offset)
+                self._grad(chunk, offset, count, accumulate=False)
+                mode, scale, lr, b1, b2, eps = optimizer.step_push(count)
+                self._update(min(self.groups, -(-count // TILE)), mode, self.P + step,
+                             scale, lr, b1, b2, eps)
+                step += 1
+        got = _stream.download(self.out, self.P + step, np.float32)
+        W = got[:self.P].reshape(self.K, self.d + 1)
+        return float(np.sum(got[self.P:].astype(np.float64))), W
+
+
+def decision_function(device, X, W):
+    """Decision values X @ W[:, :-1].T + W[:, -1] (n x K float32), on ``device`` in row chunks."""
+    n, d = X.shape
+    K = W.shape[0]
+    spv, info = _kernel("logreg_predict")
+    rows = min(chunk_rows(device, d), max(1, device.max_buffer_bytes // (4 * K)))
+    out = np.empty((n, K), dtype=np.float32)
+    wbuf = _memory.alloc(device, 4 * W.size)
+    try:
+        _stream.upload(wbuf, np.ascontiguousarray(W, dtype=np.float32))
+        for a, b in _split(n, rows):
+            Xc = _dense_f32(X[a:b])
+            xbuf = _memory.alloc(device, Xc.nbytes)
+            obuf = _memory.alloc(device, 4 * (b - a) * K)
+            try:
+                _stream.upload(xbuf, Xc)
+                groups = min(-(-(b - a) // TILE), MAX_GROUPS)
+                # bindings: 0 X chunk, 1 W, 2 decision values (class-major)
+                _stream.dispatch(device, spv, [xbuf, wbuf, obuf], (groups, 1, 1),
+                                 push=_stream.pack("3I", b - a, d, K), info=info)
+                out[a:b] = _stream.download(obuf, (b - a) * K, np.float32).reshape(K, b - a).T
+            finally:
+                xbuf.release()
+                obuf.release()
+    finally:
+        wbuf.release()
+    return out
+

@@ -1,0 +1,333 @@
+"""km.Kernel: GLSL files and sources, SPIR-V, argument checks before kp, and the compile CLI."""
+
+import os
+import shutil
+
+import numpy as np
+import pytest
+
+import kompute_ml as km
+from kompute_ml import DeviceLimitError, ShaderCompileError, SpirvError
+from kompute_ml.kernel import Kernel, _cli_compile, _pack_push, find_shader
+
+SCALE = """#version 450
+layout(local_size_x = 64) in;
+layout(set = 0, binding = 0) buffer X { float x[]; };
+layout(push_constant) uniform P { uint n; float scale; } pc;
+void main() {
+    uint i = gl_GlobalInvocationID.x;
+    if (i < pc.n) x[i] *= pc.scale;
+}
+"""
+
+GROUPS = """#version 450
+layout(local_size_x = 4, local_size_y = 2) in;
+layout(set = 0, binding = 0) buffer O { uint o[]; };
+void main() {
+    o[0] = gl_NumWorkGroups.x; o[1] = gl_NumWorkGroups.y; o[2] = gl_NumWorkGroups.z;
+}
+"""
+
+
+def test_from_source_and_call():
+    k = Kernel.from_glsl(SCALE)
+    assert k.local_size == (64, 1, 1) and k.bindings == (0,) and k.push_constant_size == 8
+    x = km.asarray(np.arange(100, dtype=np.float32))
+    k(x, grid=100, push=(100, 2.0))
+    np.testing.assert_array_equal(x.numpy(), np.arange(100) * 2.0)
+    assert "1 buffer," in repr(k)
+
+
+def test_grid_counts_invocations():
+    k = Kernel.from_glsl(GROUPS)
+    o = km.zeros(3, dtype="uint32")
+    k(o, grid=(9, 3))
+    np.testing.assert_array_equal(o.numpy(), [3, 2, 1])       # ceil(9/4), ceil(3/2), 1
+    k(o, grid=1)
+    np.testing.assert_array_equal(o.numpy(), [1, 1, 1])
+
+
+def test_reads_after_writes_see_the_kernel_result():
+    x = km.asarray(np.ones(10, np.float32))
+    lazy = x + 1                    # computed from x before the kernel writes x (numpy order)
+    Kernel.from_glsl(SCALE)(x, grid=10, push=(10, 5.0))
+    np.testing.assert_array_equal((x * 1).numpy(), np.full(10, 5.0))
+    np.testing.assert_array_equal(lazy.numpy(), np.full(10, 2.0))
+
+
+def test_lazy_argument_is_realized():
+    x = km.asarray(np.arange(4, dtype=np.float32)) * 2
+    assert x.is_lazy
+    Kernel.from_glsl(SCALE)(x, grid=4, push=(4, 10.0))
+    np.testing.assert_array_equal(x.numpy(), [0, 20, 40, 60])
+
+
+def test_argument_checks_before_kp():
+    k = Kernel.from_glsl(SCALE)
+    x = km.zeros(4)
+    with pytest.raises(ValueError, match=r"binds 1 buffer \(bindings 0..0\); 2 arrays given"):
+        k(x, x, grid=4, push=(4, 1.0))
+    with pytest.raises(ValueError, match="push-constant block is 8 bytes .2 words.; "
+                                         r"push=\(4,\) packs 4 bytes"):
+        k(x, grid=4, push=(4,))
+    with pytest.raises(TypeError, match="must be a kompute_ml Array, got ndarray .convert it"):
+        k(np.zeros(4), grid=4, push=(4, 1.0))
+    with pytest.raises(ValueError, match="`grid` must have 1 to 3 positive ints, got \\(0,\\)"):
+        k(x, grid=(0,), push=(4, 1.0))
+    with pytest.raises(ValueError, match="`grid` must have 1 to 3 positive ints"):
+        k(x, grid=(1, 1, 1, 1), push=(4, 1.0))
+    with pytest.raises(TypeError, match="`grid` must be an int or"):
+        k(x, grid=None, push=(4, 1.0))
+    with pytest.raises(ValueError, match="no constant_id 0"):
+        k(x, grid=4, push=(4, 1.0), spec=(1,))
+    with pytest.raises(TypeError, match="missing 1 required keyword-only argument: 'grid'"):
+        k(x, push=(4, 1.0))
+
+
+def test_kp_tensor_is_refused():
+    import kp
+    mgr = kp.Manager()
+    try:
+        t = mgr.tensor(np.zeros(4, np.float32))
+        with pytest.raises(TypeError, match="kp tensors are not accepted"):
+            Kernel.from_glsl(SCALE)(t, grid=4, push=(4, 1.0))
+    finally:
+        mgr.destroy()
+
+
+def test_device_limit(device):
+    k = Kernel.from_glsl(GROUPS.replace("local_size_x = 4, local_size_y = 2",
+                                        "local_size_x = 1"))
+    too_many = device.max_groups[0] + 1
+    with pytest.raises(DeviceLimitError, match=r"maxComputeWorkGroupCount\[0\]"):
+        k(km.zeros(3, dtype="uint32"), grid=too_many)
+
+
+def test_workgroup_size_limit(device):
+    from kompute_ml.pyshader import Array, f32, ivec3, python2shader
+    big = device.limits["max_workgroup_invocations"] * 2
+
+    @python2shader(local_size=(big // 2, 2, 1))
+    def f(index=("input", "GlobalInvocationId", ivec3), data=("buffer", 0, Array(f32))):
+        data[index.x] = 1.0
+    with pytest.raises(DeviceLimitError, match="maxComputeWorkGroup(Size|Invocations)"):
+        f.to_kernel()(km.zeros(4), grid=4)
+
+
+def test_device_argument(device):
+    k = Kernel.from_glsl(SCALE)
+    x = km.zeros(4)
+    k(x, grid=4, push=(4, 1.0), device=device)
+    k(x, grid=4, push=(4, 1.0), device=device.index)
+
+
+def test_push_packing():
+    assert _pack_push((1, 2.5)) == np.array([1], "<i4").tobytes() + np.array([2.5], "<f4").tobytes()
+    assert _pack_push((2**32 - 1, -1)) == b"\xff\xff\xff\xff" * 2
+    assert _pack_push((np.uint32(7), np.int32(-2), np.float64(0.5), True)) == (
+        np.array([7], "<u4").tobytes() + np.array([-2], "<i4").tobytes() +
+        np.array([0.5], "<f4").tobytes() + np.array([1], "<u4").tobytes())
+    assert _pack_push(b"abcd") == b"abcd"
+    assert _pack_push(np.array([1.0, 2.0], np.float32)) == np.array([1, 2], "<f4").tobytes()
+    assert _pack_push(3.0) == np.array([3.0], "<f4").tobytes()
+    assert _pack_push(()) == b""
+    with pytest.raises(OverflowError, match="does not fit 32 bits"):
+        _pack_push((2**32,))
+    with pytest.raises(TypeError, match="push constant 0 must be a number"):
+        _pack_push(("x",))
+    with pytest.raises(ValueError, match="whole number of 4-byte words"):
+        _pack_push(b"abc")
+    with pytest.raises(TypeError, match="4-byte numbers"):
+        _pack_push(np.zeros(2, np.float64))
+
+
+def test_specialization_constants():
+    k = Kernel.from_glsl("""#version 450
+layout(local_size_x = 1) in;
+layout(constant_id = 0) const float A = 1.0;
+layout(constant_id = 1) const int B = 2;
+layout(set = 0, binding = 0) buffer O { float o[]; };
+void main() { o[0] = A; o[1] = float(B); }
+""")
+    o = km.zeros(2)
+    k(o, grid=1)
+    np.testing.assert_array_equal(o.numpy(), [1.0, 2.0])
+    k(o, grid=1, spec=(3.5, 7))
+    np.testing.assert_array_equal(o.numpy(), [3.5, 7.0])
+
+
+def test_shader_checks_at_construction():
+    with pytest.raises(ValueError, match=r"bindings are \[0, 2\].*must be 0..1"):
+        Kernel.from_glsl("""#version 450
+layout(set = 0, binding = 0) buffer A { float a[]; };
+layout(set = 0, binding = 2) buffer B { float b[]; };
+void main() { b[0] = a[0]; }
+""")
+    with pytest.raises(ValueError, match="no buffer binding"):
+        Kernel.from_glsl("#version 450\nvoid main() {}\n")
+    with pytest.raises(ValueError, match="uniform blocks; kp binds storage buffers only"):
+        Kernel.from_glsl("""#version 450
+layout(set = 0, binding = 0) uniform U { float s; };
+layout(set = 0, binding = 1) buffer B { float b[]; };
+void main() { b[0] = s; }
+""")
+
+
+def test_compile_error_names_the_line():
+    with pytest.raises(ShaderCompileError, match=r"<string>:3: error") as e:
+        Kernel.from_glsl("#version 450\nlayout(local_size_x = 1) in;\nvoid main() { nope(); }\n")
+    assert "nope" in str(e.value)
+
+
+def test_from_spirv():
+    spv = km.compile_glsl(SCALE)
+    k = Kernel.from_spirv(spv)
+    assert k.local_size == (64, 1, 1)
+    assert Kernel(spv).bindings == (0,)
+    with pytest.raises(SpirvError):
+        Kernel.from_spirv(b"\x00" * 20)
+    with pytest.raises(TypeError, match="from_spirv needs bytes"):
+        Kernel.from_spirv("not bytes")
+    with pytest.raises(TypeError, match="python2shader function or SPIR-V bytes"):
+        Kernel(42)
+
+
+# ---- files, the shader path and includes -----------------------------------------------------
+
+HEADER = "float twice(float v) { return 2.0 * v; }\n"
+USES_HEADER = """#version 450
+#extension GL_GOOGLE_include_directive : require
+#include "mylib.glsl"
+layout(local_size_x = 1) in;
+layout(set = 0, binding = 0) buffer X { float x[]; };
+void main() { x[gl_GlobalInvocationID.x] = twice(x[gl_GlobalInvocationID.x]) + OFFSET; }
+"""
+
+
+@pytest.fixture
+def user_shaders(tmp_path):
+    d = tmp_path / "shaders"
+    d.mkdir()
+    (d / "mylib.glsl").write_text(HEADER)
+    (d / "double.comp").write_text(USES_HEADER)
+    return d
+
+
+def _run_double(k):
+    x = km.asarray([1.0, 2.0])
+    k(x, grid=2)
+    return x.numpy()
+
+
+def test_explicit_path_and_include_next_to_it(user_shaders):
+    k = Kernel.from_glsl(str(user_shaders / "double.comp"), defines={"OFFSET": 0.5})
+    np.testing.assert_array_equal(_run_double(k), [2.5, 4.5])
+    assert k.path == str(user_shaders / "double.comp")
+    k = Kernel.from_glsl(user_shaders / "double.comp", defines={"OFFSET": 1})   # a Path
+    np.testing.assert_array_equal(_run_double(k), [3.0, 5.0])
+
+
+def test_relative_to_working_directory(user_shaders, monkeypatch):
+    monkeypatch.chdir(user_shaders.parent)
+    k = Kernel.from_glsl("shaders/double.comp", defines={"OFFSET": 0})
+    np.testing.assert_array_equal(_run_double(k), [2.0, 4.0])
+
+
+def test_shader_path_env_and_name_without_extension(user_shaders, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    other = tmp_path / "empty"
+    other.mkdir()
+    monkeypatch.setenv("KOMPUTE_ML_SHADER_PATH", os.pathsep.join([str(other), str(user_shaders)]))
+    assert find_shader("double") == str(user_shaders / "double.comp")
+    k = Kernel.from_glsl("double", defines={"OFFSET": 0})
+    np.testing.assert_array_equal(_run_double(k), [2.0, 4.0])
+
+
+def test_include_from_include_dirs_and_shader_path(user_shaders, tmp_path, monkeypatch):
+    src = USES_HEADER.replace("OFFSET", "0.0")
+    k = Kernel.from_glsl(src, include_dirs=[user_shaders])
+    np.testing.assert_array_equal(_run_double(k), [2.0, 4.0])
+    monkeypatch.setenv("KOMPUTE_ML_SHADER_PATH", str(user_shaders))
+    np.testing.assert_array_equal(_run_double(Kernel.from_glsl(src)), [2.0, 4.0])
+
+
+def test_builtin_shader_by_name():
+    k = Kernel.from_glsl("copy")
+    assert k.bindings == (0, 1) and k.path.endswith(os.path.join("shaders", "copy.comp"))
+
+
+def test_missing_file_lists_the_search(monkeypatch, tmp_path):
+    monkeypatch.setenv("KOMPUTE_ML_SHADER_PATH", str(tmp_path))
+    with pytest.raises(FileNotFoundError, match="no shader file 'nope.comp'; searched: .*"
+                                               + str(tmp_path).replace("\\", "\\\\")):
+        Kernel.from_glsl("nope.comp")
+
+
+# ---- python2shader kernels -------------------------------------------------------------------
+
+def test_python2shader_len_is_the_array_length_not_the_buffer_capacity():
+    from kompute_ml.pyshader import Array, f32, ivec3, python2shader
+
+    @python2shader(local_size=64)
+    def fill_len(index=("input", "GlobalInvocationId", ivec3), out=("buffer", 0, Array(f32))):
+        i = index.x
+        if i >= len(out):
+            return
+        out[i] = f32(len(out))
+
+    o = km.full(37, -1.0)        # pooled: its buffer holds more than 37 floats
+    assert o._kernel_buffer().nbytes > 37 * 4
+    fill_len.to_kernel()(o, grid=64)
+    np.testing.assert_array_equal(o.numpy(), np.full(37, 37.0))
+    with pytest.raises(ValueError, match="takes no `spec`"):
+        fill_len.to_kernel()(o, grid=64, spec=(1,))
+
+
+# ---- python -m kompute_ml compile ------------------------------------------------------------
+
+def test_cli_compile(user_shaders, tmp_path, capsys):
+    out = tmp_path / "double.spv"
+    assert _cli_compile([str(user_shaders / "double.comp"), "-o", str(out), "-D", "OFFSET=1.0",
+                         "--info"]) == 0
+    text = capsys.readouterr().out
+    assert "local_size: (1, 1, 1)" in text and "bindings: [0]" in text
+    k = Kernel.from_spirv(out.read_bytes())
+    np.testing.assert_array_equal(_run_double(k), [3.0, 5.0])
+
+
+def test_cli_compile_default_output_and_errors(user_shaders, capsys):
+    assert _cli_compile([str(user_shaders / "double.comp"), "-D", "OFFSET"]) == 1   # empty macro
+    assert "error:" in capsys.readouterr().err
+    assert _cli_compile([str(user_shaders / "double.comp"), "-DOFFSET=2"]) == 0
+    assert (user_shaders / "double.spv").is_file()
+    assert _cli_compile(["missing.comp"]) == 1
+    assert "no shader file" in capsys.readouterr().err
+
+
+def test_cli_compile_python_function(tmp_path, capsys):
+    py = tmp_path / "mykernels.py"
+    py.write_text("from kompute_ml.pyshader import python2shader, Array, f32, ivec3\n"
+                  "@python2shader\n"
+                  "def add_one(index=('input', 'GlobalInvocationId', ivec3),\n"
+                  "            data=('buffer', 0, Array(f32))):\n"
+                  "    data[index.x] += 1.0\n")
+    out = tmp_path / "add_one.spv"
+    assert _cli_compile([f"{py}:add_one", "-o", str(out), "--glsl", "-"]) == 0
+    text = capsys.readouterr().out
+    assert "void main()" in text and "data[index.x] += 1.0;" in text
+    assert out.read_bytes()[:4] == b"\x03\x02\x23\x07"
+
+
+@pytest.mark.skipif(shutil.which("spirv-dis") is None, reason="spirv-dis not installed")
+def test_cli_disassembly(user_shaders, tmp_path, capsys):
+    assert _cli_compile([str(user_shaders / "double.comp"), "-o", str(tmp_path / "d.spv"),
+                         "-D", "OFFSET=0.0", "--dis"]) == 0
+    assert "OpEntryPoint GLCompute" in capsys.readouterr().out
+
+
+def test_cli_through_main(user_shaders, tmp_path):
+    from kompute_ml.__main__ import main
+    out = tmp_path / "m.spv"
+    assert main(["compile", str(user_shaders / "double.comp"), "-o", str(out),
+                 "-D", "OFFSET=0.0"]) == 0
+    assert out.is_file()

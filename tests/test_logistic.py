@@ -1,0 +1,444 @@
+"""LogisticRegression: the device kernels against numpy, accuracy against scikit-learn, the
+scikit-learn contract (pipelines, search, pickling, errors), chunking and streaming.
+
+scikit-learn's own estimator checks are in test_logistic_sklearn_checks.py.
+"""
+
+import os
+import pickle
+import subprocess
+import sys
+import textwrap
+import warnings
+
+import numpy as np
+import pytest
+import scipy.sparse
+from scipy.special import logsumexp, softmax
+from sklearn.base import clone
+from sklearn.datasets import (load_breast_cancer, load_digits, load_iris, load_wine,
+                              make_classification)
+from sklearn.exceptions import ConvergenceWarning, NotFittedError
+from sklearn.linear_model import LogisticRegression as SkLogisticRegression
+from sklearn.model_selection import GridSearchCV, cross_val_score, train_test_split
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+
+import kompute_ml as km
+from kompute_ml import _stream
+from kompute_ml.linear_model import LogisticRegression, _logistic, _loss, _optim
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+# -- numpy references -------------------------------------------------------------------------
+def reference_loss_grad(X, codes, sw, W, l2):
+    """Averaged objective and gradient in float64; W is K x (d + 1) (intercept last)."""
+    X = X.astype(np.float64)
+    n = X.shape[0]
+    Z = X @ W[:, :-1].T + W[:, -1]
+    if W.shape[0] == 1:
+        z, t = Z[:, 0], (codes == 1).astype(float)
+        loss = np.logaddexp(0, z) - t * z
+        R = (1 / (1 + np.exp(-z)) - t)[:, None]
+    else:
+        loss = logsumexp(Z, axis=1) - Z[np.arange(n), codes]
+        R = softmax(Z, axis=1)
+        R[np.arange(n), codes] -= 1
+    S = sw.sum()
+    f = (sw * loss).sum() / S + 0.5 * l2 * (W[:, :-1] ** 2).sum()
+    R = R * sw[:, None]
+    G = np.hstack([R.T @ X, R.sum(0)[:, None]]) / S
+    G[:, :-1] += l2 * W[:, :-1]
+    return f, G
+
+
+def _problem(n, d, K, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, d)).astype(np.float32)
+    codes = rng.integers(0, max(K, 2), n).astype(np.uint32)
+    sw = rng.uniform(0.5, 2.0, n)
+    W = (0.3 * rng.standard_normal((K, d + 1))).astype(np.float32)
+    return X, codes, sw, W
+
+
+@pytest.fixture
+def small_chunks(monkeypatch):
+    """X chunks of at most 4 KiB: every fit below runs on many chunks."""
+    monkeypatch.setattr(_loss, "_CHUNK_BYTES", 4096)
+
+
+def _split_scaled(load):
+    X, y = load(return_X_y=True)
+    Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.3, random_state=0)
+    sc = StandardScaler().fit(Xtr)
+    return sc.transform(Xtr), sc.transform(Xte), ytr, yte
+
+
+# -- the kernels ------------------------------------------------------------------------------
+@pytest.mark.parametrize("n,d,K", [(5, 2, 1), (300, 5, 1), (1000, 70, 3), (130, 33, 10),
+                                   (200, 1, 4)])
+@pytest.mark.parametrize("chunked", [False, True])
+def test_full_batch_loss_gradient_matches_numpy(device, n, d, K, chunked, monkeypatch):
+    if chunked:
+        monkeypatch.setattr(_loss, "_CHUNK_BYTES", 4 * d * 37)   # chunks of 37 rows
+    X, codes, sw, W = _problem(n, d, K)
+    data = _loss.DeviceDataset(device, X, codes, sw)
+    prog = _loss.LogLossProgram(data, K, l2=0.1, fit_intercept=True)
+    prog.total_weight = sw.sum()
+    try:
+        assert len(data.chunks) == (-(-n // 37) if chunked else 1)
+        f, G = prog.loss_gradient(W)
+    finally:
+        prog.release()
+        data.release()
+    f_ref, G_ref = reference_loss_grad(X, codes, sw, W.astype(np.float64), 0.1)
+    assert f == pytest.approx(f_ref, rel=1e-5)
+    np.testing.assert_allclose(G, G_ref, rtol=1e-4, atol=1e-5 * np.abs(G_ref).max())
+
+
+@pytest.mark.parametrize("solver", ["adam", "sgd"])
+@pytest.mark.parametrize("K", [1, 3])
+def test_one_micro_batch_step_matches_numpy(device, solver, K):
+    n, d = 50, 7                                    # one batch: the step is deterministic
+    X, codes, sw, W = _problem(n, d, K, seed=1)
+    data = _loss.DeviceDataset(device, X, codes, sw)
+    prog = _loss.LogLossProgram(data, K, l2=0.01, fit_intercept=True, batch_size=n)
+    prog.total_weight = sw.sum()
+    opt = _optim.make_optimizer(solver, 0.05, sw.mean())
+    try:
+        prog.set_state(W)
+        loss_sum, W1 = prog.epoch(opt)
+        loss_sum2, W2 = prog.epoch(opt)
+    finally:
+        prog.release()
+        data.release()
+    W0 = W.astype(np.float64)
+    f0, G0 = reference_loss_grad(X, codes, sw, W0, 0.01)
+    Z = np.zeros_like(W0)
+    if solver == "adam":
+        R1, M, V = _optim.reference_adam_step(W0, Z, Z, G0, 1, 0.05)
+        G1 = reference_loss_grad(X, codes, sw, R1, 0.01)[1]
+        R2, _, _ = _optim.reference_adam_step(R1, M, V, G1, 2, 0.05)
+    else:
+        R1, Vel = _optim.reference_sgd_step(W0, Z, G0, 0.05)
+        G1 = reference_loss_grad(X, codes, sw, R1, 0.01)[1]
+        R2, _ = _optim.reference_sgd_step(R1, Vel, G1, 0.05)
+    np.testing.assert_allclose(W1, R1, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(W2, R2, rtol=1e-4, atol=1e-5)
+    assert loss_sum / sw.sum() == pytest.approx(f0 - 0.005 * (W0[:, :-1] ** 2).sum(), rel=1e-5)
+
+
+def test_device_decision_function_matches_numpy(device, small_chunks):
+    X, _, _, W = _problem(500, 9, 5, seed=2)
+    got = _loss.decision_function(device, X, W)
+    np.testing.assert_allclose(got, X @ W[:, :-1].T + W[:, -1], rtol=1e-5, atol=1e-5)
+
+
+def test_fit_reuses_pipelines(device):
+    """Buffers come back from the pool: a second fit of the same shape builds no pipeline."""
+    X, y = make_classification(n_samples=300, n_features=6, random_state=0)
+    LogisticRegression(max_iter=3, tol=None, random_state=0).fit(X, y)
+    km.synchronize()
+    _stream.reset_stats()
+    LogisticRegression(max_iter=3, tol=None, random_state=0).fit(X, y)
+    stats = km.stats()
+    assert stats["pipelines_created"] == 0
+    # 3 epochs: 2 dispatches per step and one submit (the loss download) per epoch
+    steps = -(-300 // _logistic._auto_batch(300))
+    assert stats["dispatches"] == 3 * 2 * steps
+    assert stats["submits"] <= 3 + 1
+
+
+# -- accuracy against scikit-learn ------------------------------------------------------------
+DATASETS = [load_breast_cancer, load_iris, load_wine, load_digits]
+
+
+@pytest.mark.parametrize("load", DATASETS, ids=lambda f: f.__name__[5:])
+@pytest.mark.parametrize("solver", ["adam", "lbfgs"])
+def test_accuracy_within_one_point_of_sklearn(load, solver):
+    Xtr, Xte, ytr, yte = _split_scaled(load)
+    sk = SkLogisticRegression().fit(Xtr, ytr)
+    clf = LogisticRegression(solver=solver, random_state=0).fit(Xtr, ytr)
+    assert clf.score(Xte, yte) >= sk.score(Xte, yte) - 0.01
+    assert clf.coef_.shape == sk.coef_.shape and clf.intercept_.shape == sk.intercept_.shape
+    P, P_sk = clf.predict_proba(Xte), sk.predict_proba(Xte)
+    np.testing.assert_allclose(P.sum(axis=1), 1.0, rtol=1e-12)
+    if solver == "lbfgs":                    # the same optimum, to float32 precision
+        np.testing.assert_allclose(P, P_sk, atol=1e-2)
+    elif load in (load_iris, load_wine):     # well conditioned: adam gets close too
+        np.testing.assert_allclose(P, P_sk, atol=5e-2)
+
+
+def test_lbfgs_matches_sklearn_coefficients():
+    Xtr, _, ytr, _ = _split_scaled(load_iris)
+    sk = SkLogisticRegression(tol=1e-8, max_iter=1000).fit(Xtr, ytr)
+    clf = LogisticRegression(solver="lbfgs", tol=1e-6, max_iter=1000).fit(Xtr, ytr)
+    np.testing.assert_allclose(clf.coef_, sk.coef_, atol=2e-3 * np.abs(sk.coef_).max())
+    np.testing.assert_allclose(clf.intercept_, sk.intercept_, atol=2e-3 * np.abs(sk.coef_).max())
+
+
+def test_lbfgs_sample_weight_equivalent_to_repetition():
+    rng = np.random.RandomState(42)
+    X, y = rng.rand(15, 30), rng.randint(0, 3, size=15)
+    sw = rng.randint(0, 5, size=15)
+    a = LogisticRegression(solver="lbfgs", tol=1e-7).fit(X.repeat(sw, axis=0), y.repeat(sw))
+    b = LogisticRegression(solver="lbfgs", tol=1e-7).fit(X, y, sample_weight=sw)
+    # float32 sums of the same terms in another order: equal to ~1e-4, not to float64's 1e-7
+    np.testing.assert_allclose(a.predict_proba(X), b.predict_proba(X), atol=5e-4)
+
+
+def test_class_weight_is_a_sample_weight():
+    X, y = make_classification(n_samples=200, n_features=5, random_state=1)
+    a = LogisticRegression(solver="lbfgs", class_weight={0: 3.0, 1: 1.0}).fit(X, y)
+    b = LogisticRegression(solver="lbfgs").fit(X, y, sample_weight=np.where(y == 0, 3.0, 1.0))
+    np.testing.assert_array_equal(a.coef_, b.coef_)
+    c = LogisticRegression(solver="lbfgs", class_weight="balanced").fit(X[:150], y[:150])
+    counts = np.bincount(y[:150])
+    d = LogisticRegression(solver="lbfgs", class_weight={k: 150 / (2 * counts[k]) for k in (0, 1)})
+    np.testing.assert_allclose(c.coef_, d.fit(X[:150], y[:150]).coef_, rtol=1e-6)
+
+
+# -- the estimator contract -------------------------------------------------------------------
+def test_seed_toy():
+    X = np.array([[0, 0], [1, 0], [1, 0], [1, 1], [1, 1]], dtype=np.float32)
+    y = np.array([0, 0, 0, 1, 1])
+    for solver in ("adam", "sgd", "lbfgs"):
+        clf = LogisticRegression(solver=solver, C=100.0, max_iter=1000, random_state=0).fit(X, y)
+        assert clf.predict(X).tolist() == [0, 0, 0, 1, 1]
+        assert clf.coef_.shape == (1, 2) and clf.n_iter_.shape == (1,)
+        assert clf.coef_[0, 1] > 0              # the second feature decides
+
+
+def test_string_labels_and_decision_shapes():
+    X, y = load_iris(return_X_y=True)
+    names = np.array(["setosa", "versicolor", "virginica"])[y]
+    clf = LogisticRegression(solver="lbfgs").fit(X, names)
+    assert list(clf.classes_) == ["setosa", "versicolor", "virginica"]
+    assert clf.predict(X).dtype == names.dtype
+    assert clf.score(X, names) > 0.9
+    assert clf.decision_function(X).shape == (150, 3)
+    binary = LogisticRegression(solver="lbfgs").fit(X[50:], names[50:])
+    assert binary.decision_function(X).shape == (150,)
+    assert binary.predict_proba(X).shape == (150, 2)
+    np.testing.assert_allclose(binary.predict_log_proba(X), np.log(binary.predict_proba(X)),
+                               atol=1e-10)
+
+
+def test_pipeline_grid_search_cross_val():
+    X, y = load_wine(return_X_y=True)
+    pipe = make_pipeline(StandardScaler(), LogisticRegression(random_state=0))
+    scores = cross_val_score(pipe, X, y, cv=3)
+    assert scores.mean() > 0.9
+    search = GridSearchCV(pipe, {"logisticregression__C": [0.1, 1.0],
+                                 "logisticregression__solver": ["adam", "lbfgs"]}, cv=3)
+    search.fit(X, y)
+    assert search.best_score_ > 0.9
+    assert search.predict(X).shape == (178,)
+
+
+def test_pickle_round_trip():
+    X, y = load_breast_cancer(return_X_y=True)
+    X = StandardScaler().fit_transform(X)
+    clf = LogisticRegression(random_state=0).fit(X, y)
+    again = pickle.loads(pickle.dumps(clf))
+    np.testing.assert_array_equal(again.predict_proba(X), clf.predict_proba(X))
+    assert again.loss_curve_ == clf.loss_curve_
+
+
+def test_predicts_with_numpy_where_no_vulkan_device(tmp_path):
+    X, y = make_classification(n_samples=300, n_features=8, n_classes=3, n_informative=4,
+                               random_state=0)
+    clf = LogisticRegression(random_state=0).fit(X, y)
+    model = tmp_path / "model.pkl"
+    model.write_bytes(pickle.dumps(clf))
+    np.save(tmp_path / "X.npy", X)
+    np.save(tmp_path / "expected.npy", clf.predict(X))
+    script = textwrap.dedent(f"""
+        import pickle, warnings
+        import numpy as np
+        import kompute_ml as km
+        from kompute_ml.linear_model import _logistic
+        assert km.devices() == [], km.devices()
+        _logistic._PREDICT_ON_DEVICE = 0            # even this small X wants the device
+        clf = pickle.loads(open({str(model)!r}, "rb").read())
+        X = np.load({str(tmp_path / "X.npy")!r})
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            got = clf.predict(X)
+        assert any("predicting with numpy" in str(w.message) for w in caught), caught
+        assert (got == np.load({str(tmp_path / "expected.npy")!r})).all()
+        print("ok")
+    """)
+    env = dict(os.environ, VK_ICD_FILENAMES="/nonexistent", VK_DRIVER_FILES="/nonexistent",
+               PYTHONPATH=REPO)
+    env.pop("KOMPUTE_ML_VALIDATION", None)
+    env.pop("VK_INSTANCE_LAYERS", None)
+    out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "ok"
+
+
+def test_device_and_numpy_predictions_agree(monkeypatch, small_chunks):
+    X, y = make_classification(n_samples=400, n_features=12, n_classes=4, n_informative=6,
+                               random_state=0)
+    clf = LogisticRegression(solver="lbfgs").fit(X, y)
+    on_host = clf.decision_function(X)
+    monkeypatch.setattr(_logistic, "_PREDICT_ON_DEVICE", 0)
+    on_device = clf.decision_function(X)
+    np.testing.assert_allclose(on_device, on_host, rtol=1e-5, atol=1e-5)
+    np.testing.assert_array_equal(clf.predict(X), on_host.argmax(axis=1))
+
+
+def test_sparse_input_equals_dense():
+    X, y = make_classification(n_samples=200, n_features=20, random_state=0)
+    X[np.abs(X) < 1.0] = 0.0
+    dense = LogisticRegression(solver="lbfgs").fit(X, y)
+    sparse = LogisticRegression(solver="lbfgs").fit(scipy.sparse.csr_matrix(X), y)
+    np.testing.assert_allclose(sparse.coef_, dense.coef_, rtol=1e-6)
+    np.testing.assert_allclose(sparse.predict_proba(scipy.sparse.csc_matrix(X)),
+                               dense.predict_proba(X), rtol=1e-6)
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+@pytest.mark.parametrize("solver", ["adam", "lbfgs"])
+def test_chunked_data_fits_like_one_chunk(solver, small_chunks, monkeypatch):
+    X, y = make_classification(n_samples=600, n_features=10, n_classes=3, n_informative=5,
+                               random_state=0)
+    seen = _count_chunks(monkeypatch)
+    chunked = LogisticRegression(solver=solver, random_state=0, max_iter=20).fit(X, y)
+    assert seen == [-(-600 // (4096 // 40))]              # chunks of 102 rows
+    monkeypatch.setattr(_loss, "_CHUNK_BYTES", None)
+    whole = LogisticRegression(solver=solver, random_state=0, max_iter=20).fit(X, y)
+    if solver == "lbfgs":                    # the same function values, summed in another order
+        np.testing.assert_allclose(chunked.coef_, whole.coef_, rtol=1e-3, atol=1e-4)
+    else:                                    # batches stay within a chunk: another trajectory
+        assert abs(chunked.score(X, y) - whole.score(X, y)) < 0.03
+
+
+def _count_chunks(monkeypatch):
+    """Record the number of X chunks of every DeviceDataset created."""
+    seen = []
+    init = _loss.DeviceDataset.__init__
+
+    def spy(self, *args, **kwargs):
+        init(self, *args, **kwargs)
+        seen.append(len(self.chunks))
+    monkeypatch.setattr(_loss.DeviceDataset, "__init__", spy)
+    return seen
+
+
+@pytest.mark.slow
+def test_data_larger_than_one_storage_buffer(device, monkeypatch):
+    """A real case: X past maxStorageBufferRange is split into several buffers."""
+    seen = _count_chunks(monkeypatch)
+    d = 64
+    rows = device.max_buffer_bytes // (4 * d) + 1000
+    rng = np.random.default_rng(0)
+    w = rng.standard_normal(d)
+    X = rng.standard_normal((rows, d), dtype=np.float32)
+    y = (X @ w > 0).astype(int)
+    clf = LogisticRegression(max_iter=1, tol=None, batch_size=4096, random_state=0).fit(X, y)
+    assert seen == [2]
+    assert clf.score(X[:20000], y[:20000]) > 0.9
+
+
+def test_partial_fit_streams_batches():
+    X, y = make_classification(n_samples=2000, n_features=10, random_state=0)
+    clf = LogisticRegression(random_state=0)
+    with pytest.raises(ValueError, match="classes must be passed"):
+        clf.partial_fit(X[:100], y[:100])
+    for epoch in range(5):
+        for start in range(0, 2000, 500):
+            clf.partial_fit(X[start:start + 500], y[start:start + 500], classes=[0, 1])
+    assert clf.n_iter_[0] == 20
+    assert clf.score(X, y) > 0.85
+    with pytest.raises(ValueError, match="labels not in classes"):
+        clf.partial_fit(X[:10], np.full(10, 7))
+    with pytest.raises(ValueError, match="features"):
+        clf.partial_fit(X[:10, :5], y[:10])
+    assert not hasattr(LogisticRegression(solver="lbfgs"), "partial_fit")
+
+
+def test_same_seed_same_model():
+    X, y = make_classification(n_samples=300, n_features=5, random_state=3)
+    a = LogisticRegression(random_state=7).fit(X, y)
+    b = LogisticRegression(random_state=7).fit(X, y)
+    np.testing.assert_array_equal(a.coef_, b.coef_)
+    assert a.loss_curve_ == b.loss_curve_
+    assert all(np.isfinite(a.loss_curve_)) and a.loss_curve_[-1] < a.loss_curve_[0]
+
+
+def test_options():
+    X, y = make_classification(n_samples=300, n_features=5, random_state=3)
+    clf = LogisticRegression(fit_intercept=False, random_state=0).fit(X, y)
+    assert np.all(clf.intercept_ == 0)
+    lb = LogisticRegression(solver="lbfgs", fit_intercept=False).fit(X, y)
+    assert np.all(lb.intercept_ == 0)
+    strong = LogisticRegression(solver="lbfgs", C=1e-3).fit(X, y)
+    free = LogisticRegression(solver="lbfgs", penalty=None).fit(X, y)
+    assert np.linalg.norm(strong.coef_) < np.linalg.norm(free.coef_)
+    fixed = LogisticRegression(learning_rate=0.01, batch_size=32, shuffle=False, tol=None,
+                               max_iter=7).fit(X, y)
+    assert fixed.n_iter_[0] == 7 and len(fixed.loss_curve_) == 7
+
+
+def test_warm_start_continues():
+    X, y = make_classification(n_samples=300, n_features=5, random_state=3)
+    clf = LogisticRegression(solver="lbfgs", max_iter=2, warm_start=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        clf.fit(X, y)
+    first = clf.loss_curve_[-1]
+    clf.set_params(max_iter=100).fit(X, y)
+    assert clf.loss_curve_[0] <= first + 1e-6
+
+
+def test_convergence_warning_and_progress_bar(capsys):
+    X, y = make_classification(n_samples=300, n_features=5, random_state=3)
+    with pytest.warns(ConvergenceWarning, match="did not converge"):
+        LogisticRegression(max_iter=2, verbose=1).fit(X, y)
+    err = capsys.readouterr().err
+    assert "LogisticRegression(adam)" in err and "loss=" in err
+    with pytest.warns(ConvergenceWarning, match="lbfgs did not converge"):
+        LogisticRegression(solver="lbfgs", max_iter=1).fit(X, y)
+
+
+# -- bad input --------------------------------------------------------------------------------
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_bad_input_errors():
+    X, y = make_classification(n_samples=50, n_features=4, random_state=0)
+    clf = LogisticRegression(max_iter=5)
+    with pytest.raises(NotFittedError):
+        clf.predict(X)
+    for bad in (np.nan, np.inf):
+        Xb = X.copy()
+        Xb[3, 1] = bad
+        with pytest.raises(ValueError, match="NaN|infinity"):
+            clone(clf).fit(Xb, y)
+    with pytest.raises(ValueError, match="0 sample"):
+        clone(clf).fit(np.empty((0, 4)), [])
+    with pytest.raises(ValueError, match="only one class"):
+        clone(clf).fit(X, np.ones(50))
+    with pytest.raises(ValueError, match="3"):
+        clone(clf).fit(X.reshape(50, 2, 2), y)
+    with pytest.raises(ValueError, match="Unknown label type"):
+        clone(clf).fit(X, np.linspace(0, 1, 50))
+    with pytest.raises(ValueError, match="C"):
+        LogisticRegression(C=-1).fit(X, y)
+    with pytest.raises(ValueError, match="solver"):
+        LogisticRegression(solver="newton").fit(X, y)
+    with pytest.raises(ValueError, match="weight"):
+        clone(clf).fit(X, y, sample_weight=np.zeros(50))
+    fitted = clone(clf).fit(X, y)
+    with pytest.raises(ValueError, match="4 features"):
+        fitted.predict(X[:, :3])
+    with pytest.raises(ValueError, match="NaN"):
+        fitted.predict(np.full((2, 4), np.nan))
+
+
+def test_bad_device():
+    X, y = make_classification(n_samples=50, n_features=4, random_state=0)
+    with pytest.raises(km.DeviceNotFoundError):
+        LogisticRegression(device="no such device").fit(X, y)
