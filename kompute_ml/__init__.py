@@ -13,6 +13,8 @@ globals().update({n: getattr(_array_module, n) for n in _array_all})
 from ._glslang import compile_glsl
 from ._stream import stats, synchronize
 from .device import Device, DeviceInfo, devices, get_device, use_device
+from .kernel import Kernel
+from .pyshader import python2shader
 from .errors import (DeviceError, DeviceLimitError, DeviceNotFoundError, KomputeMLError,
                      OutOfMemoryError, ShaderCompileError, SpirvError, TranslationError)
 
@@ -21,7 +23,19 @@ __version__ = "0.1.0"
 __all__ = [
     "__version__", "errors",
     "devices", "get_device", "use_device", "Device", "DeviceInfo", "stats", "synchronize",
-    "compile_glsl",
+    "compile_glsl", "Kernel", "python2shader", "LogisticRegression",
     "KomputeMLError", "DeviceNotFoundError", "DeviceError", "DeviceLimitError", "OutOfMemoryError",
     "ShaderCompileError", "SpirvError", "TranslationError",
 ] + list(_array_all)
+
+
+def __getattr__(name):
+    # scikit-learn is imported on first use of the estimator, not by `import kompute_ml`
+    if name == "LogisticRegression":
+        from .linear_model import LogisticRegression
+        return LogisticRegression
+    raise AttributeError(f"module 'kompute_ml' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | {"LogisticRegression"})
