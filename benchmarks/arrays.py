@@ -7,7 +7,8 @@ device is synchronized (kompute_ml: the fused kernel's dispatch, submit and wait
 comes from the pool). Results are checked against numpy first. torch and CuPy are timed where they
 import (on their GPU when they have one, torch on the CPU otherwise). Bytes moved: a*b reads 8 and
 writes 4 bytes per element, exp(a*b+c) 12 + 4, sum reads 4. ``--quick`` uses sizes a CPU Vulkan
-driver (lavapipe) finishes in a minute. Writes benchmarks/results/<device>.json (``--no-write``: don't).
+driver (lavapipe) finishes in a minute. Writes benchmarks/results/<device>-arrays.json (``--no-write``:
+don't); run_all.py writes the headline <device>.json.
 """
 
 import argparse
@@ -146,7 +147,8 @@ def main(argv=None):
         rows += mrows
     if not args.no_write:
         extra = {"sizes": {"elementwise_n": n, "matmul": sizes}}
-        print("wrote", _common.write_results(device, rows, extra=extra))
+        path = os.path.join(_common.RESULTS_DIR, _common.slug(device.name) + "-arrays.json")
+        print("wrote", _common.write_results(device, rows, extra=extra, path=path))
     return 0
 
 
