@@ -305,7 +305,7 @@ def _binary(op, ct, a, b):
 def _unary(op, ct, a):
     if op in FLOAT_UNARY:
         return {"exp": f"exp({a})", "log": f"km_log({a})", "sqrt": f"km_sqrt({a})",
-                "sin": f"sin({a})", "cos": f"cos({a})", "tanh": f"km_tanh({a})",
+                "sin": f"km_sin({a})", "cos": f"km_cos({a})", "tanh": f"km_tanh({a})",
                 "sigmoid": f"km_sigmoid({a})"}[op]
     if op == "negative":
         return f"(-{a})"

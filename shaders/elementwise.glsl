@@ -12,6 +12,25 @@
 float km_max_f(float a, float b) { return (isnan(a) || a >= b) ? a : b; }
 float km_min_f(float a, float b) { return (isnan(a) || a <= b) ? a : b; }
 
+// ---- sin / cos: Vulkan bounds their error only on [-pi, pi] (absolute 2^-11), and GPUs evaluate them
+// in hardware on a reduced argument: NVIDIA's cos(96) is off by 7e-6. So reduce first, to
+// r = x - 2 pi k with k = round(x / 2 pi): 2 pi is split into pieces of 8 significant bits (the
+// last of 24), so each k * piece is exact for |k| < 2^16 and r carries about 56 bits of 2 pi. The
+// error stays near one ulp of pi (3.5e-7 absolute) for |x| < 4e5; past that (k*piece no longer
+// exact), and for x = +-0 (sign kept), inf and nan, x goes to the driver as it is.
+float km_reduce_2pi(float x) {
+    if (!(abs(x) >= 3.15 && abs(x) < 4.0e5)) return x;
+    float k = round(x * 0.15915494309189535);
+    precise float r = x - k * 6.28125;
+    r = r - k * 1.9378662109375e-3;
+    r = r + k * 2.562999725341797e-6;
+    r = r - k * 3.958120942115784e-9;
+    r = r - k * 1.0253376273028358e-11;
+    return r;
+}
+float km_sin(float x) { return sin(km_reduce_2pi(x)); }
+float km_cos(float x) { return cos(km_reduce_2pi(x)); }
+
 // ---- floor division and remainder, integers: q = floor(a / b); a % b has the sign of b; b == 0 -> 0
 int km_floordiv_i(int a, int b) {
     if (b == 0) return 0;

@@ -461,3 +461,17 @@ def test_elementwise_at_max_storage_buffer_range(device):
     got = (a * 3.0 - a).numpy()
     np.testing.assert_allclose(got, x * np.float32(3) - x, rtol=1e-6)
     assert math.prod(got.shape) == n
+
+
+def test_sin_cos_accurate_past_pi_on_any_device():
+    """Vulkan bounds sin/cos only on [-pi, pi]; kompute_ml reduces the argument itself (NVIDIA's
+    driver gave cos(96) = -0.180424 for -0.180430 before)."""
+    rng = np.random.default_rng(7)
+    x = np.concatenate([np.float32([96.0, -96.0, 3.15, -3.15, 1e3, 12345.678, 3.99e5]),
+                        rng.uniform(-4e5, 4e5, 50001).astype(np.float32),
+                        rng.uniform(-50, 50, 50001).astype(np.float32)])
+    for fn in ("sin", "cos"):
+        got = getattr(km, fn)(km.asarray(x)).numpy()
+        ref = getattr(np, fn)(x.astype(np.float64))
+        assert np.abs(got - ref).max() < 1e-6, fn
+    assert np.signbit(km.sin(km.asarray(np.float32([-0.0]))).numpy()[0])
