@@ -89,10 +89,35 @@ def chart(docs, path):
     return path
 
 
+def load_logistic():
+    docs = []
+    for path in sorted(glob.glob(os.path.join(HERE, "results", "*-logistic.json"))):
+        with open(path) as f:
+            docs.append(json.load(f))
+    return docs
+
+
+def logistic_table(doc):
+    """The rows of benchmarks/logistic.py: fit seconds and test accuracy per problem size."""
+    lines = [f"**{doc['device']}** (host {doc['cpu']}; {doc['date']}): `{doc['command']}`", "",
+             "| problem | kompute_ml s | scikit-learn s | torch s | epochs (km / torch) "
+             "| accuracy km / sklearn / torch |", "|---|---|---|---|---|---|"]
+    for r in doc["results"]:
+        b, a, e = r.get("baselines", {}), r.get("accuracy", {}), r.get("epochs", {})
+        ep = e if isinstance(e, dict) else {"kompute_ml": e}
+        lines.append(f"| {r['name']} | {fmt(r.get('kompute_ml'))} | {fmt(b.get('sklearn'))} | "
+                     f"{fmt(b.get('torch'))} | {ep.get('kompute_ml', '–')} / {ep.get('torch', '–')} | "
+                     f"{a.get('kompute_ml', '–')} / {a.get('sklearn', '–')} / {a.get('torch', '–')} |")
+    return "\n".join(lines)
+
+
 def main():
     docs = load()
     for doc in docs:
         print(table(doc))
+        print()
+    for doc in load_logistic():
+        print(logistic_table(doc))
         print()
     out = chart(docs, os.path.join(HERE, "ratio.png"))
     if out:
