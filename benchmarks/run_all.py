@@ -16,8 +16,6 @@ import argparse
 import datetime
 import json
 import os
-import platform
-import re
 import statistics
 import sys
 import time
@@ -27,6 +25,7 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
+import _common  # noqa: E402  (slug, cpu_name)
 import kompute_ml as km  # noqa: E402
 from kompute_ml import _stream  # noqa: E402
 
@@ -206,21 +205,6 @@ def bench_logreg(dev, cuda, n, d, reps):
     return [logreg_fit.measure(dev, cuda, n, d, reps)]
 
 
-def slug(name):
-    return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")[:60]
-
-
-def cpu_name():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip() + f" ({os.cpu_count()} cpus)"
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
-
-
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--device", default=None)
@@ -252,14 +236,14 @@ def main(argv=None):
             print(json.dumps(r), flush=True)
         results.extend(rows)
         print(f"# {key}: {time.perf_counter() - t0:.1f} s", flush=True)
-    doc = {"device": dev.name, "driver": dev.info.driver, "cpu": cpu_name(),
+    doc = {"device": dev.name, "driver": dev.info.driver, "cpu": _common.cpu_name(),
            "date": datetime.date.today().isoformat(),
            "command": "python benchmarks/run_all.py " + " ".join(argv if argv is not None else sys.argv[1:]),
            "scale": args.scale, "sizes": {"elementwise_n": n, "matmul_m": m},
            "versions": {"kompute_ml": km.__version__, "numpy": np.__version__,
                         **{k: v.__version__ for k, v in cuda.items()}},
            "results": results}
-    out = args.out or os.path.join(HERE, "results", slug(dev.name) + ".json")
+    out = args.out or os.path.join(HERE, "results", _common.slug(dev.name) + ".json")
     os.makedirs(os.path.dirname(out), exist_ok=True)
     with open(out, "w") as f:
         json.dump(doc, f, indent=1)

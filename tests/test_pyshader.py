@@ -1,6 +1,9 @@
 """kompute_ml.pyshader: pyshader's API (types, python2shader, ShaderModule) and the two shaders of
 Kompute's logistic-regression article, run through kp directly and through km.Kernel."""
 
+import importlib.util
+import os
+
 import numpy as np
 import pytest
 
@@ -9,6 +12,15 @@ import kompute_ml.pyshader as ps
 from kompute_ml import TranslationError
 from kompute_ml.kernel import Kernel
 from kompute_ml.pyshader import Array, f32, ivec3, python2shader, vec2
+
+
+def _load_example(name):
+    path = os.path.join(os.path.dirname(__file__), os.pardir, "examples", name + ".py")
+    spec = importlib.util.spec_from_file_location(f"example_{name}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
 
 # ---- the article's shaders, written as for pyshader (only the import differs) -----------------
 
@@ -22,40 +34,10 @@ def compute_shader_multiply(index=("input", "GlobalInvocationId", ivec3),
     data3[i] = data1[i] * data2[i]
 
 
-@python2shader
-def compute_shader_logistic(index=("input", "GlobalInvocationId", ivec3),
-                            x_i=("buffer", 0, Array(f32)),
-                            x_j=("buffer", 1, Array(f32)),
-                            y=("buffer", 2, Array(f32)),
-                            w_in=("buffer", 3, Array(f32)),
-                            w_out_i=("buffer", 4, Array(f32)),
-                            w_out_j=("buffer", 5, Array(f32)),
-                            b_in=("buffer", 6, Array(f32)),
-                            b_out=("buffer", 7, Array(f32)),
-                            l_out=("buffer", 8, Array(f32)),
-                            M=("buffer", 9, Array(f32))):
-    i = index.x
-    m = M[0]
-    w_curr = vec2(w_in[0], w_in[1])
-    b_curr = b_in[0]
-    x_curr = vec2(x_i[i], x_j[i])
-    y_curr = y[i]
-    z_dot = w_curr @ x_curr
-    z = z_dot + b_curr
-    y_hat = 1.0 / (1.0 + exp(-z))                   # noqa: F821 - pyshader's bare builtins
-    d_z = y_hat - y_curr
-    d_w = (1.0 / m) * x_curr * d_z
-    d_b = (1.0 / m) * d_z
-    loss = -((y_curr * log(y_hat)) + ((1.0 + y_curr) * log(1.0 - y_hat)))   # noqa: F821
-    w_out_i[i] = d_w.x
-    w_out_j[i] = d_w.y
-    b_out[i] = d_b
-    l_out[i] = loss
-
-
-X_I = np.array([0, 1, 1, 1, 1], np.float32)
-X_J = np.array([0, 0, 0, 1, 1], np.float32)
-Y = np.array([0, 0, 0, 1, 1], np.float32)
+# the article's logistic-regression shader and data: the copy in examples/ (which a user runs)
+_EXAMPLE = _load_example("pyshader_logistic")
+compute_shader_logistic = _EXAMPLE.compute_shader
+X_I, X_J, Y = _EXAMPLE.X_I, _EXAMPLE.X_J, _EXAMPLE.Y
 LR = 0.1
 ITERS = 100
 
