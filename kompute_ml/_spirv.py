@@ -27,6 +27,7 @@ _OP_TYPE_ARRAY, _OP_TYPE_RUNTIME_ARRAY, _OP_TYPE_STRUCT, _OP_TYPE_POINTER = 28, 
 _OP_ENTRY_POINT, _OP_EXECUTION_MODE, _OP_EXECUTION_MODE_ID = 15, 16, 331
 _OP_CONSTANT, _OP_CONSTANT_COMPOSITE, _OP_SPEC_CONSTANT, _OP_SPEC_CONSTANT_COMPOSITE = 43, 44, 50, 51
 _OP_VARIABLE, _OP_DECORATE, _OP_MEMBER_DECORATE = 59, 71, 72
+_OP_SPEC_CONSTANT_TRUE, _OP_SPEC_CONSTANT_FALSE = 48, 49
 # enumerants
 _GL_COMPUTE = 5
 _MODE_LOCAL_SIZE, _MODE_LOCAL_SIZE_ID = 17, 38
@@ -48,6 +49,10 @@ class ShaderInfo:
     entry_point: str = "main"
     uniform_bindings: tuple = ()    # the subset of ``bindings`` that are uniform (not storage) buffers
     version: tuple = (1, 0)         # SPIR-V (major, minor)
+    # the scalar type of each 4-byte word of the push-constant block: "f" float, "i" int, "u" uint,
+    # "b" bool, "" padding or a type that is not 32 bits; and of each specialization constant
+    push_word_kinds: tuple = ()
+    spec_constant_kinds: tuple = ()  # ((SpecId, kind), ...) sorted by id
 
 
 _cache = {}
@@ -130,6 +135,7 @@ def _parse(words):
     """ShaderInfo from checked words."""
     version = ((words[1] >> 16) & 0xFF, (words[1] >> 8) & 0xFF)
     types, consts, decos, members, variables = {}, {}, {}, {}, []
+    spec_types = {}                          # result id of a spec constant -> its type id
     entries, modes = [], {}
     for op, ops in _instructions(words):
         if op == _OP_ENTRY_POINT and len(ops) >= 3:
@@ -146,6 +152,10 @@ def _parse(words):
             types[ops[0]] = (op, tuple(ops[1:]))
         elif op in (_OP_CONSTANT, _OP_SPEC_CONSTANT) and len(ops) >= 3:
             consts[ops[1]] = ops[2]          # low word is enough for sizes and lengths
+            if op == _OP_SPEC_CONSTANT:
+                spec_types[ops[1]] = ops[0]
+        elif op in (_OP_SPEC_CONSTANT_TRUE, _OP_SPEC_CONSTANT_FALSE) and len(ops) >= 2:
+            spec_types[ops[1]] = ops[0]
         elif op in (_OP_CONSTANT_COMPOSITE, _OP_SPEC_CONSTANT_COMPOSITE) and len(ops) >= 2:
             consts[ops[1]] = tuple(ops[2:])
         elif op == _OP_VARIABLE and len(ops) >= 3:
@@ -169,7 +179,7 @@ def _parse(words):
 
     # SPIR-V 1.4+ lists every global the entry point uses; before, only its inputs and outputs
     used = set(interface) if version >= (1, 4) else None
-    bindings, uniforms, push = set(), set(), 0
+    bindings, uniforms, push, push_kinds = set(), set(), 0, []
     for ptr_type, var_id, storage in variables:
         if used is not None and var_id not in used:
             continue
@@ -183,11 +193,79 @@ def _parse(words):
         elif storage == _SC_PUSH_CONSTANT:
             size = _size(_pointee(types, ptr_type), types, consts, decos, members, None)
             push = max(push, (size + 3) // 4 * 4)   # Vulkan push ranges are whole words
+            push_kinds = [""] * (push // 4)
+            _word_kinds(_pointee(types, ptr_type), 0, types, consts, decos, members, None,
+                        push_kinds)
     spec_ids = sorted({d[_DEC_SPEC_ID][0] for d in decos.values() if d.get(_DEC_SPEC_ID)})
+    spec_kinds = sorted((d[_DEC_SPEC_ID][0], _scalar_kind(types.get(spec_types.get(target))))
+                        for target, d in decos.items() if d.get(_DEC_SPEC_ID))
     return ShaderInfo(local_size=tuple(int(v) for v in local), bindings=tuple(sorted(bindings)),
                       push_constant_size=push, spec_constant_ids=tuple(spec_ids),
                       entry_point=entry_name, uniform_bindings=tuple(sorted(uniforms)),
-                      version=version)
+                      version=version, push_word_kinds=tuple(push_kinds),
+                      spec_constant_kinds=tuple(spec_kinds))
+
+
+def _scalar_kind(t):
+    """"f", "i", "u" or "b" for a 32-bit scalar type (OpTypeBool too), else ""."""
+    if t is None:
+        return ""
+    op, ops = t
+    if op == _OP_TYPE_BOOL:
+        return "b"
+    if op == _OP_TYPE_FLOAT and ops[:1] == (32,):
+        return "f"
+    if op == _OP_TYPE_INT and ops[:1] == (32,):
+        return "i" if ops[1:2] == (1,) else "u"
+    return ""
+
+
+def _word_kinds(tid, base, types, consts, decos, members, matrix, out, depth=0):
+    """Mark out[word] with the scalar kind of each 32-bit scalar of type ``tid`` at byte ``base``."""
+    t = types.get(tid)
+    if t is None or depth > 64:
+        return
+    op, ops = t
+    kind = _scalar_kind(t)
+    if kind:
+        if base % 4 == 0 and base // 4 < len(out):
+            out[base // 4] = kind
+    elif op == _OP_TYPE_VECTOR:
+        comp = _size(ops[0], types, consts, decos, members, None, depth + 1)
+        for i in range(ops[1]):
+            _word_kinds(ops[0], base + i * comp, types, consts, decos, members, None, out, depth + 1)
+    elif op == _OP_TYPE_MATRIX:
+        col_type, cols = ops
+        col_size = _size(col_type, types, consts, decos, members, None, depth + 1)
+        stride = matrix[0] if matrix else col_size
+        if matrix is None or not matrix[1]:      # column-major: one column every stride bytes
+            for c in range(cols):
+                _word_kinds(col_type, base + c * stride, types, consts, decos, members, None,
+                            out, depth + 1)
+        else:                                    # row-major: every word holds the same kind
+            comp_type = types.get(col_type, (None, (0, 0)))[1][0]
+            for w in range(base // 4, min(len(out), (base + _size(tid, types, consts, decos,
+                                                                    members, matrix)) // 4)):
+                out[w] = _scalar_kind(types.get(comp_type))
+    elif op == _OP_TYPE_ARRAY:
+        length = consts.get(ops[1])
+        if not isinstance(length, int):
+            return
+        stride = decos.get(tid, {}).get(_DEC_ARRAY_STRIDE)
+        step = stride[0] if stride else _size(ops[0], types, consts, decos, members, matrix,
+                                              depth + 1)
+        for i in range(min(length, len(out))):
+            _word_kinds(ops[0], base + i * step, types, consts, decos, members, matrix, out,
+                        depth + 1)
+    elif op == _OP_TYPE_STRUCT:
+        end = 0
+        for i, member in enumerate(ops):
+            md = members.get((tid, i), {})
+            offset = md.get(_DEC_OFFSET, (end,))[0]
+            mat = (md[_DEC_MATRIX_STRIDE][0], _DEC_ROW_MAJOR in md) \
+                if _DEC_MATRIX_STRIDE in md else None
+            _word_kinds(member, base + offset, types, consts, decos, members, mat, out, depth + 1)
+            end = offset + _size(member, types, consts, decos, members, mat, depth + 1)
 
 
 def _scalar(consts, cid):

@@ -404,3 +404,47 @@ def timed(device, fn, repeat=1):
     times.sort()
     return times[len(times) // 2]
 
+
+
+# ---------------------------------------------------------------------------------------------
+# Loop budget. Mesa's llvmpipe (lavapipe) ends every shader invocation's loops after 65535
+# iterations in all (gallivm's LP_MAX_TGSI_LOOP_ITERATIONS: one counter per invocation, shared by
+# every loop, nested ones included) and carries on with wrong values, silently. Kernels whose
+# invocations loop over a long dimension (a matmul's K, a full-batch pass over many rows) split
+# their work into dispatches that stay within the budget where a device has one. It is measured,
+# not assumed from the driver's name: one invocation counts to 2^20.
+
+_PROBE_N = 1 << 20
+_PROBE_SRC = """#version 450
+layout(local_size_x = 1) in;
+layout(std430, binding = 0) buffer Out { uint count[]; };
+layout(push_constant) uniform Push { uint n; } pc;
+void main() {
+    uint c = 0u;
+    for (uint i = 0u; i < pc.n; i++) c += 1u;
+    count[0] = c;
+}
+"""
+_loop_limits = {}
+_loop_limits_lock = threading.Lock()
+
+
+def loop_limit(device):
+    """Loop iterations one invocation may run on ``device`` in all, or None when unbounded."""
+    key = id(device)
+    with _loop_limits_lock:
+        hit = _loop_limits.get(key)
+        if hit is not None and hit[0] is device:
+            return hit[1]
+    spirv = _glslang.compile_glsl(_PROBE_SRC)
+    out = _memory.alloc(device, 4)
+    try:
+        # binding 0: the count
+        dispatch(device, spirv, [out], (1, 1, 1), pack("I", _PROBE_N))
+        got = int(download(out, 1, np.uint32)[0])
+    finally:
+        out.release()
+    limit = None if got >= _PROBE_N else got
+    with _loop_limits_lock:
+        _loop_limits[key] = (device, limit)
+    return limit

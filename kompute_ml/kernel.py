@@ -68,8 +68,48 @@ def _check_grid(grid):
     return tuple(int(x) for x in g) + (1,) * (3 - len(g))
 
 
-def _pack_push(push):
-    """Push constants as bytes: numbers -> 4-byte words; bytes / numpy arrays as they are."""
+_KIND_NAMES = {"f": "float", "i": "int", "u": "uint", "b": "bool"}
+
+
+def _pack_word(v, kind, what):
+    """One number as a little-endian 4-byte word of the shader's declared ``kind`` ("" unknown).
+
+    An int for a float is converted (as numpy casts); a float for an int, a negative number for a
+    uint, or a value out of 32 bits raises: a word of the wrong type is a wrong answer, not an error,
+    once it reaches the device.
+    """
+    if not isinstance(v, (bool, int, float, np.bool_, np.integer, np.floating)):
+        raise TypeError(f"{what} must be a number, got {type(v).__name__}")
+    declared = _KIND_NAMES.get(kind)
+    if kind == "f":
+        return np.asarray(float(v), dtype="<f4").tobytes()
+    if isinstance(v, (float, np.floating)):
+        if declared:
+            raise TypeError(f"{what} is a float ({v!r}) but the shader declares it {declared} "
+                            f"there; pass an int")
+        return np.asarray(v, dtype="<f4").tobytes()
+    v = int(v)
+    if kind == "u" or kind == "b":
+        if not 0 <= v < 2**32:
+            raise OverflowError(f"{what} = {v} does not fit the shader's {declared} (0 to 2**32-1)")
+        return struct.pack("<I", v)
+    if kind == "i":
+        if not -2**31 <= v < 2**31:
+            raise OverflowError(f"{what} = {v} does not fit the shader's int (32 bits, signed)")
+        return struct.pack("<i", v)
+    if -2**31 <= v < 2**31:
+        return struct.pack("<i", v)
+    if 2**31 <= v < 2**32:
+        return struct.pack("<I", v)
+    raise OverflowError(f"{what} = {v} does not fit 32 bits")
+
+
+def _pack_push(push, kinds=(), what="push constant"):
+    """Push constants (or specialization constants) as bytes.
+
+    bytes / numpy arrays go as they are; each number of a tuple becomes one 4-byte word of the type
+    the shader declares for that word (``kinds``, from reflection; see :func:`_pack_word`).
+    """
     if push is None:
         return b""
     if isinstance(push, (bytes, bytearray, memoryview)):
@@ -85,27 +125,8 @@ def _pack_push(push):
         except TypeError:
             raise TypeError(f"`push` must be a tuple of numbers, bytes or a numpy array, got "
                             f"{type(push).__name__}") from None
-        parts = []
-        for i, v in enumerate(values):
-            if isinstance(v, (bool, np.bool_)):
-                parts.append(struct.pack("<I", int(v)))
-            elif isinstance(v, np.floating):
-                parts.append(np.asarray(v, dtype="<f4").tobytes())
-            elif isinstance(v, np.integer) and v.dtype.itemsize == 4:
-                parts.append(np.asarray(v, dtype=v.dtype.newbyteorder("<")).tobytes())
-            elif isinstance(v, (int, np.integer)):
-                v = int(v)
-                if -2**31 <= v < 2**31:
-                    parts.append(struct.pack("<i", v))
-                elif 2**31 <= v < 2**32:
-                    parts.append(struct.pack("<I", v))
-                else:
-                    raise OverflowError(f"push constant {i} = {v} does not fit 32 bits")
-            elif isinstance(v, float):
-                parts.append(np.asarray(v, dtype="<f4").tobytes())
-            else:
-                raise TypeError(f"push constant {i} must be a number, got {type(v).__name__}")
-        data = b"".join(parts)
+        data = b"".join(_pack_word(v, kinds[i] if i < len(kinds) else "", f"{what} {i}")
+                        for i, v in enumerate(values))
     if len(data) % 4:
         raise ValueError(f"`push` must be a whole number of 4-byte words, got {len(data)} bytes")
     return data
@@ -311,7 +332,7 @@ class Kernel:
                              f"{dev.name!r}")
         grid = _check_grid(grid)
         groups = tuple(-(-g // ls) for g, ls in zip(grid, self.local_size))
-        data = _pack_push(push)
+        data = _pack_push(push, self.info.push_word_kinds)
         size = self.push_constant_size
         if len(data) != size:
             raise ValueError(f"kernel {self.name}: its push-constant block is {size} bytes "
@@ -329,6 +350,10 @@ class Kernel:
             raise ValueError(f"kernel {self.name}: spec has {len(spec)} values but the shader has "
                              f"no constant_id {missing[0]} (its ids: "
                              f"{list(self.info.spec_constant_ids)})")
+        if spec:    # value i -> constant_id i, as a word of the type the shader declares
+            kinds = dict(self.info.spec_constant_kinds)
+            spec = _pack_push(spec, [kinds.get(i, "") for i in range(len(spec))],
+                              what="specialization constant")
         _stream.check_groups(dev, groups)
         self._check_local_size(dev)
         buffers = [a._kernel_buffer() for a in arrays]      # realizes lazy arrays

@@ -1,5 +1,6 @@
 """km.Kernel: GLSL files and sources, SPIR-V, argument checks before kp, and the compile CLI."""
 
+import re
 import os
 import shutil
 
@@ -331,3 +332,64 @@ def test_cli_through_main(user_shaders, tmp_path):
     assert main(["compile", str(user_shaders / "double.comp"), "-o", str(out),
                  "-D", "OFFSET=0.0"]) == 0
     assert out.is_file()
+
+
+_TYPED = """#version 450
+layout(local_size_x = 1) in;
+layout(constant_id = 0) const float A = 1.0;
+layout(constant_id = 1) const int B = 2;
+layout(constant_id = 2) const uint C = 3u;
+layout(std430, binding = 0) buffer Out { float o[]; };
+layout(push_constant) uniform Push { uint n; float a; int k; } pc;
+void main() {
+    o[0] = float(pc.n); o[1] = pc.a; o[2] = float(pc.k);
+    o[3] = A; o[4] = float(B); o[5] = float(C);
+}
+"""
+
+
+def test_push_and_spec_words_take_the_shaders_declared_types():
+    """An int where the shader declares a float is converted (numpy's cast), not reinterpreted:
+    push=(n, 2) for {uint n; float a;} used to give 2.8e-45."""
+    k = Kernel.from_glsl(_TYPED)
+    assert k.info.push_word_kinds == ("u", "f", "i")
+    assert k.info.spec_constant_kinds == ((0, "f"), (1, "i"), (2, "u"))
+    out = km.zeros(6)
+    k(out, grid=1, push=(7, 2, -3), spec=(5, -6, np.uint32(4000000000)))
+    np.testing.assert_array_equal(out.numpy(), np.float32([7, 2, -3, 5, -6, 4000000000]))
+    k(out, grid=1, push=(np.int32(1), np.float32(0.5), True), spec=(np.int64(2), 3, 4))
+    np.testing.assert_array_equal(out.numpy(), np.float32([1, 0.5, 1, 2, 3, 4]))
+
+
+@pytest.mark.parametrize("push, spec, error, words", [
+    ((7.0, 2.0, 1), None, TypeError, "push constant 0 is a float (7.0) but the shader declares it uint"),
+    ((7, 2.0, 1.5), None, TypeError, "push constant 2 is a float (1.5) but the shader declares it int"),
+    ((-1, 2.0, 1), None, OverflowError, "push constant 0 = -1 does not fit the shader's uint"),
+    ((1, 2.0, 2**31), None, OverflowError, "push constant 2 = 2147483648 does not fit the shader's int"),
+    ((1, 2.0, 1), (1.0, 2.5), TypeError, "specialization constant 1 is a float (2.5)"),
+    ((1, 2.0, 1), (1.0, 2, -1), OverflowError, "specialization constant 2 = -1 does not fit"),
+    ((1, "2", 1), None, TypeError, "push constant 1 must be a number, got str"),
+])
+def test_push_and_spec_of_the_wrong_type_are_refused(push, spec, error, words):
+    k = Kernel.from_glsl(_TYPED)
+    out = km.zeros(6)
+    before = out.numpy().copy()
+    with pytest.raises(error, match=re.escape(words)):
+        k(out, grid=1, push=push, spec=spec)
+    np.testing.assert_array_equal(out.numpy(), before)
+
+
+def test_push_word_kinds_follow_the_block_layout():
+    src = """#version 450
+layout(local_size_x = 1) in;
+layout(std430, binding = 0) buffer Out { float o[]; };
+layout(push_constant) uniform Push { uint n; vec3 v; mat2 m; int arr[2]; } pc;
+void main() { o[0] = float(pc.n) + pc.v.x + pc.m[1][1] + float(pc.arr[1]); }
+"""
+    k = Kernel.from_glsl(src)
+    # n at 0; vec3 aligned to 16 (words 4-6, word 7 padding); mat2 at 32; int[2] at 48
+    assert k.info.push_word_kinds == ("u", "", "", "", "f", "f", "f", "", "f", "f", "f", "f",
+                                      "i", "i")
+    out = km.zeros(1)
+    k(out, grid=1, push=(1, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 3, 0, 4))
+    assert out.numpy()[0] == 10.0

@@ -95,3 +95,34 @@ def test_errors():
 def test_large_product_is_tiled(device):
     x, y = rand((513, 384), 7), rand((384, 260), 8)
     check(km.asarray(x) @ km.asarray(y), x, y)
+
+
+@pytest.mark.parametrize("sa, sb", [((2, 50000), (50000, 2)), ((300000,), (300000, 2)),
+                                    ((2, 2 ** 21 + 64), (2 ** 21 + 64,)),
+                                    ((3, 2, 40000), (40000, 5))])
+def test_long_inner_dimension(sa, sb):
+    """K past lavapipe's loop budget (65535 loop iterations per invocation, after which llvmpipe
+    carries on with wrong values): matmul splits K there, so every device gets numpy's answer."""
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal(sa).astype(np.float32)
+    b = rng.standard_normal(sb).astype(np.float32)
+    got = (km.asarray(a) @ km.asarray(b)).numpy()
+    ref = a.astype(np.float64) @ b.astype(np.float64)
+    assert np.abs(got - ref).max() <= 1e-5 * np.abs(ref).max()
+    ones = (km.ones(sa) @ km.ones(sb)).numpy()
+    np.testing.assert_array_equal(ones, np.full(ref.shape, sa[-1], np.float32))
+
+
+def test_loop_budget_probe_matches_a_counting_kernel(device):
+    from kompute_ml import _stream
+    limit = _stream.loop_limit(device)
+    assert limit is None or 1000 <= limit < 2 ** 20
+    k = km.Kernel.from_glsl("""#version 450
+layout(local_size_x = 1) in;
+layout(std430, binding = 0) buffer Out { uint c[]; };
+layout(push_constant) uniform P { uint n; } pc;
+void main() { uint c0 = 0u; for (uint i = 0u; i < pc.n; i++) c0 += 1u; c[0] = c0; }
+""")
+    out = km.zeros(1, dtype="uint32")
+    k(out, grid=1, push=(300000,))
+    assert int(out.numpy()[0]) == (300000 if limit is None else min(limit, 300000))
