@@ -442,3 +442,56 @@ def test_bad_device():
     X, y = make_classification(n_samples=50, n_features=4, random_state=0)
     with pytest.raises(km.DeviceNotFoundError):
         LogisticRegression(device="no such device").fit(X, y)
+
+
+# -- the loop budget (lavapipe ends an invocation's loops after 65535 iterations) ----------------
+@pytest.fixture
+def one_tile_per_dispatch(monkeypatch):
+    """A loop budget of one tile per workgroup: every pass splits into many dispatches."""
+    monkeypatch.setattr(_loss, "_loop_budget", lambda device: _loss._tile_cost(200, 4))
+
+
+def test_full_batch_gradient_past_the_loop_budget(device, monkeypatch):
+    """One workgroup looping over 157 tiles of 200 features: ~98,000 loop iterations, past
+    lavapipe's budget. The pass splits where the device has one, so the result is numpy's."""
+    monkeypatch.setattr(_loss, "MAX_GROUPS", 1)
+    X, codes, sw, W = _problem(10000, 200, 3, seed=4)
+    data = _loss.DeviceDataset(device, X, codes, sw)
+    prog = _loss.LogLossProgram(data, 3, l2=0.1, fit_intercept=True)
+    prog.total_weight = sw.sum()
+    try:
+        assert prog.groups == 1
+        f, G = prog.loss_gradient(W)
+    finally:
+        prog.release()
+        data.release()
+    f_ref, G_ref = reference_loss_grad(X, codes, sw, W.astype(np.float64), 0.1)
+    assert f == pytest.approx(f_ref, rel=1e-5)
+    np.testing.assert_allclose(G, G_ref, rtol=1e-4, atol=1e-5 * np.abs(G_ref).max())
+
+
+@pytest.mark.parametrize("K", [1, 4])
+def test_split_passes_match_numpy(device, one_tile_per_dispatch, monkeypatch, K):
+    monkeypatch.setattr(_loss, "MAX_GROUPS", 2)
+    X, codes, sw, W = _problem(1000, 20, K, seed=5)
+    data = _loss.DeviceDataset(device, X, codes, sw)
+    prog = _loss.LogLossProgram(data, K, l2=0.1, fit_intercept=True)
+    prog.total_weight = sw.sum()
+    try:
+        f, G = prog.loss_gradient(W)
+    finally:
+        prog.release()
+        data.release()
+    f_ref, G_ref = reference_loss_grad(X, codes, sw, W.astype(np.float64), 0.1)
+    assert f == pytest.approx(f_ref, rel=1e-5)
+    np.testing.assert_allclose(G, G_ref, rtol=1e-4, atol=1e-5 * np.abs(G_ref).max())
+    monkeypatch.setattr(_loss, "_loop_budget", lambda device: _loss._row_cost(20, K) * 3)
+    got = _loss.decision_function(device, X, W)
+    np.testing.assert_allclose(got, X @ W[:, :-1].T + W[:, -1], rtol=1e-5, atol=1e-5)
+
+
+def test_too_many_features_for_the_loop_budget_is_a_clear_error(device, monkeypatch):
+    monkeypatch.setattr(_loss, "_loop_budget", lambda device: 1000)
+    X, y = np.random.default_rng(0).standard_normal((20, 600)), np.arange(20) % 2
+    with pytest.raises(km.DeviceLimitError, match="600 features x 1 logits exceed"):
+        LogisticRegression(max_iter=2, device=device).fit(X, y)

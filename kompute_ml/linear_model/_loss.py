@@ -46,6 +46,34 @@ def _kernel(name):
     return hit
 
 
+def _loop_budget(device):
+    """Loop iterations one invocation may spend (half the device's budget), or None: unbounded.
+
+    lavapipe ends an invocation's loops after 65535 iterations in all and carries on with wrong
+    values (see _stream.loop_limit); the kernels below loop over features, classes and rows.
+    """
+    limit = _stream.loop_limit(device)
+    return None if limit is None else limit // 2
+
+
+def _tile_cost(d, K):
+    """Loop iterations of one invocation of logreg_grad.comp for one tile of LR_TILE rows."""
+    blocks = -(-K // 4)
+    return blocks * (d + 8) + -(-d // TILE) * blocks * (TILE + 4) + -(-K // TILE) * TILE + TILE + 16
+
+
+def _row_cost(d, K):
+    """Loop iterations of one invocation of logreg_predict.comp for one row."""
+    return -(-K // 4) * (d + 8) + 4
+
+
+def _too_wide(device, d, K, budget):
+    return DeviceLimitError(
+        f"{d} features x {K} logits exceed what one shader invocation may loop over on "
+        f"{device.name!r} (its driver stops every invocation after {budget * 2} loop "
+        f"iterations; this one needs {_tile_cost(d, K)} per tile of {TILE} rows)")
+
+
 def chunk_rows(device, d):
     """Rows of ``d`` float32 features that fit one storage buffer (or ``_CHUNK_BYTES``)."""
     limit = device.max_buffer_bytes
@@ -215,14 +243,32 @@ class LogLossProgram:
 
     # -- dispatch sequences -----------------------------------------------------------------
     def _grad(self, chunk, offset, count, accumulate):
+        """Partial gradients of rows idx[offset:offset + count]; returns the workgroups used.
+
+        Where the device has a loop budget, the rows go in several dispatches (the first one the
+        largest, the others accumulating), each giving every workgroup few enough tiles.
+        """
         spv, info = _kernel("logreg_grad")
-        # bindings: 0 X, 1 meta, 2 idx, 3 state (W), 4 part, 5 scratch
-        _stream.dispatch(
-            self.device, spv, [chunk.X, chunk.meta, chunk.idx, self.state, self.part, self.scratch],
-            (self.groups, 1, 1),
-            push=_stream.pack("6I", offset, count, self.d, self.K,
-                              min(self.groups, -(-count // TILE)), int(accumulate)),
-            info=info)
+        piece = count
+        budget = _loop_budget(self.device)
+        if budget is not None:
+            tiles = budget // _tile_cost(self.d, self.K)
+            if tiles < 1:
+                raise _too_wide(self.device, self.d, self.K, budget)
+            piece = self.groups * TILE * tiles
+        used = 0
+        for start in range(offset, offset + count, piece):
+            n = min(piece, offset + count - start)
+            used = max(used, min(self.groups, -(-n // TILE)))
+            # bindings: 0 X, 1 meta, 2 idx, 3 state (W), 4 part, 5 scratch
+            _stream.dispatch(
+                self.device, spv,
+                [chunk.X, chunk.meta, chunk.idx, self.state, self.part, self.scratch],
+                (self.groups, 1, 1),
+                push=_stream.pack("6I", start, n, self.d, self.K, min(self.groups, -(-n // TILE)),
+                                  int(accumulate or start > offset)),
+                info=info)
+        return used
 
     def _update(self, ngroups, mode, loss_index, scale, lr=0.0, beta1=0.0, beta2=0.0, eps=0.0):
         spv, info = _kernel("logreg_update")
@@ -246,8 +292,7 @@ class LogLossProgram:
         _stream.upload(self.state, host)
         used = 0
         for i, chunk in enumerate(self.data.chunks):        # the largest chunk comes first
-            self._grad(chunk, 0, chunk.rows, accumulate=i > 0)
-            used = max(used, min(self.groups, -(-chunk.rows // TILE)))
+            used = max(used, self._grad(chunk, 0, chunk.rows, accumulate=i > 0))
         self._update(used, MODE_GRADIENT, self.P, 1.0 / self.total_weight)
         got = _stream.download(self.out, self.P + 1, np.float32).astype(np.float64)
         coef = W[:, :-1].astype(np.float64)
@@ -267,10 +312,9 @@ class LogLossProgram:
             chunk = chunks[ci]
             for offset in range(0, chunk.rows, B):
                 count = min(B, chunk.rows - offset)
-                self._grad(chunk, offset, count, accumulate=False)
+                used = self._grad(chunk, offset, count, accumulate=False)
                 mode, scale, lr, b1, b2, eps = optimizer.step_push(count)
-                self._update(min(self.groups, -(-count // TILE)), mode, self.P + step,
-                             scale, lr, b1, b2, eps)
+                self._update(used, mode, self.P + step, scale, lr, b1, b2, eps)
                 step += 1
         got = _stream.download(self.out, self.P + step, np.float32)
         W = got[:self.P].reshape(self.K, self.d + 1)
@@ -283,6 +327,12 @@ def decision_function(device, X, W):
     K = W.shape[0]
     spv, info = _kernel("logreg_predict")
     rows = min(chunk_rows(device, d), max(1, device.max_buffer_bytes // (4 * K)))
+    budget = _loop_budget(device)
+    if budget is not None:      # each invocation loops over ceil(rows / (groups * TILE)) rows
+        per_invocation = budget // _row_cost(d, K)
+        if per_invocation < 1:
+            raise _too_wide(device, d, K, budget)
+        rows = min(rows, MAX_GROUPS * TILE * per_invocation)
     out = np.empty((n, K), dtype=np.float32)
     wbuf = _memory.alloc(device, 4 * W.size)
     try:
