@@ -5,7 +5,7 @@
 # and kompute_ml itself, offline.
 _km_gpu_setup() {
     local py=python3 deps=/opt/kpdeps arch=x86_64-linux-gnu phash have
-    phash="$(cat patches/kp/*.patch | sha256sum | cut -c1-12)"
+    phash="$(cat patches/kp/*.patch scripts/build_kp.sh | sha256sum | cut -c1-12)"   # as build_kp.sh
     have="$($py -c 'import sys; print(open(sys.prefix + "/kp-patches.sha").read().strip())' 2>/dev/null)"
     if [ "$have" != "$phash" ] && [ "$(cat .gpu/wheels/kp-patches.sha 2>/dev/null)" = "$phash" ]; then
         $py -m pip install -q --no-index --no-deps --force-reinstall .gpu/wheels/kp-*.whl &&

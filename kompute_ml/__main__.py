@@ -53,22 +53,21 @@ def _selftest(args):
     return 0 if ok else 1
 
 
-def _compile(args):
-    from kompute_ml import kernel
-    return kernel._cli_compile(args.rest)
-
-
 def main(argv=None):
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv and argv[0] == "compile":
+        # its own parser sees every argument (options before the file, -h included)
+        from kompute_ml import kernel
+        return kernel._cli_compile(argv[1:])
     parser = argparse.ArgumentParser(prog="python -m kompute_ml")
     sub = parser.add_subparsers(dest="cmd", required=True)
     sub.add_parser("info", help="list Vulkan devices and their limits")
     p = sub.add_parser("selftest", help="run a tiny kernel on a device")
     p.add_argument("--device", default=None)
-    p = sub.add_parser("compile", help="compile GLSL to SPIR-V: compile FILE.comp -o FILE.spv",
-                       add_help=False)
-    p.add_argument("rest", nargs=argparse.REMAINDER)
+    sub.add_parser("compile", help="compile GLSL to SPIR-V: compile FILE.comp -o FILE.spv "
+                                   "(python -m kompute_ml compile -h)")
     args = parser.parse_args(argv)
-    return {"info": _info, "selftest": _selftest, "compile": _compile}[args.cmd](args)
+    return {"info": _info, "selftest": _selftest}[args.cmd](args)
 
 
 if __name__ == "__main__":

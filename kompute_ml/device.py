@@ -43,6 +43,20 @@ _default = threading.local()
 _global_default = [None]
 
 
+VALIDATION_ENV = "KOMPUTE_ML_VALIDATION"
+
+
+def _validation_layer():
+    """KOMPUTE_ML_VALIDATION=1: the loader adds Khronos' validation layer to every instance this
+    process creates from now on (it prints its messages to stdout unless a layer settings file
+    says otherwise, as the test suite's does). The loader reads VK_INSTANCE_LAYERS at each
+    vkCreateInstance, so this runs before the first one."""
+    if os.environ.get(VALIDATION_ENV) == "1":
+        layers = [x for x in os.environ.get("VK_INSTANCE_LAYERS", "").split(":") if x]
+        if "VK_LAYER_KHRONOS_validation" not in layers:
+            os.environ["VK_INSTANCE_LAYERS"] = ":".join(layers + ["VK_LAYER_KHRONOS_validation"])
+
+
 def devices():
     """List the Vulkan devices of this machine.
 
@@ -61,6 +75,7 @@ def devices():
     global _infos, _enum_error
     with _lock:
         if _infos is None and _enum_error is None:
+            _validation_layer()
             try:
                 _infos = [DeviceInfo(**d) for d in _vulkan.enumerate_devices()]
             except _vulkan.VulkanUnavailable as exc:
@@ -145,6 +160,7 @@ class Device:
                         # our kp patch polls a fence before blocking; on a CPU device (lavapipe)
                         # that poll competes with the driver's own worker threads
                         os.environ.setdefault("KP_SEQUENCE_SPIN_US", "0")
+                    _validation_layer()
                     import kp  # imported here: `import kompute_ml` must work without a driver
                     try:
                         self._manager = kp.Manager(self.index)

@@ -47,7 +47,7 @@ if [ "$(cat "$VENV/.req-hash" 2>/dev/null)" != "$req_hash" ]; then
 fi
 
 # 3. kp, rebuilt when the patches change
-phash="$(cat patches/kp/*.patch | sha256sum | cut -c1-12)"
+phash="$(cat patches/kp/*.patch scripts/build_kp.sh | sha256sum | cut -c1-12)"   # as build_kp.sh
 if ! "$VPY" -c "import kp" 2>/dev/null || [ "$(cat "$VENV/kp-patches.sha" 2>/dev/null)" != "$phash" ]; then
     bash scripts/build_kp.sh "$VPY"
 fi

@@ -334,6 +334,18 @@ def test_cli_through_main(user_shaders, tmp_path):
     assert out.is_file()
 
 
+def test_cli_options_before_the_file_and_help(user_shaders, tmp_path, capsys):
+    from kompute_ml.__main__ import main
+    out = tmp_path / "first.spv"
+    assert main(["compile", "-o", str(out), "-D", "OFFSET=0.0", "--info",
+                 str(user_shaders / "double.comp")]) == 0
+    assert out.is_file() and "local_size" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as exc:
+        main(["compile", "-h"])
+    assert exc.value.code == 0
+    assert "usage: python -m kompute_ml compile" in capsys.readouterr().out
+
+
 _TYPED = """#version 450
 layout(local_size_x = 1) in;
 layout(constant_id = 0) const float A = 1.0;

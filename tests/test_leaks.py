@@ -44,3 +44,37 @@ def test_ten_thousand_iterations_stay_flat(device):
     assert s1["shader_compiles"] == s0["shader_compiles"]
     assert rss1 - rss0 < 64, f"RSS grew from {rss0:.0f} MiB to {rss1:.0f} MiB"
     assert _stream.pipelines_cached(device) <= _stream.MAX_PIPELINES
+
+
+def test_two_hundred_fits_stay_flat(device):
+    """200 fits (mixed solvers, binary and multinomial) keep the pool, pipelines and RSS flat."""
+    from kompute_ml.linear_model import LogisticRegression
+    rng = np.random.default_rng(1)
+    X = rng.standard_normal((300, 12)).astype(np.float32)
+    y2, y3 = (X[:, 0] > 0).astype(int), (X[:, :3].argmax(axis=1))
+    configs = [("adam", y2), ("sgd", y3), ("lbfgs", y2), ("adam", y3)]
+
+    def fit(i):
+        solver, y = configs[i % len(configs)]
+        clf = LogisticRegression(solver=solver, max_iter=3, tol=None, random_state=i,
+                                 device=device).fit(X, y)
+        assert clf.predict(X[:5]).shape == (5,)
+
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")          # ConvergenceWarning at max_iter
+        for i in range(20):                      # warm-up
+            fit(i)
+        km.synchronize()
+        gc.collect()
+        s0, rss0 = km.stats(), _rss_mb()
+        for i in range(200):
+            fit(i)
+    km.synchronize()
+    gc.collect()
+    s1, rss1 = km.stats(), _rss_mb()
+    assert s1["tensors_live"] == s0["tensors_live"], (s0, s1)
+    assert s1["bytes_allocated"] <= s0["bytes_allocated"], (s0, s1)
+    assert s1["pipelines_created"] - s0["pipelines_created"] <= 8, (s0, s1)
+    assert s1["shader_compiles"] == s0["shader_compiles"]
+    assert rss1 - rss0 < 64, f"RSS grew from {rss0:.0f} MiB to {rss1:.0f} MiB"

@@ -69,3 +69,36 @@ def test_invalid_spirv_never_reaches_kp(device):
             _stream.dispatch(device, bad, [buf], (1, 1, 1))
     with pytest.raises(TypeError):
         _stream.dispatch(device, "not bytes", [buf], (1, 1, 1))
+
+
+def test_validation_mode_fails_a_test_on_any_validation_message(tmp_path):
+    """The harness of `make test-validation` catches a real validation error: a shader whose
+    binding 0 is a uniform block, given to kp directly (which binds storage buffers; kompute_ml's
+    Kernel refuses such a shader before kp)."""
+    import os
+    test = tmp_path / "test_provoke.py"
+    test.write_text('''
+import numpy as np, kp, kompute_ml as km
+
+def test_descriptor_type_mismatch():
+    spv = km.compile_glsl("""#version 450
+layout(local_size_x = 1) in;
+layout(std140, binding = 0) uniform U { float u; };
+layout(std430, binding = 1) buffer O { float o[]; };
+void main() { o[0] = u; }
+""")
+    mgr = km.get_device().manager
+    a, b = mgr.tensor(np.zeros(4, np.float32)), mgr.tensor(np.zeros(4, np.float32))
+    algo = mgr.algorithm([a, b], spv)
+    mgr.sequence().record(kp.OpTensorSyncDevice([a, b])).record(kp.OpAlgoDispatch(algo)).eval()
+''')
+    here = os.path.dirname(os.path.abspath(__file__))
+    (tmp_path / "conftest.py").write_text(open(os.path.join(here, "conftest.py")).read())
+    env = {k: v for k, v in os.environ.items() if k not in ("VK_INSTANCE_LAYERS",
+                                                          "VK_LAYER_SETTINGS_PATH")}
+    env.pop("KOMPUTE_ML_VALIDATION", None)
+    r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                        "--vk-validation", str(test)], capture_output=True, text=True,
+                       cwd=tmp_path, env=env, timeout=300)
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "Vulkan validation messages" in r.stdout and "type mismatch" in r.stdout, r.stdout

@@ -53,3 +53,39 @@ def test_four_threads_share_a_device(device):
             t.join()
         for got, expect in out:
             np.testing.assert_allclose(got, expect, rtol=1e-5, atol=1e-5)
+
+
+def test_four_threads_fitting_give_the_serial_models(device):
+    """LogisticRegression fits in 4 threads at once equal the same fits run one after another."""
+    import warnings
+    from kompute_ml.linear_model import LogisticRegression
+    rng = np.random.default_rng(5)
+    X = rng.standard_normal((400, 6)).astype(np.float32)
+    ys = [(X[:, 0] + 0.3 * X[:, 1] > 0).astype(int), X[:, :4].argmax(axis=1)]
+    jobs = [(solver, ys[i % 2], i) for i, solver in enumerate(["adam", "sgd", "lbfgs", "adam",
+                                                               "sgd", "lbfgs", "adam", "lbfgs"])]
+
+    def fit(job):
+        solver, y, seed = job
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            clf = LogisticRegression(solver=solver, max_iter=5, tol=None, random_state=seed,
+                                     device=device).fit(X, y)
+        return clf.coef_.copy(), clf.intercept_.copy(), clf.predict_proba(X)
+
+    serial = [fit(job) for job in jobs]
+    threaded = [None] * len(jobs)
+
+    def run(i):
+        threaded[i] = fit(jobs[i])
+
+    for start in (0, 4):
+        threads = [threading.Thread(target=run, args=(i,)) for i in range(start, start + 4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    for (c0, b0, p0), (c1, b1, p1) in zip(serial, threaded):
+        np.testing.assert_array_equal(c1, c0)
+        np.testing.assert_array_equal(b1, b0)
+        np.testing.assert_array_equal(p1, p0)
