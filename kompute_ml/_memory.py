@@ -17,6 +17,7 @@ shared_ptr frees it once the pending sequence and cached pipelines let go of it.
 import gc
 import heapq
 import itertools
+import os
 import threading
 
 import numpy as np
@@ -26,6 +27,24 @@ from .errors import DeviceError, DeviceLimitError, OutOfMemoryError
 __all__ = ["Buffer", "alloc", "free_all_blocks", "set_limit", "pool_stats"]
 
 _MIN_BYTES = 256
+LIMIT_ENV = "KOMPUTE_ML_MEMORY_LIMIT"     # cap of each device pool (bytes; suffix K, M or G)
+
+
+def _env_limit():
+    """The byte cap KOMPUTE_ML_MEMORY_LIMIT sets (0: none); a bad value is a ValueError."""
+    raw = os.environ.get(LIMIT_ENV, "").strip()
+    if not raw:
+        return 0
+    scale = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}.get(raw[-1].upper(), 1)
+    number = raw[:-1] if scale > 1 else raw
+    try:
+        value = int(float(number) * scale)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise ValueError(f"{LIMIT_ENV}={raw!r}: expected a byte count such as 2000000000, "
+                         f"512M or 2G")
+    return value
 _uids = itertools.count(1)
 
 
@@ -60,7 +79,7 @@ class _Pool:
         self.free_bytes = 0
         self.live_bytes = 0       # bytes of tensors handed out
         self.live_count = 0
-        self.limit = 0            # 0: no limit on live + cached bytes
+        self.limit = _env_limit() # 0: no limit on live + cached bytes (set_limit changes it)
         local = int(device.limits.get("device_local_memory") or 0)
         self.cache_limit = min(1 << 30, local // 4) if local else 1 << 30
         self.drop_listeners = []  # called with a block's uid when the pool drops its tensor

@@ -436,6 +436,13 @@ def test_bad_input_errors():
         fitted.predict(X[:, :3])
     with pytest.raises(ValueError, match="NaN"):
         fitted.predict(np.full((2, 4), np.nan))
+    big = X.copy()
+    big[3, 1] = 1e39                     # finite in float64, inf in the device's float32
+    for call in (lambda: clone(clf).fit(big, y), lambda: fitted.predict(big),
+                 lambda: clone(clf).partial_fit(big, y, classes=[0, 1]),
+                 lambda: clone(clf).fit(scipy.sparse.csr_matrix(big), y)):
+        with pytest.raises(ValueError, match="beyond float32's range"):
+            call()
 
 
 def test_bad_device():

@@ -80,3 +80,17 @@ def test_write_and_read_check_bounds(device):
         _stream.upload(buf, np.zeros(65, np.float32))
     with pytest.raises(ValueError, match="exceed"):
         _stream.download(buf, 65, np.float32)
+
+
+def test_memory_limit_from_the_environment(tmp_path):
+    import subprocess
+    import sys
+    code = ("import kompute_ml as km\n"
+            "a = km.zeros(100000)\n"
+            "try:\n    km.zeros(300000).numpy()\nexcept km.OutOfMemoryError as e:\n"
+            "    print('OOM', isinstance(e, MemoryError), e)\n")
+    for value, expect in (("1M", "OOM True"), ("1048576", "OOM True"), ("lots", "expected a byte")):
+        env = dict(__import__("os").environ, KOMPUTE_ML_MEMORY_LIMIT=value)
+        r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                           timeout=120)
+        assert expect in r.stdout + r.stderr, (value, r.stdout, r.stderr)

@@ -145,3 +145,23 @@ void main() { a[gl_GlobalInvocationID.x] = a[gl_GlobalInvocationID.x] * SCALE + 
     _stream.upload(buf, np.arange(4, dtype=np.float32))
     _stream.dispatch(device, spirv, [buf], (4, 1, 1), spec=(2.0, 3))
     np.testing.assert_array_equal(_stream.download(buf, 4, np.float32), [3, 5, 7, 9])
+
+
+def test_byte_counters_and_synchronize(device):
+    """bytes_uploaded / bytes_downloaded count the transfers; synchronize submits what is pending."""
+    a_host = np.arange(1000, dtype=np.float32)
+    s0 = km.stats()
+    a = km.asarray(a_host, device=device)
+    b = (a * 2 + 1)._realize()                  # recorded, not yet submitted
+    st = _stream._stream(device)
+    assert st.pending > 0
+    submits = km.stats()["submits"]
+    km.synchronize(device)
+    assert st.pending == 0 and km.stats()["submits"] == submits + 1
+    km.synchronize(device)                      # nothing pending: no empty submit
+    assert km.stats()["submits"] == submits + 1
+    got = _stream.download(b, 1000, np.float32)
+    np.testing.assert_array_equal(got, a_host * 2 + 1)
+    s1 = km.stats()
+    assert s1["bytes_uploaded"] - s0["bytes_uploaded"] == 4000
+    assert s1["bytes_downloaded"] - s0["bytes_downloaded"] == 4000

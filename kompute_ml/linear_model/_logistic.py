@@ -32,6 +32,18 @@ _AUTO_BATCH_MIN = 16
 _AUTO_STEPS_PER_EPOCH = 32     # 'auto' batches give this many steps per epoch on small data
 
 
+_F32_MAX = float(np.finfo(np.float32).max)
+
+
+def _check_float32_range(X):
+    """The device computes in float32: a finite value past its range would become inf there."""
+    data = X.data if hasattr(X, "toarray") else X
+    if data.size and np.abs(data).max() > _F32_MAX:
+        raise ValueError(f"X holds values beyond float32's range (largest magnitude "
+                         f"{np.abs(data).max():.3g} > {_F32_MAX:.3g}); the device computes in "
+                         f"float32: scale X first (e.g. sklearn.preprocessing.StandardScaler)")
+
+
 def _auto_batch(n):
     """batch_size='auto': up to 256 rows, and 32 steps per epoch on small data (>= 16 rows)."""
     return int(min(n, _AUTO_BATCH_MAX, max(_AUTO_BATCH_MIN, n // _AUTO_STEPS_PER_EPOCH)))
@@ -200,6 +212,7 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
             The fitted estimator.
         """
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=[np.float64, np.float32])
+        _check_float32_range(X)
         check_classification_targets(y)
         classes = np.unique(y)
         weights = self._weights(X, y, sample_weight, classes)
@@ -246,6 +259,7 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         first = not hasattr(self, "classes_")
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=[np.float64, np.float32],
                              reset=first)
+        _check_float32_range(X)
         check_classification_targets(y)
         if first:
             if classes is None:
@@ -441,6 +455,7 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         check_is_fitted(self)
         X = validate_data(self, X, accept_sparse="csr", dtype=[np.float64, np.float32],
                           reset=False)
+        _check_float32_range(X)
         scores = None
         if X.shape[0] * X.shape[1] >= _PREDICT_ON_DEVICE:
             dev = self._predict_device()
