@@ -9,13 +9,14 @@ built-in functions, which pyshader code uses as bare names.
 
 import ast
 import math
+import operator
 import types
 
 import numpy as np
 
 from . import _pytoglsl_builtins as bi
-from ._pytoglsl_nodes import (FLOAT32_MAX, INT32_MIN, UINT32_MAX, Binary, Const, Index, Length,
-                              Member, Unknown, Var)
+from ._pytoglsl_nodes import (FLOAT32_MAX, INT32_MAX, INT32_MIN, UINT32_MAX, Binary, Const, Index,
+                              Length, Member, Unknown, Var)
 from ._pytoglsl_ops import arith, compare, logical, select, truth, unary, weak_int
 from ._pytoglsl_types import (TYPE_NAMES, Array, Matrix, Struct, Vector, boolean, f32, i32,
                               is_shader_type, pretty, u32)
@@ -205,8 +206,26 @@ class ExprTyper:
 
     def _e_BinOp(self, node):
         op = _BINOPS[type(node.op)]
+        self._check_int_fold(node)
         return arith(op, self.expr(node.left), self.expr(node.right), self.failer(node),
                      self.helpers)
+
+    def _check_int_fold(self, node):
+        """Integer literals combine in 32-bit GLSL ints: where Python's value of such a constant
+        expression (2**40, 1 << 33) lies outside int32, the shader's would silently differ."""
+        if not all(isinstance(v, ast.Constant) and type(v.value) is int
+                   for v in (node.left, node.right)):
+            return
+        left, right = node.left.value, node.right.value
+        try:
+            value = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
+                     ast.Pow: pow, ast.LShift: operator.lshift}[type(node.op)](left, right)
+        except (KeyError, ValueError, OverflowError):
+            return
+        if isinstance(value, int) and not INT32_MIN <= value <= INT32_MAX:
+            self.fail(node, f"the constant expression {ast.unparse(node)} = {value}, outside the "
+                            f"32-bit int range of GLSL arithmetic (write the literal itself if it "
+                            f"fits uint32, or a float)")
 
     def _e_UnaryOp(self, node):
         return unary(_UNOPS[type(node.op)], self.expr(node.operand), self.failer(node))

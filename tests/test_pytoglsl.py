@@ -658,6 +658,24 @@ def test_error_lambda_list_and_string():
     _error("MARK-str", "str constant", e)
 
 
+def test_error_integer_constants_past_32_bits():
+    with pytest.raises(TranslationError) as e:
+        @python2shader
+        def bad(index=IDX, out=FA):
+            out[index.x] = f32(2 ** 40)  # MARK-pow40
+    _error("MARK-pow40", "2 ** 40 = 1099511627776, outside the 32-bit int range", e)
+    with pytest.raises(TranslationError) as e:
+        @python2shader
+        def bad(index=IDX, out=FA):
+            out[index.x] = f32(1 << 33)  # MARK-shift33
+    _error("MARK-shift33", "1 << 33 = 8589934592", e)
+
+    @python2shader                     # in range: folded to the value Python gives
+    def ok(index=IDX, out=FA):
+        out[index.x] = f32(2 ** 20 + (1 << 10) - 3 * 7)
+    assert "= 1049579.0;" in ok.to_glsl()
+
+
 def test_error_calls():
     def helper(x):
         return x
