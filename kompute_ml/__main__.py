@@ -15,7 +15,7 @@ def _info(args):
             print(f"kompute_ml {km.__version__}: {exc}")
         return 1
     print(f"kompute_ml {km.__version__}")
-    head = ("#", "name", "type", "vendor", "driver", "max wg size", "max wg count",
+    head = ("#", "name", "type", "vendor", "driver", "max wg invocations", "max wg count",
             "max buffer", "shared", "subgroup", "fp64")
     rows = []
     for d in infos:
