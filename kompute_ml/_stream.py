@@ -140,10 +140,18 @@ def pack(fmt, *values):
     return struct.pack("<" + fmt, *values)
 
 
+_NO_WORDS = np.zeros(0, dtype=np.uint32)
+_NO_WORDS.flags.writeable = False
+
+
 def _words(data, what):
-    """bytes / numpy array of 4-byte elements -> uint32 array (bit-exact)."""
+    """bytes / numpy array of 4-byte elements -> uint32 array (bit-exact; may be read-only)."""
     if data is None:
-        return np.zeros(0, dtype=np.uint32)
+        return _NO_WORDS
+    if type(data) is bytes and not len(data) % 4:
+        # the common case (push constants from pack()): a view of the immutable bytes, no copy;
+        # kp copies the words when it records the dispatch
+        return np.frombuffer(data, dtype=np.uint32) if data else _NO_WORDS
     if isinstance(data, (bytes, bytearray, memoryview)):
         raw = bytes(data)
     elif isinstance(data, np.ndarray):
@@ -159,7 +167,7 @@ def _words(data, what):
 
 def _spec_words(spec):
     if spec is None or (not isinstance(spec, (bytes, np.ndarray)) and len(spec) == 0):
-        return np.zeros(0, dtype=np.uint32)
+        return _NO_WORDS
     if isinstance(spec, (bytes, bytearray, memoryview, np.ndarray)):
         return _words(spec, "spec")
     out = []
@@ -188,6 +196,12 @@ def _digest(st, spirv):
 
 def check_groups(device, groups):
     """Validate a workgroup count (x, y, z) against the device's maxComputeWorkGroupCount."""
+    if type(groups) is tuple and len(groups) == 3:      # the per-dispatch fast path
+        x, y, z = groups
+        if type(x) is int and type(y) is int and type(z) is int:
+            lx, ly, lz = device.max_groups
+            if 0 < x <= lx and 0 < y <= ly and 0 < z <= lz:
+                return groups
     if len(groups) != 3:
         raise ValueError(f"groups must have 3 entries, got {groups!r}")
     for axis, (g, lim) in enumerate(zip(groups, device.max_groups)):
@@ -229,7 +243,8 @@ def dispatch(device, spirv, buffers, groups, push=b"", spec=None, info=None):
         st = _stream(device)
         tensors = [b.tensor for b in buffers]
         uids = tuple(b.uid for b in buffers)
-        key = (_digest(st, spirv), uids, groups, push_words.size, spec_words.tobytes())
+        key = (_digest(st, spirv), uids, groups, push_words.size,
+               spec_words.tobytes() if spec_words.size else b"")
         algo = st.pipelines.get(key)
         if algo is None:
             # a module that is well-formed word by word may still be invalid, and drivers
