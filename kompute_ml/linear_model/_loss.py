@@ -200,6 +200,7 @@ class LogLossProgram:
         self.steps = sum(-(-c.rows // self.batch_size) for c in data.chunks) if batch_size else 0
         self.out_len = self.P + max(1, self.steps)
         self._bufs = []
+        self._piece = None
         try:
             self.state = self._alloc(3 * self.P)                 # W, first moment, second moment
             self.part = self._alloc(self.groups * (self.P + 1))  # partial sums per workgroup
@@ -249,13 +250,26 @@ class LogLossProgram:
         largest, the others accumulating), each giving every workgroup few enough tiles.
         """
         spv, info = _kernel("logreg_grad")
-        piece = count
-        budget = _loop_budget(self.device)
-        if budget is not None:
-            tiles = budget // _tile_cost(self.d, self.K)
-            if tiles < 1:
-                raise _too_wide(self.device, self.d, self.K, budget)
-            piece = self.groups * TILE * tiles
+        piece = self._piece
+        if piece is None:             # rows one dispatch may take (the device's loop budget)
+            budget = _loop_budget(self.device)
+            piece = 1 << 62
+            if budget is not None:
+                tiles = budget // _tile_cost(self.d, self.K)
+                if tiles < 1:
+                    raise _too_wide(self.device, self.d, self.K, budget)
+                piece = self.groups * TILE * tiles
+            self._piece = piece
+        if count <= piece:            # the usual case: one dispatch
+            # bindings: 0 X, 1 meta, 2 idx, 3 state (W), 4 part, 5 scratch
+            used = min(self.groups, -(-count // TILE))
+            _stream.dispatch(
+                self.device, spv,
+                [chunk.X, chunk.meta, chunk.idx, self.state, self.part, self.scratch],
+                (self.groups, 1, 1),
+                push=_stream.pack("6I", offset, count, self.d, self.K, used, int(accumulate)),
+                info=info)
+            return used
         used = 0
         for start in range(offset, offset + count, piece):
             n = min(piece, offset + count - start)
