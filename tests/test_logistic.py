@@ -82,12 +82,17 @@ def _split_scaled(load):
 def test_full_batch_loss_gradient_matches_numpy(device, n, d, K, chunked, monkeypatch):
     if chunked:
         monkeypatch.setattr(_loss, "_CHUNK_BYTES", 4 * d * 37)   # chunks of 37 rows
-    X, codes, sw, W = _problem(n, d, K)
+    _check_full_batch(device, *_problem(n, d, K), chunks=-(-n // 37) if chunked else 1)
+
+
+def _check_full_batch(device, X, codes, sw, W, chunks=None, groups=None):
+    """The device's full-batch objective and gradient at W equal the float64 reference."""
     data = _loss.DeviceDataset(device, X, codes, sw)
-    prog = _loss.LogLossProgram(data, K, l2=0.1, fit_intercept=True)
+    prog = _loss.LogLossProgram(data, W.shape[0], l2=0.1, fit_intercept=True)
     prog.total_weight = sw.sum()
     try:
-        assert len(data.chunks) == (-(-n // 37) if chunked else 1)
+        assert chunks is None or len(data.chunks) == chunks
+        assert groups is None or prog.groups == groups
         f, G = prog.loss_gradient(W)
     finally:
         prog.release()
@@ -462,36 +467,14 @@ def test_full_batch_gradient_past_the_loop_budget(device, monkeypatch):
     """One workgroup looping over 157 tiles of 200 features: ~98,000 loop iterations, past
     lavapipe's budget. The pass splits where the device has one, so the result is numpy's."""
     monkeypatch.setattr(_loss, "MAX_GROUPS", 1)
-    X, codes, sw, W = _problem(10000, 200, 3, seed=4)
-    data = _loss.DeviceDataset(device, X, codes, sw)
-    prog = _loss.LogLossProgram(data, 3, l2=0.1, fit_intercept=True)
-    prog.total_weight = sw.sum()
-    try:
-        assert prog.groups == 1
-        f, G = prog.loss_gradient(W)
-    finally:
-        prog.release()
-        data.release()
-    f_ref, G_ref = reference_loss_grad(X, codes, sw, W.astype(np.float64), 0.1)
-    assert f == pytest.approx(f_ref, rel=1e-5)
-    np.testing.assert_allclose(G, G_ref, rtol=1e-4, atol=1e-5 * np.abs(G_ref).max())
+    _check_full_batch(device, *_problem(10000, 200, 3, seed=4), groups=1)
 
 
 @pytest.mark.parametrize("K", [1, 4])
 def test_split_passes_match_numpy(device, one_tile_per_dispatch, monkeypatch, K):
     monkeypatch.setattr(_loss, "MAX_GROUPS", 2)
     X, codes, sw, W = _problem(1000, 20, K, seed=5)
-    data = _loss.DeviceDataset(device, X, codes, sw)
-    prog = _loss.LogLossProgram(data, K, l2=0.1, fit_intercept=True)
-    prog.total_weight = sw.sum()
-    try:
-        f, G = prog.loss_gradient(W)
-    finally:
-        prog.release()
-        data.release()
-    f_ref, G_ref = reference_loss_grad(X, codes, sw, W.astype(np.float64), 0.1)
-    assert f == pytest.approx(f_ref, rel=1e-5)
-    np.testing.assert_allclose(G, G_ref, rtol=1e-4, atol=1e-5 * np.abs(G_ref).max())
+    _check_full_batch(device, X, codes, sw, W)
     monkeypatch.setattr(_loss, "_loop_budget", lambda device: _loss._row_cost(20, K) * 3)
     got = _loss.decision_function(device, X, W)
     np.testing.assert_allclose(got, X @ W[:, :-1].T + W[:, -1], rtol=1e-5, atol=1e-5)
