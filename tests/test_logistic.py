@@ -485,3 +485,63 @@ def test_too_many_features_for_the_loop_budget_is_a_clear_error(device, monkeypa
     X, y = np.random.default_rng(0).standard_normal((20, 600)), np.arange(20) % 2
     with pytest.raises(km.DeviceLimitError, match="600 features x 1 logits exceed"):
         LogisticRegression(max_iter=2, device=device).fit(X, y)
+
+
+# -- X already on the device --------------------------------------------------------------------
+@pytest.mark.parametrize("solver", ["adam", "sgd", "lbfgs"])
+@pytest.mark.parametrize("chunks", [False, True])
+def test_fit_on_device_data_equals_host_fit_without_a_round_trip(device, solver, chunks,
+                                                                 monkeypatch):
+    """A kompute_ml Array X is trained on where it is: the model equals the host-data fit's, and
+    X never comes back to the host (bytes downloaded stay far below X's size)."""
+    if chunks:
+        monkeypatch.setattr(_loss, "_CHUNK_BYTES", 4 * 10 * 97)      # chunks of 97 rows
+    X, y = make_classification(n_samples=600, n_features=10, n_classes=3, n_informative=5,
+                               random_state=1)
+    X = X.astype(np.float32)
+    opts = dict(solver=solver, max_iter=5, tol=None, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        host = LogisticRegression(**opts).fit(X, y)
+        Xd = km.asarray(X, device=device)
+        km.synchronize()
+        before = km.stats()["bytes_downloaded"]
+        dev = LogisticRegression(**opts).fit(Xd, km.asarray(y.astype(np.int32), device=device))
+        downloaded = km.stats()["bytes_downloaded"] - before
+    assert downloaded < X.nbytes / 2, downloaded
+    np.testing.assert_array_equal(dev.coef_, host.coef_)
+    np.testing.assert_array_equal(dev.intercept_, host.intercept_)
+    assert dev.n_features_in_ == 10 and not hasattr(dev, "feature_names_in_")
+    np.testing.assert_array_equal(dev.predict(Xd), host.predict(X))
+    assert Xd.numpy().shape == (600, 10)                  # the user's array is still intact
+
+
+def test_partial_fit_on_device_data(device):
+    X, y = make_classification(n_samples=300, n_features=6, random_state=2)
+    X = X.astype(np.float32)
+    a = LogisticRegression(random_state=0).partial_fit(X, y, classes=[0, 1])
+    b = LogisticRegression(random_state=0).partial_fit(km.asarray(X), y, classes=[0, 1])
+    np.testing.assert_array_equal(a.coef_, b.coef_)
+
+
+def test_device_data_errors(device):
+    X, y = make_classification(n_samples=50, n_features=4, random_state=0)
+    clf = LogisticRegression(max_iter=2)
+    bad = X.astype(np.float32)
+    bad[7, 2] = np.nan
+    with pytest.raises(ValueError, match="NaN or infinity"):
+        clone(clf).fit(km.asarray(bad), y)
+    bad[7, 2] = np.inf
+    with pytest.raises(ValueError, match="NaN or infinity"):
+        clone(clf).fit(km.asarray(bad), y)
+    with pytest.raises(ValueError, match="2D"):
+        clone(clf).fit(km.asarray(X[:, 0]), y)
+    with pytest.raises(ValueError, match="inconsistent numbers of samples"):
+        clone(clf).fit(km.asarray(X), y[:-1])
+    with pytest.raises(ValueError, match="0 sample"):
+        clone(clf).fit(km.zeros((0, 4)), [])
+    fitted = clone(clf).fit(km.asarray(X), y)
+    with pytest.raises(ValueError, match="4 features"):
+        fitted.partial_fit(km.asarray(X[:, :3]), y)
+    with pytest.raises(ValueError, match="4 features"):
+        fitted.predict(km.asarray(X[:, :3]))

@@ -17,9 +17,11 @@ from sklearn.utils import check_random_state, compute_class_weight
 from sklearn.utils._available_if import available_if
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+from sklearn.utils.validation import (_check_feature_names, _check_n_features, _check_sample_weight,
+                                      check_is_fitted, column_or_1d, validate_data)
 
 from .. import device as _device
+from ..array import Array
 from ..errors import DeviceNotFoundError
 from . import _loss, _optim
 
@@ -42,6 +44,32 @@ def _check_float32_range(X):
         raise ValueError(f"X holds values beyond float32's range (largest magnitude "
                          f"{np.abs(data).max():.3g} > {_F32_MAX:.3g}); the device computes in "
                          f"float32: scale X first (e.g. sklearn.preprocessing.StandardScaler)")
+
+
+def _validate_device_data(estimator, X, y, reset):
+    """fit's checks for X already on a device (a kompute_ml Array): on the device, no round trip.
+
+    Returns (X as a realized float32 Array, y as a 1-D numpy array).
+    """
+    if X.ndim != 2:
+        raise ValueError(f"Expected a 2D array, got a {X.ndim}D kompute_ml Array of shape "
+                         f"{X.shape}")
+    if X.shape[0] < 1 or X.shape[1] < 1:
+        raise ValueError(f"Found array with {X.shape[0]} sample(s) and {X.shape[1]} feature(s) "
+                         f"(shape={X.shape}) while a minimum of 1 is required.")
+    if X.dtype != np.float32:
+        X = X.astype(np.float32)
+    # one pass on the device: x * 0 is NaN exactly where x is NaN or infinite
+    if not np.isfinite(float((X * 0.0).sum())):
+        raise ValueError("Input X contains NaN or infinity.")
+    _check_n_features(estimator, X, reset=reset)
+    _check_feature_names(estimator, X, reset=reset)
+    y = column_or_1d(np.asarray(y), warn=True)
+    if y.shape[0] != X.shape[0]:
+        raise ValueError(f"Found input variables with inconsistent numbers of samples: "
+                         f"[{X.shape[0]}, {y.shape[0]}]")
+    X._realize()
+    return X, y
 
 
 def _auto_batch(n):
@@ -211,8 +239,11 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         self : LogisticRegression
             The fitted estimator.
         """
-        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=[np.float64, np.float32])
-        _check_float32_range(X)
+        if isinstance(X, Array):
+            X, y = _validate_device_data(self, X, y, reset=True)
+        else:
+            X, y = validate_data(self, X, y, accept_sparse="csr", dtype=[np.float64, np.float32])
+            _check_float32_range(X)
         check_classification_targets(y)
         classes = np.unique(y)
         weights = self._weights(X, y, sample_weight, classes)
@@ -257,9 +288,12 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
             The updated estimator.
         """
         first = not hasattr(self, "classes_")
-        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=[np.float64, np.float32],
-                             reset=first)
-        _check_float32_range(X)
+        if isinstance(X, Array):
+            X, y = _validate_device_data(self, X, y, reset=first)
+        else:
+            X, y = validate_data(self, X, y, accept_sparse="csr", dtype=[np.float64, np.float32],
+                                 reset=first)
+            _check_float32_range(X)
         check_classification_targets(y)
         if first:
             if classes is None:
@@ -292,7 +326,9 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         if len(classes) < 2:
             raise ValueError("This solver needs samples of at least 2 classes in the data, but "
                              f"the data contains only one class: {classes[0]!r}")
-        weights = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
+        rows = np.broadcast_to(np.float32(0), (X.shape[0], 1))    # the row count is all it reads
+        weights = _check_sample_weight(sample_weight, rows, dtype=np.float64,
+                                       ensure_non_negative=True)
         if self.class_weight is not None:
             cw = compute_class_weight(self.class_weight, classes=classes, y=y)
             weights = weights * cw[np.searchsorted(classes, y)]
@@ -316,6 +352,11 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         if W0 is None:
             W0 = np.zeros((K, d + 1))
         dev = _device.get_device(self.device)
+        if isinstance(X, Array) and X.device is not dev:
+            if self.device is not None:
+                raise ValueError(f"X is on {X.device.name!r} but device={self.device!r} names "
+                                 f"{dev.name!r}; move X with km.asarray(X, device=...)")
+            dev = X.device             # no device chosen: train where the data is
         total = float(np.sum(weights))
         l2 = 1.0 / (self.C * total) if self.penalty == "l2" else 0.0
         micro = self.solver != "lbfgs"

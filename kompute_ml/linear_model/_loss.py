@@ -107,10 +107,11 @@ def _dense_f32(X):
 
 
 class _Chunk:
-    __slots__ = ("start", "rows", "X", "meta", "idx")
+    __slots__ = ("start", "rows", "X", "meta", "idx", "owner")
 
-    def __init__(self, start, rows, X, meta, idx):
+    def __init__(self, start, rows, X, meta, idx, owner=None):
         self.start, self.rows, self.X, self.meta, self.idx = start, rows, X, meta, idx
+        self.owner = owner      # the Array whose buffer X is (not ours to release), or None
 
 
 class DeviceDataset:
@@ -127,16 +128,24 @@ class DeviceDataset:
         rows = chunk_rows(device, d)
         self.chunks = []
         try:
+            on_device = hasattr(X, "_realize")     # a kompute_ml Array: its rows stay put
             for a, b in _split(self.n, rows):
-                Xc = _dense_f32(X[a:b])
                 meta = np.empty((b - a, 2), dtype=np.uint32)
                 meta[:, 0] = codes[a:b]
                 meta[:, 1] = np.asarray(weights[a:b], dtype=np.float32).view(np.uint32)
-                chunk = _Chunk(a, b - a, _memory.alloc(device, Xc.nbytes),
-                               _memory.alloc(device, meta.nbytes),
-                               _memory.alloc(device, 4 * (b - a)))
-                self.chunks.append(chunk)
-                _stream.upload(chunk.X, Xc)
+                if on_device:
+                    # the whole Array's buffer, or a device copy of the rows (slices copy)
+                    part = X if (a, b) == (0, self.n) else X[a:b]
+                    chunk = _Chunk(a, b - a, part._realize(), _memory.alloc(device, meta.nbytes),
+                                   _memory.alloc(device, 4 * (b - a)), owner=part)
+                    self.chunks.append(chunk)
+                else:
+                    Xc = _dense_f32(X[a:b])
+                    chunk = _Chunk(a, b - a, _memory.alloc(device, Xc.nbytes),
+                                   _memory.alloc(device, meta.nbytes),
+                                   _memory.alloc(device, 4 * (b - a)))
+                    self.chunks.append(chunk)
+                    _stream.upload(chunk.X, Xc)
                 _stream.upload(chunk.meta, meta)
                 _stream.upload(chunk.idx, np.arange(b - a, dtype=np.uint32))
         except BaseException:
@@ -153,7 +162,7 @@ class DeviceDataset:
     def release(self):
         """Give every buffer back to the pool (idempotent)."""
         for c in self.chunks:
-            for buf in (c.X, c.meta, c.idx):
+            for buf in (c.meta, c.idx) if c.owner is not None else (c.X, c.meta, c.idx):
                 buf.release()
         self.chunks = []
 

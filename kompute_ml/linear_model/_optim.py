@@ -68,6 +68,8 @@ def sgd_auto_lr(X, weights, n_logits, fit_intercept):
     """
     if hasattr(X, "multiply"):
         sq = np.asarray(X.multiply(X).sum(axis=1)).ravel()
+    elif hasattr(X, "_realize"):                 # a kompute_ml Array: row norms on the device
+        sq = (X * X).sum(axis=1).numpy().astype(np.float64)
     else:
         sq = np.einsum("ij,ij->i", X, X, dtype=np.float64)
     if fit_intercept:

@@ -1,0 +1,100 @@
+"""Where the time of a LogisticRegression epoch goes: host recording vs device kernels.
+
+    python benchmarks/logreg_profile.py [--n 200000] [--d 256] [--k 1] [--batch 4096]
+
+One epoch of micro-batch Adam on data already on the device, three ways: the wall clock of
+``LogLossProgram.epoch`` (record, submit, wait, read the losses back); the time to record the same
+steps without submitting (Python and kp's command recording); and the device time of each kernel
+from Vulkan timestamps (kp writes one after every recorded operation), split into the gradient
+kernel and the update kernel. A diagnostic for benchmarks/NOTES.md, not a headline figure.
+"""
+
+import argparse
+import statistics
+import time
+
+import numpy as np
+
+import kompute_ml as km
+from kompute_ml import _stream
+from kompute_ml.linear_model import _loss, _optim
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--n", type=int, default=200000)
+    ap.add_argument("--d", type=int, default=256)
+    ap.add_argument("--k", type=int, default=1, help="logits: 1 (binary) or the class count")
+    ap.add_argument("--batch", type=int, default=4096)
+    ap.add_argument("--device", default=None)
+    args = ap.parse_args(argv)
+    dev = km.get_device(args.device)
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((args.n, args.d)).astype(np.float32)
+    codes = rng.integers(0, max(2, args.k), args.n).astype(np.uint32)
+    sw = np.ones(args.n)
+    data = _loss.DeviceDataset(dev, X, codes, sw)
+    prog = _loss.LogLossProgram(data, args.k, l2=1e-6, fit_intercept=True, batch_size=args.batch)
+    prog.total_weight = float(args.n)
+    prog.set_state(np.zeros((args.k, args.d + 1), np.float32))
+    opt = _optim.make_optimizer("adam", 1e-3, 1.0)
+    steps = prog.steps
+    if 2 * steps + 2 > _stream.MAX_PENDING:
+        raise SystemExit(f"{steps} steps do not fit one submit; lower --n or raise --batch")
+    prog.epoch(opt)                                   # warm-up: pipelines
+
+    walls = []
+    for _ in range(5):
+        t0 = time.perf_counter()
+        prog.epoch(opt)
+        walls.append(time.perf_counter() - t0)
+
+    def record():
+        B = prog.batch_size
+        step = 0
+        for chunk in data.chunks:
+            for offset in range(0, chunk.rows, B):
+                count = min(B, chunk.rows - offset)
+                used = prog._grad(chunk, offset, count, accumulate=False)
+                mode, scale, lr, b1, b2, eps = opt.step_push(count)
+                prog._update(used, mode, prog.P + step, scale, lr, b1, b2, eps)
+                step += 1
+
+    recs = []
+    for _ in range(5):
+        t0 = time.perf_counter()
+        record()
+        recs.append(time.perf_counter() - t0)
+        km.synchronize(dev)
+
+    # per-operation device times: timestamps after each op of one submit
+    st = _stream._stream(dev)
+    with dev.lock:
+        _stream._submit(st)
+        saved = st.sequence
+        seq = dev.manager.sequence(0, 2 * _stream.MAX_PENDING + 2)
+        st.sequence = seq
+        try:
+            record()
+            stamps = []
+            _stream._submit(st, on_done=lambda s: stamps.extend(s.get_timestamps()))
+        finally:
+            st.sequence = saved
+            seq.destroy()
+    period = float(dev.limits.get("timestamp_period_ns") or 1.0) * 1e-9
+    d = np.diff(np.asarray(stamps, dtype=np.float64)) * period
+    grad, upd = d[0::2], d[1::2]
+    print(f"device: {dev.name}; n={args.n} d={args.d} K={args.k} batch={args.batch}: {steps} steps")
+    print(f"  epoch wall clock          {statistics.median(walls) * 1e3:9.2f} ms "
+          f"({statistics.median(walls) / steps * 1e6:.1f} us/step)")
+    print(f"  recording only            {statistics.median(recs) * 1e3:9.2f} ms "
+          f"({statistics.median(recs) / steps * 1e6:.1f} us/step)")
+    print(f"  device, all kernels       {d.sum() * 1e3:9.2f} ms")
+    print(f"  device, grad kernel       {np.median(grad) * 1e6:9.1f} us/step (median)")
+    print(f"  device, update kernel     {np.median(upd) * 1e6:9.1f} us/step (median)")
+    prog.release()
+    data.release()
+
+
+if __name__ == "__main__":
+    main()
