@@ -512,6 +512,11 @@ def test_fit_on_device_data_equals_host_fit_without_a_round_trip(device, solver,
     np.testing.assert_array_equal(dev.coef_, host.coef_)
     np.testing.assert_array_equal(dev.intercept_, host.intercept_)
     assert dev.n_features_in_ == 10 and not hasattr(dev, "feature_names_in_")
+    km.synchronize()
+    before = km.stats()["bytes_downloaded"]
+    proba = dev.predict_proba(Xd)                         # scored on the device: scores return
+    assert km.stats()["bytes_downloaded"] - before <= 4 * 600 * 3 + 64   # + the finite check
+    np.testing.assert_allclose(proba, host.predict_proba(X), rtol=1e-5, atol=1e-6)
     np.testing.assert_array_equal(dev.predict(Xd), host.predict(X))
     assert Xd.numpy().shape == (600, 10)                  # the user's array is still intact
 
@@ -545,3 +550,7 @@ def test_device_data_errors(device):
         fitted.partial_fit(km.asarray(X[:, :3]), y)
     with pytest.raises(ValueError, match="4 features"):
         fitted.predict(km.asarray(X[:, :3]))
+    with pytest.raises(ValueError, match="NaN or infinity"):
+        fitted.predict(km.asarray(bad))
+    with pytest.raises(ValueError, match="2D"):
+        fitted.decision_function(km.asarray(X[:, 0]))

@@ -494,6 +494,10 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
             For a binary problem the logit of ``classes_[1]``; otherwise one column per class.
         """
         check_is_fitted(self)
+        if isinstance(X, Array):       # on the device already: scored there, only scores return
+            X, _ = _validate_device_data(self, X, np.zeros(X.shape[0] if X.ndim else 0),
+                                         reset=False)
+            return self._scores(_loss.decision_function(X.device, X, self._packed_params()))
         X = validate_data(self, X, accept_sparse="csr", dtype=[np.float64, np.float32],
                           reset=False)
         _check_float32_range(X)
@@ -505,6 +509,11 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         if scores is None:
             coef = self.coef_.toarray() if scipy.sparse.issparse(self.coef_) else self.coef_
             scores = np.asarray(X @ coef.T, dtype=np.float64) + self.intercept_
+        return self._scores(scores)
+
+    @staticmethod
+    def _scores(scores):
+        scores = np.asarray(scores, dtype=np.float64)
         return scores[:, 0] if scores.shape[1] == 1 else scores
 
     def _predict_device(self):

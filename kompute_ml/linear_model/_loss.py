@@ -360,19 +360,27 @@ def decision_function(device, X, W):
     wbuf = _memory.alloc(device, 4 * W.size)
     try:
         _stream.upload(wbuf, np.ascontiguousarray(W, dtype=np.float32))
+        on_device = hasattr(X, "_realize")        # a kompute_ml Array: read where it is
         for a, b in _split(n, rows):
-            Xc = _dense_f32(X[a:b])
-            xbuf = _memory.alloc(device, Xc.nbytes)
+            part = None
+            if on_device:
+                part = X if (a, b) == (0, n) else X[a:b]
+                xbuf = part._realize()
+            else:
+                Xc = _dense_f32(X[a:b])
+                xbuf = _memory.alloc(device, Xc.nbytes)
             obuf = _memory.alloc(device, 4 * (b - a) * K)
             try:
-                _stream.upload(xbuf, Xc)
+                if part is None:
+                    _stream.upload(xbuf, Xc)
                 groups = min(-(-(b - a) // TILE), MAX_GROUPS)
                 # bindings: 0 X chunk, 1 W, 2 decision values (class-major)
                 _stream.dispatch(device, spv, [xbuf, wbuf, obuf], (groups, 1, 1),
                                  push=_stream.pack("3I", b - a, d, K), info=info)
                 out[a:b] = _stream.download(obuf, (b - a) * K, np.float32).reshape(K, b - a).T
             finally:
-                xbuf.release()
+                if part is None:          # the Array's buffer is not ours to release
+                    xbuf.release()
                 obuf.release()
     finally:
         wbuf.release()
