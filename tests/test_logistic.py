@@ -515,7 +515,7 @@ def test_fit_on_device_data_equals_host_fit_without_a_round_trip(device, solver,
     km.synchronize()
     before = km.stats()["bytes_downloaded"]
     proba = dev.predict_proba(Xd)                         # scored on the device: scores return
-    assert km.stats()["bytes_downloaded"] - before <= 4 * 600 * 3 + 64   # + the finite check
+    assert km.stats()["bytes_downloaded"] - before <= 4 * 600 * 3 + 64   # + the finite checks
     np.testing.assert_allclose(proba, host.predict_proba(X), rtol=1e-5, atol=1e-6)
     np.testing.assert_array_equal(dev.predict(Xd), host.predict(X))
     assert Xd.numpy().shape == (600, 10)                  # the user's array is still intact
