@@ -59,9 +59,9 @@ def matmul(a, b):
     if a.ndim == 1 and b.ndim == 1:
         res = (a * b).sum()
     else:
-        product = _gemv if a.ndim == 2 and b.ndim == 1 else \
-            _gevm if a.ndim == 1 and b.ndim == 2 else _gemm
-        chunk = _k_chunk(a.device, product)
+        product, name = (_gemv, "gemv") if a.ndim == 2 and b.ndim == 1 else \
+            (_gevm, "gevm") if a.ndim == 1 and b.ndim == 2 else (_gemm, "gemm")
+        chunk = _k_chunk(a.device, name)
         if chunk is None or K <= chunk:
             res = product(a, b)
         else:
@@ -79,15 +79,15 @@ def matmul(a, b):
 # K elements each kernel's invocation loops over per loop iteration, measured on lavapipe (the
 # first wrong results: gemm at K = 43690, gemv at 131070, gevm at 262140); a K-slice is sized
 # to use a quarter of the device's loop budget (stream.loop_limit).
-_K_PER_ITERATION = {"_gemm": 0.66, "_gemv": 2, "_gevm": 4}
+_K_PER_ITERATION = {"gemm": 0.66, "gemv": 2, "gevm": 4}
 
 
-def _k_chunk(device, product):
-    """Largest K one dispatch of ``product`` may loop over on ``device`` (None: any)."""
+def _k_chunk(device, shader):
+    """Largest K one dispatch of ``shader`` may loop over on ``device`` (None: any)."""
     limit = _stream.loop_limit(device)
     if limit is None:
         return None
-    return max(1, int(limit * _K_PER_ITERATION[product.__name__]) // 4)
+    return max(1, int(limit * _K_PER_ITERATION[shader]) // 4)
 
 
 def _gemv(a, x):

@@ -29,6 +29,7 @@ __all__ = ["dispatch", "dispatch_1d", "groups_1d", "upload", "download", "flush"
 
 MAX_PENDING = 1024          # operations per submit before an automatic flush
 MAX_PIPELINES = 512         # cached kp.Algorithm per device (least recently used dropped first)
+_UNPROBED = object()
 
 _counters = collections.Counter()
 _counters_lock = threading.Lock()
@@ -51,6 +52,7 @@ class _DeviceStream:
         self.pipelines = collections.OrderedDict()   # key -> kp.Algorithm
         self.by_uid = collections.defaultdict(set)   # tensor uid -> pipeline keys
         self.spirv_hashes = {}     # id(bytes) -> (bytes, digest): hashing big modules once
+        self.loop_limit = _UNPROBED   # see loop_limit()
         _memory.add_drop_listener(device, self.forget_tensor)
 
     def forget_tensor(self, uid):
@@ -420,7 +422,6 @@ def timed(device, fn, repeat=1):
     return times[len(times) // 2]
 
 
-
 # ---------------------------------------------------------------------------------------------
 # Loop budget. Mesa's llvmpipe (lavapipe) ends every shader invocation's loops after 65535
 # iterations in all (gallivm's LP_MAX_TGSI_LOOP_ITERATIONS: one counter per invocation, shared by
@@ -440,26 +441,19 @@ void main() {
     count[0] = c;
 }
 """
-_loop_limits = {}
-_loop_limits_lock = threading.Lock()
 
 
 def loop_limit(device):
     """Loop iterations one invocation may run on ``device`` in all, or None when unbounded."""
-    key = id(device)
-    with _loop_limits_lock:
-        hit = _loop_limits.get(key)
-        if hit is not None and hit[0] is device:
-            return hit[1]
-    spirv = _glslang.compile_glsl(_PROBE_SRC)
-    out = _memory.alloc(device, 4)
-    try:
-        # binding 0: the count
-        dispatch(device, spirv, [out], (1, 1, 1), pack("I", _PROBE_N))
-        got = int(download(out, 1, np.uint32)[0])
-    finally:
-        out.release()
-    limit = None if got >= _PROBE_N else got
-    with _loop_limits_lock:
-        _loop_limits[key] = (device, limit)
-    return limit
+    st = _stream(device)
+    if st.loop_limit is _UNPROBED:           # once per device (two threads may both probe)
+        spirv = _glslang.compile_glsl(_PROBE_SRC)
+        out = _memory.alloc(device, 4)
+        try:
+            # binding 0: the count
+            dispatch(device, spirv, [out], (1, 1, 1), pack("I", _PROBE_N))
+            got = int(download(out, 1, np.uint32)[0])
+        finally:
+            out.release()
+        st.loop_limit = None if got >= _PROBE_N else got
+    return st.loop_limit

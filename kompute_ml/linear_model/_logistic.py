@@ -40,17 +40,21 @@ _F32_MAX = float(np.finfo(np.float32).max)
 def _check_float32_range(X):
     """The device computes in float32: a finite value past its range would become inf there."""
     data = X.data if hasattr(X, "toarray") else X
-    if data.size and np.abs(data).max() > _F32_MAX:
+    largest = np.abs(data).max() if data.size else 0.0
+    if largest > _F32_MAX:
         raise ValueError(f"X holds values beyond float32's range (largest magnitude "
-                         f"{np.abs(data).max():.3g} > {_F32_MAX:.3g}); the device computes in "
+                         f"{largest:.3g} > {_F32_MAX:.3g}); the device computes in "
                          f"float32: scale X first (e.g. sklearn.preprocessing.StandardScaler)")
 
 
-def _validate_device_data(estimator, X, y, reset):
-    """fit's checks for X already on a device (a kompute_ml Array): on the device, no round trip.
-
-    Returns (X as a realized float32 Array, y as a 1-D numpy array).
-    """
+def _validate_X(estimator, X, reset):
+    """X as the device will read it: a kompute_ml Array is checked where it is (no round trip)
+    and returned realized as float32; anything else goes through scikit-learn's validate_data."""
+    if not isinstance(X, Array):
+        X = validate_data(estimator, X, accept_sparse="csr", dtype=[np.float64, np.float32],
+                          reset=reset)
+        _check_float32_range(X)
+        return X
     if X.ndim != 2:
         raise ValueError(f"Expected a 2D array, got a {X.ndim}D kompute_ml Array of shape "
                          f"{X.shape}")
@@ -65,11 +69,22 @@ def _validate_device_data(estimator, X, y, reset):
         raise ValueError("Input X contains NaN or infinity.")
     _check_n_features(estimator, X, reset=reset)
     _check_feature_names(estimator, X, reset=reset)
+    X._realize()
+    return X
+
+
+def _validate_Xy(estimator, X, y, reset):
+    """fit's (X, y): X as :func:`_validate_X` gives it, y a 1-D numpy array of its length."""
+    if not isinstance(X, Array):
+        X, y = validate_data(estimator, X, y, accept_sparse="csr",
+                             dtype=[np.float64, np.float32], reset=reset)
+        _check_float32_range(X)
+        return X, y
+    X = _validate_X(estimator, X, reset)
     y = column_or_1d(np.asarray(y), warn=True)
     if y.shape[0] != X.shape[0]:
         raise ValueError(f"Found input variables with inconsistent numbers of samples: "
                          f"[{X.shape[0]}, {y.shape[0]}]")
-    X._realize()
     return X, y
 
 
@@ -240,11 +255,7 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         self : LogisticRegression
             The fitted estimator.
         """
-        if isinstance(X, Array):
-            X, y = _validate_device_data(self, X, y, reset=True)
-        else:
-            X, y = validate_data(self, X, y, accept_sparse="csr", dtype=[np.float64, np.float32])
-            _check_float32_range(X)
+        X, y = _validate_Xy(self, X, y, reset=True)
         check_classification_targets(y)
         classes = np.unique(y)
         weights = self._weights(X, y, sample_weight, classes)
@@ -289,12 +300,7 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
             The updated estimator.
         """
         first = not hasattr(self, "classes_")
-        if isinstance(X, Array):
-            X, y = _validate_device_data(self, X, y, reset=first)
-        else:
-            X, y = validate_data(self, X, y, accept_sparse="csr", dtype=[np.float64, np.float32],
-                                 reset=first)
-            _check_float32_range(X)
+        X, y = _validate_Xy(self, X, y, reset=first)
         check_classification_targets(y)
         if first:
             if classes is None:
@@ -495,13 +501,9 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
             For a binary problem the logit of ``classes_[1]``; otherwise one column per class.
         """
         check_is_fitted(self)
+        X = _validate_X(self, X, reset=False)
         if isinstance(X, Array):       # on the device already: scored there, only scores return
-            X, _ = _validate_device_data(self, X, np.zeros(X.shape[0] if X.ndim else 0),
-                                         reset=False)
             return self._scores(_loss.decision_function(X.device, X, self._packed_params()))
-        X = validate_data(self, X, accept_sparse="csr", dtype=[np.float64, np.float32],
-                          reset=False)
-        _check_float32_range(X)
         scores = None
         if X.shape[0] * X.shape[1] >= _PREDICT_ON_DEVICE:
             dev = self._predict_device()

@@ -208,8 +208,16 @@ class LogLossProgram:
         self.groups = max(1, groups)
         self.steps = sum(-(-c.rows // self.batch_size) for c in data.chunks) if batch_size else 0
         self.out_len = self.P + max(1, self.steps)
+        # rows one grad dispatch may take: all of them, or fewer where the device has a loop
+        # budget (each workgroup then loops over few enough tiles)
+        self.rows_per_dispatch = data.n
+        budget = _loop_budget(dev)
+        if budget is not None:
+            tiles = budget // _tile_cost(self.d, self.K)
+            if tiles < 1:
+                raise _too_wide(dev, self.d, self.K, budget)
+            self.rows_per_dispatch = self.groups * TILE * tiles
         self._bufs = []
-        self._piece = None
         try:
             self.state = self._alloc(3 * self.P)                 # W, first moment, second moment
             self.part = self._alloc(self.groups * (self.P + 1))  # partial sums per workgroup
@@ -259,36 +267,17 @@ class LogLossProgram:
         largest, the others accumulating), each giving every workgroup few enough tiles.
         """
         spv, info = _kernel("logreg_grad")
-        piece = self._piece
-        if piece is None:             # rows one dispatch may take (the device's loop budget)
-            budget = _loop_budget(self.device)
-            piece = 1 << 62
-            if budget is not None:
-                tiles = budget // _tile_cost(self.d, self.K)
-                if tiles < 1:
-                    raise _too_wide(self.device, self.d, self.K, budget)
-                piece = self.groups * TILE * tiles
-            self._piece = piece
-        if count <= piece:            # the usual case: one dispatch
-            # bindings: 0 X, 1 meta, 2 idx, 3 state (W), 4 part, 5 scratch
-            used = min(self.groups, -(-count // TILE))
-            _stream.dispatch(
-                self.device, spv,
-                [chunk.X, chunk.meta, chunk.idx, self.state, self.part, self.scratch],
-                (self.groups, 1, 1),
-                push=_stream.pack("6I", offset, count, self.d, self.K, used, int(accumulate)),
-                info=info)
-            return used
         used = 0
-        for start in range(offset, offset + count, piece):
-            n = min(piece, offset + count - start)
-            used = max(used, min(self.groups, -(-n // TILE)))
+        for start in range(offset, offset + count, self.rows_per_dispatch):
+            n = min(self.rows_per_dispatch, offset + count - start)
+            active = min(self.groups, -(-n // TILE))
+            used = max(used, active)
             # bindings: 0 X, 1 meta, 2 idx, 3 state (W), 4 part, 5 scratch
             _stream.dispatch(
                 self.device, spv,
                 [chunk.X, chunk.meta, chunk.idx, self.state, self.part, self.scratch],
                 (self.groups, 1, 1),
-                push=_stream.pack("6I", start, n, self.d, self.K, min(self.groups, -(-n // TILE)),
+                push=_stream.pack("6I", start, n, self.d, self.K, active,
                                   int(accumulate or start > offset)),
                 info=info)
         return used
