@@ -14,22 +14,9 @@ import numpy as np
 import pytest
 
 import kompute_ml as km
+from test_threads import AXPY          # y += a * x; bindings 0: x, 1: y
 
 N_THREADS = 4
-
-AXPY = """#version 450
-#include "common.glsl"
-layout(local_size_x = 64) in;
-// binding 0: x (read), binding 1: y (read-write)
-layout(set = 0, binding = 0) readonly buffer X { float x[]; };
-layout(set = 0, binding = 1) buffer Y { float y[]; };
-layout(push_constant) uniform P { uint n; float a; } pc;
-void main() {
-    uint i = km_global_index();
-    if (i >= pc.n) return;
-    y[i] += pc.a * x[i];
-}
-"""
 
 
 def _inputs(seed):
