@@ -541,13 +541,7 @@ void main() {
 
 
 def test_golden_glsl_multiply():
-    @python2shader
-    def compute_shader_multiply(index=("input", "GlobalInvocationId", ivec3),
-                                data1=("buffer", 0, Array(f32)),
-                                data2=("buffer", 1, Array(f32)),
-                                data3=("buffer", 2, Array(f32))):
-        i = index.x
-        data3[i] = data1[i] * data2[i]
+    from test_pyshader import compute_shader_multiply     # the article's shader, as written there
     glsl = compute_shader_multiply.to_glsl()
     head, _, rest = glsl.partition("\n")
     assert head == "#version 450"
