@@ -294,11 +294,14 @@ class Kernel:
         grid : int or tuple of 1 to 3 ints
             Invocations per axis; the workgroup count is ``ceil(grid / local_size)`` per axis.
         push : tuple of numbers, bytes or numpy array, default=()
-            Push constants: ints become int32 (uint32 above 2**31 - 1), floats float32, numpy
-            4-byte scalars keep their dtype (other numpy floats become float32). Their size must
-            equal the shader's push-constant block.
+            Push constants, one 4-byte word per number, packed as the type the shader declares
+            for that word (an int for a float is converted; a float for an int/uint, or a value
+            that does not fit, raises). Padding words take ints as int32 (uint32 above
+            2**31 - 1) and floats as float32. bytes and numpy arrays go as they are. Their size
+            must equal the shader's push-constant block.
         spec : tuple of numbers, default=()
-            Specialization constants, ``spec[i]`` for ``constant_id = i``.
+            Specialization constants, ``spec[i]`` for ``constant_id = i``, packed by the same
+            rules as ``push``.
         device : None, int, str or Device
             Must be the arrays' device when given.
 
@@ -309,7 +312,9 @@ class Kernel:
         DeviceLimitError
             The workgroup count exceeds the device's maxComputeWorkGroupCount.
         TypeError
-            An argument is not a kompute_ml Array.
+            An argument is not a kompute_ml Array, or a push/spec value of the wrong type.
+        OverflowError
+            A push/spec value does not fit its declared type.
         """
         n = len(self.bindings)
         if len(arrays) != n:
