@@ -13,8 +13,8 @@ import time
 import numpy as np
 
 import kompute_ml as km
-from kompute_ml import _memory, _stream
-
+from kompute_ml._runtime import memory as _memory
+from kompute_ml._runtime import stream as _stream
 TINY = """#version 450
 layout(local_size_x = 1) in;
 layout(set = 0, binding = 0) buffer A { float a[]; };

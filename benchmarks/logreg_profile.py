@@ -16,7 +16,7 @@ import time
 import numpy as np
 
 import kompute_ml as km
-from kompute_ml import _stream
+from kompute_ml._runtime import stream as _stream
 from kompute_ml.linear_model import _loss, _optim
 
 

@@ -10,8 +10,8 @@ from .array import __all__ as _array_all
 # the numpy-like API at top level; not `array` (the submodule kompute_ml.array keeps that name)
 _array_all = [n for n in _array_all if n != "array"]
 globals().update({n: getattr(_array_module, n) for n in _array_all})
-from ._glslang import compile_glsl
-from ._stream import stats, synchronize
+from ._compile.glslang import compile_glsl
+from ._runtime.stream import stats, synchronize
 from .device import Device, DeviceInfo, devices, get_device, use_device
 from .kernel import Kernel
 from .pyshader import python2shader

@@ -40,7 +40,7 @@ def _info(args):
 def _selftest(args):
     import numpy as np
     import kompute_ml as km
-    from kompute_ml import _memory, _stream, shaders
+    from kompute_ml._runtime import memory as _memory, program as shaders, stream as _stream
     dev = km.get_device(args.device)
     n = 1000
     buf = _memory.alloc(dev, 4 * n)

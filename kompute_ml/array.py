@@ -35,9 +35,13 @@ import weakref
 
 import numpy as np
 
-from . import _fusion, _memory, _stream, shaders
-from . import device as _device
-from ._fusion import BOOL, FLOAT32, INT32, STORAGE_DTYPE, UINT32, Node, Scalar, canonical_dtype
+from ._array import fusion as _fusion
+from ._runtime import memory as _memory
+from ._runtime import stream as _stream
+from ._runtime import program as shaders
+from ._runtime import device as _device
+from ._array.fusion import (BOOL, FLOAT32, INT32, STORAGE_DTYPE, UINT32, Node, Scalar,
+                            canonical_dtype)
 from .errors import DeviceError, DeviceLimitError
 
 __all__ = ["Array", "asarray", "array", "zeros", "ones", "full", "empty", "arange",
@@ -274,7 +278,7 @@ class Array:
     def squeeze(self, axis=None):
         if axis is None:
             return self.reshape(tuple(s for s in self.shape if s != 1))
-        from ._indexing import norm_axis
+        from ._array.indexing import norm_axis
         axes = {norm_axis(a, self.ndim) for a in ((axis,) if np.ndim(axis) == 0 else axis)}
         if any(self.shape[a] != 1 for a in axes):
             raise ValueError("cannot select an axis to squeeze out which has size not equal to one")
@@ -295,12 +299,12 @@ class Array:
         """Permute the dimensions (reversed when no axes are given); a new realized array."""
         if len(axes) == 1 and not isinstance(axes[0], (numbers.Integral, np.integer)):
             axes = axes[0]
-        from . import _indexing
+        from ._array import indexing as _indexing
         return _indexing.transpose(self, None if not axes or axes == (None,) else axes)
 
     def __getitem__(self, index):
         """Basic indexing (ints, slices, None, ...) on the device; advanced indexing on the host."""
-        from . import _indexing
+        from ._array import indexing as _indexing
         return _indexing.getitem(self, index)
 
     # ---- reductions ---------------------------------------------------------------------------
@@ -732,7 +736,7 @@ def transpose(a, axes=None):
 # reductions and linear algebra (the device work lives in _reduction and _linalg)
 
 def _reduce(a, op, axis, keepdims, dtype, out):
-    from . import _reduction
+    from ._array import reduction as _reduction
     if out is not None:
         raise TypeError("out= is not supported; kompute_ml arrays are returned, never filled")
     a = asarray(a)
@@ -785,7 +789,7 @@ def matmul(a, b):
     array([[ 7., 10.],
            [15., 22.]], dtype=float32)
     """
-    from . import _linalg
+    from ._array import linalg as _linalg
     ops = _coerce((a, b), False)
     dev = next(x.device for x in ops if isinstance(x, Array))
     a, b = (x if isinstance(x, Array) else asarray(x, device=dev) for x in ops)
@@ -794,7 +798,7 @@ def matmul(a, b):
 
 def dot(a, b):
     """numpy's ``dot`` for arrays of at most 2 dimensions (scalars multiply)."""
-    from . import _linalg
+    from ._array import linalg as _linalg
     ops = _coerce((a, b), False)
     if any(not isinstance(x, Array) or x.ndim == 0 for x in ops):
         return elementwise("multiply", *ops)

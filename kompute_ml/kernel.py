@@ -16,8 +16,11 @@ import sys
 
 import numpy as np
 
-from . import _glslang, _spirv, _stream, shaders
-from . import device as _device
+from ._compile import glslang as _glslang
+from ._compile import spirv as _spirv
+from ._runtime import stream as _stream
+from ._runtime import program as shaders
+from ._runtime import device as _device
 from .errors import DeviceLimitError, KomputeMLError
 
 __all__ = ["Kernel", "find_shader"]

@@ -24,14 +24,13 @@ annotation: ``("input", "GlobalInvocationId", ivec3)``, ``("buffer", binding, Ar
 push-constant block, ordered by position. See docs/shaders.md for the language.
 """
 
-from . import _pytoglsl
-from ._pytoglsl_types import (Aggregate, Array, Composite, Float, Int, Matrix, Numeric, Scalar,
+from ._pytoglsl import translate as _pytoglsl
+from ._pytoglsl.types import (Aggregate, Array, Composite, Float, Int, Matrix, Numeric, Scalar,
                               ShaderType, Struct, Vector, boolean, bvec2, bvec3, bvec4, f16, f32,
-                              f64, i16, i32, i64, ivec2, ivec3, ivec4, mat2, mat2x2, mat2x3,
-                              mat2x4, mat3, mat3x2, mat3x3, mat3x4, mat4, mat4x2, mat4x3, mat4x4,
-                              type_from_name, u8, u32, uvec2, uvec3, uvec4, vec2, vec3, vec4,
-                              void)
-from ._pytoglsl_types import array_stride
+                              f64, i16, i32, i64, ivec2, ivec3, ivec4, mat2, mat2x2, mat2x3, mat2x4,
+                              mat3, mat3x2, mat3x3, mat3x4, mat4, mat4x2, mat4x3, mat4x4,
+                              type_from_name, u8, u32, uvec2, uvec3, uvec4, vec2, vec3, vec4, void)
+from ._pytoglsl.types import array_stride
 from .errors import ShaderCompileError, TranslationError
 
 __all__ = [
@@ -96,7 +95,7 @@ class ShaderModule:
     def to_spirv(self):
         """The SPIR-V module (bytes), as ``kp.Manager.algorithm`` takes it; compiled once."""
         if self._spirv is None:
-            from . import _glslang
+            from ._compile import glslang as _glslang
             try:
                 self._spirv = _glslang.compile_glsl(self._shader.glsl,
                                                     filename=f"<python2shader {self.name}>")

@@ -83,7 +83,7 @@ def device():
 @pytest.fixture
 def fresh_stats():
     import kompute_ml as km
-    from kompute_ml import _stream
+    from kompute_ml._runtime import stream as _stream
     km.synchronize()
     _stream.reset_stats()
     return _stream

@@ -22,7 +22,7 @@ def test_top_level_names_are_the_modules_objects():
 
 def test_import_does_not_load_sklearn_or_touch_a_device():
     code = ("import sys, kompute_ml; "
-            "print('sklearn' in sys.modules, kompute_ml.device._infos is None, "
-            "len(kompute_ml.device._devices))")
+            "print('sklearn' in sys.modules, kompute_ml._runtime.device._infos is None, "
+            "len(kompute_ml._runtime.device._devices))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False", "True", "0"], out.stdout

@@ -12,7 +12,6 @@ from hypothesis.extra.numpy import mutually_broadcastable_shapes
 
 import kompute_ml as km
 from kompute_ml import array as ka
-
 # KM_HYPOTHESIS_EXAMPLES raises the example count for a deeper local run
 SETTINGS = settings(max_examples=int(os.environ.get("KM_HYPOTHESIS_EXAMPLES", 25)), deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])
@@ -157,7 +156,7 @@ def test_copy_is_independent_of_later_writes():
     c = a * 1
     # a kernel writing `a` in place (what km.Kernel does through _kernel_buffer)
     buf = a._kernel_buffer()
-    from kompute_ml import _stream
+    from kompute_ml._runtime import stream as _stream
     _stream.upload(buf, np.array([9, 9, 9], np.float32))
     np.testing.assert_array_equal(a.numpy(), [9, 9, 9])
     np.testing.assert_array_equal(b.numpy(), [1, 2, 3])
@@ -466,7 +465,7 @@ def test_elementwise_at_max_storage_buffer_range(device):
 def test_broadcast_past_65535_workgroups(device, monkeypatch):
     """A broadcast (one element per invocation) over 2**25 elements needs 2**19 workgroups of 64:
     past 65535 per axis, the stream splits the grid; every element must still be right."""
-    from kompute_ml import _stream
+    from kompute_ml._runtime import stream as _stream
     grids = []
     real = _stream.dispatch
 

@@ -4,9 +4,8 @@ import numpy as np
 import pytest
 
 import kompute_ml as km
-from kompute_ml import _fusion, _stream
-
-
+from kompute_ml._array import fusion as _fusion
+from kompute_ml._runtime import stream as _stream
 def rand(shape, seed=0):
     return np.random.default_rng(seed).standard_normal(shape).astype(np.float32)
 

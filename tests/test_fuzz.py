@@ -21,7 +21,6 @@ from hypothesis.extra import numpy as hnp
 
 import kompute_ml as km
 from kompute_ml import array as ka
-
 # KM_HYPOTHESIS_EXAMPLES raises the example count for a deeper local run; derandomized so that
 # CI always runs the same examples (KM_HYPOTHESIS_RANDOM=1 explores new ones)
 SETTINGS = settings(max_examples=int(os.environ.get("KM_HYPOTHESIS_EXAMPLES", 50)), deadline=None,

@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import kompute_ml as km
-from kompute_ml import _spirv
+from kompute_ml._compile import spirv as _spirv
 from kompute_ml.pyshader import (Array, f32, i32, ivec3, mat2, python2shader, u32, uvec3, vec2,
                                  vec3, vec4)
 

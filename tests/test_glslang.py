@@ -9,7 +9,8 @@ import uuid
 import pytest
 
 import kompute_ml as km
-from kompute_ml import _glslang, _spirv
+from kompute_ml._compile import glslang as _glslang
+from kompute_ml._compile import spirv as _spirv
 from kompute_ml.errors import ShaderCompileError
 
 HAVE_PROGRAM = _glslang._find_program() is not None

@@ -6,9 +6,7 @@ import resource
 import numpy as np
 
 import kompute_ml as km
-from kompute_ml import _stream
-
-
+from kompute_ml._runtime import stream as _stream
 def _rss_mb():
     with open("/proc/self/statm") as f:
         return int(f.read().split()[1]) * resource.getpagesize() / 2 ** 20

@@ -9,7 +9,6 @@ from hypothesis import strategies as st
 
 import kompute_ml as km
 from kompute_ml import array as ka
-
 SETTINGS = settings(max_examples=int(os.environ.get("KM_HYPOTHESIS_EXAMPLES", 25)), deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])
 
@@ -114,7 +113,7 @@ def test_long_inner_dimension(sa, sb):
 
 
 def test_loop_budget_probe_matches_a_counting_kernel(device):
-    from kompute_ml import _stream
+    from kompute_ml._runtime import stream as _stream
     limit = _stream.loop_limit(device)
     assert limit is None or 1000 <= limit < 2 ** 20
     k = km.Kernel.from_glsl("""#version 450

@@ -25,7 +25,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 import kompute_ml as km
-from kompute_ml import _stream
+from kompute_ml._runtime import stream as _stream
 from kompute_ml.linear_model import LogisticRegression, _logistic, _loss, _optim
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

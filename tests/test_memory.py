@@ -4,9 +4,8 @@ import numpy as np
 import pytest
 
 import kompute_ml as km
-from kompute_ml import _memory, _stream
-
-
+from kompute_ml._runtime import memory as _memory
+from kompute_ml._runtime import stream as _stream
 def test_bucket_sizes_round_up_with_bounded_waste():
     for n in [0, 1, 255, 256, 257, 1000, 4096, 5000, 10 ** 6, 3 * 2 ** 20 + 1]:
         b = _memory.bucket_size(n)

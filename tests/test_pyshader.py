@@ -195,7 +195,7 @@ def test_shader_module_api():
     assert "compute_shader_multiply" in repr(sm)
     spv = sm.to_spirv()
     assert spv[:4] == b"\x03\x02\x23\x07" and sm.to_spirv() is spv     # compiled once
-    from kompute_ml import _spirv
+    from kompute_ml._compile import spirv as _spirv
     info = _spirv.reflect(spv)
     assert info.local_size == (1, 1, 1) and info.bindings == (0, 1, 2)
 

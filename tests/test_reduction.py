@@ -8,10 +8,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kompute_ml import _reduction
+from kompute_ml._array import reduction as _reduction
 import kompute_ml as km
 from kompute_ml import array as ka
-
 SETTINGS = settings(max_examples=int(os.environ.get("KM_HYPOTHESIS_EXAMPLES", 25)), deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])
 OPS = ["sum", "mean", "max", "min", "argmax", "argmin"]

@@ -7,14 +7,15 @@ import numpy as np
 import pytest
 
 import kompute_ml as km
-from kompute_ml import _memory, _stream, shaders
-
-
+from kompute_ml._runtime import memory as _memory
+from kompute_ml._runtime import stream as _stream
+from kompute_ml._runtime import program as shaders
 def test_use_after_device_close_raises_device_error():
     # a separate process: closing the shared test device would disturb the other tests
     code = """
 import numpy as np, kompute_ml as km
-from kompute_ml import _memory, _stream
+from kompute_ml._runtime import memory as _memory
+from kompute_ml._runtime import stream as _stream
 dev = km.get_device()
 buf = _memory.alloc(dev, 64)
 _stream.upload(buf, np.ones(16, np.float32))

@@ -8,7 +8,7 @@ import subprocess
 import pytest
 
 import kompute_ml as km
-from kompute_ml import _spirv
+from kompute_ml._compile import spirv as _spirv
 from kompute_ml.errors import SpirvError
 
 

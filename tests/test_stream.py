@@ -4,8 +4,10 @@ import numpy as np
 import pytest
 
 import kompute_ml as km
-from kompute_ml import _memory, _spirv, _stream, shaders
-
+from kompute_ml._runtime import memory as _memory
+from kompute_ml._compile import spirv as _spirv
+from kompute_ml._runtime import stream as _stream
+from kompute_ml._runtime import program as shaders
 ADD1 = """#version 450
 #include "common.glsl"
 layout(local_size_x = 64) in;

@@ -5,8 +5,8 @@ import threading
 import numpy as np
 
 import kompute_ml as km
-from kompute_ml import _memory, _stream
-
+from kompute_ml._runtime import memory as _memory
+from kompute_ml._runtime import stream as _stream
 AXPY = """#version 450
 #include "common.glsl"
 layout(local_size_x = 64) in;

@@ -20,7 +20,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import (_check_feature_names, _check_n_features, _check_sample_weight,
                                       check_is_fitted, column_or_1d, validate_data)
 
-from .. import device as _device
+from .._runtime import device as _device
 from ..array import Array
 from ..errors import DeviceNotFoundError
 from . import _loss, _optim

@@ -21,7 +21,10 @@ tensors to the next fit of the same shape, so its pipelines are found in the str
 
 import numpy as np
 
-from .. import _memory, _spirv, _stream, shaders
+from .._runtime import memory as _memory
+from .._compile import spirv as _spirv
+from .._runtime import stream as _stream
+from .._runtime import program as shaders
 from ..errors import DeviceLimitError
 
 __all__ = ["DeviceDataset", "LogLossProgram", "decision_function", "chunk_rows"]

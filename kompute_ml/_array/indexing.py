@@ -10,8 +10,9 @@ import operator
 
 import numpy as np
 
-from . import _stream, shaders
-from . import array as _array
+from .._runtime import stream as _stream
+from .._runtime import program as shaders
+from .. import array as _array
 
 __all__ = ["getitem", "transpose", "norm_axis"]
 

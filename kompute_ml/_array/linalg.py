@@ -15,9 +15,11 @@ import struct
 
 import numpy as np
 
-from . import _spirv, _stream, shaders
-from . import array as _array
-from ._fusion import BOOL, FLOAT32, INT32, UINT32, canonical_dtype
+from .._compile import spirv as _spirv
+from .._runtime import stream as _stream
+from .._runtime import program as shaders
+from .. import array as _array
+from .fusion import BOOL, FLOAT32, INT32, UINT32, canonical_dtype
 
 __all__ = ["matmul", "dot"]
 

@@ -17,11 +17,11 @@ import os
 import re
 import textwrap
 
-from ._pytoglsl_glsl import write
-from ._pytoglsl_typed import MISSING, Resource, Typer
-from ._pytoglsl_types import (Array, Matrix, Scalar, Struct, Vector, glsl_name, i32,
-                              is_shader_type, ivec3, pretty, type_from_name, u32, uvec3)
-from .errors import TranslationError
+from .glsl import write
+from .typed import MISSING, Resource, Typer
+from .types import (Array, Matrix, Scalar, Struct, Vector, glsl_name, i32, is_shader_type, ivec3,
+                    pretty, type_from_name, u32, uvec3)
+from ..errors import TranslationError
 
 __all__ = ["translate", "Shader", "check_local_size"]
 

@@ -8,12 +8,12 @@ pass builds the tree. Every construct that has no GLSL equivalent fails here, at
 
 import ast
 
-from ._pytoglsl_exprs import _BINOPS, MISSING, ExprTyper, _same, construct_name
-from ._pytoglsl_nodes import (Assign, Binary, Break, Const, Continue, For, If, Return, Var, While,
-                              convert, is_weak, shape_of)
-from ._pytoglsl_ops import adapt_weak, arith, join_types, truth
-from ._pytoglsl_types import (Array, Matrix, Scalar, Struct, Vector, boolean, i32, is_shader_type,
-                              pretty, scalar_of, type_from_name, u32)
+from .exprs import _BINOPS, MISSING, ExprTyper, _same, construct_name
+from .nodes import (Assign, Binary, Break, Const, Continue, For, If, Return, Var, While, convert,
+                    is_weak, shape_of)
+from .ops import adapt_weak, arith, join_types, truth
+from .types import (Array, Matrix, Scalar, Struct, Vector, boolean, i32, is_shader_type, pretty,
+                    scalar_of, type_from_name, u32)
 
 __all__ = ["Resource", "Typer", "MISSING"]
 

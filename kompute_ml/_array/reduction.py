@@ -22,8 +22,11 @@ import warnings
 
 import numpy as np
 
-from . import _memory, _spirv, _stream, shaders
-from ._fusion import BOOL, FLOAT32, INT32, STORAGE_DTYPE, UINT32
+from .._runtime import memory as _memory
+from .._compile import spirv as _spirv
+from .._runtime import stream as _stream
+from .._runtime import program as shaders
+from .fusion import BOOL, FLOAT32, INT32, STORAGE_DTYPE, UINT32
 
 __all__ = ["reduce"]
 

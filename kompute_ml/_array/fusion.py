@@ -24,7 +24,10 @@ import threading
 
 import numpy as np
 
-from . import _glslang, _memory, _spirv, _stream
+from .._compile import glslang as _glslang
+from .._runtime import memory as _memory
+from .._compile import spirv as _spirv
+from .._runtime import stream as _stream
 
 __all__ = ["Node", "Scalar", "canonical_dtype", "resolve", "realize", "kernel_source",
            "MAX_NODES", "LOCAL_SIZE"]

@@ -5,10 +5,9 @@ resources, helpers, locals, then the statements, with parentheses only where GLS
 needs them.
 """
 
-from ._pytoglsl_nodes import (INT32_MIN, Assign, Binary, Break, Call, Const, Continue, For, If,
-                              Index, Length, Member, Return, Select, Unary, Var, While,
-                              iter_nodes)
-from ._pytoglsl_types import Array, Struct, boolean, f32, glsl_name, i32, u32
+from .nodes import (INT32_MIN, Assign, Binary, Break, Call, Const, Continue, For, If, Index, Length,
+                    Member, Return, Select, Unary, Var, While, iter_nodes)
+from .types import Array, Struct, boolean, f32, glsl_name, i32, u32
 
 # GLSL operator precedence, higher binds tighter
 _PREC = {"||": 1, "^^": 2, "&&": 3, "|": 4, "^": 5, "&": 6, "==": 7, "!=": 7, "<": 8, ">": 8,

@@ -21,7 +21,7 @@ import sys
 import tempfile
 import threading
 
-from .errors import ShaderCompileError
+from ..errors import ShaderCompileError
 
 __all__ = ["compile_glsl", "builtin_shader_dir", "compiler_identity", "cache_dir"]
 
@@ -60,7 +60,7 @@ _MAX_INCLUDE_DEPTH = 32
 
 def builtin_shader_dir():
     """The folder of built-in GLSL sources/headers (packaged, else the checkout's), or None."""
-    pkg = os.path.dirname(os.path.abspath(__file__))
+    pkg = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # kompute_ml/
     # the checkout's shaders/ first (editable installs), then the copy a wheel installs
     for d in (os.path.join(os.path.dirname(pkg), "shaders"), os.path.join(pkg, "glsl")):
         if os.path.isdir(d):

@@ -10,11 +10,12 @@ the compiler (cached by content).
 import os
 import threading
 
-from . import _glslang
+from .._compile import glslang as _glslang
 
 __all__ = ["spirv", "source_path", "shader_dirs", "names"]
 
-_PKG = os.path.dirname(os.path.abspath(__file__))
+# the package folder (kompute_ml/), two levels above this file
+_PKG = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _cache = {}
 _lock = threading.Lock()
 

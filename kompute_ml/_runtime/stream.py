@@ -20,9 +20,11 @@ import time
 
 import numpy as np
 
-from . import _glslang, _memory, _spirv
+from .._compile import glslang as _glslang
+from . import memory as _memory
+from .._compile import spirv as _spirv
 from . import device as _device
-from .errors import DeviceError, DeviceLimitError, OutOfMemoryError
+from ..errors import DeviceError, DeviceLimitError, OutOfMemoryError
 
 __all__ = ["dispatch", "dispatch_1d", "groups_1d", "upload", "download", "flush", "synchronize",
            "stats", "reset_stats", "pack"]

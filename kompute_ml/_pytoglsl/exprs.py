@@ -14,12 +14,12 @@ import types
 
 import numpy as np
 
-from . import _pytoglsl_builtins as bi
-from ._pytoglsl_nodes import (FLOAT32_MAX, INT32_MAX, INT32_MIN, UINT32_MAX, Binary, Const, Index,
-                              Length, Member, Unknown, Var)
-from ._pytoglsl_ops import arith, compare, logical, select, truth, unary, weak_int
-from ._pytoglsl_types import (TYPE_NAMES, Array, Matrix, Struct, Vector, boolean, f32, i32,
-                              is_shader_type, pretty, u32)
+from . import builtins as bi
+from .nodes import (FLOAT32_MAX, INT32_MAX, INT32_MIN, UINT32_MAX, Binary, Const, Index, Length,
+                    Member, Unknown, Var)
+from .ops import arith, compare, logical, select, truth, unary, weak_int
+from .types import (TYPE_NAMES, Array, Matrix, Struct, Vector, boolean, f32, i32, is_shader_type,
+                    pretty, u32)
 
 MISSING = object()          # a name with no binding anywhere
 _NOT_STATIC = object()      # an expression that is not a constant chain of global names

@@ -4,7 +4,7 @@ Every expression node carries its shader type; conversions are explicit nodes (`
 constructor), so the writer never has to reason about types. Names in the tree are GLSL names.
 """
 
-from ._pytoglsl_types import Matrix, Scalar, Vector, boolean, f32, glsl_name, i32, u32
+from .types import Matrix, Scalar, Vector, boolean, f32, glsl_name, i32, u32
 
 INT32_MIN, INT32_MAX, UINT32_MAX = -2**31, 2**31 - 1, 2**32 - 1
 FLOAT32_MAX = 3.4028234663852886e38

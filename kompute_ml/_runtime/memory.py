@@ -22,7 +22,7 @@ import threading
 
 import numpy as np
 
-from .errors import DeviceError, DeviceLimitError, OutOfMemoryError
+from ..errors import DeviceError, DeviceLimitError, OutOfMemoryError
 
 __all__ = ["Buffer", "alloc", "free_all_blocks", "set_limit", "pool_stats"]
 

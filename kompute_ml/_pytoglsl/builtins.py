@@ -5,10 +5,10 @@ Math functions are used as bare names, as in pyshader (``exp(x)``), or through `
 GLSL's names both work. Int arguments of float functions convert, as Python's ``math`` does.
 """
 
-from ._pytoglsl_nodes import Call, Const, Length, convert, is_weak, shape_of
-from ._pytoglsl_ops import adapt_weak, join_scalar, truth
-from ._pytoglsl_types import (Array, Matrix, Scalar, Struct, Vector, boolean, f32, glsl_name,
-                              i32, ncomp, pretty, scalar_of, with_scalar)
+from .nodes import Call, Const, Length, convert, is_weak, shape_of
+from .ops import adapt_weak, join_scalar, truth
+from .types import (Array, Matrix, Scalar, Struct, Vector, boolean, f32, glsl_name, i32, ncomp,
+                    pretty, scalar_of, with_scalar)
 
 # float functions of one argument: name -> GLSL name (result: the argument's float shape)
 FLOAT1 = {n: n for n in ("exp", "exp2", "log", "log2", "sqrt", "inversesqrt", "sin", "cos", "tan",
@@ -84,7 +84,7 @@ def _check_args(name, args, counts, fail):
 def call_builtin(name, args, fail, helpers):
     """The typed call of built-in function ``name``."""
     if any(a.type is None for a in args):
-        from ._pytoglsl_nodes import Unknown
+        from .nodes import Unknown
         return Unknown()
     if name in NOT_SUPPORTED:
         fail(NOT_SUPPORTED[name])
@@ -107,7 +107,7 @@ def call_builtin(name, args, fail, helpers):
         glsl, count = FLOATN[name]
         _check_args(name, args, (count,), fail)
         if name in ("pow", "power"):
-            from ._pytoglsl_ops import arith
+            from .ops import arith
             return arith("**", args[0], args[1], fail, helpers)
         fargs, n = _broadcast([_floatish(a, name, fail) for a in args], name, fail)
         return Call(fargs[0].type, glsl, fargs)
@@ -205,7 +205,7 @@ def construct(t, args, fail, spelled=None):
     """A value of type ``t`` from ``args``: conversion, splat, or components."""
     spelled = spelled or pretty(t)
     if any(a.type is None for a in args):
-        from ._pytoglsl_nodes import Unknown
+        from .nodes import Unknown
         return Unknown()
     if issubclass(t, (Array, Struct)) or not getattr(t, "supported", True):
         fail(f"constructing a {pretty(t)} value")

@@ -1,0 +1,251 @@
+"""Vulkan devices: enumeration, the choice of the default device, one kp.Manager each."""
+
+import contextlib
+import dataclasses
+import os
+import threading
+
+from . import vulkan as _vulkan
+from ..errors import DeviceError, DeviceNotFoundError
+
+__all__ = ["DeviceInfo", "Device", "devices", "get_device", "use_device"]
+
+# Preference order of the default device: discrete > integrated > virtual > cpu > other.
+_TYPE_RANK = {"discrete": 0, "integrated": 1, "virtual": 2, "cpu": 3, "other": 4}
+
+
+@dataclasses.dataclass(frozen=True)
+class DeviceInfo:
+    """What the Vulkan loader reports about one physical device.
+
+    ``limits`` holds ``max_workgroup_size``, ``max_workgroup_invocations``,
+    ``max_workgroup_count``, ``max_storage_buffer_range``, ``max_shared_memory``,
+    ``max_push_constants_size``, ``subgroup_size``, ``float64``, ``device_local_memory``...
+    """
+
+    index: int
+    name: str
+    vendor: str
+    type: str
+    driver: str
+    api_version: str
+    limits: dict
+
+    def __str__(self):
+        return f"[{self.index}] {self.name} ({self.type}, {self.vendor}, {self.driver})"
+
+
+_lock = threading.RLock()
+_infos = None          # list[DeviceInfo] once enumerated
+_enum_error = None     # the reason enumeration failed, kept so every call says the same thing
+_devices = {}          # index -> Device
+_default = threading.local()
+_global_default = [None]
+
+
+VALIDATION_ENV = "KOMPUTE_ML_VALIDATION"
+
+
+def _validation_layer():
+    """KOMPUTE_ML_VALIDATION=1: the loader adds Khronos' validation layer to every instance this
+    process creates from now on (it prints its messages to stdout unless a layer settings file
+    says otherwise, as the test suite's does). The loader reads VK_INSTANCE_LAYERS at each
+    vkCreateInstance, so this runs before the first one."""
+    if os.environ.get(VALIDATION_ENV) == "1":
+        layers = [x for x in os.environ.get("VK_INSTANCE_LAYERS", "").split(":") if x]
+        if "VK_LAYER_KHRONOS_validation" not in layers:
+            os.environ["VK_INSTANCE_LAYERS"] = ":".join(layers + ["VK_LAYER_KHRONOS_validation"])
+
+
+def devices():
+    """List the Vulkan devices of this machine.
+
+    Returns
+    -------
+    list of DeviceInfo
+        One entry per physical device, in the loader's order (the index ``get_device`` takes).
+        Empty when no Vulkan driver is usable (``get_device`` then says why).
+
+    Examples
+    --------
+    >>> import kompute_ml as km
+    >>> [d.type for d in km.devices()]  # doctest: +SKIP
+    ['cpu']
+    """
+    global _infos, _enum_error
+    with _lock:
+        if _infos is None and _enum_error is None:
+            _validation_layer()
+            try:
+                _infos = [DeviceInfo(**d) for d in _vulkan.enumerate_devices()]
+            except _vulkan.VulkanUnavailable as exc:
+                _enum_error = str(exc)
+        return list(_infos or [])
+
+
+def _listing():
+    infos = devices()
+    if not infos:
+        return f"no Vulkan device is usable: {_enum_error}"
+    return "available devices: " + "; ".join(str(d) for d in infos)
+
+
+def _resolve(spec):
+    """Map a device spec (None, int, str, Device, DeviceInfo) to a DeviceInfo."""
+    infos = devices()
+    if not infos:
+        raise DeviceNotFoundError(_listing())
+    if isinstance(spec, Device):
+        return spec.info
+    if isinstance(spec, DeviceInfo):
+        spec = spec.index
+    if spec is None:
+        spec = getattr(_default, "spec", None) or _global_default[0]
+        if spec is None:
+            spec = os.environ.get("KOMPUTE_ML_DEVICE") or None
+        if spec is None:
+            return sorted(infos, key=lambda d: (_TYPE_RANK.get(d.type, 9), d.index))[0]
+        if isinstance(spec, (Device, DeviceInfo)):
+            return _resolve(spec)
+    if isinstance(spec, bool) or not isinstance(spec, (int, str)):
+        raise TypeError(f"device must be None, an int index or a name string, got {type(spec).__name__}")
+    if isinstance(spec, str) and spec.strip().lstrip("-").isdigit():
+        spec = int(spec)
+    if isinstance(spec, int):
+        if 0 <= spec < len(infos):
+            return infos[spec]
+        raise DeviceNotFoundError(f"device index {spec} is out of range; {_listing()}")
+    key = spec.strip().lower()
+    if key in ("cpu", "gpu"):
+        wanted = ("cpu",) if key == "cpu" else ("discrete", "integrated", "virtual")
+        hits = [d for d in infos if d.type in wanted]
+        hits.sort(key=lambda d: (_TYPE_RANK.get(d.type, 9), d.index))
+    else:
+        hits = [d for d in infos if key in d.name.lower()]
+    if not hits:
+        raise DeviceNotFoundError(f"no device matches {spec!r}; {_listing()}")
+    return hits[0]
+
+
+class Device:
+    """One Vulkan device and its kp.Manager (created on first use, then reused)."""
+
+    def __init__(self, info):
+        self.info = info
+        self.index = info.index
+        self.name = info.name
+        self.lock = threading.RLock()   # kp is not thread-safe: every kp call on this device holds it
+        self._manager = None
+        self._closed = False
+        lim = info.limits
+        self.max_groups = tuple(int(x) for x in lim["max_workgroup_count"])
+        self.max_buffer_bytes = int(lim["max_storage_buffer_range"])
+        self.max_workgroup_invocations = int(lim["max_workgroup_invocations"])
+        self.subgroup_size = lim.get("subgroup_size") or 0
+        self.max_shared_memory = int(lim["max_shared_memory"])
+
+    @property
+    def limits(self):
+        return self.info.limits
+
+    @property
+    def manager(self):
+        """The kp.Manager of this device (created lazily, once)."""
+        if self._closed:
+            raise DeviceError(f"device {self.name!r} was closed")
+        if self._manager is None:
+            with self.lock:
+                if self._manager is None:
+                    if self.info.type == "cpu":
+                        # our kp patch polls a fence before blocking; on a CPU device (lavapipe)
+                        # that poll competes with the driver's own worker threads
+                        os.environ.setdefault("KP_SEQUENCE_SPIN_US", "0")
+                    _validation_layer()
+                    import kp  # imported here: `import kompute_ml` must work without a driver
+                    try:
+                        self._manager = kp.Manager(self.index)
+                    except Exception as exc:  # kp raises RuntimeError on Vulkan failures
+                        raise DeviceError(f"cannot open device {self.name!r}: {exc}") from exc
+        return self._manager
+
+    @property
+    def closed(self):
+        return self._closed
+
+    def close(self):
+        """Release the device's pipelines, buffers and manager; later use raises DeviceError."""
+        with self.lock:
+            if self._closed:
+                return
+            for hook in list(_close_hooks):
+                hook(self)
+            self._closed = True
+            if self._manager is not None:
+                self._manager.destroy()
+                self._manager = None
+        with _lock:
+            if _devices.get(self.index) is self:
+                del _devices[self.index]
+
+    def __repr__(self):
+        return f"<kompute_ml.Device {self.index}: {self.name} ({self.info.type})>"
+
+
+# Upper layers register a hook to drop their per-device state (pool, pipelines) on close.
+_close_hooks = []
+
+
+def get_device(spec=None):
+    """Return the device ``spec`` names, or the default device.
+
+    Parameters
+    ----------
+    spec : None, int or str, default=None
+        ``None``: the device set by ``use_device``, else env ``KOMPUTE_ML_DEVICE``, else the best
+        device (discrete > integrated > virtual > cpu). An int is an index into ``devices()``;
+        a str is an index, ``"cpu"``, ``"gpu"`` or a case-insensitive substring of the name.
+
+    Raises
+    ------
+    DeviceNotFoundError
+        Nothing matches (the message lists the devices that exist) or no driver is usable.
+
+    Examples
+    --------
+    >>> import kompute_ml as km
+    >>> km.get_device("cpu").info.type  # doctest: +SKIP
+    'cpu'
+    """
+    if isinstance(spec, Device) and not spec.closed:
+        return spec
+    info = _resolve(spec)
+    with _lock:
+        dev = _devices.get(info.index)
+        if dev is None:
+            dev = _devices[info.index] = Device(info)
+        return dev
+
+
+class _UseDevice(contextlib.AbstractContextManager):
+    def __init__(self, spec):
+        self._previous = (getattr(_default, "spec", None), _global_default[0])
+        get_device(spec)                      # fail now, naming the devices, if spec is wrong
+        self._spec = spec
+        _default.spec = spec
+        _global_default[0] = spec
+
+    def __exit__(self, *exc):
+        _default.spec, _global_default[0] = self._previous
+        return False
+
+
+def use_device(spec):
+    """Make ``spec`` the default device; also a context manager restoring the previous one.
+
+    Examples
+    --------
+    >>> import kompute_ml as km
+    >>> with km.use_device("cpu"):  # doctest: +SKIP
+    ...     a = km.ones(3)
+    """
+    return _UseDevice(spec)
