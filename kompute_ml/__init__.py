@@ -13,6 +13,7 @@ globals().update({n: getattr(_array_module, n) for n in _array_all})
 from ._compile.glslang import compile_glsl
 from ._runtime.stream import stats, synchronize
 from .device import Device, DeviceInfo, devices, get_device, use_device
+from . import random
 from .kernel import Kernel
 from .pyshader import python2shader
 from .errors import (DeviceError, DeviceLimitError, DeviceNotFoundError, KomputeMLError,
@@ -23,7 +24,7 @@ __version__ = "0.1.0"
 __all__ = [
     "__version__", "errors",
     "devices", "get_device", "use_device", "Device", "DeviceInfo", "stats", "synchronize",
-    "compile_glsl", "Kernel", "python2shader", "LogisticRegression",
+    "compile_glsl", "Kernel", "python2shader", "LogisticRegression", "random",
     "KomputeMLError", "DeviceNotFoundError", "DeviceError", "DeviceLimitError", "OutOfMemoryError",
     "ShaderCompileError", "SpirvError", "TranslationError",
 ] + list(_array_all)
