@@ -83,6 +83,10 @@ def _shape(size):
 
 def _float_dtype(dtype):
     want = np.dtype(np.float32 if dtype is None else dtype)
+    if want == np.float64:
+        # as km.asarray does with float64 data: the Array's float dtype is float32 (dask's
+        # Generator asks for float64 by default, so this keeps da.random working on the device)
+        return _FLOAT32
     if want != _FLOAT32:
         raise TypeError(f"kompute_ml.random generates float32 numbers (kompute_ml Arrays hold "
                         f"float32, int32, uint32, bool); dtype={want} is not supported")
@@ -289,7 +293,7 @@ class Generator:
         size : None, int or tuple of ints, default=None
             Shape of the result (None: a 0-d array).
         dtype : float32
-            Only float32; other dtypes raise TypeError.
+            float32; float64 gives float32 (as km.asarray does); others raise TypeError.
         out : None
             Not supported (results are new arrays).
 

@@ -322,6 +322,13 @@ def test_default_dtypes_and_device():
     assert rng.bits(2).dtype == np.uint32
 
 
+def test_float64_request_gives_float32_as_asarray_does():
+    """dask's Generator asks for float64 by default; Arrays hold float32, as km.asarray makes."""
+    g = km.random.default_rng(5)
+    assert g.random(4, dtype=np.float64).dtype == np.float32
+    assert g.standard_normal(4, dtype="f8").dtype == np.float32
+
+
 # ---------------------------------------------------------------------------------------------
 # bad input
 
@@ -329,7 +336,7 @@ def test_default_dtypes_and_device():
     (lambda g: g.random(-1), ValueError, "negative"),
     (lambda g: g.random((2, -3)), ValueError, "negative"),
     (lambda g: g.random(2.5), TypeError, "size"),
-    (lambda g: g.random(3, dtype=np.float64), TypeError, "float64"),
+    (lambda g: g.random(3, dtype=np.float16), TypeError, "float16"),
     (lambda g: g.standard_normal(3, dtype=np.int32), TypeError, "int32"),
     (lambda g: g.integers(5, 5), ValueError, "low >= high"),
     (lambda g: g.integers(6, 5, endpoint=True), ValueError, "low > high"),
