@@ -42,7 +42,6 @@ NOT_SUPPORTED = {"print": "print() (shaders have no console)",
 
 NAMES = (set(FLOAT1) | set(FLOATN) | set(NUMERIC) | set(VECTOR) | set(MATRIX) | set(PREDICATES)
          | {"len", "atan"})
-MATH_CONSTANTS = {"pi": 3.141592653589793, "e": 2.718281828459045, "tau": 6.283185307179586}
 
 
 def _floatish(e, name, fail):

@@ -1,7 +1,7 @@
 """Stage 2 of python2shader, expressions: typing names, constants, operators, calls.
 
-The mixin ``ExprTyper`` is the expression half of ``_pytoglsl_typed.Typer``: each ``_e_<Node>``
-method turns one Python expression node into a typed node (see ``_pytoglsl_nodes``).
+The mixin ``ExprTyper`` is the expression half of ``typed.Typer``: each ``_e_<Node>``
+method turns one Python expression node into a typed node (see ``nodes``).
 Names resolve as in Python: locals, then the shader's parameters, then the function's closure
 and globals (numbers become constants, shader types constructors), then python2shader's
 built-in functions, which pyshader code uses as bare names.
@@ -24,9 +24,10 @@ from .types import (TYPE_NAMES, Array, Matrix, Struct, Vector, boolean, f32, i32
 MISSING = object()          # a name with no binding anywhere
 _NOT_STATIC = object()      # an expression that is not a constant chain of global names
 
-_BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//",
-           ast.Mod: "%", ast.Pow: "**", ast.MatMult: "@", ast.BitAnd: "&", ast.BitOr: "|",
-           ast.BitXor: "^", ast.LShift: "<<", ast.RShift: ">>"}
+# Python's binary operators by their spelling (typed.py reads it too, for augmented assignment)
+BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//",
+          ast.Mod: "%", ast.Pow: "**", ast.MatMult: "@", ast.BitAnd: "&", ast.BitOr: "|",
+          ast.BitXor: "^", ast.LShift: "<<", ast.RShift: ">>"}
 _CMPOPS = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">="}
 _UNOPS = {ast.USub: "-", ast.UAdd: "+", ast.Not: "not", ast.Invert: "~"}
 _SWIZZLE_SETS = ("xyzw", "rgba", "stpq")
@@ -205,7 +206,7 @@ class ExprTyper:
         return Index(elem, base, idx)
 
     def _e_BinOp(self, node):
-        op = _BINOPS[type(node.op)]
+        op = BINOPS[type(node.op)]
         self._check_int_fold(node)
         return arith(op, self.expr(node.left), self.expr(node.right), self.failer(node),
                      self.helpers)
@@ -298,17 +299,3 @@ class ExprTyper:
         self.fail(node, f"a call of '{ast.unparse(f)}' (python2shader translates one function; "
                         "it cannot call other Python functions)")
 
-
-def _same(a, b):
-    """Structural equality of two typed expressions (for ``x op= y``)."""
-    if type(a) is not type(b) or a.type is not b.type:
-        return False
-    if isinstance(a, Var):
-        return a.name == b.name
-    if isinstance(a, Const):
-        return a.value == b.value
-    if isinstance(a, (Index, Member, Length)):
-        return all(_same(x, y) if hasattr(x, "type") else x == y
-                   for x, y in zip((getattr(a, f) for f in a._fields),
-                                   (getattr(b, f) for f in b._fields)))
-    return False

@@ -8,9 +8,9 @@ pass builds the tree. Every construct that has no GLSL equivalent fails here, at
 
 import ast
 
-from .exprs import _BINOPS, MISSING, ExprTyper, _same, construct_name
+from .exprs import BINOPS, MISSING, ExprTyper, construct_name
 from .nodes import (Assign, Binary, Break, Const, Continue, For, If, Return, Var, While, convert,
-                    is_weak, shape_of)
+                    is_weak, same, shape_of)
 from .ops import adapt_weak, arith, join_types, truth
 from .types import (Array, Matrix, Scalar, Struct, Vector, boolean, i32, is_shader_type, pretty,
                     scalar_of, type_from_name, u32)
@@ -164,7 +164,7 @@ class Typer(ExprTyper):
         return [self.assign_name(name, self.expr(node.value), node)]
 
     def _s_AugAssign(self, node):
-        op = _BINOPS[type(node.op)]
+        op = BINOPS[type(node.op)]
         rhs = self.expr(node.value)
         f = self.failer(node)
         if isinstance(node.target, ast.Name):
@@ -281,7 +281,7 @@ class Typer(ExprTyper):
         return self._assign(target, value, aug, node)
 
     def _assign(self, target, value, aug, node):
-        if aug and isinstance(value, Binary) and _same(value.left, target) and \
+        if aug and isinstance(value, Binary) and same(value.left, target) and \
                 value.op in ("+", "-", "*", "/", "%", "&", "|", "^", "<<", ">>") and \
                 value.type is target.type:
             return Assign(target, value.right, value.op, line=self.line(node))
