@@ -33,7 +33,7 @@ from ._pytoglsl.types import (Aggregate, Array, Composite, Float, Int, Matrix, N
 from .errors import ShaderCompileError, TranslationError
 
 __all__ = [
-    "python2shader", "ShaderModule", "TranslationError", "type_from_name",
+    "python2shader", "ShaderModule", "TranslationError", "ShaderError", "type_from_name",
     "ShaderType", "Scalar", "Numeric", "Float", "Int", "Composite", "Aggregate",
     "Vector", "Matrix", "Array", "Struct",
     "void", "boolean", "f16", "f32", "f64", "u8", "i16", "i32", "i64", "u32",
@@ -43,6 +43,9 @@ __all__ = [
     "RES_INPUT", "RES_OUTPUT", "RES_UNIFORM", "RES_BUFFER", "RES_SAMPLER", "RES_TEXTURE",
     "RES_PUSH_CONSTANT",
 ]
+
+# pyshader's name for its translation errors, so that ``except pyshader.ShaderError`` still works
+ShaderError = TranslationError
 
 RES_INPUT, RES_OUTPUT, RES_UNIFORM, RES_BUFFER = "input", "output", "uniform", "buffer"
 RES_SAMPLER, RES_TEXTURE, RES_PUSH_CONSTANT = "sampler", "texture", "push_constant"

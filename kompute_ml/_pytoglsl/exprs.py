@@ -41,7 +41,7 @@ CONSTRUCTS = {
     "Assert": "an assert statement", "Import": "an import statement",
     "ImportFrom": "an import statement", "Global": "a global statement",
     "Nonlocal": "a nonlocal statement", "Match": "a match statement", "Lambda": "a lambda",
-    "Dict": "a dict", "Set": "a set", "Tuple": "a tuple",
+    "Dict": "a dict", "Set": "a set", "List": "a list", "Tuple": "a tuple",
     "ListComp": "a list comprehension", "SetComp": "a set comprehension",
     "DictComp": "a dict comprehension", "GeneratorExp": "a generator expression",
     "Await": "await", "Yield": "yield", "YieldFrom": "yield from", "JoinedStr": "an f-string",
