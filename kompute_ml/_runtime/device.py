@@ -5,7 +5,7 @@ import dataclasses
 import os
 import threading
 
-from . import kp as _kp
+import kompute_ml._runtime.kp as _kp   # (the kp wrapper; only it imports kp itself)
 from . import vulkan as _vulkan
 from ..errors import DeviceError, DeviceNotFoundError
 

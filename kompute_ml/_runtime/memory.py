@@ -22,7 +22,7 @@ import os
 import numpy as np
 
 from . import device as _device
-from . import kp as _kp
+import kompute_ml._runtime.kp as _kp   # (the kp wrapper; only it imports kp itself)
 from ..errors import DeviceError, DeviceLimitError, OutOfMemoryError
 
 __all__ = ["Buffer", "alloc", "free_all_blocks", "set_limit", "pool_stats"]

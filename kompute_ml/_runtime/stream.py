@@ -22,7 +22,7 @@ import numpy as np
 from .._compile import glslang as _glslang
 from .._compile import spirv as _spirv
 from . import device as _device
-from . import kp as _kp
+import kompute_ml._runtime.kp as _kp   # (the kp wrapper; only it imports kp itself)
 from . import memory as _memory
 from ..errors import DeviceLimitError
 
