@@ -10,7 +10,6 @@ import operator
 
 import numpy as np
 
-from .._runtime import stream as _stream
 from .._runtime import program as shaders
 from .. import array as _array
 
