@@ -40,12 +40,13 @@ def _info(args):
 def _selftest(args):
     import numpy as np
     import kompute_ml as km
-    from kompute_ml._runtime import memory as _memory, program as shaders, stream as _stream
+    from kompute_ml._runtime import memory as _memory, program as _program, stream as _stream
     dev = km.get_device(args.device)
     n = 1000
     buf = _memory.alloc(dev, 4 * n)
     t0 = time.perf_counter()
-    _stream.dispatch_1d(dev, shaders.spirv("fill"), [buf], n, push=_stream.pack("II", n, 7))
+    # fill.comp — binding 0: out (uint words)
+    _program.get("fill").dispatch_1d(dev, [buf], n, push=(n, 7))
     got = _stream.download(buf, n, np.uint32)
     ok = bool((got == 7).all())
     print(f"selftest on {dev.name}: fill {n} -> {'ok' if ok else 'WRONG'} "

@@ -405,3 +405,50 @@ void main() { o[0] = float(pc.n) + pc.v.x + pc.m[1][1] + float(pc.arr[1]); }
     out = km.zeros(1)
     k(out, grid=1, push=(1, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 3, 0, 4))
     assert out.numpy()[0] == 10.0
+
+
+# -- Program: built-in shaders and typed packing (kompute_ml/_runtime/program.py) ----------------
+
+def test_program_is_cached_per_name_and_defines():
+    from kompute_ml._runtime import program
+    assert program.get("gemm") is program.get("gemm")
+    assert program.get("gemm", {"KM_KIND": 1}) is not program.get("gemm")
+    assert program.spirv("fill") is program.get("fill").spirv
+
+
+def test_program_packs_push_by_declared_type():
+    from kompute_ml._runtime import program
+    fill = program.get("fill")                      # push block { uint n; uint value; }
+    assert fill.pack_push(3, 7) == np.array([3, 7], "<u4").tobytes()
+    with pytest.raises(TypeError, match="float"):
+        fill.pack_push(3, 7.5)
+    with pytest.raises(OverflowError, match="uint"):
+        fill.pack_push(3, -1)
+    with pytest.raises(ValueError, match="8 bytes"):
+        fill.pack_push(3)
+
+
+def test_program_dispatches_generated_spirv(device):
+    from kompute_ml._runtime import memory, program, stream
+    prog = program.Program(km.compile_glsl(
+        "#version 450\nlayout(local_size_x = 8) in;\n"
+        "layout(binding = 0) buffer B { float b[]; };\n"
+        "layout(push_constant) uniform P { uint n; float v; } pc;\n"
+        "void main() { uint i = gl_GlobalInvocationID.x; if (i < pc.n) b[i] = pc.v; }"))
+    buf = memory.alloc(device, 40)
+    prog.dispatch_1d(device, [buf], 10, push=(10, 2))      # the int 2 becomes the float 2.0
+    np.testing.assert_array_equal(stream.download(buf, 10, np.float32), np.full(10, 2.0))
+
+
+def test_shader_facts_are_declared_in_the_source(tmp_path):
+    from kompute_ml._runtime import program
+    assert program.fact("gemm", "k_per_loop_iteration") == 0.66
+    assert program.get("gevm").fact("k_per_loop_iteration") == 4
+    with pytest.raises(KeyError, match="fill.*k_per_loop_iteration"):
+        program.get("fill").fact("k_per_loop_iteration")
+    src = tmp_path / "x.comp"
+    src.write_text("// @kompute_ml a = 1.5\n  //@kompute_ml b=2\n// @kompute_ml c = many\n")
+    with pytest.raises(ValueError, match="c = 'many' is not a number"):
+        program.read_facts(str(src))
+    src.write_text("// @kompute_ml a = 1.5\n  //@kompute_ml b=2\n")
+    assert program.read_facts(str(src)) == {"a": 1.5, "b": 2.0}

@@ -26,8 +26,7 @@ import numpy as np
 
 from .._compile import glslang as _glslang
 from .._runtime import memory as _memory
-from .._compile import spirv as _spirv
-from .._runtime import stream as _stream
+from .._runtime import program as _program
 
 __all__ = ["Node", "Scalar", "canonical_dtype", "resolve", "realize", "kernel_source",
            "MAX_NODES", "LOCAL_SIZE"]
@@ -470,7 +469,7 @@ def _kernel(plan, device):
             return hit, bake_scalars, bake_dims
     source = _generate(plan, bake_scalars, bake_dims)
     spirv = _glslang.compile_glsl(source, filename="<fused elementwise kernel>")
-    entry = (spirv, _spirv.reflect(spirv), source)
+    entry = (_program.Program(spirv, name="<fused elementwise kernel>"), source)
     with _kernels_lock:
         _kernels[key] = entry
         if len(_kernels) > _MAX_KERNELS:
@@ -479,15 +478,14 @@ def _kernel(plan, device):
 
 
 def _pack(plan, bake_scalars, bake_dims):
+    """Push values of the generated kernel, in its block's order (packed by declared type)."""
     words = [plan.n]
     if plan.need_coords and not bake_dims:
         words += [int(d) for d in plan.dims[1:]]
-    fmt = "I" * len(words)
     if not bake_scalars:
         for dt, v in plan.scalars:
-            fmt += {FLOAT32: "f", INT32: "i", UINT32: "I", BOOL: "I"}[dt]
             words.append(int(v) if dt != FLOAT32 else v)
-    return struct.pack("<" + fmt, *words)
+    return words
 
 
 def _split(root, device):
@@ -521,11 +519,11 @@ def _realize_locked(arr, device):
     n = plan.n
     out = _memory.alloc(device, max(n, 1) * 4)
     if n:
-        (spirv, info, _), bake_scalars, bake_dims = _kernel(plan, device)
+        (prog, _), bake_scalars, bake_dims = _kernel(plan, device)
         # generated kernel: binding 0 = the output, bindings 1..k = the distinct input buffers
         invocations = n if plan.need_coords else -(-n // 4)     # 4 elements each: see _generate
-        _stream.dispatch_1d(device, spirv, [out] + list(plan.buffers), invocations,
-                            push=_pack(plan, bake_scalars, bake_dims), info=info)
+        prog.dispatch_1d(device, [out] + list(plan.buffers), invocations,
+                         push=_pack(plan, bake_scalars, bake_dims))
     arr._buf = out
     arr._node = None
     return out

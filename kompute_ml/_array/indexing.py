@@ -10,7 +10,6 @@ import operator
 
 import numpy as np
 
-from .._runtime import stream as _stream
 from .._runtime import program as shaders
 from .. import array as _array
 
@@ -59,9 +58,10 @@ def _gather(a, offset, shape, strides):
             a.numpy().reshape(-1)[offset:], shape, [st * a.dtype.itemsize for st in strides])
         return _array.asarray(np.ascontiguousarray(host), device=a.device)
     pad = 8 - len(dims)
-    push = _stream.pack("IIi8I8i", n, len(dims), offset, *dims, *([1] * pad), *strd, *([0] * pad))
     # gather.comp — binding 0: src, binding 1: dst
-    _stream.dispatch_1d(a.device, shaders.spirv("gather"), [src, out._buf], n, push=push)
+    shaders.get("gather").dispatch_1d(
+        a.device, [src, out._buf], n,
+        push=(n, len(dims), offset, *dims, *([1] * pad), *strd, *([0] * pad)))
     return out
 
 

@@ -11,11 +11,9 @@ products are computed in int32 and compared with 0, as numpy's bool matmul is an
 """
 
 import math
-import struct
 
 import numpy as np
 
-from .._compile import spirv as _spirv
 from .._runtime import stream as _stream
 from .._runtime import program as shaders
 from .. import array as _array
@@ -25,17 +23,11 @@ __all__ = ["matmul", "dot"]
 
 _TILE = 128          # gemm.comp: 128 x 128 tiles of C per workgroup
 _KIND = {FLOAT32: 0, INT32: 1, UINT32: 2}
-_kernels = {}
 
 
 def _kernel(name, dtype):
-    key = (name, dtype)
-    hit = _kernels.get(key)
-    if hit is None:
-        kind = _KIND[dtype]
-        spirv = shaders.spirv(name, {"KM_KIND": kind} if kind else None)
-        hit = _kernels[key] = (spirv, _spirv.reflect(spirv))
-    return hit
+    kind = _KIND[dtype]
+    return shaders.get(name, {"KM_KIND": kind} if kind else None)
 
 
 def _core_error(which, size_a, size_b, dim):
@@ -78,18 +70,16 @@ def matmul(a, b):
     return res
 
 
-# K elements each kernel's invocation loops over per loop iteration, measured on lavapipe (the
-# first wrong results: gemm at K = 43690, gemv at 131070, gevm at 262140); a K-slice is sized
-# to use a quarter of the device's loop budget (stream.loop_limit).
-_K_PER_ITERATION = {"gemm": 0.66, "gemv": 2, "gevm": 4}
-
-
 def _k_chunk(device, shader):
-    """Largest K one dispatch of ``shader`` may loop over on ``device`` (None: any)."""
+    """Largest K one dispatch of ``shader`` may loop over on ``device`` (None: any).
+
+    The shader declares the K elements one invocation covers per loop iteration
+    (``k_per_loop_iteration``); a K-slice uses a quarter of the device's loop budget.
+    """
     limit = _stream.loop_limit(device)
     if limit is None:
         return None
-    return max(1, int(limit * _K_PER_ITERATION[shader]) // 4)
+    return max(1, int(limit * shaders.fact(shader, "k_per_loop_iteration")) // 4)
 
 
 def _gemv(a, x):
@@ -98,11 +88,10 @@ def _gemv(a, x):
     if K == 0 or M == 0:
         return _array.zeros((M,), a.dtype, device)
     y = _array.empty((M,), a.dtype, device)
-    spirv, info = _kernel("gemv", a.dtype)
+    prog = _kernel("gemv", a.dtype)
     groups = _stream.groups_1d(device, -(-M // 8), 1)
     # gemv.comp — binding 0: A, binding 1: x, binding 2: y
-    _stream.dispatch(device, spirv, [a._realize(), x._realize(), y._buf], groups,
-                     struct.pack("<II", M, K), info=info)
+    prog.dispatch(device, [a._realize(), x._realize(), y._buf], groups, push=(M, K))
     return y
 
 
@@ -112,11 +101,10 @@ def _gevm(x, b):
     if K == 0 or N == 0:
         return _array.zeros((N,), b.dtype, device)
     y = _array.empty((N,), b.dtype, device)
-    spirv, info = _kernel("gevm", b.dtype)
+    prog = _kernel("gevm", b.dtype)
     groups = _stream.groups_1d(device, -(-N // 64), 1)
     # gevm.comp — binding 0: x, binding 1: B, binding 2: y
-    _stream.dispatch(device, spirv, [x._realize(), b._realize(), y._buf], groups,
-                     struct.pack("<II", K, N), info=info)
+    prog.dispatch(device, [x._realize(), b._realize(), y._buf], groups, push=(K, N))
     return y
 
 
@@ -153,7 +141,7 @@ def _gemm(a, b):
         return c
     abuf, astride = _stack(a2, batch, (M, K))
     bbuf, bstride = _stack(b2, batch, (K, N))
-    spirv, info = _kernel("gemm", a.dtype)
+    prog = _kernel("gemm", a.dtype)
     gx, gy = -(-N // _TILE), -(-M // _TILE)
     lim = device.max_groups
     # grids past maxComputeWorkGroupCount run as several dispatches with tile offsets
@@ -161,9 +149,9 @@ def _gemm(a, b):
         for y0 in range(0, gy, lim[1]):
             for x0 in range(0, gx, lim[0]):
                 groups = (min(gx - x0, lim[0]), min(gy - y0, lim[1]), min(nb - z0, lim[2]))
-                push = struct.pack("<8I", M, N, K, astride, bstride, y0, x0, z0)
                 # gemm.comp — binding 0: A, binding 1: B, binding 2: C
-                _stream.dispatch(device, spirv, [abuf, bbuf, c._buf], groups, push, info=info)
+                prog.dispatch(device, [abuf, bbuf, c._buf], groups,
+                              push=(M, N, K, astride, bstride, y0, x0, z0))
     return c
 
 

@@ -17,13 +17,11 @@ multiplies by 1/r on the last pass. Accumulators follow numpy's result dtypes ma
 
 import math
 import operator
-import struct
 import warnings
 
 import numpy as np
 
 from .._runtime import memory as _memory
-from .._compile import spirv as _spirv
 from .._runtime import stream as _stream
 from .._runtime import program as shaders
 from .fusion import BOOL, FLOAT32, INT32, STORAGE_DTYPE, UINT32
@@ -37,22 +35,16 @@ _CHUNK = 16               # elements per invocation of reduce_axis (KM_CHUNK)
 VEC4 = True               # rows of a multiple of 4 elements are read as 4-vectors
 ROWS_MIN = 512            # contiguous rows at least this long use reduce_rows
 
-_variants = {}
 
 
 def _kernel(name, in_kind, acc_kind, op, arg, subgroup, vec4=False):
-    """SPIR-V and reflection of one variant of a reduction shader (compiled once per process)."""
-    key = (name, in_kind, acc_kind, op, arg, subgroup, PER_THREAD, vec4)
-    hit = _variants.get(key)
-    if hit is None:
-        defines = {"KM_IN_KIND": in_kind, "KM_ACC_KIND": acc_kind, "KM_OP": op, "KM_ARG": int(arg)}
-        if name == "reduce_rows":
-            defines["KM_SUBGROUP"] = int(subgroup)
-            defines["KM_PER_THREAD"] = f"{PER_THREAD}u"
-            defines["KM_VEC4"] = int(vec4)
-        spirv = shaders.spirv(name, defines)
-        hit = _variants[key] = (spirv, _spirv.reflect(spirv))
-    return hit
+    """The Program of one variant of a reduction shader (compiled once per process)."""
+    defines = {"KM_IN_KIND": in_kind, "KM_ACC_KIND": acc_kind, "KM_OP": op, "KM_ARG": int(arg)}
+    if name == "reduce_rows":
+        defines["KM_SUBGROUP"] = int(subgroup)
+        defines["KM_PER_THREAD"] = f"{PER_THREAD}u"
+        defines["KM_VEC4"] = int(vec4)
+    return shaders.get(name, defines)
 
 
 def _has_subgroup_reduce(device):
@@ -78,8 +70,7 @@ def _fill(device, shape, dtype, value):
     if n:
         word = np.asarray(value).astype(dtype).astype(STORAGE_DTYPE[dtype]).view(np.uint32)
         # fill.comp — binding 0: out (uint words)
-        _stream.dispatch_1d(device, shaders.spirv("fill"), [buf], n,
-                            push=_stream.pack("II", n, int(word)))
+        shaders.get("fill").dispatch_1d(device, [buf], n, push=(n, int(word)))
     return buf
 
 
@@ -96,11 +87,11 @@ def _one_axis(device, buf, outer, r, inner, op, in_kind, acc_kind, scale):
             nblk = -(-r // (256 * PER_THREAD))
             count = outer * nblk
             vec4 = VEC4 and not arg and r % 4 == 0
-            spirv, info = _kernel("reduce_rows", kind, acc_kind, code, arg, subgroup, vec4)
+            prog = _kernel("reduce_rows", kind, acc_kind, code, arg, subgroup, vec4)
         else:
             nblk = -(-r // _CHUNK)
             count = outer * nblk * inner
-            spirv, info = _kernel("reduce_axis", kind, acc_kind, code, arg, False)
+            prog = _kernel("reduce_axis", kind, acc_kind, code, arg, False)
         last = nblk == 1
         dst = _memory.alloc(device, count * 4)
         bufs = [src, dst]
@@ -110,13 +101,12 @@ def _one_axis(device, buf, outer, r, inner, op, in_kind, acc_kind, scale):
             bufs += [src_idx if src_idx is not None else src, dst_idx]
         s = scale if last else 1.0
         if rows_kernel:
-            push = struct.pack("<IIIIf", r, nblk, count, 0 if first else 1, s)
             # reduce_rows.comp — binding 0: src values, 1: dst values (2: src indices, 3: dst indices)
-            _stream.dispatch(device, spirv, bufs, _stream.groups_1d(device, count, 1), push, info=info)
+            prog.dispatch(device, bufs, _stream.groups_1d(device, count, 1),
+                          push=(r, nblk, count, 0 if first else 1, s))
         else:
-            push = struct.pack("<IIIIIf", count, r, inner, nblk, 0 if first else 1, s)
             # reduce_axis.comp — binding 0: src values, 1: dst values (2: src indices, 3: dst indices)
-            _stream.dispatch_1d(device, spirv, bufs, count, push, info=info)
+            prog.dispatch_1d(device, bufs, count, push=(count, r, inner, nblk, 0 if first else 1, s))
         src, src_idx, first, r = dst, (dst_idx if arg else None), False, nblk
         if last:
             return src, src_idx
