@@ -83,6 +83,7 @@ float kmath_tanh(float x) {
     float a = abs(x);
     float e = kmath_exp(-2.0 * a);
     float t = (1.0 - e) / (1.0 + e);
+    ps = x == 0.0 ? x : ps;                            // tanh(-0) = -0
     return a < 0.625 ? ps : (x < 0.0 ? -t : t);
 }
 
@@ -107,7 +108,7 @@ float kmath_log(float x) {
     precise float lo = s * (hfsq + R) + dk * KMATH_LN2_LO;
     precise float res = dk * KMATH_LN2_HI + (f - (hfsq - lo));
     if (!(x > 0.0)) res = x == 0.0 ? -KMATH_INF : KMATH_NAN;     // a select, not a divergent path
-    return isinf(x) ? x : res;
+    return x == KMATH_INF ? x : res;
 }
 
 // ---- sqrt: the driver's sqrt (Vulkan: ~3 ulp, inherited from 1 / inversesqrt) corrected by one
