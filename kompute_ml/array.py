@@ -19,9 +19,9 @@ type rules (NEP 50 for Python scalars) with the same mapping. Where kompute_ml d
 - no views: indexing, slicing and transposes return copies; ``reshape`` of a realized array shares
   its buffer. No item assignment. Advanced (array) indexing runs on the host.
 - division by zero and invalid values give numpy's values (inf, nan, 0 for integers) but no
-  RuntimeWarning. Transcendental functions have the driver's float32 precision, except that
-  ``sin``/``cos`` reduce their argument to [-pi, pi] themselves (Vulkan bounds the driver's error
-  only there): absolute error about 4e-7 for ``|x| < 4e5`` on any device; float ``//`` and
+  RuntimeWarning. exp, log, sqrt, sin, cos, tanh and sigmoid are our own (shaders/kmath.glsl),
+  within 4 ulp of the correctly rounded float32 over the whole range on any device (docs/arrays.md
+  has the measured table); ``**`` of floats still uses the driver's pow; float ``//`` and
   ``%`` are exact (numpy's float32 results, bit for bit), through an exact fmod.
 - ``dot`` takes at most 2-D arrays; ``matmul`` follows numpy fully (stacks broadcast).
 """
