@@ -698,7 +698,11 @@ def _check_fill(value, dtype):
             raise ValueError("cannot convert float NaN to integer")
         if math.isinf(v):
             raise OverflowError("cannot convert float infinity to integer")
+        # finite floats convert as astype does (truncation; negative floats to uint32 wrap as in C
+        # on x86, numpy's result there); only values no conversion can give are refused
         iv = math.trunc(v)
+        if dtype == UINT32 and -2 ** 31 <= iv < 0:
+            return
     else:
         return
     info = np.iinfo(dtype)

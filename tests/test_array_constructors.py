@@ -21,7 +21,8 @@ def test_zeros_ones_values_with_dtype_none():
 @pytest.mark.parametrize("value, dtype", [(2 ** 40, np.int32), (-1, np.uint32), (2 ** 31, None),
                                           (2 ** 32, np.uint32), (-2 ** 31 - 1, np.int32),
                                           (np.int64(2 ** 40), np.int32), (1e20, np.int32),
-                                          (np.inf, np.int32), (-np.inf, np.uint32)])
+                                          (np.inf, np.int32), (-np.inf, np.uint32),
+                                          (3e9, np.int32), (-3e9, np.uint32)])
 def test_full_refuses_values_the_dtype_cannot_hold(value, dtype):
     with pytest.raises(OverflowError):
         km.full(3, value, dtype=dtype)
@@ -36,6 +37,7 @@ def test_full_nan_to_integer_is_numpys_value_error(dtype):
 @pytest.mark.parametrize("value, dtype", [(2 ** 31 - 1, np.int32), (-2 ** 31, np.int32),
                                           (2 ** 32 - 1, np.uint32), (0, np.uint32), (2.7, np.int32),
                                           (-2.7, np.int32), (True, np.int32), (7, None),
+                                          (-1.0, np.uint32),
                                           (1.5, None), (np.nan, np.float32), (1e300, np.float32)])
 def test_full_values_in_range_as_numpy(value, dtype):
     with np.errstate(over="ignore"):
