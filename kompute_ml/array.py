@@ -19,9 +19,9 @@ type rules (NEP 50 for Python scalars) with the same mapping. Where kompute_ml d
 - no views: indexing, slicing and transposes return copies; ``reshape`` of a realized array shares
   its buffer. No item assignment. Advanced (array) indexing runs on the host.
 - division by zero and invalid values give numpy's values (inf, nan, 0 for integers) but no
-  RuntimeWarning. Transcendental functions have the driver's float32 precision, except that
-  ``sin``/``cos`` reduce their argument to [-pi, pi] themselves (Vulkan bounds the driver's error
-  only there): absolute error about 4e-7 for ``|x| < 4e5`` on any device; float ``//`` and
+  RuntimeWarning. exp, log, sqrt, sin, cos, tanh and sigmoid are our own (shaders/kmath.glsl),
+  within 4 ulp of the correctly rounded float32 over the whole range on any device (docs/arrays.md
+  has the measured table); ``**`` of floats still uses the driver's pow; float ``//`` and
   ``%`` are exact (numpy's float32 results, bit for bit), through an exact fmod.
 - ``dot`` takes at most 2-D arrays; ``matmul`` follows numpy fully (stacks broadcast).
 """
@@ -471,7 +471,20 @@ def _binop(op, a, b):
     if op == "matmul":
         ops = _coerce((a, b), True)
         return NotImplemented if ops is None else matmul(*ops)
-    return elementwise(op, a, b, _foreign=True)
+    out = elementwise(op, a, b, _foreign=True)
+    if out is NotImplemented and op in ("equal", "not_equal"):
+        return _foreign_comparison(op, a, b)
+    return out
+
+
+def _foreign_comparison(op, a, b):
+    """``array == obj`` for an obj that is no array or number (None, str, dict, ...): as numpy,
+    elementwise all False (``!=``: all True). Other array libraries get their turn (NotImplemented)."""
+    arr, other = (a, b) if isinstance(a, Array) else (b, a)
+    if any(hasattr(other, name) for name in ("__array_ufunc__", "__array_namespace__",
+                                             "__array_priority__", "__array__")):
+        return NotImplemented
+    return broadcast_to(asarray(op == "not_equal", device=arr.device), arr.shape)
 
 
 def _ufunc(op, doc):
@@ -662,6 +675,7 @@ def full(shape, fill_value, dtype=None, device=None):
         fill_value = fill_value.item()
     if dtype is None:
         dtype = np.asarray(fill_value).dtype
+    _check_fill(fill_value, canonical_dtype(dtype))
     out = empty(shape, dtype, device)
     word = np.asarray(fill_value).astype(out.dtype).astype(STORAGE_DTYPE[out.dtype]).view(np.uint32)
     n = out.size
@@ -672,14 +686,39 @@ def full(shape, fill_value, dtype=None, device=None):
     return out
 
 
+def _check_fill(value, dtype):
+    """Refuse a fill value an integer ``dtype`` cannot hold (numpy would wrap or give INT_MIN)."""
+    if dtype not in (INT32, UINT32) or isinstance(value, (bool, np.bool_)):
+        return
+    if isinstance(value, numbers.Integral):
+        iv = int(value)
+    elif isinstance(value, numbers.Real):
+        v = float(value)
+        if math.isnan(v):
+            raise ValueError("cannot convert float NaN to integer")
+        if math.isinf(v):
+            raise OverflowError("cannot convert float infinity to integer")
+        # finite floats convert as astype does (truncation; negative floats to uint32 wrap as in C
+        # on x86, numpy's result there); only values no conversion can give are refused
+        iv = math.trunc(v)
+        if dtype == UINT32 and -2 ** 31 <= iv < 0:
+            return
+    else:
+        return
+    info = np.iinfo(dtype)
+    if not info.min <= iv <= info.max:
+        raise OverflowError(f"fill value {value!r} is out of bounds for {dtype} "
+                            f"(kompute_ml arrays hold 32-bit integers)")
+
+
 def zeros(shape, dtype=FLOAT32, device=None):
-    """A new array of zeros (float32 by default)."""
-    return full(shape, 0, dtype, device)
+    """A new array of zeros (float32 by default, also for ``dtype=None``)."""
+    return full(shape, 0, FLOAT32 if dtype is None else dtype, device)
 
 
 def ones(shape, dtype=FLOAT32, device=None):
-    """A new array of ones (float32 by default)."""
-    return full(shape, 1, dtype, device)
+    """A new array of ones (float32 by default, also for ``dtype=None``)."""
+    return full(shape, 1, FLOAT32 if dtype is None else dtype, device)
 
 
 def _like(a, dtype, device):

@@ -304,11 +304,15 @@ def _binary(op, ct, a, b):
     return f"km_{name}_{t}({a}, {b})"
 
 
+# float32 functions -> their GLSL in shaders/kmath.glsl (a few ulp on every device; the built-ins
+# are bounded by Vulkan only loosely: log absolutely near 1, sin/cos on [-pi, pi] only)
+MATH_FUNCTIONS = {"exp": "kmath_exp", "log": "kmath_log", "sqrt": "kmath_sqrt", "sin": "kmath_sin",
+                  "cos": "kmath_cos", "tanh": "kmath_tanh", "sigmoid": "kmath_sigmoid"}
+
+
 def _unary(op, ct, a):
     if op in FLOAT_UNARY:
-        return {"exp": f"exp({a})", "log": f"km_log({a})", "sqrt": f"km_sqrt({a})",
-                "sin": f"km_sin({a})", "cos": f"km_cos({a})", "tanh": f"km_tanh({a})",
-                "sigmoid": f"km_sigmoid({a})"}[op]
+        return f"{MATH_FUNCTIONS[op]}({a})"
     if op == "negative":
         return f"(-{a})"
     if op == "invert":
@@ -342,7 +346,8 @@ def _generate(plan, bake_scalars, bake_dims):
     vec = not plan.need_coords
     vec_bindings = {b for b, mask in plan.accesses if mask and all(mask)} if vec else set()
     out_type = VEC4_TYPE[plan.out_dtype] if vec else STORAGE_TYPE[plan.out_dtype]
-    lines = ["#version 450", '#include "common.glsl"', '#include "elementwise.glsl"',
+    lines = ["#version 450", '#include "common.glsl"', '#include "kmath.glsl"',
+             '#include "elementwise.glsl"',
              f"layout(local_size_x = {LOCAL_SIZE}) in;",
              f"layout(set = 0, binding = 0) writeonly buffer Out {{ {out_type} out_[]; }};"]
     for b, dt in enumerate(plan.binding_dtypes):
