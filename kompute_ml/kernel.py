@@ -21,6 +21,7 @@ from ._compile import spirv as _spirv
 from ._runtime import stream as _stream
 from ._runtime import program as shaders
 from ._runtime import device as _device
+from .array import Array, writable_buffer_of
 from .errors import DeviceLimitError, KomputeMLError
 
 __all__ = ["Kernel", "find_shader"]
@@ -324,7 +325,7 @@ class Kernel:
             raise ValueError(f"kernel {self.name} binds {n} buffer{'s' * (n != 1)} (bindings "
                              f"0..{n - 1}); {len(arrays)} array{'s' * (len(arrays) != 1)} given")
         for i, a in enumerate(arrays):
-            if not callable(getattr(a, "_kernel_buffer", None)):
+            if not isinstance(a, Array):
                 hint = " (convert it with km.asarray)" if isinstance(a, np.ndarray) else \
                     " (kp tensors are not accepted; use km arrays)" \
                     if type(a).__module__.startswith("kp") else ""
@@ -364,7 +365,7 @@ class Kernel:
                               what="specialization constant")
         _stream.check_groups(dev, groups)
         self._check_local_size(dev)
-        buffers = [a._kernel_buffer() for a in arrays]      # realizes lazy arrays
+        buffers = [writable_buffer_of(a) for a in arrays]   # realizes lazy arrays
         # binding i: arrays[i]
         _stream.dispatch(dev, self.spirv, buffers, groups, push=data, spec=spec or None,
                          info=self.info)

@@ -154,8 +154,8 @@ def test_copy_is_independent_of_later_writes():
     a = km.asarray([1.0, 2.0, 3.0])
     b = a.copy()
     c = a * 1
-    # a kernel writing `a` in place (what km.Kernel does through _kernel_buffer)
-    buf = a._kernel_buffer()
+    # a kernel writing `a` in place (what km.Kernel does through writable_buffer_of)
+    buf = ka.writable_buffer_of(a)
     from kompute_ml._runtime import stream as _stream
     _stream.upload(buf, np.array([9, 9, 9], np.float32))
     np.testing.assert_array_equal(a.numpy(), [9, 9, 9])
@@ -165,10 +165,10 @@ def test_copy_is_independent_of_later_writes():
 
 def test_from_buffer_wraps_an_existing_buffer():
     a = km.asarray(np.arange(6, dtype=np.int32))
-    b = ka._from_buffer(a._kernel_buffer(), (2, 3), np.int32)
+    b = ka.from_buffer(ka.buffer_of(a), (2, 3), np.int32)
     np.testing.assert_array_equal(b.numpy(), np.arange(6).reshape(2, 3))
     with pytest.raises(ValueError):
-        ka._from_buffer(a._kernel_buffer(), (1000,), np.int32)
+        ka.from_buffer(ka.buffer_of(a), (1000,), np.int32)
 
 
 # ---- elementwise ------------------------------------------------------------------------------
@@ -431,7 +431,7 @@ def test_arrays_on_different_devices_raise_value_error():
     # check comes first) plays the second one.
     other = types.SimpleNamespace(name="other GPU", index=1, closed=False)
     a = km.asarray([1.0, 2.0])
-    b = ka.Array._new(other, (2,), np.dtype(np.float32), buf=a._kernel_buffer())
+    b = ka.Array._new(other, (2,), np.dtype(np.float32), buf=ka.buffer_of(a))
     for fn in [lambda: a + b, lambda: b * a, lambda: km.where(a > 0, a, b),
                lambda: km.matmul(a, b), lambda: km.maximum(b, a + 1)]:
         with pytest.raises(ValueError, match="different devices"):

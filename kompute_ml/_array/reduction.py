@@ -16,7 +16,6 @@ multiplies by 1/r on the last pass. Accumulators follow numpy's result dtypes ma
 """
 
 import math
-import operator
 import struct
 import warnings
 
@@ -26,7 +25,9 @@ from .._runtime import memory as _memory
 from .._compile import spirv as _spirv
 from .._runtime import stream as _stream
 from .._runtime import program as shaders
-from .fusion import BOOL, FLOAT32, INT32, STORAGE_DTYPE, UINT32
+from . import buffers as _buffers
+from .dtypes import BOOL, FLOAT32, INT32, UINT32
+from .indexing import norm_axis
 
 __all__ = ["reduce"]
 
@@ -70,17 +71,6 @@ def _result_dtype(op, dtype):
     if op == "sum":
         return {FLOAT32: (0, FLOAT32), INT32: (1, INT32), UINT32: (2, UINT32), BOOL: (1, INT32)}[dtype]
     return _KIND[dtype], dtype
-
-
-def _fill(device, shape, dtype, value):
-    n = math.prod(shape)
-    buf = _memory.alloc(device, max(n, 1) * 4)
-    if n:
-        word = np.asarray(value).astype(dtype).astype(STORAGE_DTYPE[dtype]).view(np.uint32)
-        # fill.comp — binding 0: out (uint words)
-        _stream.dispatch_1d(device, shaders.spirv("fill"), [buf], n,
-                            push=_stream.pack("II", n, int(word)))
-    return buf
 
 
 def _one_axis(device, buf, outer, r, inner, op, in_kind, acc_kind, scale):
@@ -128,18 +118,11 @@ def _axes(axis, ndim, op):
     if isinstance(axis, tuple):
         if op in ("argmax", "argmin"):
             raise TypeError(f"{op} takes one axis (an int) or None, got a tuple")
-        axes = tuple(_norm(a, ndim) for a in axis)
+        axes = tuple(norm_axis(a, ndim) for a in axis)
         if len(set(axes)) != len(axes):
             raise ValueError("duplicate value in 'axis'")
         return tuple(sorted(axes))
-    return (_norm(axis, ndim),)
-
-
-def _norm(axis, ndim):
-    axis = operator.index(axis)
-    if not -ndim <= axis < ndim:
-        raise np.exceptions.AxisError(axis, ndim)
-    return axis % ndim
+    return (norm_axis(axis, ndim),)
 
 
 def reduce(buf, shape, dtype, device, op, axis=None, keepdims=False):
@@ -155,10 +138,10 @@ def reduce(buf, shape, dtype, device, op, axis=None, keepdims=False):
     r_total = math.prod(shape[k] for k in axes)
     if r_total == 0:
         if op == "sum":
-            return _fill(device, out_shape, out_dtype, 0), out_shape, out_dtype
+            return _buffers.fill(device, out_shape, out_dtype, 0), out_shape, out_dtype
         if op == "mean":
             warnings.warn("Mean of empty slice", RuntimeWarning, stacklevel=4)
-            return _fill(device, out_shape, out_dtype, np.nan), out_shape, out_dtype
+            return _buffers.fill(device, out_shape, out_dtype, np.nan), out_shape, out_dtype
         if arg:
             raise ValueError(f"attempt to get {op} of an empty sequence")
         raise ValueError(f"zero-size array to reduction operation "
