@@ -118,13 +118,13 @@ def _k_chunk(device, shader):
 
 def _vector_product(device, abuf, ashape, bbuf, bshape, dtype):
     """matrix @ vector (gemv.comp) or vector @ matrix (gevm.comp): (Buffer, shape)."""
-    # one body for both: they differ in the shader, the rows per workgroup and which operand
+    # one body for both: they differ in the shader, the outputs per workgroup and which operand
     # is the matrix (its shape is the push constants: M, K for gemv; K, N for gevm)
     if len(ashape) == 2:
-        name, per_group, size = "gemv", 8, ashape
+        name, per_group, size = "gemv", 8, ashape       # y[M] = A[M, K] @ x[K]
         M, K = size
     else:
-        name, per_group, size = "gevm", 64, bshape
+        name, per_group, size = "gevm", 64, bshape      # y[M] = x[K] @ B[K, M]
         K, M = size
     if K == 0 or M == 0:
         return _buffers.fill(device, (M,), dtype, 0), (M,)
