@@ -1,10 +1,15 @@
 """Array: numpy-like arrays on a Vulkan device; elementwise work is lazy and fused.
 
 An Array is either *realized* (it owns a pooled ``_memory.Buffer`` holding its elements contiguously
-in C order, 4 bytes each) or *lazy* (a ``_fusion.Node``: an elementwise operation over realized
-arrays, other lazy arrays and scalars). Anything that is not elementwise (a reduction, a matmul, a
-readback, a reshape of a lazy array, indexing, a kernel call) realizes its inputs: the whole
-expression becomes one generated kernel (see ``_fusion``).
+in C order, 4 bytes each) or *lazy* (a ``_array.fusion.Node``: an elementwise operation over
+realized buffers, other lazy nodes and scalars). Anything that is not elementwise (a reduction, a
+matmul, a readback, a reshape of a lazy array, indexing, a kernel call) realizes its inputs: the
+whole expression becomes one generated kernel (see ``_array.fusion``).
+
+This module is the only one that constructs Arrays or reads their private state; the device work
+lives in ``_array/`` (Buffers, shapes and dtypes in, (Buffer, shape, dtype) out). Other modules of
+the package reach an Array's buffer through the internal accessors at the end of this module
+(:func:`buffer_of`, :func:`writable_buffer_of`, :func:`from_buffer`, :func:`node_of`).
 
 dtypes are float32, int32, uint32 and bool (bool is stored as 0/1 uint32 words; ``nbytes`` counts
 numpy's 1 byte). Other inputs map onto them: float64/float16 -> float32, int64/int16/int8 -> int32,
@@ -26,7 +31,6 @@ type rules (NEP 50 for Python scalars) with the same mapping. Where kompute_ml d
 - ``dot`` takes at most 2-D arrays; ``matmul`` follows numpy fully (stacks broadcast).
 """
 
-import builtins
 import math
 import numbers
 import operator
@@ -35,14 +39,16 @@ import weakref
 
 import numpy as np
 
+from ._array import buffers as _buffers
+from ._array import dtypes as _dtypes
 from ._array import fusion as _fusion
-from ._runtime import memory as _memory
-from ._runtime import stream as _stream
-from ._runtime import program as shaders
+from ._array import indexing as _indexing
+from ._array import linalg as _linalg
+from ._array import reduction as _reduction
+from ._array.dtypes import BOOL, FLOAT32, INT32, UINT32, canonical_dtype
+from ._array.fusion import Leaf, Scalar
 from ._runtime import device as _device
-from ._array.fusion import (BOOL, FLOAT32, INT32, STORAGE_DTYPE, UINT32, Node, Scalar,
-                            canonical_dtype)
-from .errors import DeviceError, DeviceLimitError
+from .errors import DeviceError
 
 __all__ = ["Array", "asarray", "array", "zeros", "ones", "full", "empty", "arange",
            "zeros_like", "ones_like", "full_like", "empty_like",
@@ -70,7 +76,7 @@ def _note_reader(buf, arr):
         elif len(readers) > 64:
             for k, r in list(readers.items()):
                 alive = r()                      # one call: the referent may die in between
-                if alive is None or alive._node is None:
+                if alive is None or not alive.is_lazy:
                     del readers[k]
         readers[id(arr)] = weakref.ref(arr)
 
@@ -95,15 +101,6 @@ def _normalize_shape(shape):
     if any(s < 0 for s in out):
         raise ValueError(f"negative dimensions are not allowed, got shape {out}")
     return out
-
-
-def _check_size(device, shape):
-    n = math.prod(shape)
-    if n * 4 > device.max_buffer_bytes:
-        raise DeviceLimitError(
-            f"an array of shape {shape} needs {n * 4} bytes, more than the device's "
-            f"maxStorageBufferRange ({device.max_buffer_bytes} bytes) on {device.name!r}")
-    return n
 
 
 class Array:
@@ -140,8 +137,12 @@ class Array:
     # ---- realization and buffers ------------------------------------------------------------
     def _realize(self):
         """The Buffer holding this array's elements (runs the fused kernel of a lazy array)."""
-        if self._node is not None:
-            _fusion.realize(self, self.device)
+        node = self._node                     # read once: another thread may realize it
+        if node is not None:
+            buf = _fusion.realize(node, self.device)
+            # buf before node: a thread that sees no node finds the buffer
+            self._buf = buf
+            self._node = None
         return self._buf
 
     def _kernel_buffer(self):
@@ -155,14 +156,21 @@ class Array:
             readers = _readers.pop(buf, None)
         for ref in (readers or {}).values():
             arr = ref()
-            if arr is not None and arr._node is not None:
+            if arr is not None and arr.is_lazy:
                 arr._realize()
         return buf
+
+    def _operand(self):
+        """This array as an argument of a fusion Node: its Node while lazy, else a Leaf."""
+        node = self._node                     # read once: another thread may realize it
+        return Leaf(self._buf, self.shape, self.dtype) if node is None else node
 
     @property
     def is_lazy(self):
         """True while the array is an unevaluated elementwise expression."""
-        return self._node is not None
+        node = self._node
+        # a subtree of another expression may have been realized with it (fusion's splits)
+        return node is not None and node.buf is None
 
     # ---- attributes -----------------------------------------------------------------------------
     @property
@@ -193,14 +201,7 @@ class Array:
     # ---- host transfers ---------------------------------------------------------------------
     def numpy(self):
         """Copy the array to a new numpy array (submits pending work and waits)."""
-        buf = self._realize()
-        n = self.size
-        if n == 0:
-            return np.empty(self.shape, dtype=self.dtype)
-        data = _stream.download(buf, n, STORAGE_DTYPE[self.dtype])
-        if self.dtype == BOOL:
-            data = data != 0
-        return data.reshape(self.shape)
+        return _buffers.download(self._realize(), self.shape, self.dtype)
 
     get = numpy     # CuPy's name
 
@@ -278,8 +279,7 @@ class Array:
     def squeeze(self, axis=None):
         if axis is None:
             return self.reshape(tuple(s for s in self.shape if s != 1))
-        from ._array.indexing import norm_axis
-        axes = {norm_axis(a, self.ndim) for a in ((axis,) if np.ndim(axis) == 0 else axis)}
+        axes = {_indexing.norm_axis(a, self.ndim) for a in ((axis,) if np.ndim(axis) == 0 else axis)}
         if any(self.shape[a] != 1 for a in axes):
             raise ValueError("cannot select an axis to squeeze out which has size not equal to one")
         return self.reshape(tuple(s for k, s in enumerate(self.shape) if k not in axes))
@@ -299,13 +299,28 @@ class Array:
         """Permute the dimensions (reversed when no axes are given); a new realized array."""
         if len(axes) == 1 and not isinstance(axes[0], (numbers.Integral, np.integer)):
             axes = axes[0]
-        from ._array import indexing as _indexing
-        return _indexing.transpose(self, None if not axes or axes == (None,) else axes)
+        axes = None if not axes or axes == (None,) else axes
+        return self._wrap(_indexing.transpose(self._realize(), self.shape, self.dtype, self.device,
+                                              axes))
 
     def __getitem__(self, index):
         """Basic indexing (ints, slices, None, ...) on the device; advanced indexing on the host."""
-        from ._array import indexing as _indexing
-        return _indexing.getitem(self, index)
+        arrays = (Array, np.ndarray, list)
+        if isinstance(index, arrays) or (isinstance(index, tuple) and
+                                         any(isinstance(i, arrays) for i in index)):
+            # advanced indexing: done by numpy on the host (documented: a download and an upload)
+            if isinstance(index, Array):
+                index = index.numpy()
+            elif isinstance(index, tuple):
+                index = tuple(i.numpy() if isinstance(i, Array) else i for i in index)
+            return asarray(self.numpy()[index], device=self.device)
+        return self._wrap(_indexing.getitem(self._realize(), self.shape, self.dtype, self.device,
+                                            index))
+
+    def _wrap(self, result):
+        """A realized Array on this array's device from an internal's (Buffer, shape, dtype)."""
+        buf, shape, dtype = result
+        return Array._new(self.device, shape, dtype, buf=buf)
 
     # ---- reductions ---------------------------------------------------------------------------
     def sum(self, axis=None, dtype=None, out=None, keepdims=False):
@@ -379,15 +394,14 @@ class Array:
 def _lazy(op, args, dtype, shape, compute):
     """Wrap a new Node in a lazy Array (realizing oversized subtrees, noting buffer readers)."""
     device = next(a.device for a in args if isinstance(a, Array))
-    for a in args:
-        node = a._node if isinstance(a, Array) else None     # read once: threads may realize it
-        if node is not None and node.count > _fusion.MAX_NODES:
-            a._realize()
-    _check_size(device, shape)
-    arr = Array._new(device, shape, dtype, node=Node(op, args, dtype, shape, compute))
-    for a in args:
-        if isinstance(a, Array) and a._node is None:
-            _note_reader(a._buf, arr)
+    _buffers.check_size(device, shape)
+    operands = [a._operand() if isinstance(a, Array) else a for a in args]
+    node = _fusion.node(device, op, operands, dtype, shape, compute)
+    arr = Array._new(device, shape, dtype, node=node)
+    for x in operands:
+        buf = None if isinstance(x, Scalar) else x.buf       # realized operands: read buffers
+        if buf is not None:
+            _note_reader(buf, arr)
     return arr
 
 
@@ -423,10 +437,10 @@ def elementwise(op, *operands, _foreign=False):
     ops = _coerce(operands, _foreign)
     if ops is None:
         return NotImplemented
-    out_dtype, compute = _fusion.resolve(op, ops)
+    out_dtype, compute = _dtypes.resolve(op, ops)
     arrays = [x for x in ops if isinstance(x, Array)]
     shape = np.broadcast_shapes(*(a.shape for a in arrays))
-    if op in _fusion.COMPARISONS:
+    if op in _dtypes.COMPARISONS:
         const = _out_of_range_comparison(op, ops, compute)
         if const is not None:
             return broadcast_to(asarray(const, device=arrays[0].device), shape)
@@ -437,7 +451,7 @@ def elementwise(op, *operands, _foreign=False):
         else:
             if op == "power" and k == 1 and ct in (INT32, UINT32) and x < 0:
                 raise ValueError("Integers to negative integer powers are not allowed.")
-            args.append(Scalar(_fusion.scalar_value(x, ct), ct))
+            args.append(Scalar(_dtypes.scalar_value(x, ct), ct))
     return _lazy(op, args, out_dtype, shape, compute)
 
 
@@ -527,7 +541,6 @@ bitwise_and = _ufunc("bitwise_and", "Elementwise a & b (lazy): logical and of bo
 bitwise_or = _ufunc("bitwise_or", "Elementwise a | b (lazy): logical or of bools, bits of ints.")
 bitwise_xor = _ufunc("bitwise_xor", "Elementwise a ^ b (lazy): logical xor of bools, bits of ints.")
 invert = _ufunc("invert", "Elementwise ~a (lazy): logical not of bools, bitwise not of ints.")
-logical_not = invert
 
 
 def where(condition, x, y):
@@ -577,14 +590,8 @@ _NUMPY_UFUNCS = {
 
 def _upload(data, device):
     """A realized Array holding the numpy array ``data`` (already of one of our dtypes)."""
-    dtype = data.dtype
-    shape = data.shape
-    n = _check_size(device, shape)
-    buf = _memory.alloc(device, builtins.max(n, 1) * 4)
-    if n:
-        words = np.ascontiguousarray(data, dtype=STORAGE_DTYPE[dtype])
-        _stream.upload(buf, words.reshape(-1))
-    return Array._new(device, shape, dtype, buf=buf)
+    _buffers.check_size(device, data.shape)
+    return Array._new(device, data.shape, data.dtype, buf=_buffers.upload(device, data))
 
 
 def _to_numpy(obj, dtype):
@@ -657,8 +664,8 @@ def array(obj, dtype=None, device=None, copy=True):
 def empty(shape, dtype=FLOAT32, device=None):
     """A new array of ``shape`` with undefined contents (a buffer from the pool)."""
     shape, dtype, device = _normalize_shape(shape), canonical_dtype(dtype), _get_device(device)
-    n = _check_size(device, shape)
-    return Array._new(device, shape, dtype, buf=_memory.alloc(device, builtins.max(n, 1) * 4))
+    _buffers.check_size(device, shape)
+    return Array._new(device, shape, dtype, buf=_buffers.alloc(device, shape))
 
 
 def full(shape, fill_value, dtype=None, device=None):
@@ -676,14 +683,9 @@ def full(shape, fill_value, dtype=None, device=None):
     if dtype is None:
         dtype = np.asarray(fill_value).dtype
     _check_fill(fill_value, canonical_dtype(dtype))
-    out = empty(shape, dtype, device)
-    word = np.asarray(fill_value).astype(out.dtype).astype(STORAGE_DTYPE[out.dtype]).view(np.uint32)
-    n = out.size
-    if n:
-        # fill.comp — binding 0: out (uint words); push: n, the 32-bit pattern of the value
-        _stream.dispatch_1d(out.device, shaders.spirv("fill"), [out._buf], n,
-                            push=_stream.pack("II", n, int(word)))
-    return out
+    shape, dtype, device = _normalize_shape(shape), canonical_dtype(dtype), _get_device(device)
+    _buffers.check_size(device, shape)
+    return Array._new(device, shape, dtype, buf=_buffers.fill(device, shape, dtype, fill_value))
 
 
 def _check_fill(value, dtype):
@@ -772,16 +774,14 @@ def transpose(a, axes=None):
 
 
 # ---------------------------------------------------------------------------------------------
-# reductions and linear algebra (the device work lives in _reduction and _linalg)
+# reductions and linear algebra (the device work lives in _array/reduction.py and linalg.py)
 
 def _reduce(a, op, axis, keepdims, dtype, out):
-    from ._array import reduction as _reduction
     if out is not None:
         raise TypeError("out= is not supported; kompute_ml arrays are returned, never filled")
     a = asarray(a)
-    buf, shape, rdtype = _reduction.reduce(a._realize(), a.shape, a.dtype, a.device, op, axis,
-                                           keepdims)
-    res = Array._new(a.device, shape, rdtype, buf=buf)
+    res = a._wrap(_reduction.reduce(a._realize(), a.shape, a.dtype, a.device, op, axis,
+                                    keepdims))
     if dtype is not None:
         res = res.astype(dtype, copy=False)
     return res
@@ -828,24 +828,60 @@ def matmul(a, b):
     array([[ 7., 10.],
            [15., 22.]], dtype=float32)
     """
-    from ._array import linalg as _linalg
     ops = _coerce((a, b), False)
     dev = next(x.device for x in ops if isinstance(x, Array))
     a, b = (x if isinstance(x, Array) else asarray(x, device=dev) for x in ops)
-    return _linalg.matmul(a, b)
+    return _product(_linalg.matmul, a, b)
+
+
+def _product(fn, a, b):
+    """``fn`` (``_linalg.matmul`` or ``dot``) on Arrays: the conversions to the compute dtype
+    stay lazy until the product reads them, so they fuse with the operands' expressions."""
+    out_dtype, ct = _linalg.result_dtypes(a.dtype, b.dtype)
+    a, b = a.astype(ct, copy=False), b.astype(ct, copy=False)
+    return a._wrap(fn(a.device, (a._realize(), a.shape), (b._realize(), b.shape), out_dtype))
 
 
 def dot(a, b):
     """numpy's ``dot`` for arrays of at most 2 dimensions (scalars multiply)."""
-    from ._array import linalg as _linalg
     ops = _coerce((a, b), False)
     if any(not isinstance(x, Array) or x.ndim == 0 for x in ops):
         return elementwise("multiply", *ops)
-    return _linalg.dot(*ops)
+    return _product(_linalg.dot, *ops)
 
 
-def _from_buffer(buffer, shape, dtype):
-    """Wrap an existing Buffer (holding ``shape`` elements of ``dtype``, C order) as an Array."""
+# ---------------------------------------------------------------------------------------------
+# internal accessors: how the rest of the package (kernel.py, linear_model/, tests) reaches an
+# Array's buffer without touching its private state
+
+def buffer_of(a):
+    """The realized Buffer holding ``a``'s elements (runs its fused kernel when lazy).
+
+    For kernels that only read the buffer. Internal: not part of the public API.
+    """
+    return a._realize()
+
+
+def writable_buffer_of(a):
+    """The realized Buffer of ``a``, for a kernel that writes it in place.
+
+    Lazy arrays that read this buffer are realized first, so they keep the values numpy's eager
+    semantics gave them. Internal: not part of the public API.
+    """
+    return a._kernel_buffer()
+
+
+def node_of(a):
+    """The unrealized fusion Node of ``a``, or None when ``a`` is realized (tests, debugging)."""
+    node = a._node
+    return node if node is not None and node.buf is None else None
+
+
+def from_buffer(buffer, shape, dtype):
+    """Wrap an existing Buffer (holding ``shape`` elements of ``dtype``, C order) as an Array.
+
+    The Array shares the buffer (no copy). Internal: not part of the public API.
+    """
     shape = _normalize_shape(shape)
     dtype = canonical_dtype(dtype)
     if math.prod(shape) * 4 > buffer.nbytes:

@@ -21,7 +21,7 @@ from sklearn.utils.validation import (_check_feature_names, _check_n_features, _
                                       check_is_fitted, column_or_1d, validate_data)
 
 from .._runtime import device as _device
-from ..array import Array
+from ..array import Array, buffer_of
 from ..errors import DeviceNotFoundError
 from . import _loss, _optim
 
@@ -69,7 +69,7 @@ def _validate_X(estimator, X, reset):
         raise ValueError("Input X contains NaN or infinity.")
     _check_n_features(estimator, X, reset=reset)
     _check_feature_names(estimator, X, reset=reset)
-    X._realize()
+    buffer_of(X)        # a lazy X is computed once, here, not by each pass that reads it
     return X
 
 
