@@ -75,3 +75,18 @@ def test_version_has_one_source():
         (entry,) = [e for e in meta["tool"]["dynamic-metadata"] if e["field"] == "version"]
         assert entry["input"] == "kompute_ml/_version.py"
     assert importlib.metadata.version("kompute_ml") == km.__version__
+
+
+def test_requirements_dev_declares_what_pyproject_declares():
+    """requirements-dev.txt installs the run-time dependencies with pyproject.toml's bounds."""
+    import pathlib
+    import re
+    import tomllib
+    root = pathlib.Path(__file__).resolve().parent.parent
+    deps = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    dev = {re.split(r"[<>=!~ ]", line)[0].lower(): line.strip()
+           for line in (root / "requirements-dev.txt").read_text(encoding="utf-8").splitlines()
+           if line.strip() and not line.startswith("#")}
+    for spec in deps["dependencies"]:
+        name = re.split(r"[<>=!~ ]", spec)[0].lower()
+        assert dev.get(name) == spec, f"requirements-dev.txt has {dev.get(name)!r}, pyproject {spec!r}"
