@@ -3,31 +3,59 @@
 Importing never touches a Vulkan driver; the first call that needs a device does.
 """
 
-from . import errors
-from . import array as _array_module
-from .array import __all__ as _array_all
+from typing import TYPE_CHECKING
 
-# the numpy-like API at top level; not `array` (the submodule kompute_ml.array keeps that name)
-_array_all = [n for n in _array_all if n != "array"]
-globals().update({n: getattr(_array_module, n) for n in _array_all})
+from . import errors
+from ._version import __version__
 from ._compile.glslang import compile_glsl
 from ._runtime.stream import stats, synchronize
 from .device import Device, DeviceInfo, devices, get_device, use_device
-from . import random
 from .kernel import Kernel
 from .pyshader import python2shader
 from .errors import (DeviceError, DeviceLimitError, DeviceNotFoundError, KomputeMLError,
                      OutOfMemoryError, ShaderCompileError, SpirvError, TranslationError)
+# the numpy-like API, every name of kompute_ml.array's __all__ but `array` itself: that name stays
+# the submodule kompute_ml.array (km.asarray is the constructor)
+from .array import (
+    Array, asarray, zeros, ones, full, empty, arange, zeros_like, ones_like, full_like, empty_like,
+    exp, log, sqrt, abs, absolute, sin, cos, tanh, sigmoid, floor, ceil,
+    negative, maximum, minimum, where, clip,
+    add, subtract, multiply, divide, true_divide, floor_divide, remainder,
+    power, equal, not_equal, less, less_equal, greater, greater_equal,
+    bitwise_and, bitwise_or, bitwise_xor, invert,
+    sum, mean, max, min, argmax, argmin, matmul, dot,
+    reshape, transpose, broadcast_to,
+)
+from . import random
 
-__version__ = "0.1.0"
+if TYPE_CHECKING:
+    # type checkers and IDEs see the estimator; at run time it is imported on first use (below)
+    from .linear_model import LogisticRegression
 
 __all__ = [
     "__version__", "errors",
+    # devices and the stream
     "devices", "get_device", "use_device", "Device", "DeviceInfo", "stats", "synchronize",
-    "compile_glsl", "Kernel", "python2shader", "LogisticRegression", "random",
+    # shaders and kernels
+    "compile_glsl", "Kernel", "python2shader",
+    # random numbers generated on the device
+    "random",
+    # estimators
+    "LogisticRegression",
+    # errors
     "KomputeMLError", "DeviceNotFoundError", "DeviceError", "DeviceLimitError", "OutOfMemoryError",
     "ShaderCompileError", "SpirvError", "TranslationError",
-] + list(_array_all)
+    # arrays
+    "Array", "asarray", "zeros", "ones", "full", "empty", "arange",
+    "zeros_like", "ones_like", "full_like", "empty_like",
+    "exp", "log", "sqrt", "abs", "absolute", "sin", "cos", "tanh", "sigmoid", "floor", "ceil",
+    "negative", "maximum", "minimum", "where", "clip",
+    "add", "subtract", "multiply", "divide", "true_divide", "floor_divide", "remainder",
+    "power", "equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
+    "bitwise_and", "bitwise_or", "bitwise_xor", "invert",
+    "sum", "mean", "max", "min", "argmax", "argmin", "matmul", "dot",
+    "reshape", "transpose", "broadcast_to",
+]
 
 
 def __getattr__(name):

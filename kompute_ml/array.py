@@ -47,6 +47,7 @@ from ._array import linalg as _linalg
 from ._array import reduction as _reduction
 from ._array.dtypes import BOOL, FLOAT32, INT32, UINT32, canonical_dtype
 from ._array.fusion import Leaf, Scalar
+from . import kernel as _kernel
 from ._runtime import device as _device
 from .errors import DeviceError
 
@@ -887,3 +888,7 @@ def from_buffer(buffer, shape, dtype):
     if math.prod(shape) * 4 > buffer.nbytes:
         raise ValueError(f"a {buffer.nbytes}-byte buffer cannot hold shape {shape} of {dtype}")
     return Array._new(buffer.device, shape, dtype, buf=buffer)
+
+
+# Kernels (a layer below) bind Arrays through this registration, not by importing this module.
+_kernel.register_array_type(Array, writable_buffer_of)
