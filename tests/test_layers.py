@@ -16,8 +16,8 @@ LAYERS = [
     ("errors",        ["errors", "_version"]),
     ("compile",       ["_compile.*"]),
     ("vulkan loader", ["_runtime", "_runtime.vulkan"]),     # _runtime/__init__.py: a docstring
+    ("kp calls",      ["_runtime.kp"]),         # the one wrapper of kp: devices open through it
     ("device",        ["_runtime.device"]),
-    ("kp calls",      ["_runtime.kp"]),
     ("memory",        ["_runtime.memory"]),
     ("stream",        ["_runtime.stream"]),
     ("programs",      ["_runtime.program"]),
