@@ -10,6 +10,9 @@ from .array import __all__ as _array_all
 # the numpy-like API at top level; not `array` (the submodule kompute_ml.array keeps that name)
 _array_all = [n for n in _array_all if n != "array"]
 globals().update({n: getattr(_array_module, n) for n in _array_all})
+# the Array API 2024.12 namespace (its signatures win where array.py's differ)
+from . import _namespace
+globals().update({n: getattr(_namespace, n) for n in _namespace.__all__})
 from ._compile.glslang import compile_glsl
 from ._runtime.stream import stats, synchronize
 from .device import Device, DeviceInfo, devices, get_device, use_device
@@ -26,7 +29,7 @@ __all__ = [
     "compile_glsl", "Kernel", "python2shader", "LogisticRegression",
     "KomputeMLError", "DeviceNotFoundError", "DeviceError", "DeviceLimitError", "OutOfMemoryError",
     "ShaderCompileError", "SpirvError", "TranslationError",
-] + list(_array_all)
+] + sorted(set(_array_all) | set(_namespace.__all__))
 
 
 def __getattr__(name):
