@@ -420,7 +420,9 @@ def setitem(a, index, value):
         from ._namespace_ops import _c_strides, scatter
         fake = np.lib.stride_tricks.as_strided(np.zeros(1, np.uint8), shape=a.shape,
                                                strides=_c_strides(a.shape), writeable=False)
-        view = fake[index]
+        key = index if isinstance(index, tuple) else (index,)
+        # an Ellipsis keeps an all-integer index a 0-d view (not a numpy scalar)
+        view = fake[key if Ellipsis in key else key + (Ellipsis,)]
         if view.ndim <= 8:
             offset = view.__array_interface__["data"][0] - fake.__array_interface__["data"][0]
             part = _a.broadcast_to(val, view.shape)
