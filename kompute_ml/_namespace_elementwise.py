@@ -191,7 +191,9 @@ def logical_not(x, /):
 def _shift_operands(x1, x2):
     ops = _a._coerce((x1, x2), False)
     dev = next(o.device for o in ops if isinstance(o, Array))
-    ops = [o if isinstance(o, Array) else _a.asarray(o, device=dev) for o in ops]
+    like = next(o.dtype for o in ops if isinstance(o, Array))
+    # a Python int is weak (NEP 50): it takes the array's dtype
+    ops = [o if isinstance(o, Array) else _a.asarray(o, dtype=like, device=dev) for o in ops]
     dt = _ns_result_type(ops)
     if dt not in (INT32, UINT32):
         raise TypeError(f"bit shifts take integer arrays, got {ops[0].dtype} and {ops[1].dtype}")
