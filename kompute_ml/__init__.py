@@ -29,7 +29,7 @@ __all__ = [
     "compile_glsl", "Kernel", "python2shader", "LogisticRegression",
     "KomputeMLError", "DeviceNotFoundError", "DeviceError", "DeviceLimitError", "OutOfMemoryError",
     "ShaderCompileError", "SpirvError", "TranslationError",
-] + sorted(set(_array_all) | set(_namespace.__all__))
+] + sorted(set(_array_all) | set(_namespace.__all__) - {"newaxis"})  # newaxis is None: an attribute only
 
 
 def __getattr__(name):

@@ -156,9 +156,7 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None):
     >>> km.asarray([1, 2], dtype=km.float32).dtype
     dtype('float32')
     """
-    if dtype is not None:
-        dtype = _check_dtype(np.dtype(dtype)) if not isinstance(dtype, np.dtype) or \
-            dtype not in _DTYPES.values() else dtype
+    # dtype=float64 etc. map onto our dtypes as array.asarray documents (host data is narrowed)
     if isinstance(obj, Array):
         dev = obj.device if device is None else _a._get_device(device)
         same = dev is obj.device and (dtype is None or dtype == obj.dtype)
@@ -189,19 +187,19 @@ def from_dlpack(x, /, *, device=None, copy=None):
     return _a.asarray(np.from_dlpack(x), device=device)
 
 
-def empty(shape, *, dtype=None, device=None):
+def empty(shape, dtype=None, device=None):
     return _a.empty(shape, FLOAT32 if dtype is None else dtype, device)
 
 
-def zeros(shape, *, dtype=None, device=None):
+def zeros(shape, dtype=None, device=None):
     return _a.zeros(shape, FLOAT32 if dtype is None else dtype, device)
 
 
-def ones(shape, *, dtype=None, device=None):
+def ones(shape, dtype=None, device=None):
     return _a.ones(shape, FLOAT32 if dtype is None else dtype, device)
 
 
-def full(shape, fill_value, *, dtype=None, device=None):
+def full(shape, fill_value, dtype=None, device=None):
     if dtype is None and isinstance(fill_value, float):
         dtype = FLOAT32          # a Python float is the default floating dtype
     return _a.full(shape, fill_value, dtype, device)
