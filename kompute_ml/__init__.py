@@ -14,17 +14,29 @@ from .kernel import Kernel
 from .pyshader import python2shader
 from .errors import (DeviceError, DeviceLimitError, DeviceNotFoundError, KomputeMLError,
                      OutOfMemoryError, ShaderCompileError, SpirvError, TranslationError)
-# the numpy-like API, every name of kompute_ml.array's __all__ but `array` itself: that name stays
-# the submodule kompute_ml.array (km.asarray is the constructor)
+# The Array API 2024.12 namespace (kompute_ml/_api/, built on array.py: its versions win where
+# the two differ) and array.py's numpy-style extras. Importing _api also installs the
+# handlers of the Array's numpy protocols.
+from ._api.namespace import (
+    __array_api_version__, __array_namespace_info__, float32, int32, uint32, bool, e, pi, inf, nan,
+    isdtype, result_type, can_cast, finfo, iinfo, astype, asarray, from_dlpack, empty, zeros, ones,
+    full, empty_like, zeros_like, ones_like, full_like, arange, linspace, eye, meshgrid, tril,
+    triu, linalg, matmul, matrix_transpose, tensordot, vecdot, abs, acos, acosh, add, asin, asinh,
+    atan, atan2, atanh, bitwise_and, bitwise_left_shift, bitwise_invert, bitwise_or,
+    bitwise_right_shift, bitwise_xor, ceil, clip, conj, copysign, cos, cosh, divide, equal, exp,
+    expm1, floor, floor_divide, greater, greater_equal, hypot, imag, isfinite, isinf, isnan, less,
+    less_equal, log, log1p, log2, log10, logaddexp, logical_and, logical_not, logical_or,
+    logical_xor, maximum, minimum, multiply, negative, nextafter, not_equal, positive, pow, real,
+    reciprocal, remainder, round, sign, signbit, sin, sinh, square, sqrt, subtract, tan, tanh,
+    trunc, where, broadcast_arrays, broadcast_to, concat, expand_dims, flip, moveaxis,
+    permute_dims, repeat, reshape, roll, squeeze, stack, tile, unstack, argmax, argmin,
+    count_nonzero, nonzero, searchsorted, argsort, sort, unique_all, unique_counts, unique_inverse,
+    unique_values, cumulative_sum, cumulative_prod, max, mean, min, prod, std, sum, var, all, any,
+    diff, take, take_along_axis,
+)
+from ._api.namespace import newaxis  # None, as numpy's: an attribute, not in __all__
 from .array import (
-    Array, asarray, zeros, ones, full, empty, arange, zeros_like, ones_like, full_like, empty_like,
-    exp, log, sqrt, abs, absolute, sin, cos, tanh, sigmoid, floor, ceil,
-    negative, maximum, minimum, where, clip,
-    add, subtract, multiply, divide, true_divide, floor_divide, remainder,
-    power, equal, not_equal, less, less_equal, greater, greater_equal,
-    bitwise_and, bitwise_or, bitwise_xor, invert,
-    sum, mean, max, min, argmax, argmin, matmul, dot,
-    reshape, transpose, broadcast_to,
+    Array, absolute, sigmoid, true_divide, power, invert, dot, transpose,
 )
 from . import random
 
@@ -45,16 +57,26 @@ __all__ = [
     # errors
     "KomputeMLError", "DeviceNotFoundError", "DeviceError", "DeviceLimitError", "OutOfMemoryError",
     "ShaderCompileError", "SpirvError", "TranslationError",
-    # arrays
-    "Array", "asarray", "zeros", "ones", "full", "empty", "arange",
-    "zeros_like", "ones_like", "full_like", "empty_like",
-    "exp", "log", "sqrt", "abs", "absolute", "sin", "cos", "tanh", "sigmoid", "floor", "ceil",
-    "negative", "maximum", "minimum", "where", "clip",
-    "add", "subtract", "multiply", "divide", "true_divide", "floor_divide", "remainder",
-    "power", "equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
-    "bitwise_and", "bitwise_or", "bitwise_xor", "invert",
-    "sum", "mean", "max", "min", "argmax", "argmin", "matmul", "dot",
-    "reshape", "transpose", "broadcast_to",
+    # arrays: the Array API namespace, then array.py's numpy-style extras
+    '__array_api_version__', '__array_namespace_info__', 'float32', 'int32', 'uint32', 'bool', 'e',
+    'pi', 'inf', 'nan', 'isdtype', 'result_type', 'can_cast', 'finfo', 'iinfo', 'astype',
+    'asarray', 'from_dlpack', 'empty', 'zeros', 'ones', 'full', 'empty_like', 'zeros_like',
+    'ones_like', 'full_like', 'arange', 'linspace', 'eye', 'meshgrid', 'tril', 'triu', 'linalg',
+    'matmul', 'matrix_transpose', 'tensordot', 'vecdot', 'abs', 'acos', 'acosh', 'add', 'asin',
+    'asinh', 'atan', 'atan2', 'atanh', 'bitwise_and', 'bitwise_left_shift', 'bitwise_invert',
+    'bitwise_or', 'bitwise_right_shift', 'bitwise_xor', 'ceil', 'clip', 'conj', 'copysign', 'cos',
+    'cosh', 'divide', 'equal', 'exp', 'expm1', 'floor', 'floor_divide', 'greater', 'greater_equal',
+    'hypot', 'imag', 'isfinite', 'isinf', 'isnan', 'less', 'less_equal', 'log', 'log1p', 'log2',
+    'log10', 'logaddexp', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'maximum',
+    'minimum', 'multiply', 'negative', 'nextafter', 'not_equal', 'positive', 'pow', 'real',
+    'reciprocal', 'remainder', 'round', 'sign', 'signbit', 'sin', 'sinh', 'square', 'sqrt',
+    'subtract', 'tan', 'tanh', 'trunc', 'where', 'broadcast_arrays', 'broadcast_to', 'concat',
+    'expand_dims', 'flip', 'moveaxis', 'permute_dims', 'repeat', 'reshape', 'roll', 'squeeze',
+    'stack', 'tile', 'unstack', 'argmax', 'argmin', 'count_nonzero', 'nonzero', 'searchsorted',
+    'argsort', 'sort', 'unique_all', 'unique_counts', 'unique_inverse', 'unique_values',
+    'cumulative_sum', 'cumulative_prod', 'max', 'mean', 'min', 'prod', 'std', 'sum', 'var', 'all',
+    'any', 'diff', 'take', 'take_along_axis', 'Array', 'absolute', 'sigmoid', 'true_divide',
+    'power', 'invert', 'dot', 'transpose',
 ]
 
 

@@ -379,14 +379,101 @@ class Array:
     def __matmul__(self, o): return _binop("matmul", self, o)
     def __rmatmul__(self, o): return _binop("matmul", o, self)
 
+    def __lshift__(self, o): return _shift("left", self, o)
+    def __rlshift__(self, o): return _shift("left", o, self)
+    def __rshift__(self, o): return _shift("right", self, o)
+    def __rrshift__(self, o): return _shift("right", o, self)
+
+    # in-place operators compute a new value and rebind this array to it (arrays have no views)
+    def __iadd__(self, o): return self._assign_from(_binop("add", self, o))
+    def __isub__(self, o): return self._assign_from(_binop("subtract", self, o))
+    def __imul__(self, o): return self._assign_from(_binop("multiply", self, o))
+    def __itruediv__(self, o): return self._assign_from(_binop("true_divide", self, o))
+    def __ifloordiv__(self, o): return self._assign_from(_binop("floor_divide", self, o))
+    def __imod__(self, o): return self._assign_from(_binop("remainder", self, o))
+    def __ipow__(self, o): return self._assign_from(_binop("power", self, o))
+    def __iand__(self, o): return self._assign_from(_binop("bitwise_and", self, o))
+    def __ior__(self, o): return self._assign_from(_binop("bitwise_or", self, o))
+    def __ixor__(self, o): return self._assign_from(_binop("bitwise_xor", self, o))
+    def __ilshift__(self, o): return self._assign_from(_shift("left", self, o))
+    def __irshift__(self, o): return self._assign_from(_shift("right", self, o))
+    def __imatmul__(self, o): return self._assign_from(_binop("matmul", self, o))
+
     __hash__ = None
 
+    # ---- numpy protocols (NEP 13, NEP 18), Array API, pickling: see _api/ ----------------------
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
-        """numpy ufuncs on Arrays (``np.exp(a)``, ``ndarray + a``) run on the device."""
-        fn = _NUMPY_UFUNCS.get(ufunc.__name__)
-        if method != "__call__" or fn is None or kwargs:
+        """numpy ufuncs on Arrays (``np.exp(a)``, ``np.add(a, b, out=c, dtype=...)``) run on the
+        device; ``dtype=``, ``out=`` (Arrays, or numpy arrays filled from the host) and
+        ``casting=`` are honoured. Other ufunc methods (``reduce``, ``at``...) are refused."""
+        return _protocol("array_ufunc")(ufunc, method, inputs, kwargs)
+
+    def __array_function__(self, func, types, args, kwargs):
+        """numpy functions on Arrays (``np.concatenate``, ``np.sum``...) run on the device; one
+        kompute_ml does not implement raises TypeError naming it (never a silent download)."""
+        return _protocol("array_function")(func, types, args, kwargs)
+
+    def __array_namespace__(self, *, api_version=None):
+        """The Array API namespace of this array: the ``kompute_ml`` module."""
+        return _protocol("namespace")(api_version)
+
+    def to_device(self, device, /, *, stream=None):
+        """A copy of this array on ``device`` (through the host), or this array if it is there."""
+        if stream is not None:
+            raise ValueError("stream= is not supported: kompute_ml orders work per device itself")
+        return asarray(self, device=device)
+
+    @property
+    def mT(self):
+        """The matrix transpose: the last two axes swapped (at least 2 dimensions)."""
+        if self.ndim < 2:
+            raise ValueError(f"mT needs an array of at least 2 dimensions, got {self.ndim}")
+        axes = list(range(self.ndim))
+        axes[-2], axes[-1] = axes[-1], axes[-2]
+        return self.transpose(axes)
+
+    def __setitem__(self, index, value):
+        """``a[index] = value`` (basic and boolean-mask indexing on the device; integer-array
+        indexing on the host). The array is rebound to the new values: arrays have no views, so
+        arrays made from it before keep their values."""
+        self._assign_from(_protocol("setitem")(self, index, value))
+
+    def _assign_from(self, value):
+        """Rebind this array to ``value`` (same shape; converted to this dtype), in place."""
+        if value is NotImplemented:
             return NotImplemented
-        return fn(*inputs)
+        if not isinstance(value, Array) or value.shape != self.shape:
+            shape = getattr(value, "shape", ())
+            raise ValueError(f"non-broadcastable output operand with shape {self.shape} doesn't "
+                             f"match the broadcast shape {shape}")
+        if value.device is not self.device:
+            value = asarray(value, device=self.device)
+        buf = value.astype(self.dtype, copy=False)._realize()
+        self._kernel_buffer()      # lazy arrays reading the old values compute them first
+        self._buf, self._node = buf, None
+        return self
+
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        """A DLPack capsule of a host copy (Vulkan buffers have no DLPack device type)."""
+        if copy is False:
+            raise BufferError("kompute_ml arrays are exported through a host copy; copy=False "
+                              "cannot be honoured")
+        kwargs = {} if max_version is None else {"max_version": max_version}
+        return self.numpy().__dlpack__(**kwargs)
+
+    def __dlpack_device__(self):
+        return (1, 0)      # kDLCPU: what __dlpack__ exports is a host copy
+
+    def __reduce__(self):
+        # host data + dtype + the device's description: Buffers and Devices hold Vulkan handles
+        dev = self.device
+        return (_from_pickle, (self.numpy(), dev.index, dev.name))
+
+    def __copy__(self):
+        return self.copy()
+
+    def __deepcopy__(self, memo):
+        return self.copy()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -500,6 +587,18 @@ def _foreign_comparison(op, a, b):
                                              "__array_priority__", "__array__")):
         return NotImplemented
     return broadcast_to(asarray(op == "not_equal", device=arr.device), arr.shape)
+
+
+def _shift(direction, a, b):
+    fn = _protocol("shift_left" if direction == "left" else "shift_right")
+    ops = _coerce((a, b), True)
+    return NotImplemented if ops is None else fn(*ops)
+
+
+def _from_pickle(data, index, name):
+    """Unpickle an Array: onto the device it came from if this process has it, else the default."""
+    dev = _device.find_device(index, name)
+    return _upload(_to_numpy(data, data.dtype), dev if dev is not None else _get_device(None))
 
 
 def _ufunc(op, doc):
@@ -892,3 +991,21 @@ def from_buffer(buffer, shape, dtype):
 
 # Kernels (a layer below) bind Arrays through this registration, not by importing this module.
 _kernel.register_array_type(Array, writable_buffer_of)
+
+
+# The Array API namespace and numpy's protocols live a layer above (kompute_ml/_api/), built on
+# this module's functions; importing that package registers the handlers these methods call.
+_PROTOCOLS = {}
+
+
+def register_protocols(**handlers):
+    """Install the handlers of the Array's protocol methods (kompute_ml._api does, at import)."""
+    _PROTOCOLS.update(handlers)
+
+
+def _protocol(name):
+    try:
+        return _PROTOCOLS[name]
+    except KeyError:
+        raise RuntimeError(f"the Array's {name} handler is not installed: import kompute_ml "
+                           "(the package), not kompute_ml.array alone") from None

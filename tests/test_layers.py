@@ -23,6 +23,7 @@ LAYERS = [
     ("programs",      ["_runtime.program"]),
     ("kernels",       ["kernel", "_pytoglsl.*", "pyshader"]),
     ("arrays",        ["_array.*", "array", "random"]),
+    ("array API",     ["_api", "_api.*"]),        # the namespace and numpy's protocols, on array.py
     ("estimators",    ["linear_model.*"]),
     ("distributed",   ["dask", "dask.*"]),
     ("public face",   ["__init__", "__main__", "device"]),
