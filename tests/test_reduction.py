@@ -127,7 +127,7 @@ def test_axis_arguments_and_function_forms():
         for op in ["sum", "mean", "max", "min"]:
             check(getattr(a, op)(axis=axis), x, op, axis)
     check(km.sum(a, axis=1), x, "sum", 1)
-    check(km.mean(a, 0, keepdims=True), x, "mean", 0, True)
+    check(km.mean(a, axis=0, keepdims=True), x, "mean", 0, True)   # keyword axis: the Array API
     check(km.argmax(a, axis=-1), x, "argmax", -1)
     check(km.min(a), x, "min")
     assert isinstance(np.sum(a), ka.Array) and isinstance(np.mean(a, axis=0), ka.Array)
