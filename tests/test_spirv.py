@@ -101,16 +101,26 @@ void main() { a[gl_GlobalInvocationID.x] = K * float(WG); }
     assert info.local_size == (1, 2, 1)     # local_size_x_id's default is 1 (WorkgroupSize)
 
 
-def test_uniform_and_other_sets():
+def test_uniform_bindings():
     info = _spirv.reflect(compile_("""#version 450
 layout(local_size_x = 16) in;
 layout(set = 0, binding = 0) buffer A { float a[]; };
 layout(set = 0, binding = 2) uniform U { float scale; } u;
-layout(set = 1, binding = 1) buffer C { float c[]; };
-void main() { a[gl_GlobalInvocationID.x] = u.scale * c[0]; }
+void main() { a[gl_GlobalInvocationID.x] = u.scale; }
 """))
     assert info.bindings == (0, 2)
     assert info.uniform_bindings == (2,)
+
+
+def test_descriptor_set_other_than_0_is_refused():
+    # kp binds set 0 only: a buffer in set 1 would be read unbound (lavapipe segfaults)
+    with pytest.raises(SpirvError, match="set=1, binding=1.*descriptor set 0 only"):
+        _spirv.reflect(compile_("""#version 450
+layout(local_size_x = 16) in;
+layout(set = 0, binding = 0) buffer A { float a[]; };
+layout(set = 1, binding = 1) buffer C { float c[]; };
+void main() { a[gl_GlobalInvocationID.x] = c[0]; }
+"""))
 
 
 LOCAL_SIZE_ID_ASM = """
