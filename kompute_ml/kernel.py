@@ -319,7 +319,7 @@ class Kernel:
         for i, a in enumerate(arrays[1:], 1):
             if a.device is not dev:
                 raise ValueError(f"kernel {self.name}: arrays on different devices "
-                                 f"({dev.name!r} and {a.device.name!r} for argument {i})")
+                                 f"({_device.describe_pair(dev, a.device)}; argument {i})")
         if device is not None and _device.get_device(device) is not dev:
             raise ValueError(f"kernel {self.name}: device={device!r}, but the arrays are on "
                              f"{dev.name!r}")

@@ -64,7 +64,8 @@ def matmul(a, b):
         product, name = (_gemv, "gemv") if a.ndim == 2 and b.ndim == 1 else \
             (_gevm, "gevm") if a.ndim == 1 and b.ndim == 2 else (_gemm, "gemm")
         chunk = _k_chunk(a.device, name)
-        if chunk is None or K <= chunk:
+        # an empty operand means an empty result (or K = 0: zeros); no K-slices to loop over
+        if chunk is None or K <= chunk or a.size == 0 or b.size == 0:
             res = product(a, b)
         else:
             # split-K: a device with a loop budget (lavapipe) gets products of K-slices, summed

@@ -191,6 +191,16 @@ class Device:
         return f"<kompute_ml.Device {self.index}: {self.name} ({self.info.type})>"
 
 
+def describe_pair(a, b):
+    """Two devices named for a "different devices" error, telling apart two Device objects of
+    one physical device (each has its own kp.Manager, so their buffers do not mix)."""
+    text = f"{a.name!r} (device {a.index}) and {b.name!r} (device {b.index})"
+    if a.index == b.index:
+        text += (": two Device objects for the same physical device, each with its own "
+                 "kp.Manager (use km.get_device(...) to share one)")
+    return text
+
+
 # Upper layers register a hook to drop their per-device state (pool, pipelines) on close.
 _close_hooks = []
 
@@ -216,6 +226,9 @@ def get_device(spec=None):
     >>> km.get_device("cpu").info.type  # doctest: +SKIP
     'cpu'
     """
+    if spec is None:
+        # use_device(Device(...)) means that Device object, not the registry's one of its index
+        spec = getattr(_default, "spec", None) or _global_default[0]
     if isinstance(spec, Device) and not spec.closed:
         return spec
     info = _resolve(spec)
