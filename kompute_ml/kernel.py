@@ -298,7 +298,8 @@ class Kernel:
         ValueError
             Wrong number of arrays, push-constant size, grid or specialization constants.
         DeviceLimitError
-            The workgroup count exceeds the device's maxComputeWorkGroupCount.
+            The workgroup count, workgroup size, storage-buffer count, push-constant block or
+            shared memory exceeds the device's limit (the message names it).
         TypeError
             An argument is not a kompute_ml Array, or a push/spec value of the wrong type.
         OverflowError

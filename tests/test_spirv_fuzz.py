@@ -137,7 +137,8 @@ def test_unmutated_module_runs_right():
     k(a, b, grid=16, push=(10, 2.0, 0.5, 0.0))
     want = np.where(np.arange(16) < 10, np.arange(16) * 2.0 + 0.5, 0)
     np.testing.assert_allclose(a.numpy(), want)
-    np.testing.assert_array_equal(b.numpy(), np.where(np.arange(16) < 10, np.arange(16) // 8 + 1, 0))
+    want_b = np.where(np.arange(16) < 10, np.arange(16) // 8 + 1, 0)
+    np.testing.assert_array_equal(b.numpy(), want_b)
     """)
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr

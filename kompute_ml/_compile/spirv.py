@@ -254,7 +254,7 @@ def _parse_words(words):
 
 
 def _check_builtin(var_id, builtin, pointee, types):
-    """An Input built-in variable must be one a compute shader has, with the type Vulkan gives it."""
+    """An Input built-in must be one a compute shader has, with the type Vulkan gives it."""
     shape = _BUILTIN_SHAPES.get(builtin[0] if builtin else None)
     if shape is None:
         raise SpirvError(f"SPIR-V input variable %{var_id} is decorated BuiltIn "
@@ -266,9 +266,10 @@ def _check_builtin(var_id, builtin, pointee, types):
     else:
         count, comp = 1, t
     if count != want or comp is None or comp[0] != _OP_TYPE_INT or comp[1][:1] != (32,):
+        shape = "a 32-bit int" if want == 1 else f"{want} 32-bit ints"
         raise SpirvError(f"SPIR-V input variable %{var_id} is decorated BuiltIn {builtin[0]} "
-                         f"but its type is not {'a 32-bit int' if want == 1 else f'{want} 32-bit ints'}"
-                         " (the decoration does not match the variable)")
+                         f"but its type is not {shape} (the decoration does not match the "
+                         "variable)")
 
 
 def check_device_limits(info, limits, name="the shader"):
