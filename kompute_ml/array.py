@@ -501,9 +501,9 @@ def _coerce(operands, allow_foreign):
             if device is None:
                 device = x.device
             elif x.device is not device:
-                raise ValueError(f"arrays on different devices in one operation: {device.name!r} "
-                                 f"(device {device.index}) and {x.device.name!r} (device "
-                                 f"{x.device.index}); move one with km.asarray(x, device=...)")
+                raise ValueError(f"arrays on different devices in one operation: "
+                                 f"{_device.describe_pair(device, x.device)}; move one with "
+                                 f"km.asarray(x, device=...)")
     out = []
     for x in operands:
         if isinstance(x, Array) or (isinstance(x, _SCALARS) and not isinstance(x, np.ndarray)):

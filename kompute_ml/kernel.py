@@ -17,7 +17,7 @@ from ._compile import spirv as _spirv
 from ._runtime import stream as _stream
 from ._runtime import program as shaders
 from ._runtime import device as _device
-from .errors import DeviceLimitError
+from .errors import SpirvError
 
 __all__ = ["Kernel", "find_shader", "register_array_type"]
 
@@ -248,13 +248,13 @@ class Kernel:
         info = _spirv.reflect(spirv)
         n = len(info.bindings)
         if n == 0:
-            raise ValueError(f"kernel {name}: the shader has no buffer binding; kp dispatches "
+            raise SpirvError(f"kernel {name}: the shader has no buffer binding; kp dispatches "
                              "need at least one buffer")
         if tuple(info.bindings) != tuple(range(n)):
-            raise ValueError(f"kernel {name}: its bindings are {list(info.bindings)}; array i is "
+            raise SpirvError(f"kernel {name}: its bindings are {list(info.bindings)}; array i is "
                              f"bound to binding i, so bindings must be 0..{n - 1}")
         if info.uniform_bindings:
-            raise ValueError(f"kernel {name}: binding(s) {list(info.uniform_bindings)} are "
+            raise SpirvError(f"kernel {name}: binding(s) {list(info.uniform_bindings)} are "
                              "uniform blocks; kp binds storage buffers only (declare them "
                              "`readonly buffer`)")
         self.spirv, self.info, self.name, self.source, self.path = spirv, info, name, source, path
@@ -276,21 +276,6 @@ class Kernel:
         n = len(self.bindings)
         return (f"<Kernel {self.name}: {n} buffer{'s' * (n != 1)}, local_size={self.local_size}, "
                 f"push constants {self.push_constant_size} bytes>")
-
-    def _check_local_size(self, dev):
-        lim = dev.limits
-        size, total = lim.get("max_workgroup_size"), lim.get("max_workgroup_invocations")
-        ls = self.local_size
-        if size:
-            for axis, (n, m) in enumerate(zip(ls, size)):
-                if n > m:
-                    raise DeviceLimitError(
-                        f"kernel {self.name}: local_size {ls} exceeds the device's "
-                        f"maxComputeWorkGroupSize[{axis}] = {m} on {dev.name!r}")
-        if total and ls[0] * ls[1] * ls[2] > total:
-            raise DeviceLimitError(
-                f"kernel {self.name}: local_size {ls} has {ls[0] * ls[1] * ls[2]} invocations, "
-                f"more than the device's maxComputeWorkGroupInvocations = {total} on {dev.name!r}")
 
     def __call__(self, *arrays, grid, push=(), spec=(), device=None):
         """Record one dispatch of the kernel over ``arrays`` (array i at binding i).
@@ -319,7 +304,8 @@ class Kernel:
         ValueError
             Wrong number of arrays, push-constant size, grid or specialization constants.
         DeviceLimitError
-            The workgroup count exceeds the device's maxComputeWorkGroupCount.
+            The workgroup count, workgroup size, storage-buffer count, push-constant block or
+            shared memory exceeds the device's limit (the message names it).
         TypeError
             An argument is not a kompute_ml Array, or a push/spec value of the wrong type.
         OverflowError
@@ -340,7 +326,7 @@ class Kernel:
         for i, a in enumerate(arrays[1:], 1):
             if a.device is not dev:
                 raise ValueError(f"kernel {self.name}: arrays on different devices "
-                                 f"({dev.name!r} and {a.device.name!r} for argument {i})")
+                                 f"({_device.describe_pair(dev, a.device)}; argument {i})")
         if device is not None and _device.get_device(device) is not dev:
             raise ValueError(f"kernel {self.name}: device={device!r}, but the arrays are on "
                              f"{dev.name!r}")
@@ -369,7 +355,8 @@ class Kernel:
             spec = _pack_push(spec, [kinds.get(i, "") for i in range(len(spec))],
                               what="specialization constant")
         _stream.check_groups(dev, groups)
-        self._check_local_size(dev)
+        # every limit kp/the driver would crash on or ignore, before any kp call
+        _spirv.check_device_limits(self.info, dev.limits, f"kernel {self.name} on {dev.name!r}")
         buffers = [_ARRAY_TYPES[type(a)](a) for a in arrays]   # realizes lazy arrays
         # binding i: arrays[i]
         _stream.dispatch(dev, self.spirv, buffers, groups, push=data, spec=spec or None,

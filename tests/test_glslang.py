@@ -1,10 +1,12 @@
 """GLSL -> SPIR-V with the real glslang: both compilers, defines, includes, errors, caches."""
 
 import os
+import re
 import shutil
 import subprocess
 import threading
 import uuid
+import warnings
 
 import pytest
 
@@ -205,6 +207,21 @@ def test_include_next_to_filename_and_nested(tmp_path, compiler):
         _glslang._compile_uncached(main.read_text())
 
 
+@pytest.mark.parametrize("name", ["/etc/passwd", "../../../../../../../../etc/passwd",
+                                  "../outside.glsl", "link.glsl"])
+def test_include_outside_the_folders_is_refused_unread(tmp_path, name):
+    # the file would be read and its first line quoted in glslang's error: never open it
+    inc = tmp_path / "inc"
+    inc.mkdir()
+    secret = "kompute_ml_secret_line"
+    (tmp_path / "outside.glsl").write_text(secret + "\n")
+    (inc / "link.glsl").symlink_to(tmp_path / "outside.glsl")
+    src = f'#version 450\n#include "{name}"\nlayout(local_size_x = 1) in;\nvoid main() {{}}\n'
+    with pytest.raises(ShaderCompileError, match="refused: it resolves outside") as err:
+        _glslang._compile_uncached(src, include_dirs=[inc])
+    assert secret not in str(err.value) and "root:" not in str(err.value)
+
+
 def test_include_from_builtin_dir(tmp_path, compiler):
     d = _glslang.builtin_shader_dir()
     assert d is not None and os.path.isfile(os.path.join(d, "common.glsl"))
@@ -266,7 +283,8 @@ def test_cache_hit_does_not_compile(cache_dir):
     assert km.compile_glsl(src, {"K": 1}) == first                 # memory cache
     assert _glslang.compile_count == before + 1
     files = list((cache_dir / "spirv").glob("*.spv"))
-    assert len(files) == 1 and files[0].read_bytes() == first
+    # the entry: magic, sha256(key + SPIR-V), the SPIR-V
+    assert len(files) == 1 and files[0].read_bytes().endswith(first)
     _glslang._memory_cache.clear()
     assert km.compile_glsl(src, {"K": 1}) == first                 # disk cache
     assert _glslang.compile_count == before + 1
@@ -311,8 +329,30 @@ def test_damaged_cache_file_is_recompiled(cache_dir):
     path.write_bytes(b"garbage!")
     _glslang._memory_cache.clear()
     before = _glslang.compile_count
-    assert km.compile_glsl(src) == good
+    with pytest.warns(RuntimeWarning, match=re.escape(str(path))):
+        assert km.compile_glsl(src) == good
     assert _glslang.compile_count == before + 1
+    # the recompiled module replaced the damaged file: the next read is a silent hit
+    _glslang._memory_cache.clear()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert km.compile_glsl(src) == good
+    assert _glslang.compile_count == before + 1
+
+
+def test_cache_entry_of_another_shader_is_recompiled(cache_dir):
+    # a valid entry filed under the wrong key (copied, or a key collision of a buggy writer)
+    # must never run as this shader
+    src_a, src_b = _unique(SCALE), _unique(SCALE.replace("a[i] *= pc.k", "a[i] += pc.k"))
+    a = km.compile_glsl(src_a)
+    (path_a,) = (cache_dir / "spirv").glob("*.spv")
+    b = km.compile_glsl(src_b)
+    (path_b,) = set((cache_dir / "spirv").glob("*.spv")) - {path_a}
+    path_b.write_bytes(path_a.read_bytes())
+    _glslang._memory_cache.clear()
+    with pytest.warns(RuntimeWarning, match=re.escape(str(path_b))):
+        assert km.compile_glsl(src_b) == b
+    assert a != b
 
 
 def test_no_temp_files_left(tmp_path, monkeypatch):

@@ -101,16 +101,26 @@ void main() { a[gl_GlobalInvocationID.x] = K * float(WG); }
     assert info.local_size == (1, 2, 1)     # local_size_x_id's default is 1 (WorkgroupSize)
 
 
-def test_uniform_and_other_sets():
+def test_uniform_bindings():
     info = _spirv.reflect(compile_("""#version 450
 layout(local_size_x = 16) in;
 layout(set = 0, binding = 0) buffer A { float a[]; };
 layout(set = 0, binding = 2) uniform U { float scale; } u;
-layout(set = 1, binding = 1) buffer C { float c[]; };
-void main() { a[gl_GlobalInvocationID.x] = u.scale * c[0]; }
+void main() { a[gl_GlobalInvocationID.x] = u.scale; }
 """))
     assert info.bindings == (0, 2)
     assert info.uniform_bindings == (2,)
+
+
+def test_descriptor_set_other_than_0_is_refused():
+    # kp binds set 0 only: a buffer in set 1 would be read unbound (lavapipe segfaults)
+    with pytest.raises(SpirvError, match="set=1, binding=1.*descriptor set 0 only"):
+        _spirv.reflect(compile_("""#version 450
+layout(local_size_x = 16) in;
+layout(set = 0, binding = 0) buffer A { float a[]; };
+layout(set = 1, binding = 1) buffer C { float c[]; };
+void main() { a[gl_GlobalInvocationID.x] = c[0]; }
+"""))
 
 
 LOCAL_SIZE_ID_ASM = """
@@ -202,3 +212,57 @@ def test_non_bytes_is_type_error(obj):
 
 def test_spirv_error_is_value_error():
     assert issubclass(SpirvError, ValueError) and issubclass(SpirvError, km.KomputeMLError)
+
+
+# ---- check_device_limits: a pure function of the reflection and a limits dict ---------------
+
+LIMITS = {"max_storage_buffers_per_stage": 4, "max_push_constants_size": 128,
+          "max_shared_memory": 1024, "max_workgroup_size": (64, 8, 4),
+          "max_workgroup_invocations": 128}
+
+
+def test_shared_memory_size_is_reflected():
+    info = _spirv.reflect(compile_("""#version 450
+layout(local_size_x = 16) in;
+layout(binding = 0) buffer A { float a[]; };
+shared float s[300];
+shared vec4 t[10];
+void main() { s[gl_LocalInvocationIndex] = 1.0; t[0] = vec4(s[3]); a[0] = t[0].x; }
+"""))
+    assert info.shared_memory_size == 300 * 4 + 10 * 16
+
+
+def test_within_limits_passes(three):
+    _spirv.check_device_limits(_spirv.reflect(three), LIMITS)        # 3 buffers, 32 bytes
+
+
+@pytest.mark.parametrize("change, limit", [
+    ({"bindings": tuple(range(5))}, "maxPerStageDescriptorStorageBuffers = 4"),
+    ({"push_constant_size": 132}, "maxPushConstantsSize = 128"),
+    ({"shared_memory_size": 1028}, "maxComputeSharedMemorySize = 1024"),
+    ({"local_size": (8, 16, 1)}, r"maxComputeWorkGroupSize\[1\] = 8"),
+    ({"local_size": (64, 4, 1)}, "maxComputeWorkGroupInvocations = 128"),
+])
+def test_each_limit_is_named(three, change, limit):
+    info = dataclasses.replace(_spirv.reflect(three), **change)
+    with pytest.raises(km.DeviceLimitError, match=limit) as err:
+        _spirv.check_device_limits(info, LIMITS, name="kernel k")
+    assert str(err.value).startswith("kernel k: ")
+
+
+def test_limits_missing_from_the_dict_are_not_checked(three):
+    info = dataclasses.replace(_spirv.reflect(three), push_constant_size=4096)
+    _spirv.check_device_limits(info, {})
+
+
+def test_input_builtin_of_the_wrong_type_is_refused(three):
+    words = list(struct.unpack(f"<{len(three) // 4}I", three))
+    i = 5
+    while i < len(words):
+        n = words[i] >> 16
+        if words[i] & 0xFFFF == 71 and n == 4 and words[i + 2:i + 4] == [11, 28]:
+            words[i + 3] = 29                   # GlobalInvocationId -> LocalInvocationIndex
+        i += n
+    bad = struct.pack(f"<{len(words)}I", *words)
+    with pytest.raises(SpirvError, match="BuiltIn 29 but its type is not a 32-bit int"):
+        _spirv.reflect(bad)

@@ -72,7 +72,8 @@ def matmul(device, a, b, out_dtype):
             "gevm" if len(ashape) == 1 and len(bshape) == 2 else "gemm"
         product = _gemm if name == "gemm" else _vector_product
         chunk = _k_chunk(device, name)
-        if chunk is None or K <= chunk:
+        # an empty operand means an empty result (or K = 0: zeros); no K-slices to loop over
+        if chunk is None or K <= chunk or 0 in ashape or 0 in bshape:
             buf, shape = product(device, abuf, ashape, bbuf, bshape, ct)
         else:
             # split-K: a device with a loop budget (lavapipe) gets products of K-slices, summed

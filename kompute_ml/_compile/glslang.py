@@ -20,6 +20,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import warnings
 
 from ..errors import ShaderCompileError
 
@@ -27,7 +28,10 @@ __all__ = ["compile_glsl", "builtin_shader_dir", "compiler_identity", "cache_dir
 
 TARGET = "vulkan1.1/spirv1.3/comp"
 # bump when the preparation or the cache layout changes, so old cache files are never read
-_CACHE_FORMAT = "1"
+_CACHE_FORMAT = "2"
+# a cache file: this magic, sha256(key + SPIR-V), the SPIR-V. The digest binds the content to the
+# key it is stored under, so a damaged file or another kernel's module is caught and recompiled
+_CACHE_MAGIC = b"KMLSPV\x00\x02"
 _MEMORY_CACHE_MAX = 1024
 _PROGRAM_TIMEOUT_S = 120
 
@@ -186,15 +190,29 @@ def _split_lines(text):
     return re.split(r"\r\n|\r|\n", text)
 
 
-def _find_include(name, dirs):
-    """The first existing file ``name`` in ``dirs``, or None."""
+def _inside(path, roots):
+    """Whether the resolved ``path`` lies in one of the resolved folders ``roots``."""
+    return any(path == r or path.startswith(r.rstrip(os.sep) + os.sep) for r in roots)
+
+
+def _find_include(name, dirs, roots):
+    """The first existing file ``name`` in ``dirs`` that resolves inside ``roots``.
+
+    Returns (path or None, whether a candidate was refused). ``..``, absolute names and
+    symlinks are resolved first; a candidate outside every root is refused before it is even
+    looked at, so an include can never read (and an error message never quote) an arbitrary file.
+    """
+    refused = False
     for d in dirs:
         if d is None:
             continue
-        p = os.path.join(d, name)
+        p = os.path.realpath(os.path.join(d, name))
+        if not _inside(p, roots):
+            refused = True
+            continue
         if os.path.isfile(p):
-            return os.path.realpath(p)
-    return None
+            return p, refused
+    return None, refused
 
 
 def _expand(lines, number, own_dir, files, ctx, stack):
@@ -208,12 +226,18 @@ def _expand(lines, number, own_dir, files, ctx, stack):
             out.append(line)
             continue
         name = m.group(1) or m.group(2)
-        path = _find_include(name, [*ctx["dirs"], own_dir, ctx["builtin"]])
+        path, refused = _find_include(name, [*ctx["dirs"], own_dir, ctx["builtin"]],
+                                      ctx["roots"])
         problem = None
         if path is None:
             searched = [d for d in [*ctx["dirs"], own_dir, ctx["builtin"]] if d]
             problem = (f"cannot find include file \"{name}\" (searched: "
                        f"{', '.join(searched) or 'no folders'})")
+            if refused:
+                problem = (f"include file \"{name}\" is refused: it resolves outside the "
+                           f"include folders ({', '.join(ctx['roots']) or 'none'}); includes "
+                           "must stay inside include_dirs, the shader's folder and the "
+                           "built-in shaders folder")
         elif path in stack or len(stack) >= _MAX_INCLUDE_DEPTH:
             problem = f"recursive #include of \"{name}\""
         elif path in ctx["once"]:
@@ -269,7 +293,11 @@ def _prepare(source, defines, include_dirs, filename):
     # source-string numbers: 0 the source, 1 the defines, 2.. the included files
     files = [(name, lines), ("<defines>", define_lines)]
     own_dir = os.path.dirname(os.path.abspath(name)) if os.path.isfile(name) else None
-    ctx = {"dirs": [os.fspath(d) for d in include_dirs], "builtin": builtin_shader_dir(),
+    builtin = builtin_shader_dir()
+    dirs = [os.fspath(d) for d in include_dirs]
+    # the only folders an include may read from (resolved: '..' and symlinks cannot escape)
+    roots = [os.path.realpath(d) for d in [*dirs, own_dir, builtin] if d]
+    ctx = {"dirs": dirs, "builtin": builtin, "roots": list(dict.fromkeys(roots)),
            "once": set(), "problems": {}}
     body = _expand(lines, 0, own_dir, files, ctx, [])
     out = body[:version_line]
@@ -572,16 +600,31 @@ def _cache_key(text, defines, identity):
     return h.hexdigest()
 
 
+def _entry_digest(key, spirv):
+    """The digest stored with a cache entry: the SPIR-V bound to the key it is filed under."""
+    return hashlib.sha256(key.encode("ascii") + b"\x00" + spirv).digest()
+
+
 def _read_disk_cache(key):
-    """Cached SPIR-V for ``key``, or None (missing, unreadable or damaged)."""
+    """Cached SPIR-V for ``key``, or None (missing, unreadable, damaged or not this key's).
+
+    A file that exists but fails verification is reported in a RuntimeWarning naming it; the
+    caller recompiles and overwrites it.
+    """
+    path = os.path.join(cache_dir(), key + ".spv")
     try:
-        with open(os.path.join(cache_dir(), key + ".spv"), "rb") as f:
+        with open(path, "rb") as f:
             data = f.read()
     except OSError:
         return None
-    if len(data) < 20 or len(data) % 4 or data[:4] != b"\x03\x02\x23\x07":
+    head = len(_CACHE_MAGIC) + 32
+    spirv = data[head:]
+    if data[:len(_CACHE_MAGIC)] != _CACHE_MAGIC or len(spirv) < 20 or len(spirv) % 4 or \
+            data[len(_CACHE_MAGIC):head] != _entry_digest(key, spirv):
+        warnings.warn(f"kompute_ml: the SPIR-V cache file {path} is damaged or holds another "
+                      "shader's module; recompiling it", RuntimeWarning, stacklevel=3)
         return None
-    return data
+    return spirv
 
 
 def _write_disk_cache(key, spirv):
@@ -592,7 +635,7 @@ def _write_disk_cache(key, spirv):
         os.makedirs(d, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=key[:16], suffix=".tmp", dir=d)
         with os.fdopen(fd, "wb") as f:
-            f.write(spirv)
+            f.write(_CACHE_MAGIC + _entry_digest(key, spirv) + spirv)
         os.replace(tmp, os.path.join(d, key + ".spv"))   # readers see the old file or the whole new one
         tmp = None
     except OSError:

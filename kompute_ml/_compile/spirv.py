@@ -14,9 +14,9 @@ import sys
 import threading
 from array import array
 
-from ..errors import SpirvError
+from ..errors import DeviceLimitError, SpirvError
 
-__all__ = ["ShaderInfo", "reflect", "validate", "check_valid"]
+__all__ = ["ShaderInfo", "reflect", "validate", "check_valid", "check_device_limits"]
 
 MAGIC = 0x07230203
 _REFLECT_CACHE_MAX = 512
@@ -36,6 +36,17 @@ _DEC_ROW_MAJOR, _DEC_BUILTIN, _DEC_BINDING, _DEC_DESCRIPTOR_SET, _DEC_OFFSET = 4
 _BUILTIN_WORKGROUP_SIZE = 25
 _SC_UNIFORM, _SC_PUSH_CONSTANT, _SC_STORAGE_BUFFER = 2, 9, 12
 _SC_INPUT, _SC_OUTPUT = 1, 3
+_SC_UNIFORM_CONSTANT, _SC_WORKGROUP = 0, 4
+# the compute-stage input built-ins and the shape Vulkan requires of each ("vec3": three 32-bit
+# ints, "scalar": one, "vec4": four); a variable whose type does not match its BuiltIn makes
+# drivers read the wrong number of components (lavapipe segfaults)
+_BUILTIN_SHAPES = {24: "vec3", 25: "vec3", 26: "vec3", 27: "vec3", 28: "vec3", 29: "scalar",
+                   36: "scalar", 38: "scalar", 40: "scalar", 41: "scalar", 4438: "scalar",
+                   4416: "vec4", 4417: "vec4", 4418: "vec4", 4419: "vec4", 4420: "vec4"}
+# No Vulkan device reports maxPushConstantsSize above a few KiB; a larger block is a corrupt
+# module (a mutated member offset once described a 1.3 GB block), refused before anything sizes
+# a list or a buffer by it. The device's own limit is checked by check_device_limits.
+_MAX_PUSH_BYTES = 1 << 16
 
 
 @dataclasses.dataclass(frozen=True)
@@ -53,6 +64,7 @@ class ShaderInfo:
     # "b" bool, "" padding or a type that is not 32 bits; and of each specialization constant
     push_word_kinds: tuple = ()
     spec_constant_kinds: tuple = ()  # ((SpecId, kind), ...) sorted by id
+    shared_memory_size: int = 0      # bytes of Workgroup (``shared``) variables, natural layout
 
 
 _cache = {}
@@ -132,7 +144,21 @@ def reflect(spirv):
 
 
 def _parse(words):
-    """ShaderInfo from checked words."""
+    """ShaderInfo from checked words; any malformed structure is a SpirvError."""
+    try:
+        return _parse_words(words)
+    except SpirvError:
+        raise
+    except (IndexError, KeyError, TypeError, ValueError, RecursionError, OverflowError,
+            MemoryError) as exc:
+        # a type or operand that refers to nothing, or has too few operands: the walk above
+        # indexes by ids the module itself gives, so a corrupt module surfaces as a lookup error
+        raise SpirvError(f"malformed SPIR-V module (reflection failed: "
+                         f"{type(exc).__name__}: {exc})") from None
+
+
+def _parse_words(words):
+    """ShaderInfo from checked words (the walk; _parse turns lookup failures into SpirvError)."""
     version = ((words[1] >> 16) & 0xFF, (words[1] >> 8) & 0xFF)
     types, consts, decos, members, variables = {}, {}, {}, {}, []
     spec_types = {}                          # result id of a spec constant -> its type id
@@ -176,22 +202,43 @@ def _parse(words):
         # the WorkgroupSize built-in overrides the execution mode (SPIR-V 2.x "BuiltIn")
         if d.get(_DEC_BUILTIN) == (_BUILTIN_WORKGROUP_SIZE,) and isinstance(consts.get(target), tuple):
             local = tuple(_scalar(consts, i) for i in consts[target][:3])
+    if len(local) != 3 or any(not 0 < v < 2**31 for v in local):
+        # a zero size dispatches nothing and divides by zero in the grid arithmetic
+        raise SpirvError(f"SPIR-V LocalSize {tuple(local)} is invalid: each of x, y, z must be "
+                         "a positive int")
 
     # SPIR-V 1.4+ lists every global the entry point uses; before, only its inputs and outputs
     used = set(interface) if version >= (1, 4) else None
-    bindings, uniforms, push, push_kinds = set(), set(), 0, []
+    bindings, uniforms, push, push_kinds, shared = set(), set(), 0, [], 0
     for ptr_type, var_id, storage in variables:
+        d = decos.get(var_id, {})
+        if storage == _SC_INPUT and _DEC_BUILTIN in d:
+            _check_builtin(var_id, d[_DEC_BUILTIN], _pointee(types, ptr_type), types)
         if used is not None and var_id not in used:
             continue
-        d = decos.get(var_id, {})
-        if storage in (_SC_UNIFORM, _SC_STORAGE_BUFFER) and _DEC_BINDING in d:
-            if d.get(_DEC_DESCRIPTOR_SET, (0,))[0] == 0:
-                bindings.add(d[_DEC_BINDING][0])
-                block = _pointee(types, ptr_type)
-                if storage == _SC_UNIFORM and _DEC_BLOCK in decos.get(block, {}):
-                    uniforms.add(d[_DEC_BINDING][0])
+        if storage in (_SC_UNIFORM, _SC_STORAGE_BUFFER, _SC_UNIFORM_CONSTANT) and \
+                (_DEC_BINDING in d or _DEC_DESCRIPTOR_SET in d):
+            if storage == _SC_UNIFORM_CONSTANT:
+                raise SpirvError(f"SPIR-V variable %{var_id} is an image, sampler or other "
+                                 "opaque resource; kompute_ml binds storage buffers only")
+            dset = d.get(_DEC_DESCRIPTOR_SET, (0,))[0]
+            binding = d.get(_DEC_BINDING, (0,))[0]
+            if dset != 0:
+                # kp builds one descriptor set (set 0); the shader would read an unbound set
+                raise SpirvError(f"SPIR-V buffer at set={dset}, binding={binding}: kompute_ml "
+                                 "binds descriptor set 0 only (use layout(set=0, binding=i))")
+            bindings.add(binding)
+            block = _pointee(types, ptr_type)
+            if storage == _SC_UNIFORM and _DEC_BLOCK in decos.get(block, {}):
+                uniforms.add(binding)
+        elif storage == _SC_WORKGROUP:
+            shared += _size(_pointee(types, ptr_type), types, consts, decos, members, None,
+                            what="shared-memory variable")
         elif storage == _SC_PUSH_CONSTANT:
             size = _size(_pointee(types, ptr_type), types, consts, decos, members, None)
+            if size > _MAX_PUSH_BYTES:
+                raise SpirvError(f"SPIR-V push-constant block of {size} bytes is corrupt (no "
+                                 f"Vulkan device allows more than a few hundred bytes)")
             push = max(push, (size + 3) // 4 * 4)   # Vulkan push ranges are whole words
             push_kinds = [""] * (push // 4)
             _word_kinds(_pointee(types, ptr_type), 0, types, consts, decos, members, None,
@@ -203,7 +250,57 @@ def _parse(words):
                       push_constant_size=push, spec_constant_ids=tuple(spec_ids),
                       entry_point=entry_name, uniform_bindings=tuple(sorted(uniforms)),
                       version=version, push_word_kinds=tuple(push_kinds),
-                      spec_constant_kinds=tuple(spec_kinds))
+                      spec_constant_kinds=tuple(spec_kinds), shared_memory_size=int(shared))
+
+
+def _check_builtin(var_id, builtin, pointee, types):
+    """An Input built-in must be one a compute shader has, with the type Vulkan gives it."""
+    shape = _BUILTIN_SHAPES.get(builtin[0] if builtin else None)
+    if shape is None:
+        raise SpirvError(f"SPIR-V input variable %{var_id} is decorated BuiltIn "
+                         f"{builtin[0] if builtin else '?'}, which is not a compute-shader input")
+    t = types.get(pointee)
+    want = {"scalar": 1, "vec3": 3, "vec4": 4}[shape]
+    if t is not None and t[0] == _OP_TYPE_VECTOR and len(t[1]) >= 2:
+        count, comp = t[1][1], types.get(t[1][0])
+    else:
+        count, comp = 1, t
+    if count != want or comp is None or comp[0] != _OP_TYPE_INT or comp[1][:1] != (32,):
+        shape = "a 32-bit int" if want == 1 else f"{want} 32-bit ints"
+        raise SpirvError(f"SPIR-V input variable %{var_id} is decorated BuiltIn {builtin[0]} "
+                         f"but its type is not {shape} (the decoration does not match the "
+                         "variable)")
+
+
+def check_device_limits(info, limits, name="the shader"):
+    """Raise DeviceLimitError unless a shader (its ShaderInfo) fits a device's ``limits`` dict.
+
+    ``limits`` is ``DeviceInfo.limits``. Checked: storage buffers per stage, push-constant bytes,
+    shared memory, workgroup size per axis and in total. Each of these is undefined behaviour
+    past the limit (lavapipe skips the 33rd buffer, segfaults from the 34th, and returns garbage
+    for shared memory past its size), so a dispatch must never reach the driver with one.
+    """
+    def over(what, value, limit_name, limit):
+        raise DeviceLimitError(f"{name}: {what} is {value}, more than the device's "
+                               f"{limit_name} = {limit}")
+    n, cap = len(info.bindings), limits.get("max_storage_buffers_per_stage")
+    if cap and n > cap:
+        over("the number of storage buffers", n, "maxPerStageDescriptorStorageBuffers", cap)
+    cap = limits.get("max_push_constants_size")
+    if cap and info.push_constant_size > cap:
+        over("the push-constant block (bytes)", info.push_constant_size,
+             "maxPushConstantsSize", cap)
+    cap = limits.get("max_shared_memory")
+    if cap and info.shared_memory_size > cap:
+        over("shared memory (bytes)", info.shared_memory_size, "maxComputeSharedMemorySize", cap)
+    ls = tuple(info.local_size)
+    for axis, (v, m) in enumerate(zip(ls, limits.get("max_workgroup_size") or ())):
+        if v > m:
+            over(f"local_size {ls}[{axis}]", v, f"maxComputeWorkGroupSize[{axis}]", m)
+    cap = limits.get("max_workgroup_invocations")
+    if cap and ls[0] * ls[1] * ls[2] > cap:
+        over(f"local_size {ls} (invocations per workgroup)", ls[0] * ls[1] * ls[2],
+             "maxComputeWorkGroupInvocations", cap)
 
 
 def _scalar_kind(t):
@@ -284,18 +381,21 @@ def _pointee(types, ptr_type):
     return t[1][1]
 
 
-def _size(tid, types, consts, decos, members, matrix, depth=0):
+def _size(tid, types, consts, decos, members, matrix, depth=0, what="push-constant block"):
     """Bytes a type occupies in an explicitly laid-out block (``matrix``: (stride, row_major))."""
     t = types.get(tid)
     if t is None or depth > 64:
-        raise SpirvError(f"SPIR-V push-constant block uses unknown type id {tid}")
+        raise SpirvError(f"SPIR-V {what} uses unknown type id {tid}")
     op, ops = t
     if op in (_OP_TYPE_INT, _OP_TYPE_FLOAT):
         return ops[0] // 8
     if op == _OP_TYPE_BOOL:
         return 4
+    if op in (_OP_TYPE_VECTOR, _OP_TYPE_MATRIX) and not 2 <= ops[1] <= 4:
+        # SPIR-V vectors have 2 to 4 components (more only with capabilities compute lacks)
+        raise SpirvError(f"SPIR-V type %{tid} has {ops[1]} components (2 to 4 allowed)")
     if op == _OP_TYPE_VECTOR:
-        return ops[1] * _size(ops[0], types, consts, decos, members, None, depth + 1)
+        return ops[1] * _size(ops[0], types, consts, decos, members, None, depth + 1, what)
     if op == _OP_TYPE_MATRIX:
         col_type, cols = ops
         col = types.get(col_type, (None, (0, 0)))[1]        # (component type, rows)
@@ -311,7 +411,7 @@ def _size(tid, types, consts, decos, members, matrix, depth=0):
         stride = decos.get(tid, {}).get(_DEC_ARRAY_STRIDE)
         if stride:
             return length * stride[0]
-        return length * _size(ops[0], types, consts, decos, members, matrix, depth + 1)
+        return length * _size(ops[0], types, consts, decos, members, matrix, depth + 1, what)
     if op == _OP_TYPE_RUNTIME_ARRAY:
         return 0
     if op == _OP_TYPE_STRUCT:
@@ -319,12 +419,16 @@ def _size(tid, types, consts, decos, members, matrix, depth=0):
         for i, member in enumerate(ops):
             md = members.get((tid, i), {})
             offset = md.get(_DEC_OFFSET, (end,))[0]
+            if offset >= _MAX_PUSH_BYTES and what == "push-constant block":
+                raise SpirvError(f"SPIR-V push-constant member {i} of %{tid} has Offset {offset}"
+                                 " (corrupt: no device's push-constant block is that large)")
             mat = None
             if _DEC_MATRIX_STRIDE in md:
                 mat = (md[_DEC_MATRIX_STRIDE][0], _DEC_ROW_MAJOR in md)
-            end = max(end, offset + _size(member, types, consts, decos, members, mat, depth + 1))
+            end = max(end, offset + _size(member, types, consts, decos, members, mat, depth + 1,
+                                          what))
         return end
-    raise SpirvError(f"SPIR-V push-constant block holds an unsupported type (opcode {op})")
+    raise SpirvError(f"SPIR-V {what} holds an unsupported type (opcode {op})")
 
 
 # ---------------------------------------------------------------------------------------------

@@ -200,6 +200,16 @@ class Device:
         return self
 
 
+def describe_pair(a, b):
+    """Two devices named for a "different devices" error, telling apart two Device objects of
+    one physical device (each has its own kp.Manager, so their buffers do not mix)."""
+    text = f"{a.name!r} (device {a.index}) and {b.name!r} (device {b.index})"
+    if a.index == b.index:
+        text += (": two Device objects for the same physical device, each with its own "
+                 "kp.Manager (use km.get_device(...) to share one)")
+    return text
+
+
 # (order, registration number, fn): upper layers drop their per-device state on close
 _close_hooks = []
 
@@ -280,6 +290,9 @@ def get_device(spec=None):
     >>> km.get_device("cpu").info.type  # doctest: +SKIP
     'cpu'
     """
+    if spec is None:
+        # use_device(Device(...)) means that Device object, not the registry's one of its index
+        spec = getattr(_default, "spec", None) or _global_default[0]
     if isinstance(spec, Device) and not spec.closed:
         return spec
     info = _resolve(spec)

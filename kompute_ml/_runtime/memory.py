@@ -40,7 +40,7 @@ def _env_limit():
     number = raw[:-1] if scale > 1 else raw
     try:
         value = int(float(number) * scale)
-    except ValueError:
+    except (ValueError, OverflowError):    # OverflowError: inf (nan is a ValueError)
         value = -1
     if value < 0:
         raise ValueError(f"{LIMIT_ENV}={raw!r}: expected a byte count such as 2000000000, "

@@ -122,16 +122,23 @@ class VulkanUnavailable(Exception):
 
 
 def _load_loader():
-    names = [os.environ.get("KOMPUTE_ML_VULKAN_LIBRARY"), "libvulkan.so.1",
+    chosen = os.environ.get("KOMPUTE_ML_VULKAN_LIBRARY")
+    names = [chosen, "libvulkan.so.1",
              ctypes.util.find_library("vulkan"), "libvulkan.dylib", "vulkan-1.dll"]
     errors = []
     for name in names:
         if not name:
             continue
         try:
-            return ctypes.CDLL(name)
+            lib = ctypes.CDLL(name)
         except OSError as exc:
             errors.append(str(exc))
+            continue
+        if not hasattr(lib, "vkCreateInstance"):
+            # a library that loads but is not a loader (KOMPUTE_ML_VULKAN_LIBRARY=libc.so.6)
+            what = f"KOMPUTE_ML_VULKAN_LIBRARY={name!r}" if name == chosen else repr(name)
+            raise VulkanUnavailable(f"{what} is not a Vulkan loader (it has no vkCreateInstance)")
+        return lib
     raise VulkanUnavailable("the Vulkan loader (libvulkan) could not be loaded: " + "; ".join(errors))
 
 

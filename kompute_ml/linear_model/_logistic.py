@@ -37,6 +37,9 @@ _AUTO_STEPS_PER_EPOCH = 32     # 'auto' batches give this many steps per epoch o
 
 
 _F32_MAX = float(np.finfo(np.float32).max)
+_F32_TINY = float(np.finfo(np.float32).tiny)
+# largest sum of sample weights: leaves float32 room for per-sample losses and features of ~1e8
+_MAX_WEIGHT_SUM = 1e30
 
 
 def _check_float32_range(X):
@@ -360,6 +363,17 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         if not np.any(weights > 0):
             raise ValueError("The sample weights (times the class weights) are all zero: "
                              "at least one sample needs a non-zero weight")
+        # the device sums weighted losses and gradients in float32: weights summing past
+        # _MAX_WEIGHT_SUM (or below float32's normal range) would overflow (or vanish) there and
+        # leave a zero model and a nan loss, silently
+        total, smallest = float(np.sum(weights)), float(np.min(weights[weights > 0]))
+        if not total <= _MAX_WEIGHT_SUM or smallest < _F32_TINY:
+            raise ValueError(
+                f"The sample weights (times the class weights) range from {smallest:g} to "
+                f"{float(np.max(weights)):g} and sum to {total:g}; the device computes in "
+                f"float32, so they must sum to at most {_MAX_WEIGHT_SUM:g} and each non-zero "
+                f"weight be at least {_F32_TINY:g}. Divide them by a common factor and multiply "
+                "C by the same factor (the fit is unchanged)")
         return weights
 
     def _coef_shape(self, n_features):
@@ -438,10 +452,14 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
                 loss_sum, W = prog.epoch(opt, order)
                 loss = loss_sum / prog.total_weight + self._reg(prog, W)
                 if not np.isfinite(loss):
-                    raise ValueError(
-                        f"Floating-point overflow: the loss became {loss} at epoch {epoch}; the "
-                        f"learning rate ({opt.lr:g}) is too large for this data: lower it, or "
-                        "scale X (StandardScaler)")
+                    # with a tiny C the penalty (1 / (C * sum of weights)) dominates each step
+                    cause = (f"C={self.C:g} is too small (penalty strength {prog.l2:g} per "
+                             f"step of learning rate {opt.lr:g}): raise C, or lower the "
+                             "learning rate") if prog.l2 * opt.lr > 1 else (
+                        f"the learning rate ({opt.lr:g}) is too large for this data: lower "
+                        "it, or scale X (StandardScaler)")
+                    raise ValueError(f"Floating-point overflow: the loss became {loss} at "
+                                     f"epoch {epoch}; {cause}")
                 self.loss_curve_.append(loss)
                 if bar is not None:
                     bar.update(1)

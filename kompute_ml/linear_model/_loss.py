@@ -235,7 +235,9 @@ class LogLossProgram:
         self._bufs = []
 
     def __del__(self):
-        self.release()
+        # __init__ may have raised (DeviceLimitError: too wide) before _bufs existed
+        if getattr(self, "_bufs", None):
+            self.release()
 
     # -- parameters -------------------------------------------------------------------------
     def set_state(self, W, M=None, V=None):

@@ -1,0 +1,275 @@
+"""Hostile inputs: each case runs in its own process, so a segfault fails the test instead of
+killing the suite. Every case must end in a clear KomputeMLError (or the right answer), never a
+signal, a hang or a silent wrong result. The cases come from a probe of lavapipe that crashed or
+misled the library before its checks existed."""
+
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+# helpers every case's process has: compile GLSL, edit SPIR-V words, report the outcome
+PRELUDE = '''
+import struct, sys
+import numpy as np
+import kompute_ml as km
+from kompute_ml._compile import spirv as _spirv
+
+def words(spv):
+    return list(struct.unpack(f"<{len(spv) // 4}I", spv))
+
+def to_bytes(w):
+    return struct.pack(f"<{len(w)}I", *w)
+
+def instructions(w):
+    i = 5
+    while i < len(w):
+        yield i, w[i] & 0xFFFF, w[i] >> 16
+        i += w[i] >> 16
+
+def expect(exc_type, fn, match=""):
+    try:
+        fn()
+    except exc_type as exc:
+        assert isinstance(exc, km.KomputeMLError) or exc_type is not km.KomputeMLError, exc
+        assert match in str(exc), (match, str(exc))
+        print("REFUSED", type(exc).__name__, exc)
+        return exc
+    raise AssertionError(f"no {exc_type.__name__} raised")
+
+LIMITS = km.get_device().limits
+
+def build_and_run(make):
+    """Make a Kernel and dispatch it with zeroed arguments: the refusal may come at either step
+    (a check moved from one to the other still holds), but must come before the driver runs."""
+    def run():
+        k = make()
+        arrays = [km.zeros(64) for _ in k.bindings]
+        k(*arrays, grid=64, push=bytes(k.push_constant_size))
+        arrays[0].numpy()
+    return run
+'''
+
+
+def run_case(code, timeout=120, env=None):
+    """Run ``code`` (after PRELUDE) in a fresh interpreter; fail on a signal or an error."""
+    import os
+    full_env = dict(os.environ, **(env or {}))
+    r = subprocess.run([sys.executable, "-c", PRELUDE + textwrap.dedent(code)],
+                       capture_output=True, text=True, timeout=timeout, env=full_env)
+    assert r.returncode >= 0, f"killed by signal {-r.returncode}:\n{r.stdout}\n{r.stderr}"
+    assert r.returncode == 0, f"exit {r.returncode}:\n{r.stdout}\n{r.stderr}"
+    assert "Exception ignored" not in r.stderr, r.stderr
+    return r
+
+
+def test_buffer_in_descriptor_set_1():
+    run_case('''
+    src = """#version 450
+    layout(local_size_x = 1) in;
+    layout(set = 0, binding = 0) buffer A { float a[]; };
+    layout(set = 1, binding = 0) buffer B { float b[]; };
+    void main() { a[0] = b[0]; }
+    """
+    expect(km.SpirvError, build_and_run(lambda: km.Kernel.from_glsl(src)), "descriptor set 0 only")
+    ''')
+
+
+@pytest.mark.parametrize("extra", [1, 2])
+def test_more_storage_buffers_than_the_device_allows(extra):
+    run_case(f'''
+    n = LIMITS["max_storage_buffers_per_stage"] + {extra}
+    decls = "".join(f"layout(binding = {{i}}) buffer B{{i}} {{{{ float b{{i}}[]; }}}};\\n"
+                    for i in range(n))
+    body = "".join(f"b{{i}}[0] = {{i}}.0;" for i in range(n))
+    k = km.Kernel.from_glsl("#version 450\\nlayout(local_size_x = 1) in;\\n" + decls +
+                            "void main() {{" + body + "}}\\n")
+    arrays = [km.zeros(1) for _ in range(n)]
+    expect(km.DeviceLimitError, lambda: k(*arrays, grid=1), "maxPerStageDescriptorStorageBuffers")
+    ''')
+
+
+def test_builtin_decoration_that_does_not_match_the_variable():
+    # the GlobalInvocationId (uvec3) variable decorated LocalInvocationIndex (a scalar)
+    run_case('''
+    spv = km.compile_glsl("""#version 450
+    layout(local_size_x = 1) in;
+    layout(binding = 0) buffer A { uint a[]; };
+    void main() { a[gl_GlobalInvocationID.x] = 1u; }
+    """)
+    w = words(spv)
+    for i, op, n in instructions(w):
+        if op == 71 and n == 4 and w[i + 2] == 11 and w[i + 3] == 28:
+            w[i + 3] = 29
+    expect(km.SpirvError, build_and_run(lambda: km.Kernel.from_spirv(to_bytes(w))), "BuiltIn 29")
+    ''')
+
+
+@pytest.mark.parametrize("words_", [33, 64])
+def test_push_constant_block_over_the_device_limit(words_):
+    run_case(f'''
+    n = {words_}
+    assert 4 * n > LIMITS["max_push_constants_size"]
+    k = km.Kernel.from_glsl(f"""#version 450
+    layout(local_size_x = 1) in;
+    layout(binding = 0) buffer A {{{{ float a[]; }}}};
+    layout(push_constant) uniform P {{{{ float v[{{n}}]; }}}} pc;
+    void main() {{{{ a[0] = pc.v[{{n - 1}}]; }}}}
+    """)
+    x = km.zeros(1)
+    expect(km.DeviceLimitError, lambda: k(x, grid=1, push=(1.0,) * n), "maxPushConstantsSize")
+    ''')
+
+
+def test_push_constant_member_offset_mutated_to_gigabytes():
+    run_case('''
+    spv = km.compile_glsl("""#version 450
+    layout(local_size_x = 1) in;
+    layout(binding = 0) buffer A { float a[]; };
+    layout(push_constant) uniform P { float s; float t; } pc;
+    void main() { a[0] = pc.s + pc.t; }
+    """)
+    w = words(spv)
+    for i, op, n in instructions(w):
+        if op == 72 and n == 5 and w[i + 2] == 1 and w[i + 3] == 35:   # member 1 Offset
+            w[i + 4] = 1_300_000_000
+    expect(km.SpirvError, build_and_run(lambda: km.Kernel.from_spirv(to_bytes(w))),
+           "Offset 1300000000")
+    ''')
+
+
+def test_shared_memory_over_the_device_limit():
+    run_case('''
+    n = LIMITS["max_shared_memory"] * 12 // 4      # ~400 KB on lavapipe's 32 KiB
+    k = km.Kernel.from_glsl(f"""#version 450
+    layout(local_size_x = 64) in;
+    layout(binding = 0) buffer A {{ float a[]; }};
+    shared float tile[{n}];
+    void main() {{
+        tile[gl_LocalInvocationIndex * 100] = 1.0;
+        barrier();
+        a[gl_GlobalInvocationID.x] = tile[{n - 1}];
+    }}
+    """)
+    assert k.info.shared_memory_size == 4 * n
+    x = km.zeros(64)
+    expect(km.DeviceLimitError, lambda: k(x, grid=64), "maxComputeSharedMemorySize")
+    ''')
+
+
+def test_local_size_zero_and_malformed_types():
+    run_case('''
+    spv = km.compile_glsl("""#version 450
+    layout(local_size_x = 4) in;
+    layout(binding = 0) buffer A { float a[]; };
+    layout(push_constant) uniform P { vec4 v; } pc;
+    void main() { a[gl_GlobalInvocationID.x] = pc.v.x; }
+    """)
+    w = words(spv)
+    zero, wide = list(w), list(w)
+    for i, op, n in instructions(w):
+        if op == 16 and w[i + 2] == 17:             # OpExecutionMode LocalSize
+            zero[i + 3] = 0
+        if op == 43 and n == 4 and w[i + 3] == 4:   # the WorkgroupSize constant's x
+            zero[i + 3] = 0
+        if op == 23 and w[i + 3] == 4:              # OpTypeVector ... 4 -> 1000000 components
+            wide[i + 3] = 1_000_000
+    expect(km.SpirvError, build_and_run(lambda: km.Kernel.from_spirv(to_bytes(zero))), "LocalSize")
+    expect(km.SpirvError, build_and_run(lambda: km.Kernel.from_spirv(to_bytes(wide))), "components")
+    # a type id that refers to nothing (the pointer's pointee renumbered past the bound)
+    dangling = list(w)
+    for i, op, n in instructions(w):
+        if op == 32 and w[i + 2] == 9:              # OpTypePointer PushConstant
+            dangling[i + 3] = w[3] + 7
+    expect(km.SpirvError, build_and_run(lambda: km.Kernel.from_spirv(to_bytes(dangling))))
+    ''')
+
+
+def test_sample_weight_beyond_float32():
+    run_case('''
+    from kompute_ml import LogisticRegression
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 3)).astype(np.float32)
+    y = (X[:, 0] > 0).astype(int)
+    for solver, w in (("lbfgs", 1e37), ("adam", 1e39), ("sgd", 1e-40)):
+        m = LogisticRegression(solver=solver)
+        expect(ValueError, lambda: m.fit(X, y, sample_weight=np.full(200, w)), "float32")
+    # the way out the message gives: scale the weights, and C by the same factor
+    a = LogisticRegression(solver="lbfgs", C=1.0).fit(X, y, sample_weight=np.full(200, 1e-3))
+    b = LogisticRegression(solver="lbfgs", C=1e-3).fit(X, y)
+    np.testing.assert_allclose(a.coef_, b.coef_, rtol=1e-3, atol=1e-4)
+    ''', timeout=300)
+
+
+def test_tiny_c_is_named_not_the_learning_rate():
+    run_case('''
+    from kompute_ml import LogisticRegression
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 3)).astype(np.float32)
+    y = (X[:, 0] > 0).astype(int)
+    expect(ValueError, lambda: LogisticRegression(C=1e-30, solver="sgd").fit(X, y),
+           "C=1e-30 is too small")
+    ''', timeout=300)
+
+
+def test_too_wide_for_the_loop_budget_leaves_no_ignored_exception():
+    # LogLossProgram.__init__ raises DeviceLimitError before its buffers exist; its __del__
+    # must not then print "Exception ignored" (run_case fails on that text in stderr)
+    run_case('''
+    from kompute_ml import LogisticRegression
+    from kompute_ml._runtime import stream as _stream
+    if _stream.loop_limit(km.get_device()) is None:
+        print("no loop budget on this device: nothing to refuse")
+        sys.exit(0)
+    X = np.ones((8, 40000), dtype=np.float32)
+    y = np.arange(8) % 2
+    expect(km.DeviceLimitError, lambda: LogisticRegression(solver="sgd").fit(X, y), "features")
+    import gc; gc.collect()
+    ''', timeout=300)
+
+
+def test_empty_matmul_with_huge_k_returns_at_once():
+    run_case('''
+    r = km.zeros((0, 2**33)) @ km.zeros((2**33, 0))
+    assert r.shape == (0, 0)
+    assert (km.zeros((3, 2**22)) @ km.zeros((2**22, 0))).shape == (3, 0)
+    ''', timeout=60)
+
+
+def test_memory_limit_inf_names_the_variable():
+    run_case('''
+    expect(ValueError, lambda: km.ones(3).numpy(), "KOMPUTE_ML_MEMORY_LIMIT='inf'")
+    ''', env={"KOMPUTE_ML_MEMORY_LIMIT": "inf"})
+
+
+def test_vulkan_library_that_is_not_a_loader():
+    code = '''
+    import kompute_ml as km
+    assert km.devices() == []
+    try:
+        km.get_device()
+    except km.DeviceNotFoundError as exc:
+        assert "KOMPUTE_ML_VULKAN_LIBRARY='libc.so.6'" in str(exc), exc
+        print("REFUSED", exc)
+    else:
+        raise AssertionError("no DeviceNotFoundError")
+    '''
+    import os
+    r = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True,
+                       text=True, timeout=60,
+                       env=dict(os.environ, KOMPUTE_ML_VULKAN_LIBRARY="libc.so.6"))
+    assert r.returncode == 0, r.stderr
+
+
+def test_use_device_with_a_device_object_uses_that_object():
+    run_case('''
+    d = km.Device(km.devices()[0])
+    with km.use_device(d):
+        a = km.ones(3)
+        assert km.get_device() is d
+    assert a.device is d
+    b = km.ones(3)
+    exc = expect(ValueError, lambda: a + b, "two Device objects for the same physical device")
+    d.close()
+    ''')
