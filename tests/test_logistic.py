@@ -387,14 +387,13 @@ def test_chunked_data_fits_like_one_chunk(solver, small_chunks, monkeypatch):
 
 
 def _count_chunks(monkeypatch):
-    """Record the number of X chunks of every DeviceDataset created."""
+    """Record the number of X chunks of every dataset (micro-batch or full-batch) created."""
     seen = []
-    init = _loss.DeviceDataset.__init__
-
-    def spy(self, *args, **kwargs):
-        init(self, *args, **kwargs)
-        seen.append(len(self.chunks))
-    monkeypatch.setattr(_loss.DeviceDataset, "__init__", spy)
+    for cls in (_loss.DeviceDataset, _fullbatch.DenseDataset):
+        def spy(self, *args, _init=cls.__init__, **kwargs):
+            _init(self, *args, **kwargs)
+            seen.append(len(self.chunks))
+        monkeypatch.setattr(cls, "__init__", spy)
     return seen
 
 
