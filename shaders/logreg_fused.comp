@@ -18,6 +18,18 @@
 // CW column width and CPT columns per invocation of the backward pass (RS = WG / CW).
 // binding 0: X (float rows x D, or vec4)   binding 1: meta (uint pairs: class code, bits of weight)
 // binding 2: W (float; K x (D + 1))         binding 3: part (float, groups x (P + 1))
+// Defaults: the build (CMake) compiles every shader without defines; _fullbatch always passes
+// the full set for its shape.
+#ifndef WG
+#define WG 256
+#define D 64
+#define KL 1
+#define R 64
+#define DP 68
+#define CW 128
+#define CPT 1
+#define VEC4 1
+#endif
 layout(local_size_x = WG) in;
 #ifdef VEC4
 layout(set = 0, binding = 0) readonly restrict buffer Xb { vec4 X4[]; };

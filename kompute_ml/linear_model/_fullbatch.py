@@ -48,25 +48,32 @@ def _next_pow2(n):
 
 
 def layout(device, d, K):
-    """Compile-time constants of logreg_fused.comp for d features and K logits, or None."""
+    """Compile-time constants of logreg_fused.comp for d features and K logits, or None.
+
+    None where the accumulators would not fit registers, no tile fits shared memory, or (on a
+    device with a loop budget, lavapipe) one tile costs an invocation more loop iterations than
+    it may run; the caller then uses ``_loss.LogLossProgram``.
+    """
     CW = min(WG, _next_pow2(d + 1))
     CPT = -(-(d + 1) // CW)
     if CPT * K > MAX_ACC:
         return None
-    budget = int(device.max_shared_memory) // 4 - WG * K - WG      # floats left for the tile
+    floats = int(device.max_shared_memory) // 4 - WG * K - WG      # floats left for the tile
+    loops = _loss._loop_budget(device)
     R = _MAX_R
     while R >= 1:
         S = WG // R
         DP = -(-d // 32) * 32 + S % 32    # row stride: the forward's slices hit distinct banks
-        if R * DP + R * K <= budget:
+        lay = {"WG": WG, "D": d, "KL": K, "R": R, "DP": DP, "CW": CW, "CPT": CPT}
+        if R * DP + R * K <= floats and (loops is None or _tile_cost(lay) + _end_cost(lay)
+                                         <= loops):
             break
         R //= 2
     if R < 1:
         return None
-    defines = {"WG": WG, "D": d, "KL": K, "R": R, "DP": DP, "CW": CW, "CPT": CPT}
     if d % 4 == 0:
-        defines["VEC4"] = 1
-    return defines
+        lay["VEC4"] = 1
+    return lay
 
 
 def _tile_cost(lay):
@@ -75,6 +82,11 @@ def _tile_cost(lay):
     S, RS = WG // R, WG // CW
     return (-(-R * d // WG) + 1 + (-(-d // S)) * (K + 1) + 2 * K + S * (K + 1) + 3 * K
             + CPT * ((-(-R // RS)) * (K + 1) + 2) + 8)
+
+
+def _end_cost(lay):
+    """Loop iterations of the final reduction of one invocation."""
+    return lay["CPT"] * lay["KL"] * (WG // lay["CW"] + 2) + 2 * 8 + lay["CPT"] * lay["KL"] + 8
 
 
 def _kernel(lay):
@@ -195,7 +207,8 @@ class FusedLogLoss:
         self.rows_per_dispatch = rows
         budget = _loss._loop_budget(dev)
         if budget is not None:      # lavapipe: each invocation may loop only so often
-            tiles = max(1, (budget - 8 * self.P) // _tile_cost(self.lay))
+            # layout() made sure that one tile and the final reduction fit the budget
+            tiles = max(1, (budget - _end_cost(self.lay)) // _tile_cost(self.lay))
             self.rows_per_dispatch = self.groups * R * tiles
         self.checked = False
         self._bufs = []
