@@ -31,8 +31,11 @@ from . import _loss
 
 __all__ = ["layout", "upload_dense", "FusedLogLoss", "fits_device"]
 
-WG = 256                  # invocations per workgroup
+WG = 256                  # invocations per workgroup on a GPU
+WG_CPU = 64               # ... on a CPU device (lavapipe runs a workgroup's invocations as
+                          # coroutines; every barrier switches all of them: fewer is faster)
 MAX_GROUPS = 512          # workgroups of a pass (about 4 per SM of a large GPU)
+MAX_GROUPS_CPU = 16       # ... on a CPU device (a few per core; fewer partials to sum)
 MAX_ACC = 64              # backward accumulators per invocation (registers); beyond: no fused path
 _MAX_R = 128              # rows per tile at most
 _COPY_BLOCK = 8 << 20     # bytes per host copy task
@@ -54,17 +57,18 @@ def layout(device, d, K):
     device with a loop budget, lavapipe) one tile costs an invocation more loop iterations than
     it may run; the caller then uses ``_loss.LogLossProgram``.
     """
-    CW = min(WG, _next_pow2(d + 1))
+    wg = WG_CPU if device.info.type == "cpu" else WG
+    CW = min(wg, _next_pow2(d + 1))
     CPT = -(-(d + 1) // CW)
     if CPT * K > MAX_ACC:
         return None
-    floats = int(device.max_shared_memory) // 4 - WG * K - WG      # floats left for the tile
+    floats = int(device.max_shared_memory) // 4 - wg * K - wg      # floats left for the tile
     loops = _loss._loop_budget(device)
-    R = _MAX_R
+    R = min(_MAX_R, wg)
     while R >= 1:
-        S = WG // R
+        S = wg // R
         DP = -(-d // 32) * 32 + S % 32    # row stride: the forward's slices hit distinct banks
-        lay = {"WG": WG, "D": d, "KL": K, "R": R, "DP": DP, "CW": CW, "CPT": CPT}
+        lay = {"WG": wg, "D": d, "KL": K, "R": R, "DP": DP, "CW": CW, "CPT": CPT}
         if R * DP + R * K <= floats and (loops is None or _tile_cost(lay) + _end_cost(lay)
                                          <= loops):
             break
@@ -78,15 +82,15 @@ def layout(device, d, K):
 
 def _tile_cost(lay):
     """Loop iterations one invocation spends per tile (a bound, for lavapipe's loop budget)."""
-    d, K, R, CW, CPT = lay["D"], lay["KL"], lay["R"], lay["CW"], lay["CPT"]
-    S, RS = WG // R, WG // CW
-    return (-(-R * d // WG) + 1 + (-(-d // S)) * (K + 1) + 2 * K + S * (K + 1) + 3 * K
+    wg, d, K, R, CW, CPT = lay["WG"], lay["D"], lay["KL"], lay["R"], lay["CW"], lay["CPT"]
+    S, RS = wg // R, wg // CW
+    return (-(-R * d // wg) + 1 + (-(-d // S)) * (K + 1) + 2 * K + S * (K + 1) + 3 * K
             + CPT * ((-(-R // RS)) * (K + 1) + 2) + 8)
 
 
 def _end_cost(lay):
     """Loop iterations of the final reduction of one invocation."""
-    return lay["CPT"] * lay["KL"] * (WG // lay["CW"] + 2) + 2 * 8 + lay["CPT"] * lay["KL"] + 8
+    return lay["CPT"] * lay["KL"] * (lay["WG"] // lay["CW"] + 2) + 2 * 8 + lay["CPT"] * lay["KL"] + 8
 
 
 def _kernel(lay):
@@ -117,6 +121,19 @@ class _Rows:
         self.start, self.rows, self.X, self.meta = start, rows, X, meta
 
 
+def _keep_cached(device, nbytes):
+    """Let the pool keep X's buffers cached after the fit (up to a quarter of device memory).
+
+    Creating a kp tensor of X's size costs more than the fit itself at 1 GB (its staging memory
+    is allocated and touched), and the next fit of the same shape would also rebuild the
+    pipelines bound to it. So the pool's cache limit is raised to hold two such X.
+    """
+    local = int(device.limits.get("device_local_memory") or 0)
+    want = min(2 * int(nbytes), local // 4) if local else 2 * int(nbytes)
+    if want > _memory._pool(device).cache_limit:
+        _memory.set_cache_limit(want, device)
+
+
 class DenseDataset:
     """A dense host X uploaded in row chunks (each within one storage buffer)."""
 
@@ -124,6 +141,7 @@ class DenseDataset:
         n, d = X.shape
         self.device, self.n, self.d = device, int(n), int(d)
         self.chunks = []
+        _keep_cached(device, 4 * self.n * self.d)
         try:
             for a, b in _loss._split(self.n, _loss.chunk_rows(device, d)):
                 meta = np.empty((b - a, 2), dtype=np.uint32)
@@ -202,7 +220,8 @@ class FusedLogLoss:
             raise ValueError(f"no fused layout for {self.d} features x {self.K} logits")
         R = self.lay["R"]
         rows = max(c.rows for c in data.chunks)
-        self.groups = max(1, min(MAX_GROUPS, -(-rows // R),
+        cap = MAX_GROUPS_CPU if dev.info.type == "cpu" else MAX_GROUPS
+        self.groups = max(1, min(cap, -(-rows // R),
                                  dev.max_buffer_bytes // (4 * (self.P + 1))))
         self.rows_per_dispatch = rows
         budget = _loss._loop_budget(dev)
