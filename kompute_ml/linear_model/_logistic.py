@@ -103,6 +103,21 @@ def _validate_Xy(estimator, X, y, reset, finite_on_device=False):
     return X, y
 
 
+def _encode_labels(y):
+    """(sorted distinct labels, code of each label): np.unique's answer, in O(n) for integers
+    of a moderate range (a counting pass instead of a sort: 1e6 labels in a few ms)."""
+    if y.dtype.kind in "iu" and y.size and y.ndim == 1:
+        lo, hi = int(y.min()), int(y.max())
+        if hi - lo < 1 << 20:
+            shifted = y - lo if lo else y
+            present = np.flatnonzero(np.bincount(shifted, minlength=hi - lo + 1))
+            lookup = np.zeros(hi - lo + 1, dtype=np.intp)
+            lookup[present] = np.arange(present.size)
+            return (present + lo).astype(y.dtype), lookup[shifted]
+    classes = np.unique(y)
+    return classes, np.searchsorted(classes, y)
+
+
 def _auto_batch(n):
     """batch_size='auto': up to 256 rows, and 32 steps per epoch on small data (>= 16 rows)."""
     return int(min(n, _AUTO_BATCH_MAX, max(_AUTO_BATCH_MIN, n // _AUTO_STEPS_PER_EPOCH)))
@@ -278,10 +293,9 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         X, y = _validate_Xy(self, X, y, reset=True, finite_on_device=self.solver != "sgd"
                             and self.solver != "adam")
         check_classification_targets(y)
-        classes = np.unique(y)
+        classes, codes = _encode_labels(y)
         weights = self._weights(X, y, sample_weight, classes)
         self.classes_ = classes
-        codes = np.searchsorted(classes, y)
         warm = (self.warm_start and hasattr(self, "coef_")
                 and self.coef_.shape == self._coef_shape(X.shape[1]))
         W = self._packed_params() if warm else None
