@@ -1,17 +1,21 @@
 """LogisticRegression fit time and test accuracy: kompute_ml vs scikit-learn (and torch on CUDA).
 
-For each size (rows x features x classes) a ``make_classification`` problem is split into training
-rows and 20,000 test rows (standardized with the training rows' statistics), then fitted by
+For each size (rows x features x classes; default: n in {1e4, 1e5, 1e6} x d in {32, 256, 512} x
+classes in {2, 10}, minus what does not fit a few minutes) a ``make_classification`` problem is
+split into training rows and 20,000 test rows (standardized with the training rows' statistics),
+then fitted by
 
-- kompute_ml: ``LogisticRegression()`` as a user gets it (solver 'adam', 'auto' batch size and
-  step size, stopping on the epoch loss, at most 100 epochs; ``--epochs E``: exactly E epochs),
-  on the default Vulkan device; wall time of ``fit`` from host numpy arrays (upload included),
-  after one warm-up fit on a slice (shader compiles, pipelines);
-- scikit-learn: ``LogisticRegression()`` (lbfgs, float64, the host CPU's BLAS threads);
-- torch (only where ``torch.cuda.is_available()``): the same algorithm written plainly (mini-batch
-  Adam on mean log-loss + ||W||^2 / (2 C n), the same batch size, step size, step-size schedule
-  and stopping rule; data already on the GPU), ``torch.cuda.synchronize()`` before the clock
-  stops.
+- kompute_ml: ``LogisticRegression(solver=s)`` for each of ``--solvers`` (default 'auto' — the
+  default — 'lbfgs' and 'adam'), on the default Vulkan device; wall time of ``fit`` from host
+  numpy arrays (upload included) and, for 'auto', from device data (``km.asarray``), after a
+  warm-up fit of the same shape (shader compiles, pipelines, pooled buffers);
+- scikit-learn: ``LogisticRegression(max_iter=300)`` (lbfgs, float64, all cores);
+- torch (only where ``torch.cuda.is_available()``): full-batch ``optim.LBFGS`` (strong Wolfe;
+  upload of X inside the timing), and the micro-batch Adam loop written plainly (mini-batch
+  Adam on mean log-loss + ||W||^2 / (2 C n), kompute_ml's batch size, step size, schedule and
+  stopping rule; data already on the GPU), ``torch.cuda.synchronize()`` before the clock stops.
+
+Held-out accuracies are recorded beside every time: compare times at equal accuracy.
 
 Results go to ``benchmarks/results/<device-slug>-logistic.json``::
 
@@ -34,8 +38,8 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import _common  # noqa: E402  (the results file and the machine's description)
 
-DEFAULT_SIZES = ("10000x32x2,10000x32x10,10000x512x2,10000x512x10,"
-                 "100000x32x2,100000x128x10,100000x512x2,1000000x32x2,1000000x32x10")
+DEFAULT_SIZES = ",".join(f"{n}x{d}x{k}" for n in (10000, 100000, 1000000) for d in (32, 256, 512)
+                         for k in (2, 10) if n * d * k <= 1000000 * 256 * 2)
 N_TEST = 20000
 
 
@@ -107,34 +111,55 @@ def torch_fit(torch, X, y, n_classes, batch, lr, epochs, tol, C=1.0, seed=0):
     return W.detach(), b.detach(), epoch + 1
 
 
-def measure(dev, n, d, k, epochs, reps, torch=None):
+def measure(dev, n, d, k, epochs, reps, torch=None, solvers=("auto", "lbfgs", "adam")):
     from sklearn.linear_model import LogisticRegression as SkLogisticRegression
+    import kompute_ml as km
     from kompute_ml.linear_model import LogisticRegression, _logistic, _optim
+    from logreg_fullbatch import torch_lbfgs
     Xtr, Xte, ytr, yte = make_problem(n, d, k)
     batch = _logistic._auto_batch(n)
 
     opts = {} if epochs is None else {"max_iter": epochs, "tol": None}
 
-    def km_fit(X=Xtr, y=ytr):
+    def km_fit(solver, X=Xtr, y=ytr):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")        # a ConvergenceWarning at max_iter
-            return LogisticRegression(random_state=0, device=dev, **opts).fit(X, y)
-    km_fit(Xtr[:2000], ytr[:2000])                 # warm-up: shaders, pipelines, pool
-    km_s, clf = timed(km_fit, reps)
+            return LogisticRegression(solver=solver, random_state=0, device=dev,
+                                      **opts).fit(X, y)
     row = {"name": f"logistic_{'binary' if k == 2 else f'{k}class'}_{n}x{d}", "unit": "s",
-           "kompute_ml": round(km_s, 4), "baselines": {},
-           "accuracy": {"kompute_ml": round(float(clf.score(Xte, yte)), 4)},
-           "n": n, "d": d, "classes": k, "batch": batch, "solver": "adam",
-           "epochs": {"kompute_ml": int(clf.n_iter_[0])}}
+           "baselines": {}, "accuracy": {}, "solvers": {}, "n": n, "d": d, "classes": k,
+           "batch": batch, "solver": "auto", "epochs": {}}
+    for solver in solvers:
+        km_fit(solver)                             # warm-up: shaders, pipelines, pool
+        km_s, clf = timed(lambda: km_fit(solver), reps)
+        row["solvers"][solver] = round(km_s, 4)
+        row["accuracy"][f"kompute_ml_{solver}"] = round(float(clf.score(Xte, yte)), 4)
+        row["epochs"][f"kompute_ml_{solver}"] = int(clf.n_iter_[0])
+        if solver == "auto":
+            row["kompute_ml"] = round(km_s, 4)
+            row["accuracy"]["kompute_ml"] = row["accuracy"]["kompute_ml_auto"]
+            Xd = km.asarray(Xtr, device=dev)
+            km_fit(solver, Xd)
+            dev_s, clf = timed(lambda: km_fit(solver, Xd), reps)
+            row["solvers"]["auto_device_data"] = round(dev_s, 4)
+            del Xd
 
+    row.setdefault("kompute_ml", row["solvers"][solvers[0]])
+    row["accuracy"].setdefault("kompute_ml", row["accuracy"][f"kompute_ml_{solvers[0]}"])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")            # lbfgs may stop at max_iter on big problems
-        sk_s, sk = timed(lambda: SkLogisticRegression().fit(Xtr, ytr), 1)
+        sk_s, sk = timed(lambda: SkLogisticRegression(max_iter=300).fit(Xtr, ytr), 1)
     row["baselines"]["sklearn"] = round(sk_s, 4)
     row["accuracy"]["sklearn"] = round(float(sk.score(Xte, yte)), 4)
     row["sklearn_iterations"] = int(sk.n_iter_[0])
 
     if torch is not None:
+        torch_lbfgs(torch, Xtr[:1000], ytr[:1000], k)
+        t_s, (W, b) = timed(lambda: torch_lbfgs(torch, Xtr, ytr, k), reps)
+        z = Xte @ W + b
+        pred = (z[:, 0] > 0).astype(int) if k == 2 else z.argmax(axis=1)
+        row["baselines"]["torch_lbfgs"] = round(t_s, 4)
+        row["accuracy"]["torch_lbfgs"] = round(float((pred == yte).mean()), 4)
         Xt = torch.from_numpy(Xtr).cuda()
         yt = torch.from_numpy(ytr.astype(np.int64)).cuda()
         lr = _optim.AUTO_LR["adam"]
@@ -161,6 +186,7 @@ def main(argv=None):
     parser.add_argument("--epochs", type=int, default=None,
                         help="run exactly this many epochs (default: stop on the loss, <= 100)")
     parser.add_argument("--reps", type=int, default=1)
+    parser.add_argument("--solvers", default="auto,lbfgs,adam")
     parser.add_argument("--device", default=None)
     parser.add_argument("--out", default=None, help="results file (default: by device name)")
     args = parser.parse_args(argv)
@@ -180,7 +206,8 @@ def main(argv=None):
     rows = []
     for spec in args.sizes.split(","):
         n, d, k = (int(v) for v in spec.lower().split("x"))
-        row = measure(dev, n, d, k, args.epochs, args.reps, torch)
+        row = measure(dev, n, d, k, args.epochs, args.reps, torch,
+                      solvers=tuple(args.solvers.split(",")))
         rows.append(row)
         base = "  ".join(f"{name} {s:.3f} s" for name, s in row["baselines"].items())
         acc = "  ".join(f"{name} {a:.4f}" for name, a in row["accuracy"].items())

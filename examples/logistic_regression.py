@@ -4,7 +4,7 @@ Prints the device, the test accuracy and the fit time, next to scikit-learn's Lo
 on the same split (``make demo`` runs this through examples/demo.py).
 
     python examples/logistic_regression.py [--dataset digits|breast_cancer|iris|wine]
-                                           [--solver adam|sgd|lbfgs] [--device SPEC]
+                                           [--solver auto|adam|sgd|lbfgs] [--device SPEC]
 """
 
 import argparse
@@ -24,7 +24,7 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dataset", default="digits",
                         choices=["digits", "breast_cancer", "iris", "wine"])
-    parser.add_argument("--solver", default="adam", choices=["adam", "sgd", "lbfgs"])
+    parser.add_argument("--solver", default="auto", choices=["auto", "adam", "sgd", "lbfgs"])
     parser.add_argument("--device", default=None, help="device index or name (default: best)")
     args = parser.parse_args(argv)
 
@@ -44,7 +44,7 @@ def main(argv=None):
     model = clf[-1]
     print(f"kompute_ml LogisticRegression(solver={args.solver!r}): test accuracy "
           f"{clf.score(X_test, y_test):.4f}, fit {seconds:.3f} s ({model.n_iter_[0]} "
-          f"{'iterations' if args.solver == 'lbfgs' else 'epochs'})")
+          f"{'iterations' if args.solver in ('lbfgs', 'auto') else 'epochs'})")
 
     sk = make_pipeline(StandardScaler(), SkLogisticRegression(max_iter=1000))
     t0 = time.perf_counter()

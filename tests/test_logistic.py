@@ -26,7 +26,7 @@ from sklearn.preprocessing import StandardScaler
 
 import kompute_ml as km
 from kompute_ml._runtime import stream as _stream
-from kompute_ml.linear_model import LogisticRegression, _logistic, _loss, _optim
+from kompute_ml.linear_model import LogisticRegression, _fullbatch, _logistic, _loss, _optim
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -83,6 +83,47 @@ def test_full_batch_loss_gradient_matches_numpy(device, n, d, K, chunked, monkey
     if chunked:
         monkeypatch.setattr(_loss, "_CHUNK_BYTES", 4 * d * 37)   # chunks of 37 rows
     _check_full_batch(device, *_problem(n, d, K), chunks=-(-n // 37) if chunked else 1)
+
+
+@pytest.mark.parametrize("n,d,K", [(5, 2, 1), (300, 5, 1), (1000, 64, 1), (1000, 70, 3),
+                                   (130, 33, 10), (200, 1, 4), (90, 300, 2)])
+@pytest.mark.parametrize("chunked", [False, True])
+@pytest.mark.parametrize("source", ["host64", "host32", "device"])
+def test_fused_loss_gradient_matches_numpy(device, n, d, K, chunked, source, monkeypatch):
+    """logreg_fused.comp: one pass per evaluation, over host-uploaded or device-resident rows."""
+    if chunked:
+        monkeypatch.setattr(_loss, "_CHUNK_BYTES", 4 * d * 37)   # chunks of 37 rows
+    X, codes, sw, W = _problem(n, d, K)
+    if source == "device":
+        data = _loss.DeviceDataset(device, km.asarray(X, device=device), codes, sw)
+    else:
+        data = _fullbatch.DenseDataset(device, X.astype(np.float64) if source == "host64" else X,
+                                       codes, sw)
+    prog = _fullbatch.FusedLogLoss(data, K, l2=0.1, fit_intercept=True)
+    prog.total_weight = sw.sum()
+    try:
+        assert len(data.chunks) == (-(-n // 37) if chunked else 1)
+        f, G = prog.loss_gradient(W)
+        f2, _ = prog.loss_gradient(W)           # the unchecked pass gives the same sums
+    finally:
+        prog.release()
+        data.release()
+    f_ref, G_ref = reference_loss_grad(X, codes, sw, W.astype(np.float64), 0.1)
+    assert f == pytest.approx(f_ref, rel=1e-5) and f2 == f
+    np.testing.assert_allclose(G, G_ref, rtol=1e-4, atol=1e-5 * np.abs(G_ref).max())
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf, 1e39])
+def test_fused_path_reports_bad_values(bad):
+    """Finiteness and float32's range are checked by the kernel (no host pass): same errors."""
+    X, y = make_classification(n_samples=200, n_features=8, random_state=0)
+    X[17, 3] = bad
+    match = "float32's range" if bad == 1e39 else "NaN|infinity"
+    with pytest.raises(ValueError, match=match):
+        LogisticRegression().fit(X, y)
+    if bad != 1e39:
+        with pytest.raises(ValueError, match=match):
+            LogisticRegression().fit(X.astype(np.float32), y)
 
 
 def _check_full_batch(device, X, codes, sw, W, chunks=None, groups=None):
@@ -143,16 +184,39 @@ def test_device_decision_function_matches_numpy(device, small_chunks):
 def test_fit_reuses_pipelines(device):
     """Buffers come back from the pool: a second fit of the same shape builds no pipeline."""
     X, y = make_classification(n_samples=300, n_features=6, random_state=0)
-    LogisticRegression(max_iter=3, tol=None, random_state=0).fit(X, y)
+    LogisticRegression(solver="adam", max_iter=3, tol=None, random_state=0).fit(X, y)
     km.synchronize()
     _stream.reset_stats()
-    LogisticRegression(max_iter=3, tol=None, random_state=0).fit(X, y)
+    LogisticRegression(solver="adam", max_iter=3, tol=None, random_state=0).fit(X, y)
     stats = km.stats()
     assert stats["pipelines_created"] == 0
     # 3 epochs: 2 dispatches per step and one submit (the loss download) per epoch
     steps = -(-300 // _logistic._auto_batch(300))
     assert stats["dispatches"] == 3 * 2 * steps
     assert stats["submits"] <= 3 + 1
+
+
+def test_full_batch_fit_reuses_pipelines_one_submit_per_evaluation(device):
+    """solver='auto' on data that fits: per evaluation two dispatches (fused pass, sum of the
+    partials) and one submit (the gradient's download); a second fit builds no pipeline."""
+    X, y = make_classification(n_samples=300, n_features=6, random_state=0)
+    LogisticRegression().fit(X, y)
+    km.synchronize()
+    _stream.reset_stats()
+    evaluations = []
+    original = _fullbatch.FusedLogLoss.loss_gradient
+
+    def counted(self, W):
+        evaluations.append(1)
+        return original(self, W)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(_fullbatch.FusedLogLoss, "loss_gradient", counted)
+        LogisticRegression().fit(X, y)
+    stats = km.stats()
+    assert stats["pipelines_created"] == 0
+    assert len(evaluations) >= 2
+    assert stats["dispatches"] == 2 * len(evaluations)
+    assert stats["submits"] <= len(evaluations) + 1
 
 
 # -- accuracy against scikit-learn ------------------------------------------------------------
@@ -323,14 +387,13 @@ def test_chunked_data_fits_like_one_chunk(solver, small_chunks, monkeypatch):
 
 
 def _count_chunks(monkeypatch):
-    """Record the number of X chunks of every DeviceDataset created."""
+    """Record the number of X chunks of every dataset (micro-batch or full-batch) created."""
     seen = []
-    init = _loss.DeviceDataset.__init__
-
-    def spy(self, *args, **kwargs):
-        init(self, *args, **kwargs)
-        seen.append(len(self.chunks))
-    monkeypatch.setattr(_loss.DeviceDataset, "__init__", spy)
+    for cls in (_loss.DeviceDataset, _fullbatch.DenseDataset):
+        def spy(self, *args, _init=cls.__init__, **kwargs):
+            _init(self, *args, **kwargs)
+            seen.append(len(self.chunks))
+        monkeypatch.setattr(cls, "__init__", spy)
     return seen
 
 
@@ -344,7 +407,8 @@ def test_data_larger_than_one_storage_buffer(device, monkeypatch):
     w = rng.standard_normal(d)
     X = rng.standard_normal((rows, d), dtype=np.float32)
     y = (X @ w > 0).astype(int)
-    clf = LogisticRegression(max_iter=1, tol=None, batch_size=4096, random_state=0).fit(X, y)
+    clf = LogisticRegression(solver="adam", max_iter=1, tol=None, batch_size=4096,
+                             random_state=0).fit(X, y)
     assert seen == [2]
     assert clf.score(X[:20000], y[:20000]) > 0.9
 
@@ -384,7 +448,7 @@ def test_options():
     strong = LogisticRegression(solver="lbfgs", C=1e-3).fit(X, y)
     free = LogisticRegression(solver="lbfgs", penalty=None).fit(X, y)
     assert np.linalg.norm(strong.coef_) < np.linalg.norm(free.coef_)
-    fixed = LogisticRegression(learning_rate=0.01, batch_size=32, shuffle=False, tol=None,
+    fixed = LogisticRegression(solver="adam", learning_rate=0.01, batch_size=32, shuffle=False, tol=None,
                                max_iter=7).fit(X, y)
     assert fixed.n_iter_[0] == 7 and len(fixed.loss_curve_) == 7
 
@@ -403,7 +467,7 @@ def test_warm_start_continues():
 def test_convergence_warning_and_progress_bar(capsys):
     X, y = make_classification(n_samples=300, n_features=5, random_state=3)
     with pytest.warns(ConvergenceWarning, match="did not converge"):
-        LogisticRegression(max_iter=2, verbose=1).fit(X, y)
+        LogisticRegression(solver="adam", max_iter=2, verbose=1).fit(X, y)
     err = capsys.readouterr().err
     assert "LogisticRegression(adam)" in err and "loss=" in err
     with pytest.warns(ConvergenceWarning, match="lbfgs did not converge"):
@@ -484,7 +548,10 @@ def test_too_many_features_for_the_loop_budget_is_a_clear_error(device, monkeypa
     monkeypatch.setattr(_loss, "_loop_budget", lambda device: 1000)
     X, y = np.random.default_rng(0).standard_normal((20, 600)), np.arange(20) % 2
     with pytest.raises(km.DeviceLimitError, match="600 features x 1 logits exceed"):
-        LogisticRegression(max_iter=2, device=device).fit(X, y)
+        LogisticRegression(solver="adam", max_iter=2, device=device).fit(X, y)
+    # the fused full-batch kernel takes such rows in smaller tiles, within the budget
+    clf = LogisticRegression(solver="lbfgs", max_iter=5, device=device).fit(X, y)
+    assert clf.score(X, y) == 1.0
 
 
 # -- X already on the device --------------------------------------------------------------------

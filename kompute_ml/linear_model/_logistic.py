@@ -25,7 +25,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from .._runtime import device as _device
 from ..array import Array, buffer_of
 from ..errors import DeviceNotFoundError
-from . import _loss, _optim
+from . import _fullbatch, _loss, _optim
 
 __all__ = ["LogisticRegression"]
 
@@ -44,6 +44,8 @@ _MAX_WEIGHT_SUM = 1e30
 
 def _check_float32_range(X):
     """The device computes in float32: a finite value past its range would become inf there."""
+    if X.dtype == np.float32:          # finite float32 values are in range by definition
+        return
     data = X.data if hasattr(X, "toarray") else X
     largest = max(data.max(), -data.min()) if data.size else 0.0   # no |X| temporary
     if largest > _F32_MAX:
@@ -78,12 +80,25 @@ def _validate_X(estimator, X, reset):
     return X
 
 
-def _validate_Xy(estimator, X, y, reset):
-    """fit's (X, y): X as :func:`_validate_X` gives it, y a 1-D numpy array of its length."""
+def _assert_finite_host(X):
+    """The checks ``finite_on_device`` skipped, on the host: NaN / inf, then float32's range."""
+    from sklearn.utils import assert_all_finite
+    assert_all_finite(X.data if scipy.sparse.issparse(X) else X, input_name="X")
+    _check_float32_range(X)
+
+
+def _validate_Xy(estimator, X, y, reset, finite_on_device=False):
+    """fit's (X, y): X as :func:`_validate_X` gives it, y a 1-D numpy array of its length.
+
+    ``finite_on_device``: leave NaN / inf / float32 range to the fused kernel's first pass
+    (``_fullbatch``), so that the host reads X once (while uploading it), not three times.
+    """
     if not isinstance(X, Array):
         X, y = validate_data(estimator, X, y, accept_sparse="csr",
-                             dtype=[np.float64, np.float32], reset=reset)
-        _check_float32_range(X)
+                             dtype=[np.float64, np.float32], reset=reset,
+                             ensure_all_finite=not finite_on_device)
+        if not finite_on_device:
+            _check_float32_range(X)
         return X, y
     X = _validate_X(estimator, X, reset)
     y = column_or_1d(np.asarray(y), warn=True)
@@ -111,6 +126,21 @@ def _check_sample_weight(sample_weight, n_samples):
     return weights
 
 
+def _encode_labels(y):
+    """(sorted distinct labels, code of each label): np.unique's answer, in O(n) for integers
+    of a moderate range (a counting pass instead of a sort: 1e6 labels in a few ms)."""
+    if y.dtype.kind in "iu" and y.size and y.ndim == 1:
+        lo, hi = int(y.min()), int(y.max())
+        if hi - lo < 1 << 20:
+            shifted = y - lo if lo else y
+            present = np.flatnonzero(np.bincount(shifted, minlength=hi - lo + 1))
+            lookup = np.zeros(hi - lo + 1, dtype=np.intp)
+            lookup[present] = np.arange(present.size)
+            return (present + lo).astype(y.dtype), lookup[shifted]
+    classes = np.unique(y)
+    return classes, np.searchsorted(classes, y)
+
+
 def _auto_batch(n):
     """batch_size='auto': up to 256 rows, and 32 steps per epoch on small data (>= 16 rows)."""
     return int(min(n, _AUTO_BATCH_MAX, max(_AUTO_BATCH_MIN, n // _AUTO_STEPS_PER_EPOCH)))
@@ -134,12 +164,16 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         Inverse of the regularization strength; must be positive.
     fit_intercept : bool, default=True
         Whether to learn an intercept per logit.
-    solver : {'adam', 'sgd', 'lbfgs'}, default='adam'
+    solver : {'auto', 'adam', 'sgd', 'lbfgs'}, default='auto'
+        ``'auto'``: ``'lbfgs'`` when X, as float32, takes at most half of the device's memory
+        (``device_local_memory``; always where the driver does not say), ``'adam'`` otherwise
+        and for ``partial_fit`` (whose data arrive in parts).
         ``'adam'``: micro-batch Adam. ``'sgd'``: micro-batch SGD with Nesterov momentum 0.9.
         Both minimize the weight-averaged objective (mean loss + ``||coef||^2 / (2 C S)``, S the
         total weight: the same minimizer). ``'lbfgs'``: scipy's L-BFGS-B on the host, with
-        full-batch loss and gradient computed on the device (only the parameters and the
-        gradient cross the bus); the most precise match of scikit-learn's solution.
+        full-batch loss and gradient computed on the device in one fused pass over X per
+        evaluation (only the parameters and the gradient cross the bus); the most precise
+        match of scikit-learn's solution.
     batch_size : int or 'auto', default='auto'
         Rows per micro-batch step. ``'auto'``: ``min(256, max(16, n_samples // 32), n_samples)``.
     learning_rate : float or 'auto', default='auto'
@@ -184,7 +218,8 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
     feature_names_in_ : ndarray of shape (n_features_in_,)
         Names of the features seen in ``fit``, when X has string column names.
     n_iter_ : ndarray of shape (1,)
-        Epochs ('adam', 'sgd') or L-BFGS iterations run.
+        Epochs ('adam', 'sgd') or L-BFGS iterations run ('lbfgs', and 'auto' on data that
+        fits the device).
     loss_curve_ : list of float
         The objective (averaged over the total sample weight) after each epoch, or at each
         L-BFGS iteration.
@@ -219,7 +254,7 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         "penalty": [StrOptions({"l2"}), None],
         "C": [Interval(numbers.Real, 0, None, closed="neither")],
         "fit_intercept": ["boolean"],
-        "solver": [StrOptions({"adam", "sgd", "lbfgs"})],
+        "solver": [StrOptions({"auto", "adam", "sgd", "lbfgs"})],
         "batch_size": [Interval(numbers.Integral, 1, None, closed="left"), StrOptions({"auto"})],
         "learning_rate": [Interval(numbers.Real, 0, None, closed="neither"), StrOptions({"auto"})],
         "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
@@ -234,7 +269,7 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
                    _device.Device, _device.DeviceInfo],
     }
 
-    def __init__(self, penalty="l2", *, C=1.0, fit_intercept=True, solver="adam",
+    def __init__(self, penalty="l2", *, C=1.0, fit_intercept=True, solver="auto",
                  batch_size="auto", learning_rate="auto", max_iter=100, tol=1e-4,
                  n_iter_no_change=5, shuffle=True, random_state=None, class_weight=None,
                  warm_start=False, verbose=0, device=None):
@@ -278,12 +313,12 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         self : LogisticRegression
             The fitted estimator.
         """
-        X, y = _validate_Xy(self, X, y, reset=True)
+        X, y = _validate_Xy(self, X, y, reset=True, finite_on_device=self.solver != "sgd"
+                            and self.solver != "adam")
         check_classification_targets(y)
-        classes = np.unique(y)
+        classes, codes = _encode_labels(y)
         weights = self._weights(X, y, sample_weight, classes)
         self.classes_ = classes
-        codes = np.searchsorted(classes, y)
         warm = (self.warm_start and hasattr(self, "coef_")
                 and self.coef_.shape == self._coef_shape(X.shape[1]))
         W = self._packed_params() if warm else None
@@ -294,6 +329,12 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
 
     def _micro_batch_solver(self):
         return self.solver != "lbfgs"
+
+    def _full_batch(self, dev, X):
+        """solver='auto''s rule: full batch when X (as float32) fits the device's memory budget."""
+        if self.solver == "lbfgs":
+            return True
+        return self.solver == "auto" and _fullbatch.fits_device(dev, *X.shape)
 
     @available_if(_micro_batch_solver)
     @_fit_context(prefer_skip_nested_validation=True)
@@ -398,20 +439,31 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
             dev = X.device             # no device chosen: train where the data is
         total = float(np.sum(weights))
         l2 = 1.0 / (self.C * total) if self.penalty == "l2" else 0.0
-        micro = self.solver != "lbfgs"
+        micro = partial or not self._full_batch(dev, X)
+        fused = None if micro else _fullbatch.layout(dev, d, K)
+        if fused is None and not isinstance(X, Array):
+            _assert_finite_host(X)       # fit validated X for the fused kernel's check
         batch = None
         if micro:
             batch = _auto_batch(n) if self.batch_size == "auto" else min(int(self.batch_size), n)
-        data = _loss.DeviceDataset(dev, X, codes, weights)
+        dense = fused is not None and not isinstance(X, Array) and not scipy.sparse.issparse(X)
+        if dense:                  # contiguous rows: X goes straight into staging memory
+            data = _fullbatch.DenseDataset(dev, X, codes, weights)
+        else:
+            data = _loss.DeviceDataset(dev, X, codes, weights)
         prog = None
         try:
-            prog = _loss.LogLossProgram(data, K, l2=l2, fit_intercept=self.fit_intercept,
-                                        batch_size=batch)
+            if fused is not None:
+                prog = _fullbatch.FusedLogLoss(data, K, l2=l2, fit_intercept=self.fit_intercept,
+                                               layout_=fused)
+            else:
+                prog = _loss.LogLossProgram(data, K, l2=l2, fit_intercept=self.fit_intercept,
+                                            batch_size=batch)
             prog.total_weight = total
             if micro:
                 W, n_iter = self._run_micro(prog, data, W0, total / n, partial, X, weights)
             else:
-                W, n_iter = self._run_lbfgs(prog, W0)
+                W, n_iter = self._run_lbfgs(prog, W0, X)
         finally:
             if prog is not None:
                 prog.release()
@@ -428,19 +480,20 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
     def _run_micro(self, prog, data, W0, mean_weight, partial, X, weights):
         rng = check_random_state(self.random_state)
         auto = self.learning_rate == "auto"
+        solver = "adam" if self.solver == "auto" else self.solver   # 'auto' streams with Adam
         if not auto:
             lr = float(self.learning_rate)
-        elif self.solver == "adam":
+        elif solver == "adam":
             lr = _optim.AUTO_LR["adam"]
         else:
             lr = _optim.sgd_auto_lr(X, weights, prog.K, self.fit_intercept)
         state = getattr(self, "_partial_state", None) if partial else None
         if state is not None:
-            opt = _optim.make_optimizer(self.solver, state["lr"], mean_weight, t=state["t"])
+            opt = _optim.make_optimizer(solver, state["lr"], mean_weight, t=state["t"])
             prog.set_state(W0, state["M"], state["V"])
             rng = state.get("rng", rng)
         else:
-            opt = _optim.make_optimizer(self.solver, lr, mean_weight)
+            opt = _optim.make_optimizer(solver, lr, mean_weight)
             prog.set_state(W0)
         schedule = _optim.PlateauSchedule(self.tol, self.n_iter_no_change, adaptive=auto)
         epochs = 1 if partial else self.max_iter
@@ -481,7 +534,7 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
                           ConvergenceWarning)
         return W, epoch
 
-    def _run_lbfgs(self, prog, W0):
+    def _run_lbfgs(self, prog, W0, X=None):
         free = np.ones(W0.shape, dtype=bool)       # the parameters L-BFGS sees
         if not self.fit_intercept:
             free[:, -1] = False
@@ -503,6 +556,10 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         try:
             res = _optim.minimize_lbfgs(fun, np.asarray(W0, dtype=np.float64)[free],
                                         max_iter=self.max_iter, tol=self.tol, callback=callback)
+        except ValueError:
+            if X is not None and not isinstance(X, Array):
+                _assert_finite_host(X)       # the precise message: range, or NaN / inf
+            raise
         finally:
             if bar is not None:
                 bar.close()
@@ -520,7 +577,7 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
             return None
         from tqdm.auto import tqdm
         return tqdm(total=total, desc=f"LogisticRegression({self.solver})",
-                    unit="epoch" if self.solver != "lbfgs" else "it")
+                    unit="epoch" if self.solver in ("adam", "sgd") else "it")
 
     # -- prediction ------------------------------------------------------------------------
     def decision_function(self, X):

@@ -1,0 +1,176 @@
+"""Full-batch LogisticRegression on a GPU: per-evaluation device time and fit wall clocks.
+
+    python benchmarks/logreg_fullbatch.py [--sizes 1000000x256x2,200000x128x10] [--out F.json]
+
+Per size (make_classification, standardized; 20,000 held-out rows):
+- device time of one loss + gradient evaluation (Vulkan timestamps): the micro-batch kernel
+  pair (``_loss.LogLossProgram``, the old full-batch path) vs ``logreg_fused.comp``; and the
+  wall clock of one evaluation (upload W, two dispatches, one download);
+- ``fit`` wall clock: kompute_ml ``solver='auto'`` from host numpy and from device data
+  (``km.asarray``), median of 3 after a warm-up fit of the same shape; its iterations;
+- scikit-learn ``LogisticRegression(max_iter=300)`` (lbfgs, all cores);
+- torch ``optim.LBFGS`` (strong Wolfe) on the full batch, upload of X inside the timing
+  (where CUDA is available), stopping at max|grad| <= 1e-4 or 100 iterations;
+with held-out accuracies. JSON lines to ``--out``.
+"""
+
+import argparse
+import json
+import statistics
+import time
+import warnings
+
+import numpy as np
+
+N_TEST = 20000
+
+
+def make_problem(n, d, k, seed=0):
+    rng = np.random.default_rng(seed)
+    m = n + N_TEST
+    centers = rng.standard_normal((k, d)).astype(np.float32) * (2.0 / np.sqrt(d) * 4)
+    y = rng.integers(0, k, m)
+    X = rng.standard_normal((m, d), dtype=np.float32)
+    X += centers[y]
+    mu, sd = X[:n].mean(0), X[:n].std(0) + 1e-6
+    X -= mu
+    X /= sd
+    return X[:n], X[n:], y[:n], y[n:]
+
+
+def med(fn, reps):
+    times, out = [], None
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        out = fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times), out
+
+
+def torch_lbfgs(torch, Xh, yh, k, C=1.0, max_iter=100, tol=1e-4):
+    """Full-batch L-BFGS (strong Wolfe) on sklearn's objective; upload inside the timing."""
+    X = torch.from_numpy(Xh).cuda()
+    y = torch.from_numpy(yh.astype(np.int64)).cuda()
+    n, d = X.shape
+    K = 1 if k == 2 else k
+    W = torch.zeros(d, K, device="cuda", requires_grad=True)
+    b = torch.zeros(K, device="cuda", requires_grad=True)
+    opt = torch.optim.LBFGS([W, b], lr=1, max_iter=max_iter, tolerance_grad=tol,
+                            tolerance_change=1e-9, history_size=10,
+                            line_search_fn="strong_wolfe")
+
+    def closure():
+        opt.zero_grad()
+        z = X @ W + b
+        if K == 1:
+            loss = torch.nn.functional.binary_cross_entropy_with_logits(z[:, 0], y.float())
+        else:
+            loss = torch.nn.functional.cross_entropy(z, y)
+        loss = loss + (W * W).sum() / (2 * C * n)
+        loss.backward()
+        return loss
+    opt.step(closure)
+    torch.cuda.synchronize()
+    return W.detach().cpu().numpy(), b.detach().cpu().numpy()
+
+
+def eval_times(km, dev, Xtr, ytr, k):
+    from kompute_ml._runtime import stream as _stream
+    from kompute_ml.linear_model import _fullbatch, _loss
+    n, d = Xtr.shape
+    K = 1 if k == 2 else k
+    sw = np.ones(n)
+    W = np.zeros((K, d + 1))
+    out = {}
+    data = _loss.DeviceDataset(dev, Xtr, ytr, sw)
+    old = _loss.LogLossProgram(data, K, l2=1.0 / n, fit_intercept=True)
+    old.total_weight = float(n)
+    old.loss_gradient(W)
+
+    def rec_old():
+        for i, c in enumerate(data.chunks):
+            used = old._grad(c, 0, c.rows, accumulate=i > 0)
+        old._update(used, _loss.MODE_GRADIENT, old.P, 1.0 / n)
+    out["old_device_ms"] = 1e3 * min(_stream.device_time(dev, rec_old) for _ in range(5))
+    out["old_wall_ms"] = 1e3 * med(lambda: old.loss_gradient(W), 10)[0]
+    old.release()
+    data.release()
+    t0 = time.perf_counter()
+    dd = _fullbatch.DenseDataset(dev, Xtr, ytr, sw)
+    km.synchronize(dev)
+    out["upload_s"] = time.perf_counter() - t0
+    fb = _fullbatch.FusedLogLoss(dd, K, l2=1.0 / n, fit_intercept=True)
+    fb.total_weight = float(n)
+    fb.loss_gradient(W)
+    out["layout"] = fb.lay
+    out["groups"] = fb.groups
+    out["fused_device_ms"] = 1e3 * min(_stream.device_time(dev, lambda: fb.record(False))
+                                       for _ in range(5))
+    out["fused_check_device_ms"] = 1e3 * min(_stream.device_time(dev, lambda: fb.record(True))
+                                             for _ in range(3))
+    out["fused_wall_ms"] = 1e3 * med(lambda: fb.loss_gradient(W), 20)[0]
+    out["bytes_per_pass"] = 4 * n * d
+    out["fused_GBps"] = 4 * n * d / (out["fused_device_ms"] * 1e-3) / 1e9
+    fb.release()
+    dd.release()
+    return out
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sizes", default="1000000x256x2,200000x128x10,100000x512x2")
+    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--out", default=None)
+    ap.add_argument("--skip-old", action="store_true")
+    args = ap.parse_args(argv)
+    import kompute_ml as km
+    from kompute_ml.linear_model import LogisticRegression
+    from sklearn.linear_model import LogisticRegression as Sk
+    try:
+        import torch
+        torch = torch if torch.cuda.is_available() else None
+    except ImportError:
+        torch = None
+    dev = km.get_device()
+    print(f"device: {dev.name}", flush=True)
+    for spec in args.sizes.split(","):
+        n, d, k = (int(v) for v in spec.split("x"))
+        Xtr, Xte, ytr, yte = make_problem(n, d, k)
+        row = {"n": n, "d": d, "classes": k}
+        try:
+            if not args.skip_old:
+                row.update(eval_times(km, dev, Xtr, ytr, k))
+        except Exception as exc:            # keep the fit timings
+            row["eval_error"] = repr(exc)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            LogisticRegression().fit(Xtr, ytr)                       # warm-up, same shape
+            s, clf = med(lambda: LogisticRegression().fit(Xtr, ytr), args.reps)
+            row["km_auto_numpy_s"] = s
+            row["km_iters"] = int(clf.n_iter_[0])
+            row["km_acc"] = float(clf.score(Xte, yte))
+            Xd = km.asarray(Xtr)
+            LogisticRegression().fit(Xd, ytr)
+            s, clf2 = med(lambda: LogisticRegression().fit(Xd, ytr), args.reps)
+            row["km_auto_device_s"] = s
+            row["km_device_acc"] = float(clf2.score(Xte, yte))
+            del Xd
+            s, sk = med(lambda: Sk(max_iter=300).fit(Xtr, ytr), 1)
+            row["sklearn_s"] = s
+            row["sklearn_iters"] = int(sk.n_iter_[0])
+            row["sklearn_acc"] = float(sk.score(Xte, yte))
+        if torch is not None:
+            torch_lbfgs(torch, Xtr[:1000], ytr[:1000], k)
+            s, (W, b) = med(lambda: torch_lbfgs(torch, Xtr, ytr, k), args.reps)
+            z = Xte @ W + b
+            pred = (z[:, 0] > 0).astype(int) if k == 2 else z.argmax(1)
+            row["torch_lbfgs_s"] = s
+            row["torch_acc"] = float((pred == yte).mean())
+        print(json.dumps(row), flush=True)
+        if args.out:
+            with open(args.out, "a") as f:
+                f.write(json.dumps(row) + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,293 @@
+"""Full-batch logistic loss and gradient on the device: one fused pass over X per evaluation.
+
+``shaders/logreg_fused.comp`` reads each tile of rows once into shared memory and computes the
+logits, the weighted residuals, the loss and the gradient contributions from it (so X crosses the
+memory bus once per evaluation, where ``logreg_grad.comp`` walks rows through an index buffer
+for the micro-batch trainer). ``logreg_update.comp`` (mode 0) sums the per-workgroup partials.
+One evaluation is: W up (P floats), two dispatches, P + 1 floats down, in one submit.
+
+The kernel is compiled per (features, logits) with everything a compile-time constant (loops of
+known trip count, registers for the accumulators); :func:`layout` picks its tile from the
+device's shared memory, or returns None where the accumulators would not fit registers (the
+caller then uses ``_loss.LogLossProgram``).
+
+Host data goes up through :func:`upload_dense`: rows are copied (and cast, for float64 input)
+straight into the pooled buffer's staging memory by a few threads, so a float32 X is read once
+on the host and no float64 or float32 temporary of X exists; finiteness is tested by the kernel
+on the first evaluation (on the bits of each value), not by a host pass.
+"""
+
+import concurrent.futures
+import os
+import threading
+
+import numpy as np
+
+from .._compile import spirv as _spirv
+from .._runtime import memory as _memory
+from .._runtime import program as _program
+from .._runtime import stream as _stream
+from . import _loss
+
+__all__ = ["layout", "upload_dense", "FusedLogLoss", "fits_device"]
+
+WG = 256                  # invocations per workgroup on a GPU
+WG_CPU = 64               # ... on a CPU device (lavapipe runs a workgroup's invocations as
+                          # coroutines; every barrier switches all of them: fewer is faster)
+MAX_GROUPS = 512          # workgroups of a pass (about 4 per SM of a large GPU)
+MAX_GROUPS_CPU = 16       # ... on a CPU device (a few per core; fewer partials to sum)
+MAX_ACC = 64              # backward accumulators per invocation (registers); beyond: no fused path
+_MAX_R = 128              # rows per tile at most
+_COPY_BLOCK = 8 << 20     # bytes per host copy task
+MEMORY_FRACTION = 0.5     # solver='auto': full batch when X takes at most this much device memory
+
+_kernels = {}
+_kernels_lock = threading.Lock()
+_copy_pool = None
+
+
+def _next_pow2(n):
+    return 1 << max(0, int(n - 1).bit_length())
+
+
+def layout(device, d, K):
+    """Compile-time constants of logreg_fused.comp for d features and K logits, or None.
+
+    None where the accumulators would not fit registers, no tile fits shared memory, or (on a
+    device with a loop budget, lavapipe) one tile costs an invocation more loop iterations than
+    it may run; the caller then uses ``_loss.LogLossProgram``.
+    """
+    wg = WG_CPU if device.info.type == "cpu" else WG
+    CW = min(wg, _next_pow2(d + 1))
+    CPT = -(-(d + 1) // CW)
+    if CPT * K > MAX_ACC:
+        return None
+    floats = int(device.max_shared_memory) // 4 - wg * K - wg      # floats left for the tile
+    loops = _loss._loop_budget(device)
+    R = min(_MAX_R, wg)
+    while R >= 1:
+        S = wg // R
+        DP = -(-d // 32) * 32 + S % 32    # row stride: the forward's slices hit distinct banks
+        lay = {"WG": wg, "D": d, "KL": K, "R": R, "DP": DP, "CW": CW, "CPT": CPT}
+        if R * DP + R * K <= floats and (loops is None or _tile_cost(lay) + _end_cost(lay)
+                                         <= loops):
+            break
+        R //= 2
+    if R < 1:
+        return None
+    if d % 4 == 0:
+        lay["VEC4"] = 1
+    return lay
+
+
+def _tile_cost(lay):
+    """Loop iterations one invocation spends per tile (a bound, for lavapipe's loop budget)."""
+    wg, d, K, R, CW, CPT = lay["WG"], lay["D"], lay["KL"], lay["R"], lay["CW"], lay["CPT"]
+    S, RS = wg // R, wg // CW
+    return (-(-R * d // wg) + 1 + (-(-d // S)) * (K + 1) + 2 * K + S * (K + 1) + 3 * K
+            + CPT * ((-(-R // RS)) * (K + 1) + 2) + 8)
+
+
+def _end_cost(lay):
+    """Loop iterations of the final reduction of one invocation."""
+    return lay["CPT"] * lay["KL"] * (lay["WG"] // lay["CW"] + 2) + 2 * 8 + lay["CPT"] * lay["KL"] + 8
+
+
+def _kernel(lay):
+    key = tuple(sorted(lay.items()))
+    hit = _kernels.get(key)
+    if hit is None:
+        with _kernels_lock:
+            hit = _kernels.get(key)
+            if hit is None:
+                spv = _program.spirv("logreg_fused", defines=dict(lay))
+                hit = _kernels[key] = (spv, _spirv.reflect(spv))
+    return hit
+
+
+def fits_device(device, n, d):
+    """solver='auto''s rule: X (float32) takes at most MEMORY_FRACTION of device memory."""
+    local = int(device.limits.get("device_local_memory") or 0)
+    return not local or 4 * n * d <= MEMORY_FRACTION * local
+
+
+# -- upload ---------------------------------------------------------------------------------------
+class _Rows:
+    """One chunk of contiguous rows on the device: X (float32) and meta (class code, weight)."""
+
+    __slots__ = ("start", "rows", "X", "meta")
+
+    def __init__(self, start, rows, X, meta):
+        self.start, self.rows, self.X, self.meta = start, rows, X, meta
+
+
+def _keep_cached(device, nbytes):
+    """Let the pool keep X's buffers cached after the fit (up to a quarter of device memory).
+
+    Creating a kp tensor of X's size costs more than the fit itself at 1 GB (its staging memory
+    is allocated and touched), and the next fit of the same shape would also rebuild the
+    pipelines bound to it. So the pool's cache limit is raised to hold two such X.
+    """
+    local = int(device.limits.get("device_local_memory") or 0)
+    want = min(2 * int(nbytes), local // 4) if local else 2 * int(nbytes)
+    if want > _memory._pool(device).cache_limit:
+        _memory.set_cache_limit(want, device)
+
+
+class DenseDataset:
+    """A dense host X uploaded in row chunks (each within one storage buffer)."""
+
+    def __init__(self, device, X, codes, weights):
+        n, d = X.shape
+        self.device, self.n, self.d = device, int(n), int(d)
+        self.chunks = []
+        _keep_cached(device, 4 * self.n * self.d)
+        try:
+            for a, b in _loss._split(self.n, _loss.chunk_rows(device, d)):
+                meta = np.empty((b - a, 2), dtype=np.uint32)
+                meta[:, 0] = codes[a:b]
+                meta[:, 1] = np.asarray(weights[a:b], dtype=np.float32).view(np.uint32)
+                chunk = _Rows(a, b - a, _memory.alloc(device, 4 * (b - a) * d),
+                              _memory.alloc(device, meta.nbytes))
+                self.chunks.append(chunk)
+                upload_dense(chunk.X, X[a:b])
+                _stream.upload(chunk.meta, meta)
+        except BaseException:
+            self.release()
+            raise
+
+    def release(self):
+        """Give the buffers back to the pool (idempotent)."""
+        for c in self.chunks:
+            c.X.release()
+            c.meta.release()
+        self.chunks = []
+
+    def __del__(self):
+        self.release()
+
+
+def _copy_rows(dst, src, a, b):
+    # float64 values past float32's range become inf here; the kernel's check reports them
+    with np.errstate(over="ignore"):
+        np.copyto(dst[a:b], src[a:b], casting="unsafe")
+
+
+def upload_dense(buf, X):
+    """Copy the rows of a dense 2-D X (any real dtype) as float32 into ``buf`` and sync it up.
+
+    The copy goes straight into the buffer's staging memory (cast on the way), split over a few
+    threads for large X (numpy's copy releases the GIL): one read of X on the host, no temporary.
+    """
+    global _copy_pool
+    n, d = X.shape
+    staging = buf.tensor.data().view(np.float32)[:n * d].reshape(n, d)
+    rows = max(1, _COPY_BLOCK // max(1, 4 * d))
+    tasks = [(a, min(n, a + rows)) for a in range(1, n, rows)]    # row 0 goes with the sync below
+    if len(tasks) > 1:
+        if _copy_pool is None:
+            _copy_pool = concurrent.futures.ThreadPoolExecutor(
+                max_workers=max(1, min(8, (os.cpu_count() or 2) - 1)),
+                thread_name_prefix="kompute_ml-upload")
+        list(_copy_pool.map(lambda ab: _copy_rows(staging, X, *ab), tasks))
+    else:
+        for a, b in tasks:
+            _copy_rows(staging, X, a, b)
+    # the stream's upload writes row 0 and records the copy of the whole staging buffer
+    with np.errstate(over="ignore"):
+        first = np.asarray(X[:1], dtype=np.float32)
+    _stream.upload(buf, np.ascontiguousarray(first))
+
+
+# -- evaluation -----------------------------------------------------------------------------------
+class FusedLogLoss:
+    """Objective and gradient of a full-batch fit; the same interface as ``LogLossProgram``.
+
+    ``data`` has ``device``, ``d`` and ``chunks`` of contiguous rows (``X``, ``meta``, ``rows``):
+    a :class:`DenseDataset` or ``_loss.DeviceDataset`` (its index buffers are not read).
+    """
+
+    def __init__(self, data, n_logits, *, l2, fit_intercept, layout_=None):
+        self.data = data
+        self.device = dev = data.device
+        self.d, self.K = data.d, int(n_logits)
+        self.P = (self.d + 1) * self.K
+        self.l2 = float(l2)
+        self.fit_intercept = bool(fit_intercept)
+        self.total_weight = None
+        self.lay = layout_ or layout(dev, self.d, self.K)
+        if self.lay is None:
+            raise ValueError(f"no fused layout for {self.d} features x {self.K} logits")
+        R = self.lay["R"]
+        rows = max(c.rows for c in data.chunks)
+        cap = MAX_GROUPS_CPU if dev.info.type == "cpu" else MAX_GROUPS
+        self.groups = max(1, min(cap, -(-rows // R),
+                                 dev.max_buffer_bytes // (4 * (self.P + 1))))
+        self.rows_per_dispatch = rows
+        budget = _loss._loop_budget(dev)
+        if budget is not None:      # lavapipe: each invocation may loop only so often
+            # layout() made sure that one tile and the final reduction fit the budget
+            tiles = max(1, (budget - _end_cost(self.lay)) // _tile_cost(self.lay))
+            self.rows_per_dispatch = self.groups * R * tiles
+        self.checked = False
+        self._bufs = []
+        try:
+            self.state = self._alloc(self.P)
+            self.part = self._alloc(self.groups * (self.P + 1))
+            self.out = self._alloc(self.P + 1)
+        except BaseException:
+            self.release()
+            raise
+
+    def _alloc(self, count):
+        buf = _memory.alloc(self.device, 4 * count)
+        self._bufs.append(buf)
+        return buf
+
+    def release(self):
+        """Give the buffers back to the pool (idempotent)."""
+        for buf in self._bufs:
+            buf.release()
+        self._bufs = []
+
+    def __del__(self):
+        self.release()
+
+    def record(self, check):
+        """Record the passes over every chunk and the sum of the partials (no submit)."""
+        spv, info = _kernel(self.lay)
+        R, used, first = self.lay["R"], 0, True
+        for chunk in self.data.chunks:
+            for start in range(0, chunk.rows, self.rows_per_dispatch):
+                n = min(self.rows_per_dispatch, chunk.rows - start)
+                active = min(self.groups, -(-n // R))
+                # bindings: 0 X, 1 meta, 2 W, 3 part (per workgroup partials)
+                _stream.dispatch(self.device, spv, [chunk.X, chunk.meta, self.state, self.part],
+                                 (self.groups, 1, 1),
+                                 push=_stream.pack("5I", start, n, active, int(not first),
+                                                   int(check)),
+                                 info=info)
+                used = max(used, active)
+                first = False
+        _loss.LogLossProgram._update(self, used, _loss.MODE_GRADIENT, self.P,
+                                     1.0 / self.total_weight)
+
+    def loss_gradient(self, W):
+        """Objective and gradient at W (float64, W's K x (d + 1) shape).
+
+        The first call also tests X for NaN and infinity (ValueError when it finds one).
+        """
+        W = np.asarray(W, dtype=np.float32).reshape(self.K, self.d + 1)
+        _stream.upload(self.state, W)
+        check = not self.checked
+        self.record(check)
+        got = _stream.download(self.out, self.P + 1, np.float32).astype(np.float64)
+        if check:
+            if not np.isfinite(got[self.P]):
+                raise ValueError("Input X contains NaN or infinity (or, as float32, values "
+                                 "beyond float32's range: scale X first, e.g. with "
+                                 "sklearn.preprocessing.StandardScaler).")
+            self.checked = True
+        coef = W[:, :-1].astype(np.float64)
+        f = got[self.P] / self.total_weight + 0.5 * self.l2 * float(np.sum(coef * coef))
+        return f, got[:self.P].reshape(self.K, self.d + 1)
