@@ -20,10 +20,10 @@ import threading
 
 import numpy as np
 
+from . import array as _array
 from ._runtime import device as _device
 from ._runtime import memory as _memory
 from ._runtime import program as _program
-from ._runtime import stream as _stream
 from .errors import DeviceError, DeviceLimitError
 
 __all__ = ["Philox", "Generator", "default_rng", "RandomState", "seed", "random", "random_sample",
@@ -40,21 +40,18 @@ _FLOAT32 = np.dtype(np.float32)
 
 
 # ---------------------------------------------------------------------------------------------
-# the two places that know other layers' internals (re-pointed when array.py / program.py change)
-
 def _wrap(buffer, shape, dtype):
     """The Array over ``buffer`` (``shape`` elements of ``dtype``, C order)."""
-    from . import array as _array
-    return _array._from_buffer(buffer, shape, dtype)
+    return _array.from_buffer(buffer, shape, dtype)
 
 
 def _dispatch(device, buf, n, key, block, kind, p0=0, p1=0):
     """Record random.comp filling ``n`` outputs of ``buf`` from counter ``block`` under ``key``."""
-    spirv = _program.spirv("random", {"KM_LOCAL_SIZE": _LOCAL_SIZE})
-    push = _stream.pack("IIIIIIII", key[0], key[1], block & _MASK32, block >> 32, n, kind,
-                        p0 & _MASK32, p1 & _MASK32)
+    prog = _program.get("random", {"KM_LOCAL_SIZE": _LOCAL_SIZE})
     # random.comp — binding 0: out (uint words); one invocation per block of 4 outputs
-    _stream.dispatch_1d(device, spirv, [buf], -(-n // _OUTPUTS_PER_BLOCK), push=push)
+    prog.dispatch_1d(device, [buf], -(-n // _OUTPUTS_PER_BLOCK),
+                     push=(key[0], key[1], block & _MASK32, block >> 32, n, kind,
+                           p0 & _MASK32, p1 & _MASK32))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -2,14 +2,13 @@
 
 import re
 import os
-import shutil
 
 import numpy as np
 import pytest
 
 import kompute_ml as km
 from kompute_ml import DeviceLimitError, ShaderCompileError, SpirvError
-from kompute_ml.kernel import Kernel, _cli_compile, _pack_push, find_shader
+from kompute_ml.kernel import Kernel, _pack_push, find_shader
 
 SCALE = """#version 450
 layout(local_size_x = 64) in;
@@ -282,68 +281,6 @@ def test_python2shader_len_is_the_array_length_not_the_buffer_capacity():
     np.testing.assert_array_equal(o.numpy(), np.full(37, 37.0))
     with pytest.raises(ValueError, match="takes no `spec`"):
         fill_len.to_kernel()(o, grid=64, spec=(1,))
-
-
-# ---- python -m kompute_ml compile ------------------------------------------------------------
-
-def test_cli_compile(user_shaders, tmp_path, capsys):
-    out = tmp_path / "double.spv"
-    assert _cli_compile([str(user_shaders / "double.comp"), "-o", str(out), "-D", "OFFSET=1.0",
-                         "--info"]) == 0
-    text = capsys.readouterr().out
-    assert "local_size: (1, 1, 1)" in text and "bindings: [0]" in text
-    k = Kernel.from_spirv(out.read_bytes())
-    np.testing.assert_array_equal(_run_double(k), [3.0, 5.0])
-
-
-def test_cli_compile_default_output_and_errors(user_shaders, capsys):
-    assert _cli_compile([str(user_shaders / "double.comp"), "-D", "OFFSET"]) == 1   # empty macro
-    assert "error:" in capsys.readouterr().err
-    assert _cli_compile([str(user_shaders / "double.comp"), "-DOFFSET=2"]) == 0
-    assert (user_shaders / "double.spv").is_file()
-    assert _cli_compile(["missing.comp"]) == 1
-    assert "no shader file" in capsys.readouterr().err
-
-
-def test_cli_compile_python_function(tmp_path, capsys):
-    py = tmp_path / "mykernels.py"
-    py.write_text("from kompute_ml.pyshader import python2shader, Array, f32, ivec3\n"
-                  "@python2shader\n"
-                  "def add_one(index=('input', 'GlobalInvocationId', ivec3),\n"
-                  "            data=('buffer', 0, Array(f32))):\n"
-                  "    data[index.x] += 1.0\n")
-    out = tmp_path / "add_one.spv"
-    assert _cli_compile([f"{py}:add_one", "-o", str(out), "--glsl", "-"]) == 0
-    text = capsys.readouterr().out
-    assert "void main()" in text and "data[index.x] += 1.0;" in text
-    assert out.read_bytes()[:4] == b"\x03\x02\x23\x07"
-
-
-@pytest.mark.skipif(shutil.which("spirv-dis") is None, reason="spirv-dis not installed")
-def test_cli_disassembly(user_shaders, tmp_path, capsys):
-    assert _cli_compile([str(user_shaders / "double.comp"), "-o", str(tmp_path / "d.spv"),
-                         "-D", "OFFSET=0.0", "--dis"]) == 0
-    assert "OpEntryPoint GLCompute" in capsys.readouterr().out
-
-
-def test_cli_through_main(user_shaders, tmp_path):
-    from kompute_ml.__main__ import main
-    out = tmp_path / "m.spv"
-    assert main(["compile", str(user_shaders / "double.comp"), "-o", str(out),
-                 "-D", "OFFSET=0.0"]) == 0
-    assert out.is_file()
-
-
-def test_cli_options_before_the_file_and_help(user_shaders, tmp_path, capsys):
-    from kompute_ml.__main__ import main
-    out = tmp_path / "first.spv"
-    assert main(["compile", "-o", str(out), "-D", "OFFSET=0.0", "--info",
-                 str(user_shaders / "double.comp")]) == 0
-    assert out.is_file() and "local_size" in capsys.readouterr().out
-    with pytest.raises(SystemExit) as exc:
-        main(["compile", "-h"])
-    assert exc.value.code == 0
-    assert "usage: python -m kompute_ml compile" in capsys.readouterr().out
 
 
 _TYPED = """#version 450

@@ -16,7 +16,6 @@ multiplies by 1/r on the last pass. Accumulators follow numpy's result dtypes ma
 """
 
 import math
-import operator
 import warnings
 
 import numpy as np
@@ -24,7 +23,9 @@ import numpy as np
 from .._runtime import memory as _memory
 from .._runtime import stream as _stream
 from .._runtime import program as shaders
-from .fusion import BOOL, FLOAT32, INT32, STORAGE_DTYPE, UINT32
+from . import buffers as _buffers
+from .dtypes import BOOL, FLOAT32, INT32, UINT32
+from .indexing import norm_axis
 
 __all__ = ["reduce"]
 
@@ -34,7 +35,6 @@ PER_THREAD = 32           # elements each invocation of reduce_rows combines bef
 _CHUNK = 16               # elements per invocation of reduce_axis (KM_CHUNK)
 VEC4 = True               # rows of a multiple of 4 elements are read as 4-vectors
 ROWS_MIN = 512            # contiguous rows at least this long use reduce_rows
-
 
 
 def _kernel(name, in_kind, acc_kind, op, arg, subgroup, vec4=False):
@@ -62,16 +62,6 @@ def _result_dtype(op, dtype):
     if op == "sum":
         return {FLOAT32: (0, FLOAT32), INT32: (1, INT32), UINT32: (2, UINT32), BOOL: (1, INT32)}[dtype]
     return _KIND[dtype], dtype
-
-
-def _fill(device, shape, dtype, value):
-    n = math.prod(shape)
-    buf = _memory.alloc(device, max(n, 1) * 4)
-    if n:
-        word = np.asarray(value).astype(dtype).astype(STORAGE_DTYPE[dtype]).view(np.uint32)
-        # fill.comp — binding 0: out (uint words)
-        shaders.get("fill").dispatch_1d(device, [buf], n, push=(n, int(word)))
-    return buf
 
 
 def _one_axis(device, buf, outer, r, inner, op, in_kind, acc_kind, scale):
@@ -118,18 +108,11 @@ def _axes(axis, ndim, op):
     if isinstance(axis, tuple):
         if op in ("argmax", "argmin"):
             raise TypeError(f"{op} takes one axis (an int) or None, got a tuple")
-        axes = tuple(_norm(a, ndim) for a in axis)
+        axes = tuple(norm_axis(a, ndim) for a in axis)
         if len(set(axes)) != len(axes):
             raise ValueError("duplicate value in 'axis'")
         return tuple(sorted(axes))
-    return (_norm(axis, ndim),)
-
-
-def _norm(axis, ndim):
-    axis = operator.index(axis)
-    if not -ndim <= axis < ndim:
-        raise np.exceptions.AxisError(axis, ndim)
-    return axis % ndim
+    return (norm_axis(axis, ndim),)
 
 
 def reduce(buf, shape, dtype, device, op, axis=None, keepdims=False):
@@ -145,10 +128,10 @@ def reduce(buf, shape, dtype, device, op, axis=None, keepdims=False):
     r_total = math.prod(shape[k] for k in axes)
     if r_total == 0:
         if op == "sum":
-            return _fill(device, out_shape, out_dtype, 0), out_shape, out_dtype
+            return _buffers.fill(device, out_shape, out_dtype, 0), out_shape, out_dtype
         if op == "mean":
             warnings.warn("Mean of empty slice", RuntimeWarning, stacklevel=4)
-            return _fill(device, out_shape, out_dtype, np.nan), out_shape, out_dtype
+            return _buffers.fill(device, out_shape, out_dtype, np.nan), out_shape, out_dtype
         if arg:
             raise ValueError(f"attempt to get {op} of an empty sequence")
         raise ValueError(f"zero-size array to reduction operation "

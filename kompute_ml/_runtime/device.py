@@ -187,6 +187,18 @@ class Device:
     def __repr__(self):
         return f"<kompute_ml.Device {self.index}: {self.name} ({self.info.type})>"
 
+    # A Device holds a kp.Manager and a lock, neither of which can cross processes: it pickles
+    # by its description and unpickles to the matching device of the receiving process, and
+    # copies are the device itself (an estimator's ``device=`` survives clone, joblib, Dask).
+    def __reduce__(self):
+        return (_device_from_description, (self.index, self.name))
+
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
+
 
 # (order, registration number, fn): upper layers drop their per-device state on close
 _close_hooks = []
@@ -276,6 +288,28 @@ def get_device(spec=None):
         if dev is None:
             dev = _devices[info.index] = Device(info)
         return dev
+
+
+def _device_from_description(index, name):
+    """The device of this process described by (index, name): the same index and name, else the
+    first device of that name; DeviceNotFoundError (listing the devices) when none matches."""
+    infos = devices()
+    for info in infos:
+        if info.index == index and info.name == name:
+            return get_device(info.index)
+    for info in infos:
+        if info.name == name:
+            return get_device(info.index)
+    raise DeviceNotFoundError(f"no device named {name!r} (index {index} where it was pickled); "
+                              f"{_listing()}")
+
+
+def find_device(index, name):
+    """Like ``_device_from_description`` but None when nothing matches (arrays fall back)."""
+    try:
+        return _device_from_description(index, name)
+    except DeviceNotFoundError:
+        return None
 
 
 class _UseDevice(contextlib.AbstractContextManager):
