@@ -121,7 +121,7 @@ def _record_into(seq, ops, device_name):
     """Record the kp operations of the descriptors ``ops`` into ``seq``."""
     for _, _, kind, obj, words in ops:
         if kind == "d":
-            op = _kp.op_dispatch(obj, words)
+            op = _kp.op_dispatch(obj, np.frombuffer(words, dtype=np.uint32) if words else None)
         elif kind == "u":
             op = _kp.op_sync_device([obj])
         else:
@@ -277,15 +277,17 @@ def dispatch(device, spirv, buffers, groups, push=b"", spec=None, info=None):
     if not isinstance(spirv, bytes):
         raise TypeError(f"spirv must be bytes, got {type(spirv).__name__}")
     info = info or _spirv.reflect(spirv)
-    push_words = _words(push, "push constants")
+    # push constants travel as bytes (the descriptor's key); kp gets words when it records
+    push_key = push if type(push) is bytes and not len(push) % 4 else \
+        _words(push, "push constants").tobytes()
     spec_words = _spec_words(spec)
     nbind = len(info.bindings)
-    if len(buffers) != nbind or tuple(info.bindings) != tuple(range(nbind)):
+    if len(buffers) != nbind or tuple(info.bindings) != _bindings_0_to(nbind):
         raise ValueError(f"the shader binds buffers at {list(info.bindings)}; "
                          f"{len(buffers)} buffers were given (bindings must be 0..n-1)")
-    if push_words.nbytes != info.push_constant_size:
+    if len(push_key) != info.push_constant_size:
         raise ValueError(f"the shader's push-constant block is {info.push_constant_size} bytes; "
-                         f"{push_words.nbytes} bytes were given")
+                         f"{len(push_key)} bytes were given")
     if not buffers:
         raise ValueError("a dispatch needs at least one buffer (kp binds at least one tensor)")
     for b in buffers:
@@ -294,17 +296,18 @@ def dispatch(device, spirv, buffers, groups, push=b"", spec=None, info=None):
     groups = check_groups(device, groups)
     with device.lock:
         st = _stream(device)
-        tensors = [b.tensor for b in buffers]
-        uids = tuple(b.uid for b in buffers)
-        key = (_digest(st, spirv), uids, groups, push_words.size,
+        # a released buffer has no uid: its key misses and b.tensor below says why
+        uids = tuple([b.uid for b in buffers])
+        key = (_digest(st, spirv), uids, groups, len(push_key),
                spec_words.tobytes() if spec_words.size else b"")
         hit = st.pipelines.get(key)
         if hit is None:
+            tensors = [b.tensor for b in buffers]
             # a module that is well-formed word by word may still be invalid, and drivers
             # crash on invalid SPIR-V (lavapipe segfaults): SPIRV-Tools checks it first, once
             _spirv.check_valid(spirv)
             algo = _kp.algorithm_create(device.manager, tensors, spirv, groups, spec_words,
-                                        push_words.size, device.name)
+                                        len(push_key) // 4, device.name)
             _count("pipelines_created")
             hit = st.pipelines[key] = (algo, next(_pipeline_ids))
             for uid in uids:
@@ -317,9 +320,15 @@ def dispatch(device, spirv, buffers, groups, push=b"", spec=None, info=None):
             st.pipelines.move_to_end(key)
         # the descriptor's key names the pipeline by its id (one small int to hash) and the
         # push words by value: a replayed command buffer carries the words it was recorded with
-        push_key = push if type(push) is bytes else push_words.tobytes()
-        _record(st, (("d", hit[1], push_key), uids, "d", hit[0], push_words))
+        _record(st, (("d", hit[1], push_key), uids, "d", hit[0], push_key))
         _count("dispatches")
+
+
+_BINDING_RANGES = [tuple(range(k)) for k in range(33)]
+
+
+def _bindings_0_to(n):
+    return _BINDING_RANGES[n] if n < len(_BINDING_RANGES) else tuple(range(n))
 
 
 def groups_1d(device, n, local_size_x):
