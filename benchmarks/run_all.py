@@ -27,7 +27,7 @@ sys.path.insert(0, HERE)
 
 import _common  # noqa: E402  (slug, cpu_name)
 import kompute_ml as km  # noqa: E402
-from kompute_ml import _stream  # noqa: E402
+from kompute_ml._runtime import stream as _stream  # noqa: E402
 
 
 def median_wall(fn, reps, warmup=2):

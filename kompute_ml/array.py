@@ -527,7 +527,11 @@ def elementwise(op, *operands, _foreign=False):
         return NotImplemented
     out_dtype, compute = _dtypes.resolve(op, ops)
     arrays = [x for x in ops if isinstance(x, Array)]
-    shape = np.broadcast_shapes(*(a.shape for a in arrays))
+    shape = arrays[0].shape
+    for a in arrays:
+        if a.shape != shape:              # equal shapes (the common case) skip numpy's broadcast
+            shape = np.broadcast_shapes(*(a.shape for a in arrays))
+            break
     if op in _dtypes.COMPARISONS:
         const = _out_of_range_comparison(op, ops, compute)
         if const is not None:

@@ -17,6 +17,7 @@ instead, and the key holds their values.
 """
 
 import collections
+import math
 import threading
 
 import numpy as np
@@ -170,7 +171,7 @@ def _trace(root):
     plan.nodes = tuple(nodes)
     plan.scalars = scalars
     plan.dims = dims
-    plan.n = int(np.prod(out_shape, dtype=np.int64))
+    plan.n = math.prod(out_shape)          # (np.prod: ~2 us per realization, exact ints here)
     plan.out_dtype = root.dtype
     plan.need_coords = any(any(m) and not all(m) for m in masks)
     return plan

@@ -147,6 +147,7 @@ def fact(name, key, known=None):
 # -- packing by declared type ----------------------------------------------------------------------
 
 _KIND_NAMES = {"f": "float", "i": "int", "u": "uint", "b": "bool"}
+_STRUCT_CODES = {"f": "f", "i": "i", "u": "I", "b": "I"}   # declared kind -> struct code
 
 
 def _pack_word(v, kind, what):
@@ -217,7 +218,7 @@ class Program:
     Buffer ``i`` of a dispatch is bound to binding ``i``.
     """
 
-    __slots__ = ("spirv", "name", "reflection", "facts", "_spec_kinds")
+    __slots__ = ("spirv", "name", "reflection", "facts", "_spec_kinds", "_push_struct")
 
     def __init__(self, spirv, *, name="<spirv>", facts=None):
         if not isinstance(spirv, bytes):
@@ -228,6 +229,13 @@ class Program:
         self.facts = dict(facts or {})
         kinds = dict(self.reflection.spec_constant_kinds)
         self._spec_kinds = [kinds.get(i, "") for i in range(max(kinds, default=-1) + 1)]
+        # the per-dispatch fast path of pack_push: one struct call when every word's type is
+        # declared; any value struct refuses (wrong type, out of range) takes the checked path
+        push_kinds = tuple(self.reflection.push_word_kinds)
+        self._push_struct = None
+        if push_kinds and all(k in _STRUCT_CODES for k in push_kinds) and \
+                len(push_kinds) * 4 == self.reflection.push_constant_size:
+            self._push_struct = struct.Struct("<" + "".join(_STRUCT_CODES[k] for k in push_kinds))
 
     @property
     def local_size(self):
@@ -239,6 +247,12 @@ class Program:
 
     def pack_push(self, *values):
         """The push-constant block from one number per 4-byte word, each as its declared type."""
+        fast = self._push_struct
+        if fast is not None and len(values) == len(fast.format) - 1:
+            try:
+                return fast.pack(*values)
+            except (struct.error, OverflowError, TypeError):
+                pass               # the checked path below names the offending value
         data = pack_values(values, self.reflection.push_word_kinds)
         size = self.reflection.push_constant_size
         if len(data) != size:

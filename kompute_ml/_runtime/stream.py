@@ -14,6 +14,7 @@ pooled buffers. Every kp call of this layer runs under the device's lock.
 
 import collections
 import hashlib
+import itertools
 import struct
 import threading
 
@@ -31,6 +32,8 @@ __all__ = ["dispatch", "dispatch_1d", "groups_1d", "upload", "download", "flush"
 
 MAX_PENDING = 1024          # operations per submit before an automatic flush
 MAX_PIPELINES = 512         # cached kp.Algorithm per device (least recently used dropped first)
+MAX_REPLAYS = 64            # recorded command buffers kept per device for replay
+REPLAY_MAX_OPS = 64         # longer batches are recorded afresh every time (rarely repeated)
 _UNPROBED = object()
 
 _counters = collections.Counter()
@@ -43,32 +46,48 @@ def _count(name, n=1):
 
 
 class _DeviceStream:
-    """The pending sequence and pipeline cache of one device."""
+    """The pending operations, pipeline cache and recorded command buffers of one device.
+
+    Operations are kept as small descriptors until submit; the batch's signature (the tuple of
+    its descriptors' keys) then finds a command buffer recorded for the same batch before, which
+    is submitted again as it is (kp's record once, eval many): a loop repeating the same work on
+    the same buffers records nothing after its second iteration.
+    """
 
     def __init__(self, device):
         self.device = device
-        self.sequence = None
-        self.pending = 0           # operations recorded since the last submit
+        self.sequence = None       # the sequence a batch without a replay is recorded into
+        self.own = None            # ... when it is the stream's own (not a timed one)
+        self.ops = []              # pending descriptors: (key, uids, kind, kp object, push words)
         self.batch = 0             # increases at every submit
-        self.keep = []             # Python objects the pending operations need alive
-        self.pipelines = collections.OrderedDict()   # key -> kp.Algorithm
-        self.by_uid = collections.defaultdict(set)   # tensor uid -> pipeline keys
+        self.pipelines = collections.OrderedDict()   # key -> (kp.Algorithm, id)
+        self.by_uid = collections.defaultdict(set)   # tensor uid -> pipeline / replay keys
+        self.replays = collections.OrderedDict()     # batch signature -> recorded kp.Sequence
+        self.seen = collections.OrderedDict()        # signatures submitted once (not yet kept)
         self.spirv_hashes = {}     # id(bytes) -> (bytes, digest): hashing big modules once
         self.loop_limit = _UNPROBED   # see loop_limit()
         _memory.add_drop_listener(device, self.forget_tensor)
 
+    @property
+    def pending(self):
+        """Operations recorded since the last submit."""
+        return len(self.ops)
+
     def forget_tensor(self, uid):
         for key in self.by_uid.pop(uid, ()):
-            self.pipelines.pop(key, None)
+            if self.pipelines.pop(key, None) is None:
+                self.replays.pop(key, None)
+                self.seen.pop(key, None)
 
     def seq(self):
         if self.sequence is None:
-            self.sequence = _kp.sequence_create(self.device.manager, self.device.name)
+            self.sequence = self.own = _kp.sequence_create(self.device.manager, self.device.name)
         return self.sequence
 
 
 _streams = _device.PerDevice(_DeviceStream, closed_ok=False)
 _stream = _streams.get
+_pipeline_ids = itertools.count(1)
 
 
 def _on_close(device):
@@ -79,45 +98,94 @@ def _on_close(device):
         finally:
             st.pipelines.clear()
             st.by_uid.clear()
+            for seq in st.replays.values():
+                _kp.sequence_destroy(seq)
+            st.replays.clear()
             if st.sequence is not None:
                 _kp.sequence_destroy(st.sequence)
-                st.sequence = None
+                st.sequence = st.own = None
 
 
 _device.on_close(_on_close, order=_device.CLOSE_STREAM)   # before the memory layer drops the pool
 
 
-def _record(st, op, keep=()):
-    _kp.sequence_record(st.seq(), op, st.device.name)
-    st.pending += 1
-    st.keep.append(op)
-    st.keep.extend(keep)
-    if st.pending >= MAX_PENDING:
+def _record(st, desc):
+    """Append the descriptor of one operation to the pending batch (kp records at submit)."""
+    ops = st.ops
+    ops.append(desc)
+    if len(ops) >= MAX_PENDING:
         _submit(st)
 
 
-def _submit(st, on_done=None):
-    """Submit the pending sequence and wait for it (no-op when nothing is pending).
+def _record_into(seq, ops, device_name):
+    """Record the kp operations of the descriptors ``ops`` into ``seq``."""
+    for _, _, kind, obj, words in ops:
+        if kind == "d":
+            op = _kp.op_dispatch(obj, np.frombuffer(words, dtype=np.uint32) if words else None)
+        elif kind == "u":
+            op = _kp.op_sync_device([obj])
+        else:
+            op = _kp.op_sync_local([obj])
+        _kp.sequence_record(seq, op, device_name)
+    _count("ops_recorded", len(ops))
 
-    ``on_done(seq)`` runs after the wait and before the sequence is cleared (timestamps).
+
+def _submit(st, on_done=None):
+    """Submit the pending operations and wait for them (no-op when nothing is pending).
+
+    A batch whose signature was submitted before replays the command buffer recorded then (a
+    signature is kept from its second occurrence on, so one-off batches cost no sequence).
+    ``on_done(seq)`` runs after the wait and before the sequence is cleared (timestamps); a batch
+    with ``on_done``, or submitted while another sequence stands in for the stream's own (a timed
+    one), is recorded afresh.
     """
-    if not st.pending:
+    ops = st.ops
+    if not ops:
         return
-    seq = st.seq()
-    try:
-        _kp.sequence_eval(seq, st.device.name)
-    except Exception:
-        # the recorded work is lost either way: start the next batch from an empty sequence
-        st.pending = 0
-        st.keep.clear()
-        _kp.sequence_clear(seq)
-        raise
-    if on_done is not None:
-        on_done(seq)
-    _kp.sequence_clear(seq)
-    st.pending = 0
+    st.ops = []
+    name = st.device.name
+    replay = on_done is None and st.sequence is st.own and len(ops) <= REPLAY_MAX_OPS
+    sig = tuple([d[0] for d in ops]) if replay else None
+    seq = st.replays.get(sig) if replay else None
+    if seq is not None:
+        st.replays.move_to_end(sig)
+        _kp.sequence_eval(seq, name)
+        _count("replays")
+    elif replay and sig in st.seen:
+        # second occurrence: record it into a sequence of its own, kept for the next ones
+        del st.seen[sig]
+        seq = _kp.sequence_create(st.device.manager, name)
+        try:
+            _record_into(seq, ops, name)
+            _kp.sequence_eval(seq, name)
+        except Exception:
+            _kp.sequence_destroy(seq)
+            raise
+        st.replays[sig] = seq
+        for desc in ops:
+            for uid in desc[1]:
+                st.by_uid[uid].add(sig)
+        if len(st.replays) > MAX_REPLAYS:
+            _, old = st.replays.popitem(last=False)
+            _kp.sequence_destroy(old)
+    else:
+        seq = st.seq()
+        try:
+            _record_into(seq, ops, name)
+            _kp.sequence_eval(seq, name)
+            if on_done is not None:
+                on_done(seq)
+        finally:
+            # the recorded work is done, or lost on a failure: the next batch starts empty
+            _kp.sequence_clear(seq)
+        if replay:
+            st.seen[sig] = None
+            for desc in ops:
+                for uid in desc[1]:
+                    st.by_uid[uid].add(sig)
+            if len(st.seen) > MAX_REPLAYS:
+                st.seen.popitem(last=False)
     st.batch += 1
-    st.keep.clear()
     _count("submits")
 
 
@@ -209,15 +277,17 @@ def dispatch(device, spirv, buffers, groups, push=b"", spec=None, info=None):
     if not isinstance(spirv, bytes):
         raise TypeError(f"spirv must be bytes, got {type(spirv).__name__}")
     info = info or _spirv.reflect(spirv)
-    push_words = _words(push, "push constants")
+    # push constants travel as bytes (the descriptor's key); kp gets words when it records
+    push_key = push if type(push) is bytes and not len(push) % 4 else \
+        _words(push, "push constants").tobytes()
     spec_words = _spec_words(spec)
     nbind = len(info.bindings)
-    if len(buffers) != nbind or tuple(info.bindings) != tuple(range(nbind)):
+    if len(buffers) != nbind or tuple(info.bindings) != _bindings_0_to(nbind):
         raise ValueError(f"the shader binds buffers at {list(info.bindings)}; "
                          f"{len(buffers)} buffers were given (bindings must be 0..n-1)")
-    if push_words.nbytes != info.push_constant_size:
+    if len(push_key) != info.push_constant_size:
         raise ValueError(f"the shader's push-constant block is {info.push_constant_size} bytes; "
-                         f"{push_words.nbytes} bytes were given")
+                         f"{len(push_key)} bytes were given")
     if not buffers:
         raise ValueError("a dispatch needs at least one buffer (kp binds at least one tensor)")
     for b in buffers:
@@ -226,19 +296,20 @@ def dispatch(device, spirv, buffers, groups, push=b"", spec=None, info=None):
     groups = check_groups(device, groups)
     with device.lock:
         st = _stream(device)
-        tensors = [b.tensor for b in buffers]
-        uids = tuple(b.uid for b in buffers)
-        key = (_digest(st, spirv), uids, groups, push_words.size,
+        # a released buffer has no uid: its key misses and b.tensor below says why
+        uids = tuple([b.uid for b in buffers])
+        key = (_digest(st, spirv), uids, groups, len(push_key),
                spec_words.tobytes() if spec_words.size else b"")
-        algo = st.pipelines.get(key)
-        if algo is None:
+        hit = st.pipelines.get(key)
+        if hit is None:
+            tensors = [b.tensor for b in buffers]
             # a module that is well-formed word by word may still be invalid, and drivers
             # crash on invalid SPIR-V (lavapipe segfaults): SPIRV-Tools checks it first, once
             _spirv.check_valid(spirv)
             algo = _kp.algorithm_create(device.manager, tensors, spirv, groups, spec_words,
-                                        push_words.size, device.name)
+                                        len(push_key) // 4, device.name)
             _count("pipelines_created")
-            st.pipelines[key] = algo
+            hit = st.pipelines[key] = (algo, next(_pipeline_ids))
             for uid in uids:
                 st.by_uid[uid].add(key)
             if len(st.pipelines) > MAX_PIPELINES:
@@ -247,8 +318,17 @@ def dispatch(device, spirv, buffers, groups, push=b"", spec=None, info=None):
                     st.by_uid.get(uid, set()).discard(old_key)
         else:
             st.pipelines.move_to_end(key)
-        _record(st, _kp.op_dispatch(algo, push_words), keep=(algo,))
+        # the descriptor's key names the pipeline by its id (one small int to hash) and the
+        # push words by value: a replayed command buffer carries the words it was recorded with
+        _record(st, (("d", hit[1], push_key), uids, "d", hit[0], push_key))
         _count("dispatches")
+
+
+_BINDING_RANGES = [tuple(range(k)) for k in range(33)]
+
+
+def _bindings_0_to(n):
+    return _BINDING_RANGES[n] if n < len(_BINDING_RANGES) else tuple(range(n))
 
 
 def groups_1d(device, n, local_size_x):
@@ -284,7 +364,8 @@ def upload(buf, array, offset=0):
         buf._block.staging_batch = st.batch
         # the op holds the kp tensor; the Buffer itself may go back to the pool at once (a reuse
         # for another upload submits this one first: the staging_batch check above)
-        _record(st, _kp.op_sync_device([buf.tensor]))
+        uid = buf.uid
+        _record(st, (("u", uid), (uid,), "u", buf.tensor, None))
         _count("bytes_uploaded", int(np.asarray(array).nbytes))
 
 
@@ -293,7 +374,8 @@ def download(buf, count, dtype, offset=0):
     device = buf.device
     with device.lock:
         st = _stream(device)
-        _record(st, _kp.op_sync_local([buf.tensor]), keep=(buf,))
+        uid = buf.uid
+        _record(st, (("l", uid), (uid,), "l", buf.tensor, None))
         _submit(st)
         out = _memory.read(buf, count, dtype, offset)
     _count("bytes_downloaded", out.nbytes)
@@ -330,11 +412,14 @@ def stats():
     -------
     dict
         ``shader_compiles, pipelines_created, dispatches, submits, bytes_uploaded,
-        bytes_downloaded, tensors_live, bytes_allocated`` (and ``bytes_cached``).
+        bytes_downloaded, tensors_live, bytes_allocated`` (and ``bytes_cached``);
+        ``replays`` counts submits that re-ran a recorded command buffer, ``ops_recorded`` the
+        operations recorded into command buffers (a repeated batch records none).
     """
     with _counters_lock:
         out = {name: int(_counters[name]) for name in
-               ("pipelines_created", "dispatches", "submits", "bytes_uploaded", "bytes_downloaded")}
+               ("pipelines_created", "dispatches", "submits", "replays", "ops_recorded",
+                "bytes_uploaded", "bytes_downloaded")}
     out["shader_compiles"] = int(getattr(_glslang, "compile_count", 0)) - _counters["_compiles0"]
     pool = _memory.pool_stats()
     out["tensors_live"] = pool["tensors_live"]

@@ -1,0 +1,202 @@
+"""What a user waits for, by size: one op realized + synchronized, a scalar readback, an upload
+and a download, for n = 1e3 ... 1e8 float32 elements; kompute_ml, numpy, torch and CuPy in one run.
+
+    python benchmarks/latency.py [--device D] [--max-n 1e8] [--budget 0.3] [--plot PNG]
+
+Rows (median wall-clock microseconds per call; GB/s is derived for the transfers):
+
+- ``realize_sync``: ``c = a * b + 1`` computed and synchronized (torch: ``x * y + 1;
+  torch.cuda.synchronize()``; numpy: the expression itself);
+- ``scalar``: ``float((a * b).sum())`` (torch ``.item()``);
+- ``upload``: a new device array from a pageable numpy array, synchronized (torch
+  ``torch.from_numpy(h).cuda()``, CuPy ``cp.asarray``; numpy: ``h.copy()``);
+- ``download``: a numpy array from the device array (torch ``x.cpu().numpy()``).
+
+Also per n: ``kp_recorded_eval``: a submit + wait of the command buffer kompute_ml replays for
+``realize_sync`` (kp's own ``Sequence.eval()`` of the same dispatch), the floor of the per-op cost.
+Writes ``results/<device>-latency.json`` and, with ``--plot``, a log-log plot.
+"""
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import _common  # noqa: E402
+
+import kompute_ml as km  # noqa: E402
+from kompute_ml._runtime import stream as _stream  # noqa: E402
+
+KINDS = ("realize_sync", "scalar", "upload", "download")
+
+
+def _time(fn, budget):
+    """Median seconds of fn(): 2 warm-up calls, then as many as fit ``budget`` (3 to 300)."""
+    fn()
+    t0 = time.perf_counter()
+    fn()
+    one = max(time.perf_counter() - t0, 1e-7)
+    reps = int(min(300, max(3, budget / one)))
+    times = []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def _kompute_ml(dev, h1, h2, budget):
+    a = km.asarray(h1, device=dev)
+    b = km.asarray(h2, device=dev)
+    out = {}
+
+    def realize():
+        c = a * b + 1
+        c._realize()
+        km.synchronize(dev)
+    out["realize_sync"] = _time(realize, budget)
+    # the command buffer realize() now replays: its eval is kp's floor for the same dispatch
+    st = _stream._stream(dev)
+    seq = next(reversed(st.replays.values()), None) if st.replays else None
+    out["kp_recorded_eval"] = _time(seq.eval, budget) if seq is not None else float("nan")
+    out["scalar"] = _time(lambda: float((a * b).sum()), budget)
+
+    def upload():
+        km.asarray(h1, device=dev)
+        km.synchronize(dev)
+    out["upload"] = _time(upload, budget)
+    out["download"] = _time(a.numpy, budget)
+    return out
+
+
+def _numpy(h1, h2, budget):
+    return {"realize_sync": _time(lambda: h1 * h2 + 1, budget),
+            "scalar": _time(lambda: float((h1 * h2).sum()), budget),
+            "upload": _time(h1.copy, budget), "download": _time(h1.copy, budget)}
+
+
+def _torch(h1, h2, budget):
+    try:
+        import torch
+    except ImportError:
+        return None
+    if not torch.cuda.is_available():
+        return None
+    x, y = torch.from_numpy(h1).cuda(), torch.from_numpy(h2).cuda()
+    sync = torch.cuda.synchronize
+
+    def realize():
+        x * y + 1
+        sync()
+
+    def upload():
+        torch.from_numpy(h1).cuda()
+        sync()
+    return {"realize_sync": _time(realize, budget),
+            "scalar": _time(lambda: (x * y).sum().item(), budget),
+            "upload": _time(upload, budget), "download": _time(lambda: x.cpu().numpy(), budget)}
+
+
+def _cupy(h1, h2, budget):
+    try:
+        import cupy as cp
+        cp.cuda.runtime.getDeviceCount()
+    except Exception:   # not installed, or no CUDA device: CuPy raises its own error types
+        return None
+    x, y = cp.asarray(h1), cp.asarray(h2)
+    sync = cp.cuda.Device().synchronize
+
+    def realize():
+        x * y + 1
+        sync()
+
+    def upload():
+        cp.asarray(h1)
+        sync()
+    return {"realize_sync": _time(realize, budget),
+            "scalar": _time(lambda: float((x * y).sum()), budget),
+            "upload": _time(upload, budget), "download": _time(lambda: cp.asnumpy(x), budget)}
+
+
+def measure(dev, sizes, budget):
+    rows = []
+    for n in sizes:
+        rng = np.random.default_rng(n)
+        h1 = rng.standard_normal(n, dtype=np.float32)
+        h2 = rng.standard_normal(n, dtype=np.float32)
+        got = {"kompute_ml": _kompute_ml(dev, h1, h2, budget), "numpy": _numpy(h1, h2, budget)}
+        for name, fn in (("torch", _torch), ("cupy", _cupy)):
+            r = fn(h1, h2, budget)
+            if r is not None:
+                got[name] = r
+        for kind in KINDS + ("kp_recorded_eval",):
+            base = {k: round(v[kind] * 1e6, 2) for k, v in got.items()
+                    if k != "kompute_ml" and kind in v}
+            row = {"name": f"{kind}_n{n}", "unit": "us", "n": n, "kind": kind,
+                   "kompute_ml": round(got["kompute_ml"][kind] * 1e6, 2), "baselines": base}
+            if kind in ("upload", "download"):
+                row["GB/s"] = {k: round(4 * n / (v / 1e6) / 1e9, 2) for k, v in
+                               [("kompute_ml", row["kompute_ml"])] + list(base.items())}
+            rows.append(row)
+            print(f"{row['name']:>26}: kompute_ml {row['kompute_ml']:10.1f} us  " +
+                  "  ".join(f"{k} {v:10.1f}" for k, v in base.items()), flush=True)
+        del h1, h2
+    return rows
+
+
+def plot(rows, device_name, path):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, axes = plt.subplots(1, 4, figsize=(18, 4.2))
+    for ax, kind in zip(axes, KINDS):
+        mine = [r for r in rows if r["kind"] == kind]
+        ns = [r["n"] for r in mine]
+        ax.loglog(ns, [r["kompute_ml"] for r in mine], "o-", label="kompute_ml")
+        for lib in ("torch", "cupy", "numpy"):
+            ys = [r["baselines"].get(lib) for r in mine]
+            if all(y is not None for y in ys):
+                ax.loglog(ns, ys, ".--", label=lib)
+        if kind == "realize_sync":
+            ev = [r["kompute_ml"] for r in rows if r["kind"] == "kp_recorded_eval"]
+            ax.loglog(ns, ev, ":", color="gray", label="kp recorded eval")
+        ax.set_title(kind)
+        ax.set_xlabel("n (float32 elements)")
+        ax.grid(True, which="both", alpha=0.3)
+    axes[0].set_ylabel("microseconds")
+    axes[0].legend()
+    fig.suptitle(f"latency by size on {device_name}")
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    return path
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--device", default=None, help="device index, name substring, cpu or gpu")
+    ap.add_argument("--max-n", type=float, default=1e8, help="largest n (default 1e8)")
+    ap.add_argument("--budget", type=float, default=0.3, help="seconds of timing per figure")
+    ap.add_argument("--out", default=None, help="results JSON (default results/<device>-latency.json)")
+    ap.add_argument("--plot", default=None, help="write a log-log plot to this PNG")
+    args = ap.parse_args(argv)
+    dev = km.get_device(args.device)
+    # sizes past the device's largest buffer (lavapipe: 128 MiB) are left out
+    sizes = [10 ** k for k in range(3, 9)
+             if 10 ** k <= args.max_n and 4 * 10 ** k <= dev.max_buffer_bytes]
+    print(f"device: {dev.name}; sizes {sizes}")
+    rows = measure(dev, sizes, args.budget)
+    path = args.out or os.path.join(_common.RESULTS_DIR, _common.slug(dev.name) + "-latency.json")
+    print("wrote", _common.write_results(dev, rows, path=path))
+    if args.plot:
+        print("plot", plot(rows, dev.name, args.plot))
+    return rows
+
+
+if __name__ == "__main__":
+    main()
