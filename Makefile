@@ -2,7 +2,11 @@
 PY := .venv/bin/python
 PYTEST_ARGS ?=
 
-.PHONY: setup demo test test-validation bench clean
+# the estimator and array tests, run again at the oldest numpy/scipy/scikit-learn pyproject declares
+MIN_TESTS := tests/test_logistic.py tests/test_logistic_sklearn_checks.py tests/test_array.py \
+             tests/test_fusion.py tests/test_reduction.py tests/test_linalg.py
+
+.PHONY: setup demo test test-min test-validation bench clean
 
 setup:
 	@bash scripts/setup.sh
@@ -13,6 +17,13 @@ demo: setup
 
 test: setup
 	$(PY) -m pytest -q $(PYTEST_ARGS)
+	@$(MAKE) --no-print-directory test-min
+
+# .venv-min holds kompute_ml as an installed wheel; PYTHONSAFEPATH keeps the source tree (the
+# working directory) off sys.path, so that the wheel is what the tests import
+test-min: setup
+	@bash scripts/setup_min.sh
+	PYTHONSAFEPATH=1 .venv-min/bin/python -m pytest -q $(PYTEST_ARGS) $(MIN_TESTS)
 
 test-validation: setup
 	KOMPUTE_ML_VALIDATION=1 $(PY) -m pytest -q $(PYTEST_ARGS)
@@ -21,4 +32,4 @@ bench: setup
 	$(PY) benchmarks/run_all.py
 
 clean:
-	rm -rf build dist .pytest_cache
+	rm -rf build dist .pytest_cache .venv-min

@@ -3,13 +3,10 @@
 Importing never touches a Vulkan driver; the first call that needs a device does.
 """
 
-from . import errors
-from . import array as _array_module
-from .array import __all__ as _array_all
+from typing import TYPE_CHECKING
 
-# the numpy-like API at top level; not `array` (the submodule kompute_ml.array keeps that name)
-_array_all = [n for n in _array_all if n != "array"]
-globals().update({n: getattr(_array_module, n) for n in _array_all})
+from . import errors
+from ._version import __version__
 from ._compile.glslang import compile_glsl
 from ._runtime.stream import stats, synchronize
 from .device import Device, DeviceInfo, devices, get_device, use_device
@@ -17,16 +14,70 @@ from .kernel import Kernel
 from .pyshader import python2shader
 from .errors import (DeviceError, DeviceLimitError, DeviceNotFoundError, KomputeMLError,
                      OutOfMemoryError, ShaderCompileError, SpirvError, TranslationError)
+# The Array API 2024.12 namespace (kompute_ml/_api/, built on array.py: its versions win where
+# the two differ) and array.py's numpy-style extras. Importing _api also installs the
+# handlers of the Array's numpy protocols.
+from ._api.namespace import (
+    __array_api_version__, __array_namespace_info__, float32, int32, uint32, bool, e, pi, inf, nan,
+    isdtype, result_type, can_cast, finfo, iinfo, astype, asarray, from_dlpack, empty, zeros, ones,
+    full, empty_like, zeros_like, ones_like, full_like, arange, linspace, eye, meshgrid, tril,
+    triu, linalg, matmul, matrix_transpose, tensordot, vecdot, abs, acos, acosh, add, asin, asinh,
+    atan, atan2, atanh, bitwise_and, bitwise_left_shift, bitwise_invert, bitwise_or,
+    bitwise_right_shift, bitwise_xor, ceil, clip, conj, copysign, cos, cosh, divide, equal, exp,
+    expm1, floor, floor_divide, greater, greater_equal, hypot, imag, isfinite, isinf, isnan, less,
+    less_equal, log, log1p, log2, log10, logaddexp, logical_and, logical_not, logical_or,
+    logical_xor, maximum, minimum, multiply, negative, nextafter, not_equal, positive, pow, real,
+    reciprocal, remainder, round, sign, signbit, sin, sinh, square, sqrt, subtract, tan, tanh,
+    trunc, where, broadcast_arrays, broadcast_to, concat, expand_dims, flip, moveaxis,
+    permute_dims, repeat, reshape, roll, squeeze, stack, tile, unstack, argmax, argmin,
+    count_nonzero, nonzero, searchsorted, argsort, sort, unique_all, unique_counts, unique_inverse,
+    unique_values, cumulative_sum, cumulative_prod, max, mean, min, prod, std, sum, var, all, any,
+    diff, take, take_along_axis,
+)
+from ._api.namespace import newaxis  # None, as numpy's: an attribute, not in __all__
+from .array import (
+    Array, absolute, sigmoid, true_divide, power, invert, dot, transpose,
+)
+from . import random
 
-__version__ = "0.1.0"
+if TYPE_CHECKING:
+    # type checkers and IDEs see the estimator; at run time it is imported on first use (below)
+    from .linear_model import LogisticRegression
 
 __all__ = [
     "__version__", "errors",
+    # devices and the stream
     "devices", "get_device", "use_device", "Device", "DeviceInfo", "stats", "synchronize",
-    "compile_glsl", "Kernel", "python2shader", "LogisticRegression",
+    # shaders and kernels
+    "compile_glsl", "Kernel", "python2shader",
+    # random numbers generated on the device
+    "random",
+    # estimators
+    "LogisticRegression",
+    # errors
     "KomputeMLError", "DeviceNotFoundError", "DeviceError", "DeviceLimitError", "OutOfMemoryError",
     "ShaderCompileError", "SpirvError", "TranslationError",
-] + list(_array_all)
+    # arrays: the Array API namespace, then array.py's numpy-style extras
+    '__array_api_version__', '__array_namespace_info__', 'float32', 'int32', 'uint32', 'bool', 'e',
+    'pi', 'inf', 'nan', 'isdtype', 'result_type', 'can_cast', 'finfo', 'iinfo', 'astype',
+    'asarray', 'from_dlpack', 'empty', 'zeros', 'ones', 'full', 'empty_like', 'zeros_like',
+    'ones_like', 'full_like', 'arange', 'linspace', 'eye', 'meshgrid', 'tril', 'triu', 'linalg',
+    'matmul', 'matrix_transpose', 'tensordot', 'vecdot', 'abs', 'acos', 'acosh', 'add', 'asin',
+    'asinh', 'atan', 'atan2', 'atanh', 'bitwise_and', 'bitwise_left_shift', 'bitwise_invert',
+    'bitwise_or', 'bitwise_right_shift', 'bitwise_xor', 'ceil', 'clip', 'conj', 'copysign', 'cos',
+    'cosh', 'divide', 'equal', 'exp', 'expm1', 'floor', 'floor_divide', 'greater', 'greater_equal',
+    'hypot', 'imag', 'isfinite', 'isinf', 'isnan', 'less', 'less_equal', 'log', 'log1p', 'log2',
+    'log10', 'logaddexp', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'maximum',
+    'minimum', 'multiply', 'negative', 'nextafter', 'not_equal', 'positive', 'pow', 'real',
+    'reciprocal', 'remainder', 'round', 'sign', 'signbit', 'sin', 'sinh', 'square', 'sqrt',
+    'subtract', 'tan', 'tanh', 'trunc', 'where', 'broadcast_arrays', 'broadcast_to', 'concat',
+    'expand_dims', 'flip', 'moveaxis', 'permute_dims', 'repeat', 'reshape', 'roll', 'squeeze',
+    'stack', 'tile', 'unstack', 'argmax', 'argmin', 'count_nonzero', 'nonzero', 'searchsorted',
+    'argsort', 'sort', 'unique_all', 'unique_counts', 'unique_inverse', 'unique_values',
+    'cumulative_sum', 'cumulative_prod', 'max', 'mean', 'min', 'prod', 'std', 'sum', 'var', 'all',
+    'any', 'diff', 'take', 'take_along_axis', 'Array', 'absolute', 'sigmoid', 'true_divide',
+    'power', 'invert', 'dot', 'transpose',
+]
 
 
 def __getattr__(name):

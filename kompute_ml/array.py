@@ -1,10 +1,15 @@
 """Array: numpy-like arrays on a Vulkan device; elementwise work is lazy and fused.
 
 An Array is either *realized* (it owns a pooled ``_memory.Buffer`` holding its elements contiguously
-in C order, 4 bytes each) or *lazy* (a ``_fusion.Node``: an elementwise operation over realized
-arrays, other lazy arrays and scalars). Anything that is not elementwise (a reduction, a matmul, a
-readback, a reshape of a lazy array, indexing, a kernel call) realizes its inputs: the whole
-expression becomes one generated kernel (see ``_fusion``).
+in C order, 4 bytes each) or *lazy* (a ``_array.fusion.Node``: an elementwise operation over
+realized buffers, other lazy nodes and scalars). Anything that is not elementwise (a reduction, a
+matmul, a readback, a reshape of a lazy array, indexing, a kernel call) realizes its inputs: the
+whole expression becomes one generated kernel (see ``_array.fusion``).
+
+This module is the only one that constructs Arrays or reads their private state; the device work
+lives in ``_array/`` (Buffers, shapes and dtypes in, (Buffer, shape, dtype) out). Other modules of
+the package reach an Array's buffer through the internal accessors at the end of this module
+(:func:`buffer_of`, :func:`writable_buffer_of`, :func:`from_buffer`, :func:`node_of`).
 
 dtypes are float32, int32, uint32 and bool (bool is stored as 0/1 uint32 words; ``nbytes`` counts
 numpy's 1 byte). Other inputs map onto them: float64/float16 -> float32, int64/int16/int8 -> int32,
@@ -19,14 +24,13 @@ type rules (NEP 50 for Python scalars) with the same mapping. Where kompute_ml d
 - no views: indexing, slicing and transposes return copies; ``reshape`` of a realized array shares
   its buffer. No item assignment. Advanced (array) indexing runs on the host.
 - division by zero and invalid values give numpy's values (inf, nan, 0 for integers) but no
-  RuntimeWarning. Transcendental functions have the driver's float32 precision, except that
-  ``sin``/``cos`` reduce their argument to [-pi, pi] themselves (Vulkan bounds the driver's error
-  only there): absolute error about 4e-7 for ``|x| < 4e5`` on any device; float ``//`` and
+  RuntimeWarning. exp, log, sqrt, sin, cos, tanh and sigmoid are our own (shaders/kmath.glsl),
+  within 4 ulp of the correctly rounded float32 over the whole range on any device (docs/arrays.md
+  has the measured table); ``**`` of floats still uses the driver's pow; float ``//`` and
   ``%`` are exact (numpy's float32 results, bit for bit), through an exact fmod.
 - ``dot`` takes at most 2-D arrays; ``matmul`` follows numpy fully (stacks broadcast).
 """
 
-import builtins
 import math
 import numbers
 import operator
@@ -35,14 +39,17 @@ import weakref
 
 import numpy as np
 
+from ._array import buffers as _buffers
+from ._array import dtypes as _dtypes
 from ._array import fusion as _fusion
-from ._runtime import memory as _memory
-from ._runtime import stream as _stream
-from ._runtime import program as shaders
+from ._array import indexing as _indexing
+from ._array import linalg as _linalg
+from ._array import reduction as _reduction
+from ._array.dtypes import BOOL, FLOAT32, INT32, UINT32, canonical_dtype
+from ._array.fusion import Leaf, Scalar
+from . import kernel as _kernel
 from ._runtime import device as _device
-from ._array.fusion import (BOOL, FLOAT32, INT32, STORAGE_DTYPE, UINT32, Node, Scalar,
-                            canonical_dtype)
-from .errors import DeviceError, DeviceLimitError
+from .errors import DeviceError
 
 __all__ = ["Array", "asarray", "array", "zeros", "ones", "full", "empty", "arange",
            "zeros_like", "ones_like", "full_like", "empty_like",
@@ -70,7 +77,7 @@ def _note_reader(buf, arr):
         elif len(readers) > 64:
             for k, r in list(readers.items()):
                 alive = r()                      # one call: the referent may die in between
-                if alive is None or alive._node is None:
+                if alive is None or not alive.is_lazy:
                     del readers[k]
         readers[id(arr)] = weakref.ref(arr)
 
@@ -95,15 +102,6 @@ def _normalize_shape(shape):
     if any(s < 0 for s in out):
         raise ValueError(f"negative dimensions are not allowed, got shape {out}")
     return out
-
-
-def _check_size(device, shape):
-    n = math.prod(shape)
-    if n * 4 > device.max_buffer_bytes:
-        raise DeviceLimitError(
-            f"an array of shape {shape} needs {n * 4} bytes, more than the device's "
-            f"maxStorageBufferRange ({device.max_buffer_bytes} bytes) on {device.name!r}")
-    return n
 
 
 class Array:
@@ -140,8 +138,12 @@ class Array:
     # ---- realization and buffers ------------------------------------------------------------
     def _realize(self):
         """The Buffer holding this array's elements (runs the fused kernel of a lazy array)."""
-        if self._node is not None:
-            _fusion.realize(self, self.device)
+        node = self._node                     # read once: another thread may realize it
+        if node is not None:
+            buf = _fusion.realize(node, self.device)
+            # buf before node: a thread that sees no node finds the buffer
+            self._buf = buf
+            self._node = None
         return self._buf
 
     def _kernel_buffer(self):
@@ -155,14 +157,21 @@ class Array:
             readers = _readers.pop(buf, None)
         for ref in (readers or {}).values():
             arr = ref()
-            if arr is not None and arr._node is not None:
+            if arr is not None and arr.is_lazy:
                 arr._realize()
         return buf
+
+    def _operand(self):
+        """This array as an argument of a fusion Node: its Node while lazy, else a Leaf."""
+        node = self._node                     # read once: another thread may realize it
+        return Leaf(self._buf, self.shape, self.dtype) if node is None else node
 
     @property
     def is_lazy(self):
         """True while the array is an unevaluated elementwise expression."""
-        return self._node is not None
+        node = self._node
+        # a subtree of another expression may have been realized with it (fusion's splits)
+        return node is not None and node.buf is None
 
     # ---- attributes -----------------------------------------------------------------------------
     @property
@@ -193,14 +202,7 @@ class Array:
     # ---- host transfers ---------------------------------------------------------------------
     def numpy(self):
         """Copy the array to a new numpy array (submits pending work and waits)."""
-        buf = self._realize()
-        n = self.size
-        if n == 0:
-            return np.empty(self.shape, dtype=self.dtype)
-        data = _stream.download(buf, n, STORAGE_DTYPE[self.dtype])
-        if self.dtype == BOOL:
-            data = data != 0
-        return data.reshape(self.shape)
+        return _buffers.download(self._realize(), self.shape, self.dtype)
 
     get = numpy     # CuPy's name
 
@@ -278,8 +280,7 @@ class Array:
     def squeeze(self, axis=None):
         if axis is None:
             return self.reshape(tuple(s for s in self.shape if s != 1))
-        from ._array.indexing import norm_axis
-        axes = {norm_axis(a, self.ndim) for a in ((axis,) if np.ndim(axis) == 0 else axis)}
+        axes = {_indexing.norm_axis(a, self.ndim) for a in ((axis,) if np.ndim(axis) == 0 else axis)}
         if any(self.shape[a] != 1 for a in axes):
             raise ValueError("cannot select an axis to squeeze out which has size not equal to one")
         return self.reshape(tuple(s for k, s in enumerate(self.shape) if k not in axes))
@@ -299,13 +300,28 @@ class Array:
         """Permute the dimensions (reversed when no axes are given); a new realized array."""
         if len(axes) == 1 and not isinstance(axes[0], (numbers.Integral, np.integer)):
             axes = axes[0]
-        from ._array import indexing as _indexing
-        return _indexing.transpose(self, None if not axes or axes == (None,) else axes)
+        axes = None if not axes or axes == (None,) else axes
+        return self._wrap(_indexing.transpose(self._realize(), self.shape, self.dtype, self.device,
+                                              axes))
 
     def __getitem__(self, index):
         """Basic indexing (ints, slices, None, ...) on the device; advanced indexing on the host."""
-        from ._array import indexing as _indexing
-        return _indexing.getitem(self, index)
+        arrays = (Array, np.ndarray, list)
+        if isinstance(index, arrays) or (isinstance(index, tuple) and
+                                         any(isinstance(i, arrays) for i in index)):
+            # advanced indexing: done by numpy on the host (documented: a download and an upload)
+            if isinstance(index, Array):
+                index = index.numpy()
+            elif isinstance(index, tuple):
+                index = tuple(i.numpy() if isinstance(i, Array) else i for i in index)
+            return asarray(self.numpy()[index], device=self.device)
+        return self._wrap(_indexing.getitem(self._realize(), self.shape, self.dtype, self.device,
+                                            index))
+
+    def _wrap(self, result):
+        """A realized Array on this array's device from an internal's (Buffer, shape, dtype)."""
+        buf, shape, dtype = result
+        return Array._new(self.device, shape, dtype, buf=buf)
 
     # ---- reductions ---------------------------------------------------------------------------
     def sum(self, axis=None, dtype=None, out=None, keepdims=False):
@@ -363,14 +379,101 @@ class Array:
     def __matmul__(self, o): return _binop("matmul", self, o)
     def __rmatmul__(self, o): return _binop("matmul", o, self)
 
+    def __lshift__(self, o): return _shift("left", self, o)
+    def __rlshift__(self, o): return _shift("left", o, self)
+    def __rshift__(self, o): return _shift("right", self, o)
+    def __rrshift__(self, o): return _shift("right", o, self)
+
+    # in-place operators compute a new value and rebind this array to it (arrays have no views)
+    def __iadd__(self, o): return self._assign_from(_binop("add", self, o))
+    def __isub__(self, o): return self._assign_from(_binop("subtract", self, o))
+    def __imul__(self, o): return self._assign_from(_binop("multiply", self, o))
+    def __itruediv__(self, o): return self._assign_from(_binop("true_divide", self, o))
+    def __ifloordiv__(self, o): return self._assign_from(_binop("floor_divide", self, o))
+    def __imod__(self, o): return self._assign_from(_binop("remainder", self, o))
+    def __ipow__(self, o): return self._assign_from(_binop("power", self, o))
+    def __iand__(self, o): return self._assign_from(_binop("bitwise_and", self, o))
+    def __ior__(self, o): return self._assign_from(_binop("bitwise_or", self, o))
+    def __ixor__(self, o): return self._assign_from(_binop("bitwise_xor", self, o))
+    def __ilshift__(self, o): return self._assign_from(_shift("left", self, o))
+    def __irshift__(self, o): return self._assign_from(_shift("right", self, o))
+    def __imatmul__(self, o): return self._assign_from(_binop("matmul", self, o))
+
     __hash__ = None
 
+    # ---- numpy protocols (NEP 13, NEP 18), Array API, pickling: see _api/ ----------------------
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
-        """numpy ufuncs on Arrays (``np.exp(a)``, ``ndarray + a``) run on the device."""
-        fn = _NUMPY_UFUNCS.get(ufunc.__name__)
-        if method != "__call__" or fn is None or kwargs:
+        """numpy ufuncs on Arrays (``np.exp(a)``, ``np.add(a, b, out=c, dtype=...)``) run on the
+        device; ``dtype=``, ``out=`` (Arrays, or numpy arrays filled from the host) and
+        ``casting=`` are honoured. Other ufunc methods (``reduce``, ``at``...) are refused."""
+        return _protocol("array_ufunc")(ufunc, method, inputs, kwargs)
+
+    def __array_function__(self, func, types, args, kwargs):
+        """numpy functions on Arrays (``np.concatenate``, ``np.sum``...) run on the device; one
+        kompute_ml does not implement raises TypeError naming it (never a silent download)."""
+        return _protocol("array_function")(func, types, args, kwargs)
+
+    def __array_namespace__(self, *, api_version=None):
+        """The Array API namespace of this array: the ``kompute_ml`` module."""
+        return _protocol("namespace")(api_version)
+
+    def to_device(self, device, /, *, stream=None):
+        """A copy of this array on ``device`` (through the host), or this array if it is there."""
+        if stream is not None:
+            raise ValueError("stream= is not supported: kompute_ml orders work per device itself")
+        return asarray(self, device=device)
+
+    @property
+    def mT(self):
+        """The matrix transpose: the last two axes swapped (at least 2 dimensions)."""
+        if self.ndim < 2:
+            raise ValueError(f"mT needs an array of at least 2 dimensions, got {self.ndim}")
+        axes = list(range(self.ndim))
+        axes[-2], axes[-1] = axes[-1], axes[-2]
+        return self.transpose(axes)
+
+    def __setitem__(self, index, value):
+        """``a[index] = value`` (basic and boolean-mask indexing on the device; integer-array
+        indexing on the host). The array is rebound to the new values: arrays have no views, so
+        arrays made from it before keep their values."""
+        self._assign_from(_protocol("setitem")(self, index, value))
+
+    def _assign_from(self, value):
+        """Rebind this array to ``value`` (same shape; converted to this dtype), in place."""
+        if value is NotImplemented:
             return NotImplemented
-        return fn(*inputs)
+        if not isinstance(value, Array) or value.shape != self.shape:
+            shape = getattr(value, "shape", ())
+            raise ValueError(f"non-broadcastable output operand with shape {self.shape} doesn't "
+                             f"match the broadcast shape {shape}")
+        if value.device is not self.device:
+            value = asarray(value, device=self.device)
+        buf = value.astype(self.dtype, copy=False)._realize()
+        self._kernel_buffer()      # lazy arrays reading the old values compute them first
+        self._buf, self._node = buf, None
+        return self
+
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        """A DLPack capsule of a host copy (Vulkan buffers have no DLPack device type)."""
+        if copy is False:
+            raise BufferError("kompute_ml arrays are exported through a host copy; copy=False "
+                              "cannot be honoured")
+        kwargs = {} if max_version is None else {"max_version": max_version}
+        return self.numpy().__dlpack__(**kwargs)
+
+    def __dlpack_device__(self):
+        return (1, 0)      # kDLCPU: what __dlpack__ exports is a host copy
+
+    def __reduce__(self):
+        # host data + dtype + the device's description: Buffers and Devices hold Vulkan handles
+        dev = self.device
+        return (_from_pickle, (self.numpy(), dev.index, dev.name))
+
+    def __copy__(self):
+        return self.copy()
+
+    def __deepcopy__(self, memo):
+        return self.copy()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -379,15 +482,14 @@ class Array:
 def _lazy(op, args, dtype, shape, compute):
     """Wrap a new Node in a lazy Array (realizing oversized subtrees, noting buffer readers)."""
     device = next(a.device for a in args if isinstance(a, Array))
-    for a in args:
-        node = a._node if isinstance(a, Array) else None     # read once: threads may realize it
-        if node is not None and node.count > _fusion.MAX_NODES:
-            a._realize()
-    _check_size(device, shape)
-    arr = Array._new(device, shape, dtype, node=Node(op, args, dtype, shape, compute))
-    for a in args:
-        if isinstance(a, Array) and a._node is None:
-            _note_reader(a._buf, arr)
+    _buffers.check_size(device, shape)
+    operands = [a._operand() if isinstance(a, Array) else a for a in args]
+    node = _fusion.node(device, op, operands, dtype, shape, compute)
+    arr = Array._new(device, shape, dtype, node=node)
+    for x in operands:
+        buf = None if isinstance(x, Scalar) else x.buf       # realized operands: read buffers
+        if buf is not None:
+            _note_reader(buf, arr)
     return arr
 
 
@@ -423,10 +525,10 @@ def elementwise(op, *operands, _foreign=False):
     ops = _coerce(operands, _foreign)
     if ops is None:
         return NotImplemented
-    out_dtype, compute = _fusion.resolve(op, ops)
+    out_dtype, compute = _dtypes.resolve(op, ops)
     arrays = [x for x in ops if isinstance(x, Array)]
     shape = np.broadcast_shapes(*(a.shape for a in arrays))
-    if op in _fusion.COMPARISONS:
+    if op in _dtypes.COMPARISONS:
         const = _out_of_range_comparison(op, ops, compute)
         if const is not None:
             return broadcast_to(asarray(const, device=arrays[0].device), shape)
@@ -437,7 +539,7 @@ def elementwise(op, *operands, _foreign=False):
         else:
             if op == "power" and k == 1 and ct in (INT32, UINT32) and x < 0:
                 raise ValueError("Integers to negative integer powers are not allowed.")
-            args.append(Scalar(_fusion.scalar_value(x, ct), ct))
+            args.append(Scalar(_dtypes.scalar_value(x, ct), ct))
     return _lazy(op, args, out_dtype, shape, compute)
 
 
@@ -471,7 +573,32 @@ def _binop(op, a, b):
     if op == "matmul":
         ops = _coerce((a, b), True)
         return NotImplemented if ops is None else matmul(*ops)
-    return elementwise(op, a, b, _foreign=True)
+    out = elementwise(op, a, b, _foreign=True)
+    if out is NotImplemented and op in ("equal", "not_equal"):
+        return _foreign_comparison(op, a, b)
+    return out
+
+
+def _foreign_comparison(op, a, b):
+    """``array == obj`` for an obj that is no array or number (None, str, dict, ...): as numpy,
+    elementwise all False (``!=``: all True). Other array libraries get their turn (NotImplemented)."""
+    arr, other = (a, b) if isinstance(a, Array) else (b, a)
+    if any(hasattr(other, name) for name in ("__array_ufunc__", "__array_namespace__",
+                                             "__array_priority__", "__array__")):
+        return NotImplemented
+    return broadcast_to(asarray(op == "not_equal", device=arr.device), arr.shape)
+
+
+def _shift(direction, a, b):
+    fn = _protocol("shift_left" if direction == "left" else "shift_right")
+    ops = _coerce((a, b), True)
+    return NotImplemented if ops is None else fn(*ops)
+
+
+def _from_pickle(data, index, name):
+    """Unpickle an Array: onto the device it came from if this process has it, else the default."""
+    dev = _device.find_device(index, name)
+    return _upload(_to_numpy(data, data.dtype), dev if dev is not None else _get_device(None))
 
 
 def _ufunc(op, doc):
@@ -514,7 +641,6 @@ bitwise_and = _ufunc("bitwise_and", "Elementwise a & b (lazy): logical and of bo
 bitwise_or = _ufunc("bitwise_or", "Elementwise a | b (lazy): logical or of bools, bits of ints.")
 bitwise_xor = _ufunc("bitwise_xor", "Elementwise a ^ b (lazy): logical xor of bools, bits of ints.")
 invert = _ufunc("invert", "Elementwise ~a (lazy): logical not of bools, bitwise not of ints.")
-logical_not = invert
 
 
 def where(condition, x, y):
@@ -564,14 +690,8 @@ _NUMPY_UFUNCS = {
 
 def _upload(data, device):
     """A realized Array holding the numpy array ``data`` (already of one of our dtypes)."""
-    dtype = data.dtype
-    shape = data.shape
-    n = _check_size(device, shape)
-    buf = _memory.alloc(device, builtins.max(n, 1) * 4)
-    if n:
-        words = np.ascontiguousarray(data, dtype=STORAGE_DTYPE[dtype])
-        _stream.upload(buf, words.reshape(-1))
-    return Array._new(device, shape, dtype, buf=buf)
+    _buffers.check_size(device, data.shape)
+    return Array._new(device, data.shape, data.dtype, buf=_buffers.upload(device, data))
 
 
 def _to_numpy(obj, dtype):
@@ -644,8 +764,8 @@ def array(obj, dtype=None, device=None, copy=True):
 def empty(shape, dtype=FLOAT32, device=None):
     """A new array of ``shape`` with undefined contents (a buffer from the pool)."""
     shape, dtype, device = _normalize_shape(shape), canonical_dtype(dtype), _get_device(device)
-    n = _check_size(device, shape)
-    return Array._new(device, shape, dtype, buf=_memory.alloc(device, builtins.max(n, 1) * 4))
+    _buffers.check_size(device, shape)
+    return Array._new(device, shape, dtype, buf=_buffers.alloc(device, shape))
 
 
 def full(shape, fill_value, dtype=None, device=None):
@@ -662,24 +782,45 @@ def full(shape, fill_value, dtype=None, device=None):
         fill_value = fill_value.item()
     if dtype is None:
         dtype = np.asarray(fill_value).dtype
-    out = empty(shape, dtype, device)
-    word = np.asarray(fill_value).astype(out.dtype).astype(STORAGE_DTYPE[out.dtype]).view(np.uint32)
-    n = out.size
-    if n:
-        # fill.comp — binding 0: out (uint words); push: n, the 32-bit pattern of the value
-        _stream.dispatch_1d(out.device, shaders.spirv("fill"), [out._buf], n,
-                            push=_stream.pack("II", n, int(word)))
-    return out
+    _check_fill(fill_value, canonical_dtype(dtype))
+    shape, dtype, device = _normalize_shape(shape), canonical_dtype(dtype), _get_device(device)
+    _buffers.check_size(device, shape)
+    return Array._new(device, shape, dtype, buf=_buffers.fill(device, shape, dtype, fill_value))
+
+
+def _check_fill(value, dtype):
+    """Refuse a fill value an integer ``dtype`` cannot hold (numpy would wrap or give INT_MIN)."""
+    if dtype not in (INT32, UINT32) or isinstance(value, (bool, np.bool_)):
+        return
+    if isinstance(value, numbers.Integral):
+        iv = int(value)
+    elif isinstance(value, numbers.Real):
+        v = float(value)
+        if math.isnan(v):
+            raise ValueError("cannot convert float NaN to integer")
+        if math.isinf(v):
+            raise OverflowError("cannot convert float infinity to integer")
+        # finite floats convert as astype does (truncation; negative floats to uint32 wrap as in C
+        # on x86, numpy's result there); only values no conversion can give are refused
+        iv = math.trunc(v)
+        if dtype == UINT32 and -2 ** 31 <= iv < 0:
+            return
+    else:
+        return
+    info = np.iinfo(dtype)
+    if not info.min <= iv <= info.max:
+        raise OverflowError(f"fill value {value!r} is out of bounds for {dtype} "
+                            f"(kompute_ml arrays hold 32-bit integers)")
 
 
 def zeros(shape, dtype=FLOAT32, device=None):
-    """A new array of zeros (float32 by default)."""
-    return full(shape, 0, dtype, device)
+    """A new array of zeros (float32 by default, also for ``dtype=None``)."""
+    return full(shape, 0, FLOAT32 if dtype is None else dtype, device)
 
 
 def ones(shape, dtype=FLOAT32, device=None):
-    """A new array of ones (float32 by default)."""
-    return full(shape, 1, dtype, device)
+    """A new array of ones (float32 by default, also for ``dtype=None``)."""
+    return full(shape, 1, FLOAT32 if dtype is None else dtype, device)
 
 
 def _like(a, dtype, device):
@@ -733,16 +874,14 @@ def transpose(a, axes=None):
 
 
 # ---------------------------------------------------------------------------------------------
-# reductions and linear algebra (the device work lives in _reduction and _linalg)
+# reductions and linear algebra (the device work lives in _array/reduction.py and linalg.py)
 
 def _reduce(a, op, axis, keepdims, dtype, out):
-    from ._array import reduction as _reduction
     if out is not None:
         raise TypeError("out= is not supported; kompute_ml arrays are returned, never filled")
     a = asarray(a)
-    buf, shape, rdtype = _reduction.reduce(a._realize(), a.shape, a.dtype, a.device, op, axis,
-                                           keepdims)
-    res = Array._new(a.device, shape, rdtype, buf=buf)
+    res = a._wrap(_reduction.reduce(a._realize(), a.shape, a.dtype, a.device, op, axis,
+                                    keepdims))
     if dtype is not None:
         res = res.astype(dtype, copy=False)
     return res
@@ -789,26 +928,84 @@ def matmul(a, b):
     array([[ 7., 10.],
            [15., 22.]], dtype=float32)
     """
-    from ._array import linalg as _linalg
     ops = _coerce((a, b), False)
     dev = next(x.device for x in ops if isinstance(x, Array))
     a, b = (x if isinstance(x, Array) else asarray(x, device=dev) for x in ops)
-    return _linalg.matmul(a, b)
+    return _product(_linalg.matmul, a, b)
+
+
+def _product(fn, a, b):
+    """``fn`` (``_linalg.matmul`` or ``dot``) on Arrays: the conversions to the compute dtype
+    stay lazy until the product reads them, so they fuse with the operands' expressions."""
+    out_dtype, ct = _linalg.result_dtypes(a.dtype, b.dtype)
+    a, b = a.astype(ct, copy=False), b.astype(ct, copy=False)
+    return a._wrap(fn(a.device, (a._realize(), a.shape), (b._realize(), b.shape), out_dtype))
 
 
 def dot(a, b):
     """numpy's ``dot`` for arrays of at most 2 dimensions (scalars multiply)."""
-    from ._array import linalg as _linalg
     ops = _coerce((a, b), False)
     if any(not isinstance(x, Array) or x.ndim == 0 for x in ops):
         return elementwise("multiply", *ops)
-    return _linalg.dot(*ops)
+    return _product(_linalg.dot, *ops)
 
 
-def _from_buffer(buffer, shape, dtype):
-    """Wrap an existing Buffer (holding ``shape`` elements of ``dtype``, C order) as an Array."""
+# ---------------------------------------------------------------------------------------------
+# internal accessors: how the rest of the package (kernel.py, linear_model/, tests) reaches an
+# Array's buffer without touching its private state
+
+def buffer_of(a):
+    """The realized Buffer holding ``a``'s elements (runs its fused kernel when lazy).
+
+    For kernels that only read the buffer. Internal: not part of the public API.
+    """
+    return a._realize()
+
+
+def writable_buffer_of(a):
+    """The realized Buffer of ``a``, for a kernel that writes it in place.
+
+    Lazy arrays that read this buffer are realized first, so they keep the values numpy's eager
+    semantics gave them. Internal: not part of the public API.
+    """
+    return a._kernel_buffer()
+
+
+def node_of(a):
+    """The unrealized fusion Node of ``a``, or None when ``a`` is realized (tests, debugging)."""
+    node = a._node
+    return node if node is not None and node.buf is None else None
+
+
+def from_buffer(buffer, shape, dtype):
+    """Wrap an existing Buffer (holding ``shape`` elements of ``dtype``, C order) as an Array.
+
+    The Array shares the buffer (no copy). Internal: not part of the public API.
+    """
     shape = _normalize_shape(shape)
     dtype = canonical_dtype(dtype)
     if math.prod(shape) * 4 > buffer.nbytes:
         raise ValueError(f"a {buffer.nbytes}-byte buffer cannot hold shape {shape} of {dtype}")
     return Array._new(buffer.device, shape, dtype, buf=buffer)
+
+
+# Kernels (a layer below) bind Arrays through this registration, not by importing this module.
+_kernel.register_array_type(Array, writable_buffer_of)
+
+
+# The Array API namespace and numpy's protocols live a layer above (kompute_ml/_api/), built on
+# this module's functions; importing that package registers the handlers these methods call.
+_PROTOCOLS = {}
+
+
+def register_protocols(**handlers):
+    """Install the handlers of the Array's protocol methods (kompute_ml._api does, at import)."""
+    _PROTOCOLS.update(handlers)
+
+
+def _protocol(name):
+    try:
+        return _PROTOCOLS[name]
+    except KeyError:
+        raise RuntimeError(f"the Array's {name} handler is not installed: import kompute_ml "
+                           "(the package), not kompute_ml.array alone") from None

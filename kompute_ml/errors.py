@@ -2,6 +2,11 @@
 
 Every error the library raises on purpose derives from :class:`KomputeMLError`; each subclass also
 inherits the built-in exception a numpy or scikit-learn user would catch for the same mistake.
+
+Every error pickles with its message and attributes intact: errors cross processes (joblib, Dask
+workers), and Python's default rebuilds an exception by calling ``cls(*self.args)``, which breaks
+for a subclass whose ``__init__`` takes other parameters than its message (OutOfMemoryError's
+``size`` got the message, and the message was built again around it).
 """
 
 __all__ = [
@@ -16,8 +21,25 @@ __all__ = [
 ]
 
 
+def _rebuild(cls, args, state):
+    """An exception of ``cls`` with ``args`` and attributes ``state``, without calling its
+    ``__init__`` (whose parameters may differ from ``args``): the inverse of ``__reduce__``."""
+    # BaseException.__new__, not cls.__new__: the latter resolves to MemoryError.__new__ for
+    # OutOfMemoryError, which CPython refuses for a subclass ("not safe"). Every base used here
+    # (ValueError, LookupError, RuntimeError, MemoryError) keeps its state in args and __dict__;
+    # an OSError base would need its own __new__ (errno and strerror are C fields).
+    exc = BaseException.__new__(cls, *args)
+    exc.args = args
+    exc.__dict__.update(state)
+    return exc
+
+
 class KomputeMLError(Exception):
     """Base class of every error raised by kompute_ml."""
+
+    def __reduce__(self):
+        # every subclass, including ones with their own __init__, round-trips as it is
+        return _rebuild, (type(self), self.args, dict(self.__dict__))
 
 
 class DeviceNotFoundError(KomputeMLError, LookupError):
@@ -33,13 +55,24 @@ class DeviceLimitError(KomputeMLError, ValueError):
 
 
 class OutOfMemoryError(KomputeMLError, MemoryError):
-    """The device could not allocate memory, even after the pool freed its cached blocks."""
+    """The device could not allocate memory, even after the pool freed its cached blocks.
 
-    def __init__(self, size, device_name="", detail=""):
+    Attributes: ``size`` (bytes requested), ``device_name``, ``detail`` (the driver's or the pool's
+    words), ``total`` (bytes the pool held, None when unknown) and ``limit`` (the pool's byte limit,
+    None when it has none), as CuPy's OutOfMemoryError has them.
+    """
+
+    def __init__(self, size, device_name="", detail="", total=None, limit=None):
         self.size = size
+        self.device_name = device_name
+        self.detail = detail
+        self.total = total
+        self.limit = limit
         msg = f"out of device memory allocating {size} bytes"
         if device_name:
             msg += f" on {device_name!r}"
+        if total is not None:
+            msg += f" ({total} bytes held" + (f", limit {limit})" if limit else ")")
         if detail:
             msg += f": {detail}"
         super().__init__(msg)

@@ -7,12 +7,8 @@ limits) and then records one dispatch in the device's pending sequence through t
 results are read through the arrays (``out.numpy()``), which submits the pending work.
 """
 
-import argparse
 import os
-import shutil
 import struct
-import subprocess
-import sys
 
 import numpy as np
 
@@ -21,9 +17,19 @@ from ._compile import spirv as _spirv
 from ._runtime import stream as _stream
 from ._runtime import program as shaders
 from ._runtime import device as _device
-from .errors import DeviceLimitError, KomputeMLError
+from .errors import DeviceLimitError
 
-__all__ = ["Kernel", "find_shader"]
+__all__ = ["Kernel", "find_shader", "register_array_type"]
+
+# The Array type lives a layer above kernels: array.py registers it here (type -> the function that
+# returns its realized, writable Buffer), so this module never imports array.py.
+_ARRAY_TYPES = {}
+
+
+def register_array_type(cls, writable_buffer):
+    """Let Kernels bind instances of ``cls`` (kompute_ml.array registers its Array at import)."""
+    _ARRAY_TYPES[cls] = writable_buffer
+
 
 SHADER_PATH_ENV = "KOMPUTE_ML_SHADER_PATH"
 
@@ -324,7 +330,7 @@ class Kernel:
             raise ValueError(f"kernel {self.name} binds {n} buffer{'s' * (n != 1)} (bindings "
                              f"0..{n - 1}); {len(arrays)} array{'s' * (len(arrays) != 1)} given")
         for i, a in enumerate(arrays):
-            if not callable(getattr(a, "_kernel_buffer", None)):
+            if type(a) not in _ARRAY_TYPES:
                 hint = " (convert it with km.asarray)" if isinstance(a, np.ndarray) else \
                     " (kp tensors are not accepted; use km arrays)" \
                     if type(a).__module__.startswith("kp") else ""
@@ -364,87 +370,8 @@ class Kernel:
                               what="specialization constant")
         _stream.check_groups(dev, groups)
         self._check_local_size(dev)
-        buffers = [a._kernel_buffer() for a in arrays]      # realizes lazy arrays
+        buffers = [_ARRAY_TYPES[type(a)](a) for a in arrays]   # realizes lazy arrays
         # binding i: arrays[i]
         _stream.dispatch(dev, self.spirv, buffers, groups, push=data, spec=spec or None,
                          info=self.info)
 
-
-# ---------------------------------------------------------------------------------------------
-# python -m kompute_ml compile
-
-def _load_python_shader(target):
-    """The ShaderModule named by ``file.py:function``."""
-    import importlib.util
-    path, _, attr = target.rpartition(":")
-    spec = importlib.util.spec_from_file_location(
-        "_kompute_ml_user_" + os.path.splitext(os.path.basename(path))[0], path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    obj = getattr(module, attr, None)
-    if obj is None or not hasattr(obj, "to_glsl"):
-        raise ValueError(f"{path} has no python2shader function named {attr!r}")
-    return obj
-
-
-def _cli_compile(argv):
-    """``python -m kompute_ml compile FILE.comp [-o FILE.spv]``; returns the exit status."""
-    p = argparse.ArgumentParser(
-        prog="python -m kompute_ml compile",
-        description="Compile a GLSL compute shader (or a python2shader function, FILE.py:NAME) "
-                    "to SPIR-V, with the compiler and include rules kompute_ml uses at run time.")
-    p.add_argument("file", help="FILE.comp, or FILE.py:FUNCTION for a python2shader function")
-    p.add_argument("-o", "--output", help="output .spv (default: FILE with the suffix .spv)")
-    p.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME[=VALUE]",
-                   help="define a macro (repeatable)")
-    p.add_argument("-I", dest="include_dirs", action="append", default=[], metavar="DIR",
-                   help="folder searched for #include (repeatable)")
-    p.add_argument("--glsl", metavar="PATH", help="also write the GLSL compiled ('-': stdout); "
-                   "for a python2shader function, the generated GLSL")
-    p.add_argument("--info", action="store_true",
-                   help="print the workgroup size, bindings and push-constant size")
-    p.add_argument("--dis", action="store_true", help="print spirv-dis's disassembly")
-    args = p.parse_args(argv)
-    defines = {}
-    for d in args.defines:
-        k, eq, v = d.partition("=")
-        defines[k] = v if eq else None
-    try:
-        if args.file.rpartition(":")[0].endswith(".py"):
-            module = _load_python_shader(args.file)
-            source, spirv = module.to_glsl(), module.to_spirv()
-            default_out = args.file.rpartition(":")[0][:-3] + "_" + module.name + ".spv"
-        else:
-            path = find_shader(args.file)
-            with open(path, encoding="utf-8") as f:
-                source = f.read()
-            spirv = _glslang.compile_glsl(source, defines or None,
-                                          args.include_dirs + _shader_path_dirs(), filename=path)
-            default_out = os.path.splitext(args.file)[0] + ".spv"
-        info = _spirv.reflect(spirv)
-    except (KomputeMLError, OSError, ValueError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
-    out = args.output or default_out
-    tmp = out + f".tmp{os.getpid()}"
-    with open(tmp, "wb") as f:
-        f.write(spirv)
-    os.replace(tmp, out)
-    print(f"wrote {out} ({len(spirv)} bytes)")
-    if args.glsl:
-        if args.glsl == "-":
-            sys.stdout.write(source)
-        else:
-            with open(args.glsl, "w", encoding="utf-8") as f:
-                f.write(source)
-    if args.info:
-        print(f"local_size: {tuple(info.local_size)}\nbindings: {list(info.bindings)}\n"
-              f"push constants: {info.push_constant_size} bytes\n"
-              f"specialization constant ids: {list(info.spec_constant_ids)}")
-    if args.dis:
-        dis = shutil.which("spirv-dis")
-        if dis is None:
-            print("spirv-dis not found (Debian: apt install spirv-tools)", file=sys.stderr)
-            return 1
-        sys.stdout.write(subprocess.run([dis, out], capture_output=True, text=True).stdout)
-    return 0

@@ -24,17 +24,16 @@ annotation: ``("input", "GlobalInvocationId", ivec3)``, ``("buffer", binding, Ar
 push-constant block, ordered by position. See docs/shaders.md for the language.
 """
 
-from ._pytoglsl import translate as _pytoglsl
+from ._pytoglsl import array_stride, translate, translation_error
 from ._pytoglsl.types import (Aggregate, Array, Composite, Float, Int, Matrix, Numeric, Scalar,
                               ShaderType, Struct, Vector, boolean, bvec2, bvec3, bvec4, f16, f32,
                               f64, i16, i32, i64, ivec2, ivec3, ivec4, mat2, mat2x2, mat2x3, mat2x4,
                               mat3, mat3x2, mat3x3, mat3x4, mat4, mat4x2, mat4x3, mat4x4,
                               type_from_name, u8, u32, uvec2, uvec3, uvec4, vec2, vec3, vec4, void)
-from ._pytoglsl.types import array_stride
 from .errors import ShaderCompileError, TranslationError
 
 __all__ = [
-    "python2shader", "ShaderModule", "TranslationError", "type_from_name",
+    "python2shader", "ShaderModule", "TranslationError", "ShaderError", "type_from_name",
     "ShaderType", "Scalar", "Numeric", "Float", "Int", "Composite", "Aggregate",
     "Vector", "Matrix", "Array", "Struct",
     "void", "boolean", "f16", "f32", "f64", "u8", "i16", "i32", "i64", "u32",
@@ -44,6 +43,9 @@ __all__ = [
     "RES_INPUT", "RES_OUTPUT", "RES_UNIFORM", "RES_BUFFER", "RES_SAMPLER", "RES_TEXTURE",
     "RES_PUSH_CONSTANT",
 ]
+
+# pyshader's name for its translation errors, so that ``except pyshader.ShaderError`` still works
+ShaderError = TranslationError
 
 RES_INPUT, RES_OUTPUT, RES_UNIFORM, RES_BUFFER = "input", "output", "uniform", "buffer"
 RES_SAMPLER, RES_TEXTURE, RES_PUSH_CONSTANT = "sampler", "texture", "push_constant"
@@ -71,7 +73,7 @@ class ShaderModule:
         self.name = shader.name
         self.local_size = shader.local_size
         self.resources = {r.name: (r.kind, r.slot, r.type) for r in shader.resources}
-        # len(x) of a runtime array reads specialization constant i (see _pytoglsl_glsl):
+        # len(x) of a runtime array reads specialization constant i (see _pytoglsl/glsl.py):
         # (spec id, binding, element stride in bytes) for kompute_ml.Kernel to fill in
         self.length_constants = tuple((sid, r.slot, array_stride(r.type.subtype))
                                       for sid, r in shader.length_specs)
@@ -102,7 +104,7 @@ class ShaderModule:
             except ShaderCompileError as exc:
                 numbered = "\n".join(f"{i:4d}  {line}" for i, line in
                                      enumerate(self._shader.glsl.splitlines(), 1))
-                raise _pytoglsl.translation_error(
+                raise translation_error(
                     self.name, self._shader.filename, self._shader.lineno,
                     "this function: the generated GLSL does not compile (a bug in "
                     f"python2shader; please report it).\n{exc}\nGenerated GLSL:\n{numbered}"
@@ -152,4 +154,4 @@ def python2shader(func=None, *, local_size=(1, 1, 1)):
     """
     if func is None:
         return lambda f: python2shader(f, local_size=local_size)
-    return ShaderModule(func, _pytoglsl.translate(func, local_size))
+    return ShaderModule(func, translate(func, local_size))

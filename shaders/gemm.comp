@@ -7,6 +7,9 @@
 // every element read from device memory serves 128 multiply-adds. Edges (M, N, K not multiples of
 // the tile) are bounds-checked. KM_KIND: 0 float (default), 1 int, 2 uint.
 // binding 0: A, binding 1: B, binding 2: C
+// K elements an invocation covers per loop iteration, measured on lavapipe's loop budget
+// (the first wrong result: K = 43690); the host sizes split-K slices by it (_array/linalg.py)
+// @kompute_ml k_per_loop_iteration = 0.66
 #ifndef KM_KIND
 #define KM_KIND 0
 #endif

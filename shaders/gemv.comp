@@ -3,6 +3,9 @@
 // the 32 invocations of a row stride over K (coalesced reads of A), then combine their partial
 // sums as a shared-memory tree. KM_KIND: 0 float (default), 1 int, 2 uint.
 // binding 0: A, binding 1: x, binding 2: y
+// K elements an invocation covers per loop iteration, measured on lavapipe's loop budget
+// (the first wrong result: K = 131070); the host sizes split-K slices by it (_array/linalg.py)
+// @kompute_ml k_per_loop_iteration = 2
 #ifndef KM_KIND
 #define KM_KIND 0
 #endif

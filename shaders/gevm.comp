@@ -3,6 +3,9 @@
 // columns; its 4 rows of invocations take every 4th k (reads of B coalesced along the columns),
 // then combine their partial sums through shared memory. KM_KIND: 0 float (default), 1 int, 2 uint.
 // binding 0: x, binding 1: B, binding 2: y
+// K elements an invocation covers per loop iteration, measured on lavapipe's loop budget
+// (the first wrong result: K = 262140); the host sizes split-K slices by it (_array/linalg.py)
+// @kompute_ml k_per_loop_iteration = 4
 #ifndef KM_KIND
 #define KM_KIND 0
 #endif

@@ -2,14 +2,13 @@
 
 import re
 import os
-import shutil
 
 import numpy as np
 import pytest
 
 import kompute_ml as km
 from kompute_ml import DeviceLimitError, ShaderCompileError, SpirvError
-from kompute_ml.kernel import Kernel, _cli_compile, _pack_push, find_shader
+from kompute_ml.kernel import Kernel, _pack_push, find_shader
 
 SCALE = """#version 450
 layout(local_size_x = 64) in;
@@ -284,68 +283,6 @@ def test_python2shader_len_is_the_array_length_not_the_buffer_capacity():
         fill_len.to_kernel()(o, grid=64, spec=(1,))
 
 
-# ---- python -m kompute_ml compile ------------------------------------------------------------
-
-def test_cli_compile(user_shaders, tmp_path, capsys):
-    out = tmp_path / "double.spv"
-    assert _cli_compile([str(user_shaders / "double.comp"), "-o", str(out), "-D", "OFFSET=1.0",
-                         "--info"]) == 0
-    text = capsys.readouterr().out
-    assert "local_size: (1, 1, 1)" in text and "bindings: [0]" in text
-    k = Kernel.from_spirv(out.read_bytes())
-    np.testing.assert_array_equal(_run_double(k), [3.0, 5.0])
-
-
-def test_cli_compile_default_output_and_errors(user_shaders, capsys):
-    assert _cli_compile([str(user_shaders / "double.comp"), "-D", "OFFSET"]) == 1   # empty macro
-    assert "error:" in capsys.readouterr().err
-    assert _cli_compile([str(user_shaders / "double.comp"), "-DOFFSET=2"]) == 0
-    assert (user_shaders / "double.spv").is_file()
-    assert _cli_compile(["missing.comp"]) == 1
-    assert "no shader file" in capsys.readouterr().err
-
-
-def test_cli_compile_python_function(tmp_path, capsys):
-    py = tmp_path / "mykernels.py"
-    py.write_text("from kompute_ml.pyshader import python2shader, Array, f32, ivec3\n"
-                  "@python2shader\n"
-                  "def add_one(index=('input', 'GlobalInvocationId', ivec3),\n"
-                  "            data=('buffer', 0, Array(f32))):\n"
-                  "    data[index.x] += 1.0\n")
-    out = tmp_path / "add_one.spv"
-    assert _cli_compile([f"{py}:add_one", "-o", str(out), "--glsl", "-"]) == 0
-    text = capsys.readouterr().out
-    assert "void main()" in text and "data[index.x] += 1.0;" in text
-    assert out.read_bytes()[:4] == b"\x03\x02\x23\x07"
-
-
-@pytest.mark.skipif(shutil.which("spirv-dis") is None, reason="spirv-dis not installed")
-def test_cli_disassembly(user_shaders, tmp_path, capsys):
-    assert _cli_compile([str(user_shaders / "double.comp"), "-o", str(tmp_path / "d.spv"),
-                         "-D", "OFFSET=0.0", "--dis"]) == 0
-    assert "OpEntryPoint GLCompute" in capsys.readouterr().out
-
-
-def test_cli_through_main(user_shaders, tmp_path):
-    from kompute_ml.__main__ import main
-    out = tmp_path / "m.spv"
-    assert main(["compile", str(user_shaders / "double.comp"), "-o", str(out),
-                 "-D", "OFFSET=0.0"]) == 0
-    assert out.is_file()
-
-
-def test_cli_options_before_the_file_and_help(user_shaders, tmp_path, capsys):
-    from kompute_ml.__main__ import main
-    out = tmp_path / "first.spv"
-    assert main(["compile", "-o", str(out), "-D", "OFFSET=0.0", "--info",
-                 str(user_shaders / "double.comp")]) == 0
-    assert out.is_file() and "local_size" in capsys.readouterr().out
-    with pytest.raises(SystemExit) as exc:
-        main(["compile", "-h"])
-    assert exc.value.code == 0
-    assert "usage: python -m kompute_ml compile" in capsys.readouterr().out
-
-
 _TYPED = """#version 450
 layout(local_size_x = 1) in;
 layout(constant_id = 0) const float A = 1.0;
@@ -405,3 +342,50 @@ void main() { o[0] = float(pc.n) + pc.v.x + pc.m[1][1] + float(pc.arr[1]); }
     out = km.zeros(1)
     k(out, grid=1, push=(1, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 3, 0, 4))
     assert out.numpy()[0] == 10.0
+
+
+# -- Program: built-in shaders and typed packing (kompute_ml/_runtime/program.py) ----------------
+
+def test_program_is_cached_per_name_and_defines():
+    from kompute_ml._runtime import program
+    assert program.get("gemm") is program.get("gemm")
+    assert program.get("gemm", {"KM_KIND": 1}) is not program.get("gemm")
+    assert program.spirv("fill") is program.get("fill").spirv
+
+
+def test_program_packs_push_by_declared_type():
+    from kompute_ml._runtime import program
+    fill = program.get("fill")                      # push block { uint n; uint value; }
+    assert fill.pack_push(3, 7) == np.array([3, 7], "<u4").tobytes()
+    with pytest.raises(TypeError, match="float"):
+        fill.pack_push(3, 7.5)
+    with pytest.raises(OverflowError, match="uint"):
+        fill.pack_push(3, -1)
+    with pytest.raises(ValueError, match="8 bytes"):
+        fill.pack_push(3)
+
+
+def test_program_dispatches_generated_spirv(device):
+    from kompute_ml._runtime import memory, program, stream
+    prog = program.Program(km.compile_glsl(
+        "#version 450\nlayout(local_size_x = 8) in;\n"
+        "layout(binding = 0) buffer B { float b[]; };\n"
+        "layout(push_constant) uniform P { uint n; float v; } pc;\n"
+        "void main() { uint i = gl_GlobalInvocationID.x; if (i < pc.n) b[i] = pc.v; }"))
+    buf = memory.alloc(device, 40)
+    prog.dispatch_1d(device, [buf], 10, push=(10, 2))      # the int 2 becomes the float 2.0
+    np.testing.assert_array_equal(stream.download(buf, 10, np.float32), np.full(10, 2.0))
+
+
+def test_shader_facts_are_declared_in_the_source(tmp_path):
+    from kompute_ml._runtime import program
+    assert program.fact("gemm", "k_per_loop_iteration") == 0.66
+    assert program.get("gevm").fact("k_per_loop_iteration") == 4
+    with pytest.raises(KeyError, match="fill.*k_per_loop_iteration"):
+        program.get("fill").fact("k_per_loop_iteration")
+    src = tmp_path / "x.comp"
+    src.write_text("// @kompute_ml a = 1.5\n  //@kompute_ml b=2\n// @kompute_ml c = many\n")
+    with pytest.raises(ValueError, match="c = 'many' is not a number"):
+        program.read_facts(str(src))
+    src.write_text("// @kompute_ml a = 1.5\n  //@kompute_ml b=2\n")
+    assert program.read_facts(str(src)) == {"a": 1.5, "b": 2.0}

@@ -554,3 +554,25 @@ def test_device_data_errors(device):
         fitted.predict(km.asarray(bad))
     with pytest.raises(ValueError, match="2D"):
         fitted.decision_function(km.asarray(X[:, 0]))
+
+
+@pytest.mark.parametrize("as_array", [False, True], ids=["numpy X", "kompute_ml X"])
+def test_sample_weight_is_checked_against_x_wherever_x_lives(as_array):
+    """The weights are checked against X's row count whether X is on the host or on the device,
+    and the caller's weights are never written."""
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((20, 3)).astype(np.float32)
+    y = (X[:, 0] > 0).astype(int)
+    Xa = km.asarray(X) if as_array else X
+    clf = LogisticRegression(solver="lbfgs", class_weight={0: 2.0, 1: 1.0})
+    with pytest.raises(ValueError, match=r"sample_weight.shape == \(19,\), expected \(20,\)"):
+        clf.fit(Xa, y, sample_weight=np.ones(19))
+    with pytest.raises(ValueError, match="Negative values in data passed to sample_weight"):
+        clf.fit(Xa, y, sample_weight=-np.ones(20))
+    with pytest.raises(ValueError, match="sample_weight contains NaN"):
+        clf.fit(Xa, y, sample_weight=np.full(20, np.nan))
+    sw = np.full(20, 0.5)
+    a = clone(clf).fit(Xa, y, sample_weight=sw)
+    b = clone(clf).fit(Xa, y, sample_weight=0.5)            # a scalar is every sample's weight
+    np.testing.assert_array_equal(sw, np.full(20, 0.5))
+    np.testing.assert_allclose(a.coef_, b.coef_)

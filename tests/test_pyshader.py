@@ -243,3 +243,21 @@ def test_generated_glsl_compile_failure_is_a_translation_error(monkeypatch):
     with pytest.raises(TranslationError, match="generated GLSL does not compile") as e:
         sm.to_spirv()
     assert "Generated GLSL:" in str(e.value) and "no_such_var" in str(e.value)
+
+
+def test_pyshader_bare_names_and_its_error_name():
+    """pyshader code uses Vector, ivec2 and stdlib.* without importing them, and catches
+    pyshader.ShaderError; both keep working."""
+    @python2shader
+    def f(index=("input", "GlobalInvocationId", ivec3), data=("buffer", 0, Array(f32))):
+        i = index.x
+        v = Vector(2, f32)(ivec2(i, 4))  # noqa: F821 - pyshader's names, not imported here
+        data[i] = v.x + stdlib.sqrt(v.y)  # noqa: F821
+    x = km.zeros(5)
+    f.to_kernel()(x, grid=5)
+    np.testing.assert_allclose(x.numpy(), np.arange(5) + 2.0)
+    assert ps.ShaderError is TranslationError
+    with pytest.raises(ps.ShaderError, match="an empty list"):
+        @python2shader
+        def g(data=("buffer", 0, Array(f32))):
+            data[0] = [][0]

@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 import kompute_ml as km
 from kompute_ml import TranslationError
 from kompute_ml.kernel import Kernel
-from kompute_ml.pyshader import (Array, Struct, f32, i32, ivec2, ivec3, mat2, python2shader, u32,
-                                 vec2, vec3, vec4)
+from kompute_ml.pyshader import (Array, Struct, Vector, f32, i32, ivec2, ivec3, mat2, python2shader,
+                                 u32, vec2, vec3, vec4)
 
 N = 37          # invocations per test: not a multiple of anything in particular
 
@@ -75,6 +75,9 @@ HOST = {
     "clamp": lambda x, lo, hi: np.minimum(np.maximum(x, lo), hi),
     "mix": lambda x, y, a: x * (1 - a) + y * a, "fract": lambda x: x - np.floor(x),
     "length": np.linalg.norm, "dot": np.dot,
+    # pyshader's specializations called as constructors: Vector(2, f32)(v), Array(3, i32)(...)
+    "Vector": lambda n, t: _vec(np.float32 if t is np.float32 else np.int64, n),
+    "Array": lambda n, t: lambda *values: [t(v) for v in values],
 }
 
 
@@ -402,6 +405,66 @@ SCALE = 3.0
 COUNT = 4
 
 
+def test_local_lists_are_arrays_indexed_at_run_time():
+    @python2shader
+    def f(index=IDX, p=IP, q=IQ, out=IOUT):
+        i = index.x
+        table = [3, -1, 4, 1, -5, 9, 2]             # a constant table, runtime index
+        edges = [[0, 4], [0, 3], [1, 5], [2, 2]]     # nested: an array of arrays
+        doubled = [0, 1, 2, 3, 4]
+        for j in range(len(doubled)):                # element stores, read back later
+            doubled[j] = doubled[j] * 2 + p[i] % 3
+        picked = [p[i], q[i], i]                     # elements known only at run time
+        picked[2] += edges[i % 4][1]
+        out[i] = table[i % 7] * 10 + doubled[i % 5] + picked[i % 3] + picked[-1] + \
+            [7, 8, 9][i % 3] + len(table)
+    check(f, iio(3), outputs=["out"])
+
+
+def test_local_list_of_floats_and_vectors():
+    @python2shader
+    def f(index=IDX, a=FA, b=FB, out=FOUT):
+        i = index.x
+        weights = [0.5, 2, -1.25]                    # ints join the floats: an f32 array
+        points = [vec2(a[i], b[i]), vec2(1.0, -2.0)]
+        out[i] = weights[i % 3] * points[i % 2].x + points[1 - i % 2].y
+    check(f, fio(4), outputs=["out"])
+
+
+def test_math_fmod_has_the_sign_of_the_dividend():
+    @python2shader
+    def f(index=IDX, a=FA, b=FB, out=FOUT):
+        i = index.x
+        x = a[i]
+        y = b[i]
+        v = vec2(math.fmod(-x, y), math.fmod(x, 1.5))
+        # fmod keeps the dividend's sign, % (floor) the divisor's: both, to tell them apart
+        out[i] = math.fmod(x, y) * 100.0 + (x % y) * 10.0 + v.y + math.fmod(i, 4)
+    arrays = fio(5)
+    # quarter steps: every quotient is far from an integer or exactly one, so float32 and the
+    # host's float64 fmod agree to rounding
+    arrays["a"] = np.round(arrays["a"] * 16) / 4
+    arrays["b"] = np.round(arrays["b"] * 4) / 4
+    arrays["b"][arrays["b"] == 0] = -0.75
+    got = check(f, arrays, outputs=["out"])
+    assert np.any(np.sign(np.fmod(arrays["a"], arrays["b"])) !=
+                  np.sign(np.mod(arrays["a"], arrays["b"])))       # the data tells them apart
+    assert np.isfinite(got["out"]).all()
+
+
+def test_type_specializations_called_as_constructors():
+    M = 3
+
+    @python2shader
+    def f(index=IDX, p=IP, b=FB, out=FOUT):
+        i = index.x
+        w = Vector(2, f32)(ivec2(p[i], i))           # pyshader's spelling of vec2(ivec2)
+        k = Array(M, i32)(p[i], 2, i)                # a closure's int as the length
+        scale = Array(2, f32)(0.5, b[i])
+        out[i] = w.x * scale[i % 2] + w.y + f32(k[i % M])
+    check(f, {"p": ints(6), "b": floats(7), "out": np.zeros(N, np.float32)}, outputs=["out"])
+
+
 def test_global_and_closure_constants():
     offset = 0.25
 
@@ -638,8 +701,8 @@ def test_error_lambda_list_and_string():
     with pytest.raises(TranslationError) as e:
         @python2shader
         def bad(index=IDX, out=FA):
-            out[index.x] = [1.0, 2.0][0]  # MARK-list
-    _error("MARK-list", "a list", e)
+            out[index.x] = [][0]  # MARK-list
+    _error("MARK-list", "an empty list", e)
     with pytest.raises(TranslationError) as e:
         @python2shader
         def bad(index=IDX, out=FA):
@@ -650,6 +713,52 @@ def test_error_lambda_list_and_string():
         def bad(index=IDX, out=FA):
             s = "x"  # MARK-str
     _error("MARK-str", "str constant", e)
+
+
+def test_error_lists_and_type_constructors():
+    with pytest.raises(TranslationError) as e:
+        @python2shader
+        def bad(index=IDX, out=FA):
+            t = [1.0, 2.0]
+            u = t  # MARK-alias
+            u[0] = 3.0
+    _error("MARK-alias", "assigning an existing", e)
+    with pytest.raises(TranslationError) as e:
+        @python2shader
+        def bad(index=IDX, out=FA):
+            t = [1.0, vec2(1.0, 2.0)]  # MARK-mixed
+    _error("MARK-mixed", "a list whose elements have different types (f32 and vec2)", e)
+    with pytest.raises(TranslationError) as e:
+        @python2shader
+        def bad(index=IDX, out=FA):
+            t = Array(3, f32)(1.0, 2.0)  # MARK-count
+    _error("MARK-count", "with 2 values (it needs 3", e)
+    with pytest.raises(TranslationError) as e:
+        @python2shader
+        def bad(index=IDX, out=FA):
+            out[index.x] = Vector(5, f32)(1.0).x  # MARK-vec5
+    _error("MARK-vec5", "Vector length must be 2, 3 or 4", e)
+    with pytest.raises(TranslationError) as e:
+        @python2shader
+        def bad(index=IDX, out=FA):
+            n = 2
+            out[index.x] = Array(n, f32)(1.0, 2.0)[0]  # MARK-runtime-len
+    _error("MARK-runtime-len", "known before the shader runs", e)
+    with pytest.raises(TranslationError) as e:
+        @python2shader
+        def bad(index=IDX, out=FA):
+            out[index.x] = math.fmod(out[index.x], 0)  # MARK-fmod0
+    _error("MARK-fmod0", "fmod() by the constant 0", e)
+
+
+def test_fmod_of_vectors_compiles_per_shape():
+    @python2shader
+    def f(index=IDX, a=FA, out=FOUT):
+        v = math.fmod(vec3(a[index.x]), 2.0) + math.fmod(vec3(1.0), vec3(a[0]))
+        out[index.x] = math.fmod(v.x, v.y)
+    glsl = f.to_glsl()
+    assert "vec3 km_fmod(vec3 a, vec3 b)" in glsl and "float km_fmod(float a, float b)" in glsl
+    assert f.to_spirv()[:4] == bytes.fromhex("03022307")
 
 
 def test_error_integer_constants_past_32_bits():

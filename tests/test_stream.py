@@ -167,3 +167,37 @@ def test_byte_counters_and_synchronize(device):
     s1 = km.stats()
     assert s1["bytes_uploaded"] - s0["bytes_uploaded"] == 4000
     assert s1["bytes_downloaded"] - s0["bytes_downloaded"] == 4000
+
+
+def test_close_hooks_run_in_declared_order(device):
+    from kompute_ml._runtime import device as _dev
+    other = _dev.Device(device.info)
+    calls = []
+
+    def late(d):
+        if d is other:
+            calls.append("late")
+
+    def early(d):
+        if d is other:
+            calls.append("early")
+    _dev.on_close(late, order=_dev.CLOSE_MEMORY + 1)
+    _dev.on_close(early, order=_dev.CLOSE_STREAM - 1)
+    _dev.on_close(early, order=_dev.CLOSE_STREAM - 1)        # registered once
+    x = km.ones(8, device=other) * 2      # pending work: the stream submits it before the pool goes
+    x._realize()
+    other.close()
+    assert calls == ["early", "late"]
+
+
+def test_per_device_state_is_created_once_and_refused_after_close(device):
+    from kompute_ml._runtime import device as _dev
+    made = []
+    state = _dev.PerDevice(lambda d: made.append(d) or object(), closed_ok=False)
+    other = _dev.Device(device.info)
+    assert state.get(other) is state.get(other) and made == [other]
+    assert state.peek(device) is None
+    other.close()
+    assert state.pop(other) is not None and state.pop(other) is None
+    with pytest.raises(km.DeviceError, match="closed"):
+        state.get(other)

@@ -1,3 +1,3 @@
-"""The Array's internals: dtypes, fusion (trace, generate, run), indexing, reductions and linear
-algebra. They take Buffers, shapes and dtypes and return (Buffer, shape, dtype); only array.py
-constructs Arrays."""
+"""The Array's internals: dtypes, buffers, fusion (trace, cache, run) and its GLSL codegen,
+indexing, reductions and linear algebra. They take Buffers, shapes and dtypes (and fusion Nodes)
+and return (Buffer, shape, dtype); they never import array.py, which alone constructs Arrays."""

@@ -3,16 +3,19 @@
 Arrays own contiguous C-order buffers and have no views: ``a[1:5, ::2]``, ``a[3]`` and ``a.T`` are
 copies made by one dispatch of ``gather.comp`` (element i of the result reads the source at
 ``offset + coords(i) . strides``, dims coalesced first). Advanced (integer or boolean array)
-indexing runs on the host through numpy: a download and an upload.
+indexing runs on the host through numpy (in array.py): a download and an upload.
+
+Functions here take a realized array as (Buffer, shape, dtype, device) and return the result as
+(Buffer, shape, dtype).
 """
 
+import math
 import operator
 
 import numpy as np
 
-from .._runtime import stream as _stream
 from .._runtime import program as shaders
-from .. import array as _array
+from . import buffers as _buffers
 
 __all__ = ["getitem", "transpose", "norm_axis"]
 
@@ -34,13 +37,12 @@ def norm_axis(axis, ndim):
     return axis % ndim
 
 
-def _gather(a, offset, shape, strides):
-    """A new realized array: element i = a's element ``offset + coords(i) . strides``."""
+def _gather(buf, src_shape, dtype, device, offset, shape, strides):
+    """A new Buffer of ``shape``: element i = the source's element ``offset + coords(i) . strides``."""
     shape = tuple(int(s) for s in shape)
-    out = _array.empty(shape, a.dtype, a.device)
-    n = out.size
+    n = math.prod(shape)
     if n == 0:
-        return out
+        return _buffers.alloc(device, shape), shape, dtype
     dims, strd = [], []
     for s, st in zip(shape, strides):           # coalesce: drop size-1 dims, merge contiguous ones
         if s == 1:
@@ -53,54 +55,49 @@ def _gather(a, offset, shape, strides):
             strd.append(st)
     if not dims:
         dims, strd = [1], [0]
-    src = a._realize()
     if len(dims) > 8:           # more than 8 non-mergeable dims: rare enough for the host
         host = np.lib.stride_tricks.as_strided(
-            a.numpy().reshape(-1)[offset:], shape, [st * a.dtype.itemsize for st in strides])
-        return _array.asarray(np.ascontiguousarray(host), device=a.device)
+            _buffers.download(buf, src_shape, dtype).reshape(-1)[offset:], shape,
+            [st * np.dtype(dtype).itemsize for st in strides])
+        return _buffers.upload(device, np.ascontiguousarray(host)), shape, dtype
+    out = _buffers.alloc(device, shape)
     pad = 8 - len(dims)
-    push = _stream.pack("IIi8I8i", n, len(dims), offset, *dims, *([1] * pad), *strd, *([0] * pad))
     # gather.comp — binding 0: src, binding 1: dst
-    _stream.dispatch_1d(a.device, shaders.spirv("gather"), [src, out._buf], n, push=push)
-    return out
+    shaders.get("gather").dispatch_1d(
+        device, [buf, out], n,
+        push=(n, len(dims), offset, *dims, *([1] * pad), *strd, *([0] * pad)))
+    return out, shape, dtype
 
 
-def getitem(a, index):
-    """``a[index]`` as a new array: basic indexing by one gather kernel, advanced on the host."""
-    arrays = (_array.Array, np.ndarray, list)
-    if isinstance(index, arrays) or (isinstance(index, tuple) and any(isinstance(i, arrays) for i in index)):
-        # advanced indexing: done by numpy on the host (documented: a download and an upload)
-        if isinstance(index, _array.Array):
-            index = index.numpy()
-        elif isinstance(index, tuple):
-            index = tuple(i.numpy() if isinstance(i, _array.Array) else i for i in index)
-        return _array.asarray(a.numpy()[index], device=a.device)
+def getitem(buf, shape, dtype, device, index):
+    """``a[index]`` for a basic index (ints, slices, None, ...): one gather kernel."""
+    ndim = len(shape)
     if not isinstance(index, tuple):
         index = (index,)
     if sum(i is Ellipsis for i in index) > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
     used = sum(1 for i in index if i is not None and i is not Ellipsis)
-    if used > a.ndim:
-        raise IndexError(f"too many indices for array: array is {a.ndim}-dimensional, "
+    if used > ndim:
+        raise IndexError(f"too many indices for array: array is {ndim}-dimensional, "
                          f"but {used} were indexed")
     if Ellipsis in index:
         k = index.index(Ellipsis)
-        index = index[:k] + (slice(None),) * (a.ndim - used) + index[k + 1:]
+        index = index[:k] + (slice(None),) * (ndim - used) + index[k + 1:]
     else:
-        index = index + (slice(None),) * (a.ndim - used)
-    base = _c_strides(a.shape)
-    offset, shape, strides, dim = 0, [], [], 0
+        index = index + (slice(None),) * (ndim - used)
+    base = _c_strides(shape)
+    offset, out_shape, strides, dim = 0, [], [], 0
     for i in index:
         if i is None:
-            shape.append(1)
+            out_shape.append(1)
             strides.append(0)
             continue
-        extent = a.shape[dim]
+        extent = shape[dim]
         if isinstance(i, slice):
             start, stop, step = i.indices(extent)
             count = len(range(start, stop, step))
             offset += start * base[dim] if count else 0
-            shape.append(count)
+            out_shape.append(count)
             strides.append(step * base[dim])
         else:
             try:
@@ -112,13 +109,15 @@ def getitem(a, index):
                 raise IndexError(f"index {k} is out of bounds for axis {dim} with size {extent}")
             offset += (k % extent) * base[dim]
         dim += 1
-    return _gather(a, offset, shape, strides)
+    return _gather(buf, shape, dtype, device, offset, out_shape, strides)
 
 
-def transpose(a, axes=None):
-    """``a`` with its dims permuted by ``axes`` (reversed when None), a new realized array."""
-    axes = tuple(reversed(range(a.ndim))) if axes is None else tuple(norm_axis(x, a.ndim) for x in axes)
-    if sorted(axes) != list(range(a.ndim)):
+def transpose(buf, shape, dtype, device, axes=None):
+    """The array with its dims permuted by ``axes`` (reversed when None), in a new Buffer."""
+    ndim = len(shape)
+    axes = tuple(reversed(range(ndim))) if axes is None else tuple(norm_axis(x, ndim) for x in axes)
+    if sorted(axes) != list(range(ndim)):
         raise ValueError("axes don't match array")
-    strides = _c_strides(a.shape)
-    return _gather(a, 0, [a.shape[x] for x in axes], [strides[x] for x in axes])
+    strides = _c_strides(shape)
+    return _gather(buf, shape, dtype, device, 0, [shape[x] for x in axes],
+                   [strides[x] for x in axes])

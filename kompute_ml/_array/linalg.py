@@ -6,36 +6,32 @@
   vector @ matrix: ``gevm.comp`` (64 columns x 4 k-slices per workgroup).
 - vector @ vector: the fused product, then the pairwise sum reduction.
 
-Inputs are converted to the result dtype first (numpy's result_type, mapped onto ours); bool
-products are computed in int32 and compared with 0, as numpy's bool matmul is an or of ands.
+Inputs come converted to the compute dtype (``result_dtypes``: numpy's result_type, mapped onto
+ours); bool products are computed in int32 and compared with 0, as numpy's bool matmul is an or
+of ands. Operands are (Buffer, shape) pairs; results are (Buffer, shape, dtype).
 """
 
 import math
-import struct
 
 import numpy as np
 
-from .._compile import spirv as _spirv
 from .._runtime import stream as _stream
 from .._runtime import program as shaders
-from .. import array as _array
-from .fusion import BOOL, FLOAT32, INT32, UINT32, canonical_dtype
+from . import buffers as _buffers
+from . import fusion as _fusion
+from . import indexing as _indexing
+from . import reduction as _reduction
+from .dtypes import BOOL, FLOAT32, INT32, UINT32, canonical_dtype
 
-__all__ = ["matmul", "dot"]
+__all__ = ["result_dtypes", "matmul", "dot"]
 
 _TILE = 128          # gemm.comp: 128 x 128 tiles of C per workgroup
 _KIND = {FLOAT32: 0, INT32: 1, UINT32: 2}
-_kernels = {}
 
 
 def _kernel(name, dtype):
-    key = (name, dtype)
-    hit = _kernels.get(key)
-    if hit is None:
-        kind = _KIND[dtype]
-        spirv = shaders.spirv(name, {"KM_KIND": kind} if kind else None)
-        hit = _kernels[key] = (spirv, _spirv.reflect(spirv))
-    return hit
+    kind = _KIND[dtype]
+    return shaders.get(name, {"KM_KIND": kind} if kind else None)
 
 
 def _core_error(which, size_a, size_b, dim):
@@ -44,116 +40,128 @@ def _core_error(which, size_a, size_b, dim):
                       f"from {size_a})")
 
 
-def matmul(a, b):
-    """``a @ b`` for Arrays on one device (see ``kompute_ml.matmul``)."""
-    for which, x in enumerate((a, b)):
-        if x.ndim == 0:
+def result_dtypes(a_dtype, b_dtype):
+    """(dtype of ``a @ b``, dtype both operands are converted to before the product)."""
+    out_dtype = canonical_dtype(np.result_type(a_dtype, b_dtype))
+    return out_dtype, (INT32 if out_dtype == BOOL else out_dtype)
+
+
+def _lazy(device, op, args, dtype, shape):
+    """A fusion Node of ``op`` computed in ``dtype`` over Leaves/Nodes/Scalars of that dtype."""
+    return _fusion.node(device, op, args, dtype, shape, (dtype,) * len(args))
+
+
+def matmul(device, a, b, out_dtype):
+    """``a @ b`` (see ``kompute_ml.matmul``); ``a``, ``b``: (Buffer, shape) of the compute dtype."""
+    (abuf, ashape), (bbuf, bshape) = a, b
+    for which, shape in enumerate((ashape, bshape)):
+        if len(shape) == 0:
             raise ValueError(f"matmul: Input operand {which} does not have enough dimensions (has 0, "
                              f"gufunc core with signature (n?,k),(k,m?)->(n?,m?) requires 1)")
-    out_dtype = canonical_dtype(np.result_type(a.dtype, b.dtype))
     ct = INT32 if out_dtype == BOOL else out_dtype
-    K = a.shape[-1]
-    kb = b.shape[0] if b.ndim == 1 else b.shape[-2]
+    K = ashape[-1]
+    kb = bshape[0] if len(bshape) == 1 else bshape[-2]
     if kb != K:
         raise _core_error(1, K, kb, 0)
-    a = a.astype(ct, copy=False)
-    b = b.astype(ct, copy=False)
-    if a.ndim == 1 and b.ndim == 1:
-        res = (a * b).sum()
+    if len(ashape) == 1 and len(bshape) == 1:
+        prod = _lazy(device, "multiply", (_fusion.Leaf(abuf, ashape, ct),
+                                          _fusion.Leaf(bbuf, bshape, ct)), ct, ashape)
+        buf, shape, _ = _reduction.reduce(_fusion.realize(prod, device), ashape, ct, device, "sum")
     else:
-        product, name = (_gemv, "gemv") if a.ndim == 2 and b.ndim == 1 else \
-            (_gevm, "gevm") if a.ndim == 1 and b.ndim == 2 else (_gemm, "gemm")
-        chunk = _k_chunk(a.device, name)
+        name = "gemv" if len(ashape) == 2 and len(bshape) == 1 else \
+            "gevm" if len(ashape) == 1 and len(bshape) == 2 else "gemm"
+        product = _gemm if name == "gemm" else _vector_product
+        chunk = _k_chunk(device, name)
         if chunk is None or K <= chunk:
-            res = product(a, b)
+            buf, shape = product(device, abuf, ashape, bbuf, bshape, ct)
         else:
             # split-K: a device with a loop budget (lavapipe) gets products of K-slices, summed
-            res = None
+            # by one fused kernel
+            total = None
             for k0 in range(0, K, chunk):
-                part = product(a[..., k0:k0 + chunk],
-                               b[k0:k0 + chunk] if b.ndim == 1 else b[..., k0:k0 + chunk, :])
-                res = part if res is None else res + part
+                ap = _indexing.getitem(abuf, ashape, ct, device, (Ellipsis, slice(k0, k0 + chunk)))
+                bp = _indexing.getitem(bbuf, bshape, ct, device,
+                                       slice(k0, k0 + chunk) if len(bshape) == 1 else
+                                       (Ellipsis, slice(k0, k0 + chunk), slice(None)))
+                buf, shape = product(device, ap[0], ap[1], bp[0], bp[1], ct)
+                part = _fusion.Leaf(buf, shape, ct)
+                total = part if total is None else _lazy(device, "add", (total, part), ct, shape)
+            buf = _fusion.realize(total, device)
     if out_dtype == BOOL:
-        res = res != 0
-    return res
-
-
-# K elements each kernel's invocation loops over per loop iteration, measured on lavapipe (the
-# first wrong results: gemm at K = 43690, gemv at 131070, gevm at 262140); a K-slice is sized
-# to use a quarter of the device's loop budget (stream.loop_limit).
-_K_PER_ITERATION = {"gemm": 0.66, "gemv": 2, "gevm": 4}
+        test = _fusion.Node("not_equal", (_fusion.Leaf(buf, shape, ct), _fusion.Scalar(0, ct)),
+                            BOOL, shape, (ct, ct))
+        buf = _fusion.realize(test, device)
+    return buf, shape, out_dtype
 
 
 def _k_chunk(device, shader):
-    """Largest K one dispatch of ``shader`` may loop over on ``device`` (None: any)."""
+    """Largest K one dispatch of ``shader`` may loop over on ``device`` (None: any).
+
+    The shader declares the K elements one invocation covers per loop iteration
+    (``k_per_loop_iteration``); a K-slice uses a quarter of the device's loop budget.
+    """
     limit = _stream.loop_limit(device)
     if limit is None:
         return None
-    return max(1, int(limit * _K_PER_ITERATION[shader]) // 4)
+    return max(1, int(limit * shaders.fact(shader, "k_per_loop_iteration")) // 4)
 
 
-def _gemv(a, x):
-    M, K = a.shape
-    device = a.device
+def _vector_product(device, abuf, ashape, bbuf, bshape, dtype):
+    """matrix @ vector (gemv.comp) or vector @ matrix (gevm.comp): (Buffer, shape)."""
+    # one body for both: they differ in the shader, the outputs per workgroup and which operand
+    # is the matrix (its shape is the push constants: M, K for gemv; K, N for gevm)
+    if len(ashape) == 2:
+        name, per_group, size = "gemv", 8, ashape       # y[M] = A[M, K] @ x[K]
+        M, K = size
+    else:
+        name, per_group, size = "gevm", 64, bshape      # y[M] = x[K] @ B[K, M]
+        K, M = size
     if K == 0 or M == 0:
-        return _array.zeros((M,), a.dtype, device)
-    y = _array.empty((M,), a.dtype, device)
-    spirv, info = _kernel("gemv", a.dtype)
-    groups = _stream.groups_1d(device, -(-M // 8), 1)
-    # gemv.comp — binding 0: A, binding 1: x, binding 2: y
-    _stream.dispatch(device, spirv, [a._realize(), x._realize(), y._buf], groups,
-                     struct.pack("<II", M, K), info=info)
-    return y
+        return _buffers.fill(device, (M,), dtype, 0), (M,)
+    y = _buffers.alloc(device, (M,))
+    prog = _kernel(name, dtype)
+    groups = _stream.groups_1d(device, -(-M // per_group), 1)
+    # gemv.comp — binding 0: A, binding 1: x, binding 2: y; push: M, K
+    # gevm.comp — binding 0: x, binding 1: B, binding 2: y; push: K, N
+    prog.dispatch(device, [abuf, bbuf, y], groups, push=tuple(size))
+    return y, (M,)
 
 
-def _gevm(x, b):
-    K, N = b.shape
-    device = b.device
-    if K == 0 or N == 0:
-        return _array.zeros((N,), b.dtype, device)
-    y = _array.empty((N,), b.dtype, device)
-    spirv, info = _kernel("gevm", b.dtype)
-    groups = _stream.groups_1d(device, -(-N // 64), 1)
-    # gevm.comp — binding 0: x, binding 1: B, binding 2: y
-    _stream.dispatch(device, spirv, [x._realize(), b._realize(), y._buf], groups,
-                     struct.pack("<II", K, N), info=info)
-    return y
-
-
-def _stack(x, batch, core):
-    """(buffer, elements between stacked matrices) of ``x`` seen as a stack of shape ``batch``."""
-    nb, own = math.prod(batch), math.prod(x.shape[:-2])
+def _stack(device, buf, shape, dtype, batch, core):
+    """(Buffer, elements between stacked matrices) of an operand seen as a stack of ``batch``."""
+    nb, own = math.prod(batch), math.prod(shape[:-2])
     if own == nb:
-        return x._realize(), math.prod(core)
+        return buf, math.prod(core)
     if own == 1:
-        return x._realize(), 0                 # one matrix serves the whole stack
-    full = _array.broadcast_to(x, tuple(batch) + tuple(core))
-    return full._realize(), math.prod(core)
+        return buf, 0                          # one matrix serves the whole stack
+    full = _fusion.Node("cast", (_fusion.Leaf(buf, shape, dtype),), dtype,
+                        tuple(batch) + tuple(core), (dtype,))
+    return _fusion.realize(full, device), math.prod(core)
 
 
-def _gemm(a, b):
-    a2 = a if a.ndim >= 2 else a.reshape(1, a.shape[0])
-    b2 = b if b.ndim >= 2 else b.reshape(b.shape[0], 1)
-    M, K = a2.shape[-2:]
-    N = b2.shape[-1]
+def _gemm(device, abuf, ashape, bbuf, bshape, dtype):
+    """matrix @ matrix and stacks (a 1-D operand is a 1-row or 1-column matrix): (Buffer, shape)."""
+    a2 = ashape if len(ashape) >= 2 else (1, ashape[0])
+    b2 = bshape if len(bshape) >= 2 else (bshape[0], 1)
+    M, K = a2[-2:]
+    N = b2[-1]
     try:
-        batch = np.broadcast_shapes(a2.shape[:-2], b2.shape[:-2])
+        batch = np.broadcast_shapes(a2[:-2], b2[:-2])
     except ValueError:
         raise ValueError(f"matmul: operands could not be broadcast together with shapes "
-                         f"{a.shape} and {b.shape}") from None
+                         f"{ashape} and {bshape}") from None
     shape = tuple(batch) + (M, N)
-    out_shape = shape[:-2] + (shape[-2:] if a.ndim >= 2 and b.ndim >= 2 else
-                              (M,) if b.ndim == 1 else (N,))
-    device = a.device
+    out_shape = shape[:-2] + (shape[-2:] if len(ashape) >= 2 and len(bshape) >= 2 else
+                              (M,) if len(bshape) == 1 else (N,))
     if K == 0:
-        return _array.zeros(out_shape, a.dtype, device)
-    c = _array.empty(out_shape, a.dtype, device)
+        return _buffers.fill(device, out_shape, dtype, 0), out_shape
+    c = _buffers.alloc(device, out_shape)
     nb = math.prod(batch)
     if M * N * nb == 0:
-        return c
-    abuf, astride = _stack(a2, batch, (M, K))
-    bbuf, bstride = _stack(b2, batch, (K, N))
-    spirv, info = _kernel("gemm", a.dtype)
+        return c, out_shape
+    abuf, astride = _stack(device, abuf, a2, dtype, batch, (M, K))
+    bbuf, bstride = _stack(device, bbuf, b2, dtype, batch, (K, N))
+    prog = _kernel("gemm", dtype)
     gx, gy = -(-N // _TILE), -(-M // _TILE)
     lim = device.max_groups
     # grids past maxComputeWorkGroupCount run as several dispatches with tile offsets
@@ -161,20 +169,21 @@ def _gemm(a, b):
         for y0 in range(0, gy, lim[1]):
             for x0 in range(0, gx, lim[0]):
                 groups = (min(gx - x0, lim[0]), min(gy - y0, lim[1]), min(nb - z0, lim[2]))
-                push = struct.pack("<8I", M, N, K, astride, bstride, y0, x0, z0)
                 # gemm.comp — binding 0: A, binding 1: B, binding 2: C
-                _stream.dispatch(device, spirv, [abuf, bbuf, c._buf], groups, push, info=info)
-    return c
+                prog.dispatch(device, [abuf, bbuf, c], groups,
+                              push=(M, N, K, astride, bstride, y0, x0, z0))
+    return c, out_shape
 
 
-def dot(a, b):
-    """numpy's ``dot`` for Arrays of at most 2 dimensions."""
-    if a.ndim > 2 or b.ndim > 2:
+def dot(device, a, b, out_dtype):
+    """numpy's ``dot`` for operands of at most 2 dimensions (arguments as for ``matmul``)."""
+    ashape, bshape = a[1], b[1]
+    if len(ashape) > 2 or len(bshape) > 2:
         raise ValueError("kompute_ml.dot takes arrays of at most 2 dimensions; "
                          "use kompute_ml.matmul for stacks of matrices")
-    ka = a.shape[-1]
-    kb = b.shape[0] if b.ndim == 1 else b.shape[-2]
+    ka = ashape[-1]
+    kb = bshape[0] if len(bshape) == 1 else bshape[-2]
     if ka != kb:
-        raise ValueError(f"shapes {a.shape} and {b.shape} not aligned: {ka} (dim {a.ndim - 1}) "
-                         f"!= {kb} (dim {max(b.ndim - 2, 0)})")
-    return matmul(a, b)
+        raise ValueError(f"shapes {ashape} and {bshape} not aligned: {ka} (dim {len(ashape) - 1}) "
+                         f"!= {kb} (dim {max(len(bshape) - 2, 0)})")
+    return matmul(device, a, b, out_dtype)

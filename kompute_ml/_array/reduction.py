@@ -16,17 +16,16 @@ multiplies by 1/r on the last pass. Accumulators follow numpy's result dtypes ma
 """
 
 import math
-import operator
-import struct
 import warnings
 
 import numpy as np
 
 from .._runtime import memory as _memory
-from .._compile import spirv as _spirv
 from .._runtime import stream as _stream
 from .._runtime import program as shaders
-from .fusion import BOOL, FLOAT32, INT32, STORAGE_DTYPE, UINT32
+from . import buffers as _buffers
+from .dtypes import BOOL, FLOAT32, INT32, UINT32
+from .indexing import norm_axis
 
 __all__ = ["reduce"]
 
@@ -37,22 +36,15 @@ _CHUNK = 16               # elements per invocation of reduce_axis (KM_CHUNK)
 VEC4 = True               # rows of a multiple of 4 elements are read as 4-vectors
 ROWS_MIN = 512            # contiguous rows at least this long use reduce_rows
 
-_variants = {}
-
 
 def _kernel(name, in_kind, acc_kind, op, arg, subgroup, vec4=False):
-    """SPIR-V and reflection of one variant of a reduction shader (compiled once per process)."""
-    key = (name, in_kind, acc_kind, op, arg, subgroup, PER_THREAD, vec4)
-    hit = _variants.get(key)
-    if hit is None:
-        defines = {"KM_IN_KIND": in_kind, "KM_ACC_KIND": acc_kind, "KM_OP": op, "KM_ARG": int(arg)}
-        if name == "reduce_rows":
-            defines["KM_SUBGROUP"] = int(subgroup)
-            defines["KM_PER_THREAD"] = f"{PER_THREAD}u"
-            defines["KM_VEC4"] = int(vec4)
-        spirv = shaders.spirv(name, defines)
-        hit = _variants[key] = (spirv, _spirv.reflect(spirv))
-    return hit
+    """The Program of one variant of a reduction shader (compiled once per process)."""
+    defines = {"KM_IN_KIND": in_kind, "KM_ACC_KIND": acc_kind, "KM_OP": op, "KM_ARG": int(arg)}
+    if name == "reduce_rows":
+        defines["KM_SUBGROUP"] = int(subgroup)
+        defines["KM_PER_THREAD"] = f"{PER_THREAD}u"
+        defines["KM_VEC4"] = int(vec4)
+    return shaders.get(name, defines)
 
 
 def _has_subgroup_reduce(device):
@@ -72,17 +64,6 @@ def _result_dtype(op, dtype):
     return _KIND[dtype], dtype
 
 
-def _fill(device, shape, dtype, value):
-    n = math.prod(shape)
-    buf = _memory.alloc(device, max(n, 1) * 4)
-    if n:
-        word = np.asarray(value).astype(dtype).astype(STORAGE_DTYPE[dtype]).view(np.uint32)
-        # fill.comp — binding 0: out (uint words)
-        _stream.dispatch_1d(device, shaders.spirv("fill"), [buf], n,
-                            push=_stream.pack("II", n, int(word)))
-    return buf
-
-
 def _one_axis(device, buf, outer, r, inner, op, in_kind, acc_kind, scale):
     """Reduce ``buf`` viewed as (outer, r, inner) along r; return (values, indices or None)."""
     arg = op in ("argmax", "argmin")
@@ -96,11 +77,11 @@ def _one_axis(device, buf, outer, r, inner, op, in_kind, acc_kind, scale):
             nblk = -(-r // (256 * PER_THREAD))
             count = outer * nblk
             vec4 = VEC4 and not arg and r % 4 == 0
-            spirv, info = _kernel("reduce_rows", kind, acc_kind, code, arg, subgroup, vec4)
+            prog = _kernel("reduce_rows", kind, acc_kind, code, arg, subgroup, vec4)
         else:
             nblk = -(-r // _CHUNK)
             count = outer * nblk * inner
-            spirv, info = _kernel("reduce_axis", kind, acc_kind, code, arg, False)
+            prog = _kernel("reduce_axis", kind, acc_kind, code, arg, False)
         last = nblk == 1
         dst = _memory.alloc(device, count * 4)
         bufs = [src, dst]
@@ -110,13 +91,12 @@ def _one_axis(device, buf, outer, r, inner, op, in_kind, acc_kind, scale):
             bufs += [src_idx if src_idx is not None else src, dst_idx]
         s = scale if last else 1.0
         if rows_kernel:
-            push = struct.pack("<IIIIf", r, nblk, count, 0 if first else 1, s)
             # reduce_rows.comp — binding 0: src values, 1: dst values (2: src indices, 3: dst indices)
-            _stream.dispatch(device, spirv, bufs, _stream.groups_1d(device, count, 1), push, info=info)
+            prog.dispatch(device, bufs, _stream.groups_1d(device, count, 1),
+                          push=(r, nblk, count, 0 if first else 1, s))
         else:
-            push = struct.pack("<IIIIIf", count, r, inner, nblk, 0 if first else 1, s)
             # reduce_axis.comp — binding 0: src values, 1: dst values (2: src indices, 3: dst indices)
-            _stream.dispatch_1d(device, spirv, bufs, count, push, info=info)
+            prog.dispatch_1d(device, bufs, count, push=(count, r, inner, nblk, 0 if first else 1, s))
         src, src_idx, first, r = dst, (dst_idx if arg else None), False, nblk
         if last:
             return src, src_idx
@@ -128,18 +108,11 @@ def _axes(axis, ndim, op):
     if isinstance(axis, tuple):
         if op in ("argmax", "argmin"):
             raise TypeError(f"{op} takes one axis (an int) or None, got a tuple")
-        axes = tuple(_norm(a, ndim) for a in axis)
+        axes = tuple(norm_axis(a, ndim) for a in axis)
         if len(set(axes)) != len(axes):
             raise ValueError("duplicate value in 'axis'")
         return tuple(sorted(axes))
-    return (_norm(axis, ndim),)
-
-
-def _norm(axis, ndim):
-    axis = operator.index(axis)
-    if not -ndim <= axis < ndim:
-        raise np.exceptions.AxisError(axis, ndim)
-    return axis % ndim
+    return (norm_axis(axis, ndim),)
 
 
 def reduce(buf, shape, dtype, device, op, axis=None, keepdims=False):
@@ -155,10 +128,10 @@ def reduce(buf, shape, dtype, device, op, axis=None, keepdims=False):
     r_total = math.prod(shape[k] for k in axes)
     if r_total == 0:
         if op == "sum":
-            return _fill(device, out_shape, out_dtype, 0), out_shape, out_dtype
+            return _buffers.fill(device, out_shape, out_dtype, 0), out_shape, out_dtype
         if op == "mean":
             warnings.warn("Mean of empty slice", RuntimeWarning, stacklevel=4)
-            return _fill(device, out_shape, out_dtype, np.nan), out_shape, out_dtype
+            return _buffers.fill(device, out_shape, out_dtype, np.nan), out_shape, out_dtype
         if arg:
             raise ValueError(f"attempt to get {op} of an empty sequence")
         raise ValueError(f"zero-size array to reduction operation "

@@ -5,10 +5,10 @@ Math functions are used as bare names, as in pyshader (``exp(x)``), or through `
 GLSL's names both work. Int arguments of float functions convert, as Python's ``math`` does.
 """
 
-from .nodes import Call, Const, Length, convert, is_weak, shape_of
-from .ops import adapt_weak, join_scalar, truth
+from .nodes import INT32_MAX, Call, Const, Length, convert, is_weak, shape_of
+from .ops import adapt_weak, join_scalar, join_types, truth
 from .types import (Array, Matrix, Scalar, Struct, Vector, boolean, f32, glsl_name, i32, ncomp,
-                    pretty, scalar_of, with_scalar)
+                    pretty, scalar_of, u32, with_scalar)
 
 # float functions of one argument: name -> GLSL name (result: the argument's float shape)
 FLOAT1 = {n: n for n in ("exp", "exp2", "log", "log2", "sqrt", "inversesqrt", "sin", "cos", "tan",
@@ -41,8 +41,7 @@ NOT_SUPPORTED = {"print": "print() (shaders have no console)",
                  "imageLoad": "imageLoad()", "imageStore": "imageStore()"}
 
 NAMES = (set(FLOAT1) | set(FLOATN) | set(NUMERIC) | set(VECTOR) | set(MATRIX) | set(PREDICATES)
-         | {"len", "atan"})
-MATH_CONSTANTS = {"pi": 3.141592653589793, "e": 2.718281828459045, "tau": 6.283185307179586}
+         | {"len", "atan", "fmod"})
 
 
 def _floatish(e, name, fail):
@@ -93,6 +92,8 @@ def call_builtin(name, args, fail, helpers):
         return length(args[0], fail)
     if name in CONVERTERS:
         return construct(CONVERTERS[name], args, fail, name)
+    if name == "fmod":
+        return _fmod(args, fail, helpers)
     if name in FLOAT1:
         _check_args(name, args, (1,), fail)
         a = _floatish(args[0], name, fail)
@@ -129,6 +130,20 @@ def call_builtin(name, args, fail, helpers):
         a = _floatish(args[0], name, fail)
         return Call(with_scalar(a.type, boolean), name, [a])
     fail(f"the function {name}()")
+
+
+def _fmod(args, fail, helpers):
+    """``math.fmod(a, b)``: C's remainder, with the sign of the dividend (``%`` floors, with the
+    sign of the divisor). A float, as in Python, also for int arguments."""
+    _check_args("fmod", args, (2,), fail)
+    if isinstance(args[1], Const) and args[1].value == 0:
+        fail("fmod() by the constant 0 (Python raises ValueError)")
+    fargs, _ = _broadcast([_floatish(a, "fmod", fail) for a in args], "fmod", fail)
+    t = glsl_name(fargs[0].type)
+    # a - b * trunc(a / b) is exact whenever a / b is (GLSL's mod() would floor instead)
+    helpers.setdefault(("km_fmod", t), f"{t} km_fmod({t} a, {t} b) {{\n"
+                                        "    return a - b * trunc(a / b);\n}\n")
+    return Call(fargs[0].type, "km_fmod", fargs)
 
 
 def _numeric(name, args, fail):
@@ -207,7 +222,12 @@ def construct(t, args, fail, spelled=None):
     if any(a.type is None for a in args):
         from .nodes import Unknown
         return Unknown()
-    if issubclass(t, (Array, Struct)) or not getattr(t, "supported", True):
+    if t.is_abstract:
+        fail(f"{spelled}() as a value (specialize the type first and call that: "
+             f"{spelled}(...)(value), as in Vector(2, f32)(a))")
+    if issubclass(t, Array):
+        return array_value(t, args, fail, spelled)
+    if issubclass(t, Struct) or not getattr(t, "supported", True):
         fail(f"constructing a {pretty(t)} value")
     for a in args:
         if shape_of(a.type)[0] is None:
@@ -254,3 +274,62 @@ def _matrix(t, args, fail, spelled):
         fail(f"{spelled}() with {total} components (it needs {t.cols * t.rows} column-major "
              "values, or one scalar for a diagonal matrix)")
     return Call(t, glsl_name(t), args)
+
+
+# ---- fixed-size arrays: list literals and Array(n, T)(...) ------------------------------------
+
+def array_type_name(t):
+    """The GLSL constructor spelling of a fixed-size array type: ``int[3]``, ``vec2[4][2]``."""
+    dims = ""
+    while issubclass(t, Array):
+        dims += f"[{t.length}]"
+        t = t.subtype
+    return glsl_name(t) + dims
+
+
+def array_value(t, elems, fail, spelled):
+    """A value of the fixed-size ``Array`` type ``t``, one argument per element, each converted
+    to the element type as its constructor converts (``Array(3, f32)(1, 2, i)``)."""
+    if t.length == 0:
+        fail(f"{spelled}() of a runtime-sized Array (a local array needs its length: "
+             "Array(n, T))")
+    if len(elems) != t.length:
+        fail(f"{spelled}() with {len(elems)} values (it needs {t.length}, one per element)")
+    sub = t.subtype
+    if issubclass(sub, Array):
+        for e in elems:
+            if e.type is not sub:
+                fail(f"{spelled}() with an element of type {pretty(e.type)} (it needs "
+                     f"{pretty(sub)})")
+        return Call(t, array_type_name(t), elems)
+    return Call(t, array_type_name(t), [construct(sub, [e], fail) for e in elems])
+
+
+def list_value(elems, fail):
+    """A Python list literal as a fixed-size array: the elements take one type, as the values
+    assigned to one variable do (``[1, 2.5]`` is an f32 array, ``[1, 2]`` an i32 array)."""
+    if not elems:
+        fail("an empty list (a shader array has a fixed length; write its elements)")
+    for e in elems:
+        if shape_of(e.type)[0] is None and not (issubclass(e.type, Array) and e.type.length):
+            fail(f"a list holding a {pretty(e.type)}")
+    strong = [e.type for e in elems if not is_weak(e)]
+    if strong:
+        t = strong[0]
+        for other in strong[1:]:
+            joined = join_types(t, other)
+            if joined is None:
+                fail(f"a list whose elements have different types ({pretty(t)} and "
+                     f"{pretty(other)})")
+            t = joined
+    else:
+        t = i32 if all(e.value <= INT32_MAX for e in elems) else u32
+    out = []
+    for e in elems:
+        if is_weak(e):
+            e = adapt_weak(e, scalar_of(t), fail) if scalar_of(t) is not None else e
+            if join_types(e.type, t) is not t:
+                fail(f"a list whose elements have different types ({pretty(t)} and int)")
+        out.append(convert(e, t))
+    at = Array(len(out), t)
+    return Call(at, array_type_name(at), out)

@@ -1,7 +1,7 @@
 """Stage 2 of python2shader, expressions: typing names, constants, operators, calls.
 
-The mixin ``ExprTyper`` is the expression half of ``_pytoglsl_typed.Typer``: each ``_e_<Node>``
-method turns one Python expression node into a typed node (see ``_pytoglsl_nodes``).
+The mixin ``ExprTyper`` is the expression half of ``typed.Typer``: each ``_e_<Node>``
+method turns one Python expression node into a typed node (see ``nodes``).
 Names resolve as in Python: locals, then the shader's parameters, then the function's closure
 and globals (numbers become constants, shader types constructors), then python2shader's
 built-in functions, which pyshader code uses as bare names.
@@ -18,15 +18,16 @@ from . import builtins as bi
 from .nodes import (FLOAT32_MAX, INT32_MAX, INT32_MIN, UINT32_MAX, Binary, Const, Index, Length,
                     Member, Unknown, Var)
 from .ops import arith, compare, logical, select, truth, unary, weak_int
-from .types import (TYPE_NAMES, Array, Matrix, Struct, Vector, boolean, f32, i32, is_shader_type,
-                    pretty, u32)
+from .types import (ABSTRACT_NAMES, TYPE_NAMES, Array, Matrix, Struct, Vector, boolean, f32, i32,
+                    is_shader_type, pretty, type_from_name, u32)
 
 MISSING = object()          # a name with no binding anywhere
 _NOT_STATIC = object()      # an expression that is not a constant chain of global names
 
-_BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//",
-           ast.Mod: "%", ast.Pow: "**", ast.MatMult: "@", ast.BitAnd: "&", ast.BitOr: "|",
-           ast.BitXor: "^", ast.LShift: "<<", ast.RShift: ">>"}
+# Python's binary operators by their spelling (typed.py reads it too, for augmented assignment)
+BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//",
+          ast.Mod: "%", ast.Pow: "**", ast.MatMult: "@", ast.BitAnd: "&", ast.BitOr: "|",
+          ast.BitXor: "^", ast.LShift: "<<", ast.RShift: ">>"}
 _CMPOPS = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">="}
 _UNOPS = {ast.USub: "-", ast.UAdd: "+", ast.Not: "not", ast.Invert: "~"}
 _SWIZZLE_SETS = ("xyzw", "rgba", "stpq")
@@ -204,8 +205,15 @@ class ExprTyper:
                 idx = Const(idx.type if not idx.weak else i32, k)
         return Index(elem, base, idx)
 
+    def _e_List(self, node):
+        """A list literal: a fixed-size array (a local variable may hold it and be indexed)."""
+        elems = [self.expr(e) for e in node.elts]
+        if any(e.type is None for e in elems):
+            return Unknown()
+        return bi.list_value(elems, self.failer(node))
+
     def _e_BinOp(self, node):
-        op = _BINOPS[type(node.op)]
+        op = BINOPS[type(node.op)]
         self._check_int_fold(node)
         return arith(op, self.expr(node.left), self.expr(node.right), self.failer(node),
                      self.helpers)
@@ -284,6 +292,8 @@ class ExprTyper:
             obj = self.static(f)
             if obj is _NOT_STATIC:
                 self.fail(node, f"the method call .{name}()")
+        elif isinstance(f, ast.Call):
+            return "type", self.static_type(f), ast.unparse(f)
         else:
             self.fail(node, "a call of a computed function")
         if is_shader_type(obj):
@@ -299,16 +309,40 @@ class ExprTyper:
                         "it cannot call other Python functions)")
 
 
-def _same(a, b):
-    """Structural equality of two typed expressions (for ``x op= y``)."""
-    if type(a) is not type(b) or a.type is not b.type:
-        return False
-    if isinstance(a, Var):
-        return a.name == b.name
-    if isinstance(a, Const):
-        return a.value == b.value
-    if isinstance(a, (Index, Member, Length)):
-        return all(_same(x, y) if hasattr(x, "type") else x == y
-                   for x, y in zip((getattr(a, f) for f in a._fields),
-                                   (getattr(b, f) for f in b._fields)))
-    return False
+    def static_type(self, node):
+        """What an argument of a type specialization denotes, evaluated before the shader runs:
+        ``Vector(2, f32)``, ``Array(N, vec2)`` (N a global int), ``Array(3, "f32")``."""
+        if isinstance(node, ast.Constant) and type(node.value) is int:
+            return node.value
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            try:
+                return type_from_name(node.value)
+            except TypeError as exc:
+                self.fail(node, f"the type {node.value!r} ({exc})")
+        if isinstance(node, ast.Call):
+            spelled = ast.unparse(node)
+            if node.keywords or any(isinstance(a, ast.Starred) for a in node.args):
+                self.fail(node, f"the type {spelled} (Struct types and keyword arguments must "
+                                "be made outside the function)")
+            base = self.static_type(node.func)
+            if not (is_shader_type(base) and base.is_abstract):
+                self.fail(node, f"a call of '{ast.unparse(node.func)}' used as a function "
+                                "(python2shader translates one function)")
+            args = [self.static_type(a) for a in node.args]
+            try:
+                return base(*args)
+            except TypeError as exc:
+                self.fail(node, f"the type {spelled} ({exc})")
+        obj = self.static(node)
+        if obj is MISSING and isinstance(node, ast.Name):
+            # pyshader code uses its type names without importing them
+            obj = TYPE_NAMES.get(node.id, ABSTRACT_NAMES.get(node.id, MISSING))
+        if isinstance(obj, str):
+            try:
+                return type_from_name(obj)
+            except TypeError as exc:
+                self.fail(node, f"the type {obj!r} ({exc})")
+        if obj is MISSING or obj is _NOT_STATIC:
+            self.fail(node, f"'{ast.unparse(node)}' in a type (a type's arguments must be "
+                            "numbers and shader types known before the shader runs)")
+        return obj

@@ -290,10 +290,12 @@ def write(shader):
     inlined = set(inline.values())
     for n, t in list(shader.locals) + list(shader.temps):
         if n not in inlined:
-            w.emit(1, f"{glsl_name(t)} {n} = {zero(t)};")
+            # a local array (from a list) is always assigned before it is read: no initializer
+            w.emit(1, f"{declaration(t, n, {})};" if issubclass(t, Array) else
+                   f"{glsl_name(t)} {n} = {zero(t)};")
     for i, s in enumerate(shader.body):
         if i in inline:
-            w.emit(1, f"{glsl_name(s.target.type)} {s.target.name} = {expr(s.value)[0]};")
+            w.emit(1, f"{declaration(s.target.type, s.target.name, {})} = {expr(s.value)[0]};")
         else:
             w.stmt(s, 1)
     lines.append("}")

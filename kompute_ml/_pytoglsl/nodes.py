@@ -182,12 +182,6 @@ class Return(Break):
 
 # ---- conversions ----------------------------------------------------------------------------
 
-def scalar_kind(t):
-    """'f', 'i', 'u', 'b' for a scalar/vector/matrix type's scalar type."""
-    s = t if issubclass(t, Scalar) else t.subtype
-    return {f32: "f", i32: "i", u32: "u", boolean: "b"}[s]
-
-
 def const_value(t, value):
     """A Python value converted as GLSL's constructor of scalar type ``t`` converts it."""
     if t is f32:
@@ -236,3 +230,18 @@ def iter_nodes(node):
         n = stack.pop()
         yield n
         stack.extend(n.children())
+
+
+def same(a, b):
+    """Structural equality of two typed expressions (``x = x op y`` becomes ``x op= y``)."""
+    if type(a) is not type(b) or a.type is not b.type:
+        return False
+    if isinstance(a, Var):
+        return a.name == b.name
+    if isinstance(a, Const):
+        return a.value == b.value
+    if isinstance(a, (Index, Member, Length)):
+        return all(same(x, y) if isinstance(x, Node) else x == y
+                   for x, y in zip((getattr(a, f) for f in a._fields),
+                                   (getattr(b, f) for f in b._fields)))
+    return False

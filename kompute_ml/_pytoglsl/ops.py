@@ -12,10 +12,6 @@ from .nodes import (INT32_MAX, INT32_MIN, UINT32_MAX, Binary, Call, Const, Selec
 from .types import (Matrix, Scalar, Vector, boolean, f32, glsl_name, i32, pretty, scalar_of, u32,
                     with_scalar)
 
-ARITH = {"+", "-", "*", "/", "//", "%", "**", "@", "&", "|", "^", "<<", ">>"}
-COMPARE = {"==", "!=", "<", "<=", ">", ">="}
-
-
 def _unknown(*exprs):
     return any(e.type is None for e in exprs)
 

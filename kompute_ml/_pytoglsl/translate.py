@@ -1,8 +1,8 @@
 """python2shader's translator: a Python function to a GLSL 450 compute shader, through ``ast``.
 
 Stages (one module each): parse (here: the source, the signature's resources, names), typed tree
-(``_pytoglsl_typed``: inference and checks, with ``_pytoglsl_ops`` and ``_pytoglsl_builtins``),
-GLSL text (``_pytoglsl_glsl``). pyshader read CPython bytecode, which changes with every Python
+(``typed``: inference and checks, with ``exprs``, ``ops`` and ``builtins``),
+GLSL text (``glsl``). pyshader read CPython bytecode, which changes with every Python
 release; the ``ast`` module is stable and keeps the line numbers that error messages point at.
 
 What cannot be translated raises :class:`TranslationError`:

@@ -8,9 +8,9 @@ pass builds the tree. Every construct that has no GLSL equivalent fails here, at
 
 import ast
 
-from .exprs import _BINOPS, MISSING, ExprTyper, _same, construct_name
-from .nodes import (Assign, Binary, Break, Const, Continue, For, If, Return, Var, While, convert,
-                    is_weak, shape_of)
+from .exprs import BINOPS, MISSING, ExprTyper, construct_name
+from .nodes import (Assign, Binary, Break, Call, Const, Continue, For, If, Return, Var, While, convert,
+                    is_weak, same, shape_of)
 from .ops import adapt_weak, arith, join_types, truth
 from .types import (Array, Matrix, Scalar, Struct, Vector, boolean, i32, is_shader_type, pretty,
                     scalar_of, type_from_name, u32)
@@ -164,7 +164,7 @@ class Typer(ExprTyper):
         return [self.assign_name(name, self.expr(node.value), node)]
 
     def _s_AugAssign(self, node):
-        op = _BINOPS[type(node.op)]
+        op = BINOPS[type(node.op)]
         rhs = self.expr(node.value)
         f = self.failer(node)
         if isinstance(node.target, ast.Name):
@@ -281,7 +281,7 @@ class Typer(ExprTyper):
         return self._assign(target, value, aug, node)
 
     def _assign(self, target, value, aug, node):
-        if aug and isinstance(value, Binary) and _same(value.left, target) and \
+        if aug and isinstance(value, Binary) and same(value.left, target) and \
                 value.op in ("+", "-", "*", "/", "%", "&", "|", "^", "<<", ">>") and \
                 value.type is target.type:
             return Assign(target, value.right, value.op, line=self.line(node))
@@ -298,7 +298,13 @@ class Typer(ExprTyper):
         if value.type is None:
             return None
         vt = value.type
-        if shape_of(vt)[0] is None:
+        if issubclass(vt, Array) and vt.length and not isinstance(value, Call):
+            # only a new list may be stored: Python would make both names one list, a shader
+            # would copy it (and later element stores would then differ)
+            self.fail(node, f"assigning an existing {pretty(vt)} array to "
+                            f"'{name}' (Python would share the list, a shader copies it; "
+                            "index it, or write a new list)")
+        if shape_of(vt)[0] is None and not (issubclass(vt, Array) and vt.length):
             self.fail(node, f"a local variable holding a {pretty(vt)} (index it instead)")
         old = self.var_types.get(name)
         f = self.failer(node)

@@ -5,10 +5,11 @@ import dataclasses
 import os
 import threading
 
+import kompute_ml._runtime.kp as _kp   # (the kp wrapper; only it imports kp itself)
 from . import vulkan as _vulkan
 from ..errors import DeviceError, DeviceNotFoundError
 
-__all__ = ["DeviceInfo", "Device", "devices", "get_device", "use_device"]
+__all__ = ["DeviceInfo", "Device", "devices", "get_device", "use_device", "on_close", "PerDevice"]
 
 # Preference order of the default device: discrete > integrated > virtual > cpu > other.
 _TYPE_RANK = {"discrete": 0, "integrated": 1, "virtual": 2, "cpu": 3, "other": 4}
@@ -161,11 +162,7 @@ class Device:
                         # that poll competes with the driver's own worker threads
                         os.environ.setdefault("KP_SEQUENCE_SPIN_US", "0")
                     _validation_layer()
-                    import kp  # imported here: `import kompute_ml` must work without a driver
-                    try:
-                        self._manager = kp.Manager(self.index)
-                    except Exception as exc:  # kp raises RuntimeError on Vulkan failures
-                        raise DeviceError(f"cannot open device {self.name!r}: {exc}") from exc
+                    self._manager = _kp.make_manager(self.index, self.name)
         return self._manager
 
     @property
@@ -177,11 +174,11 @@ class Device:
         with self.lock:
             if self._closed:
                 return
-            for hook in list(_close_hooks):
+            for _, _, hook in sorted(_close_hooks):
                 hook(self)
             self._closed = True
             if self._manager is not None:
-                self._manager.destroy()
+                _kp.destroy_manager(self._manager)
                 self._manager = None
         with _lock:
             if _devices.get(self.index) is self:
@@ -190,9 +187,76 @@ class Device:
     def __repr__(self):
         return f"<kompute_ml.Device {self.index}: {self.name} ({self.info.type})>"
 
+    # A Device holds a kp.Manager and a lock, neither of which can cross processes: it pickles
+    # by its description and unpickles to the matching device of the receiving process, and
+    # copies are the device itself (an estimator's ``device=`` survives clone, joblib, Dask).
+    def __reduce__(self):
+        return (_device_from_description, (self.index, self.name))
 
-# Upper layers register a hook to drop their per-device state (pool, pipelines) on close.
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
+
+
+# (order, registration number, fn): upper layers drop their per-device state on close
 _close_hooks = []
+
+# on_close orders of the runtime's layers: pending work is submitted before the pool it uses goes
+CLOSE_STREAM = 0
+CLOSE_MEMORY = 100
+
+
+def on_close(fn, order):
+    """Call ``fn(device)`` when a Device closes, before its manager goes; lower ``order`` first.
+
+    The stream layer registers at CLOSE_STREAM (submit pending work, drop pipelines), the memory
+    layer at CLOSE_MEMORY (drop the pool): work still recorded must run while its tensors exist.
+    Registering the same ``fn`` again is a no-op.
+    """
+    with _lock:
+        if all(hook is not fn for _, _, hook in _close_hooks):
+            _close_hooks.append((int(order), len(_close_hooks), fn))
+
+
+class PerDevice:
+    """State of one layer per Device object, made by ``factory(device)`` on first use.
+
+    Keyed by the Device object, not its index: two Device objects are two kp.Managers. The fast
+    path (state exists) takes no lock; creation is double-checked under one.
+    """
+
+    def __init__(self, factory, *, closed_ok=True):
+        self._factory = factory
+        self._closed_ok = closed_ok     # False: a closed device gets DeviceError, not new state
+        self._items = {}
+        self._lock = threading.Lock()
+
+    def get(self, device):
+        """The state of ``device``, created when missing."""
+        item = self._items.get(device)
+        if item is None:
+            if not self._closed_ok and device.closed:
+                raise DeviceError(f"device {device.name!r} was closed")
+            with self._lock:
+                item = self._items.get(device)
+                if item is None:
+                    item = self._items[device] = self._factory(device)
+        return item
+
+    def peek(self, device):
+        """The state of ``device``, or None (never creates it)."""
+        return self._items.get(device)
+
+    def pop(self, device):
+        """Remove and return the state of ``device`` (None when it has none)."""
+        with self._lock:
+            return self._items.pop(device, None)
+
+    def values(self):
+        """The states that exist now (a list: safe while other threads add)."""
+        return list(self._items.values())
 
 
 def get_device(spec=None):
@@ -224,6 +288,28 @@ def get_device(spec=None):
         if dev is None:
             dev = _devices[info.index] = Device(info)
         return dev
+
+
+def _device_from_description(index, name):
+    """The device of this process described by (index, name): the same index and name, else the
+    first device of that name; DeviceNotFoundError (listing the devices) when none matches."""
+    infos = devices()
+    for info in infos:
+        if info.index == index and info.name == name:
+            return get_device(info.index)
+    for info in infos:
+        if info.name == name:
+            return get_device(info.index)
+    raise DeviceNotFoundError(f"no device named {name!r} (index {index} where it was pickled); "
+                              f"{_listing()}")
+
+
+def find_device(index, name):
+    """Like ``_device_from_description`` but None when nothing matches (arrays fall back)."""
+    try:
+        return _device_from_description(index, name)
+    except DeviceNotFoundError:
+        return None
 
 
 class _UseDevice(contextlib.AbstractContextManager):

@@ -18,10 +18,11 @@ import gc
 import heapq
 import itertools
 import os
-import threading
 
 import numpy as np
 
+from . import device as _device
+import kompute_ml._runtime.kp as _kp   # (the kp wrapper; only it imports kp itself)
 from ..errors import DeviceError, DeviceLimitError, OutOfMemoryError
 
 __all__ = ["Buffer", "alloc", "free_all_blocks", "set_limit", "pool_stats"]
@@ -88,26 +89,17 @@ class _Pool:
         return self.live_bytes + self.free_bytes
 
 
-_pools = {}
-_pools_lock = threading.Lock()
+_pools = _device.PerDevice(_Pool)
 
 
 def _pool(device):
-    # keyed by the Device object, not its index: two Device objects are two kp.Managers
-    pool = _pools.get(device)
-    if pool is None:
-        with _pools_lock:
-            pool = _pools.get(device)
-            if pool is None:
-                pool = _pools[device] = _Pool(device)
-    return pool
+    return _pools.get(device)
 
 
 def _forget_device(device):
-    with _pools_lock:
-        pool = _pools.pop(device, None)
-        if pool is not None:
-            _drop_free(pool, all_blocks=True)
+    pool = _pools.pop(device)
+    if pool is not None:
+        _drop_free(pool, all_blocks=True)
 
 
 class Buffer:
@@ -212,21 +204,17 @@ def _create(device, pool, size):
             raise OutOfMemoryError(size, device.name,
                                    f"pool limit {pool.limit} bytes, {pool.live_bytes} in use")
     manager = device.manager
-    import kp
     last = None
     for attempt in range(3):
         try:
-            tensor = manager.tensor_t(np.zeros(size // 4, dtype=np.uint32), kp.TensorTypes.device)
-            return _Block(tensor, size)
-        except RuntimeError as exc:   # vk::OutOfDeviceMemoryError / OutOfHostMemoryError
+            return _Block(_kp.tensor_create(manager, size, device.name), size)
+        except OutOfMemoryError as exc:   # any other failure (DeviceError, ...) goes up at once
             last = exc
-            if "memory" not in str(exc).lower():
-                raise DeviceError(f"creating a {size}-byte buffer on {device.name!r} failed: {exc}") from exc
             # free what we cache, then what Python holds, then give up (as CuPy's pool does)
             _drop_free(pool, all_blocks=True)
             if attempt == 1:
                 gc.collect()
-    raise OutOfMemoryError(size, device.name, str(last))
+    raise last
 
 
 def write(buf, array, offset=0):
@@ -234,7 +222,7 @@ def write(buf, array, offset=0):
     src = np.ascontiguousarray(array).reshape(-1).view(np.uint8)
     if offset < 0 or offset + src.nbytes > buf.nbytes:
         raise ValueError(f"{src.nbytes} bytes at offset {offset} do not fit a {buf.nbytes}-byte buffer")
-    staging = buf.tensor.data().view(np.uint8)
+    staging = _kp.tensor_data(buf.tensor).view(np.uint8)
     staging[offset:offset + src.nbytes] = src
 
 
@@ -244,7 +232,7 @@ def read(buf, count, dtype, offset=0):
     nbytes = int(count) * dtype.itemsize
     if offset < 0 or offset + nbytes > buf.nbytes:
         raise ValueError(f"{nbytes} bytes at offset {offset} exceed a {buf.nbytes}-byte buffer")
-    staging = buf.tensor.data().view(np.uint8)
+    staging = _kp.tensor_data(buf.tensor).view(np.uint8)
     out = np.empty(int(count), dtype=dtype)
     out.view(np.uint8)[...] = staging[offset:offset + nbytes]
     return out
@@ -252,7 +240,7 @@ def read(buf, count, dtype, offset=0):
 
 def free_all_blocks(device=None):
     """Drop every cached (unused) tensor of ``device`` (all devices when None)."""
-    pools = list(_pools.values()) if device is None else [_pool(device)]
+    pools = _pools.values() if device is None else [_pool(device)]
     for pool in pools:
         with pool.device.lock:
             _drop_free(pool, all_blocks=True)
@@ -279,7 +267,7 @@ def set_cache_limit(nbytes, device=None):
 
 def pool_stats(device=None):
     """Counters summed over the pools: tensors_live, bytes_allocated (live + cached), bytes_cached."""
-    pools = list(_pools.values()) if device is None else [_pool(device)]
+    pools = _pools.values() if device is None else [_pool(device)]
     return {
         "tensors_live": sum(p.live_count for p in pools),
         "bytes_live": sum(p.live_bytes for p in pools),
@@ -299,7 +287,4 @@ def _on_close(device):
     _forget_device(device)
 
 
-# registered by device.py's close(); imported lazily to keep the layer order one-way
-from . import device as _device  # noqa: E402
-
-_device._close_hooks.append(_on_close)
+_device.on_close(_on_close, order=_device.CLOSE_MEMORY)   # after the stream submitted its work

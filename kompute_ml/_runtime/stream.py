@@ -16,15 +16,15 @@ import collections
 import hashlib
 import struct
 import threading
-import time
 
 import numpy as np
 
 from .._compile import glslang as _glslang
-from . import memory as _memory
 from .._compile import spirv as _spirv
 from . import device as _device
-from ..errors import DeviceError, DeviceLimitError, OutOfMemoryError
+import kompute_ml._runtime.kp as _kp   # (the kp wrapper; only it imports kp itself)
+from . import memory as _memory
+from ..errors import DeviceLimitError
 
 __all__ = ["dispatch", "dispatch_1d", "groups_1d", "upload", "download", "flush", "synchronize",
            "stats", "reset_stats", "pack"]
@@ -63,29 +63,16 @@ class _DeviceStream:
 
     def seq(self):
         if self.sequence is None:
-            self.sequence = self.device.manager.sequence()
+            self.sequence = _kp.sequence_create(self.device.manager, self.device.name)
         return self.sequence
 
 
-_streams = {}
-_streams_lock = threading.Lock()
-
-
-def _stream(device):
-    # keyed by the Device object, not its index: two Device objects are two kp.Managers
-    st = _streams.get(device)
-    if st is None:
-        if device.closed:
-            raise DeviceError(f"device {device.name!r} was closed")
-        with _streams_lock:
-            st = _streams.get(device)
-            if st is None:
-                st = _streams[device] = _DeviceStream(device)
-    return st
+_streams = _device.PerDevice(_DeviceStream, closed_ok=False)
+_stream = _streams.get
 
 
 def _on_close(device):
-    st = _streams.pop(device, None)
+    st = _streams.pop(device)
     if st is not None:
         try:
             _submit(st)
@@ -93,18 +80,15 @@ def _on_close(device):
             st.pipelines.clear()
             st.by_uid.clear()
             if st.sequence is not None:
-                st.sequence.destroy()
+                _kp.sequence_destroy(st.sequence)
                 st.sequence = None
 
 
-_device._close_hooks.insert(0, _on_close)   # flush before the memory layer drops the pool
+_device.on_close(_on_close, order=_device.CLOSE_STREAM)   # before the memory layer drops the pool
 
 
 def _record(st, op, keep=()):
-    try:
-        st.seq().record(op)
-    except RuntimeError as exc:
-        raise DeviceError(f"recording a command on {st.device.name!r} failed: {exc}") from exc
+    _kp.sequence_record(st.seq(), op, st.device.name)
     st.pending += 1
     st.keep.append(op)
     st.keep.extend(keep)
@@ -121,18 +105,16 @@ def _submit(st, on_done=None):
         return
     seq = st.seq()
     try:
-        seq.eval()
-    except RuntimeError as exc:
-        msg = str(exc)
+        _kp.sequence_eval(seq, st.device.name)
+    except Exception:
+        # the recorded work is lost either way: start the next batch from an empty sequence
         st.pending = 0
         st.keep.clear()
-        seq.clear()
-        if "memory" in msg.lower():
-            raise OutOfMemoryError(0, st.device.name, msg) from exc
-        raise DeviceError(f"submitting work to {st.device.name!r} failed: {msg}") from exc
+        _kp.sequence_clear(seq)
+        raise
     if on_done is not None:
         on_done(seq)
-    seq.clear()
+    _kp.sequence_clear(seq)
     st.pending = 0
     st.batch += 1
     st.keep.clear()
@@ -242,7 +224,6 @@ def dispatch(device, spirv, buffers, groups, push=b"", spec=None, info=None):
         if b.device is not device:
             raise ValueError(f"buffer on {b.device.name!r} used in a dispatch on {device.name!r}")
     groups = check_groups(device, groups)
-    import kp
     with device.lock:
         st = _stream(device)
         tensors = [b.tensor for b in buffers]
@@ -254,12 +235,8 @@ def dispatch(device, spirv, buffers, groups, push=b"", spec=None, info=None):
             # a module that is well-formed word by word may still be invalid, and drivers
             # crash on invalid SPIR-V (lavapipe segfaults): SPIRV-Tools checks it first, once
             _spirv.check_valid(spirv)
-            try:
-                algo = device.manager.algorithm(
-                    tensors, spirv, list(groups), spec_words.view(np.float32),
-                    np.zeros(push_words.size, dtype=np.float32))
-            except RuntimeError as exc:
-                raise DeviceError(f"creating a pipeline on {device.name!r} failed: {exc}") from exc
+            algo = _kp.algorithm_create(device.manager, tensors, spirv, groups, spec_words,
+                                        push_words.size, device.name)
             _count("pipelines_created")
             st.pipelines[key] = algo
             for uid in uids:
@@ -270,11 +247,7 @@ def dispatch(device, spirv, buffers, groups, push=b"", spec=None, info=None):
                     st.by_uid.get(uid, set()).discard(old_key)
         else:
             st.pipelines.move_to_end(key)
-        if push_words.size:
-            op = kp.OpAlgoDispatch(algo, push_words)
-        else:
-            op = kp.OpAlgoDispatch(algo)
-        _record(st, op, keep=(algo,))
+        _record(st, _kp.op_dispatch(algo, push_words), keep=(algo,))
         _count("dispatches")
 
 
@@ -300,7 +273,6 @@ def dispatch_1d(device, spirv, buffers, n, push=b"", spec=None, info=None):
 
 def upload(buf, array, offset=0):
     """Copy a numpy array into ``buf`` (host -> staging now, staging -> device in the stream)."""
-    import kp
     device = buf.device
     with device.lock:
         st = _stream(device)
@@ -312,17 +284,16 @@ def upload(buf, array, offset=0):
         buf._block.staging_batch = st.batch
         # the op holds the kp tensor; the Buffer itself may go back to the pool at once (a reuse
         # for another upload submits this one first: the staging_batch check above)
-        _record(st, kp.OpTensorSyncDevice([buf.tensor]))
+        _record(st, _kp.op_sync_device([buf.tensor]))
         _count("bytes_uploaded", int(np.asarray(array).nbytes))
 
 
 def download(buf, count, dtype, offset=0):
     """Submit pending work, wait, and return ``count`` elements of ``dtype`` from ``buf``."""
-    import kp
     device = buf.device
     with device.lock:
         st = _stream(device)
-        _record(st, kp.OpTensorSyncLocal([buf.tensor]), keep=(buf,))
+        _record(st, _kp.op_sync_local([buf.tensor]), keep=(buf,))
         _submit(st)
         out = _memory.read(buf, count, dtype, offset)
     _count("bytes_downloaded", out.nbytes)
@@ -332,7 +303,7 @@ def download(buf, count, dtype, offset=0):
 def flush(device):
     """Submit the device's pending work and wait for it."""
     with device.lock:
-        st = _streams.get(device)
+        st = _streams.peek(device)
         if st is not None:
             _submit(st)
 
@@ -346,7 +317,7 @@ def synchronize(device=None):
     >>> km.synchronize()
     """
     if device is None:
-        for st in list(_streams.values()):
+        for st in _streams.values():
             flush(st.device)
     else:
         flush(_device.get_device(device))
@@ -381,7 +352,7 @@ def reset_stats():
 
 def pipelines_cached(device):
     """Number of kp.Algorithm objects cached for ``device``."""
-    st = _streams.get(device)
+    st = _streams.peek(device)
     return len(st.pipelines) if st is not None else 0
 
 
@@ -395,7 +366,7 @@ def device_time(device, fn):
         st = _stream(device)
         _submit(st)
         saved = st.sequence
-        timed_seq = device.manager.sequence(0, 2 * MAX_PENDING + 2)
+        timed_seq = _kp.sequence_create(device.manager, device.name, 2 * MAX_PENDING + 2)
         st.sequence = timed_seq
         batch0 = st.batch
         try:
@@ -403,25 +374,13 @@ def device_time(device, fn):
             if st.batch != batch0:
                 raise ValueError("device_time: the work spans more than one submit")
             got = []
-            _submit(st, on_done=lambda seq: got.append(seq.get_timestamps()))
+            _submit(st, on_done=lambda seq: got.append(_kp.get_timestamps(seq, device.name)))
             stamps = got[0] if got else []
         finally:
             st.sequence = saved
-            timed_seq.destroy()
+            _kp.sequence_destroy(timed_seq)
     period = float(device.limits.get("timestamp_period_ns") or 1.0)
     return (int(stamps[-1]) - int(stamps[0])) * period * 1e-9 if len(stamps) >= 2 else float("nan")
-
-
-def timed(device, fn, repeat=1):
-    """Wall-clock seconds of ``fn()`` followed by a flush of ``device``, median over ``repeat``."""
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        flush(device)
-        times.append(time.perf_counter() - t0)
-    times.sort()
-    return times[len(times) // 2]
 
 
 # ---------------------------------------------------------------------------------------------

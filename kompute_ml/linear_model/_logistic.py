@@ -11,17 +11,19 @@ import warnings
 import numpy as np
 import scipy.sparse
 from scipy.special import expit, log_expit, log_softmax, softmax
-from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
+from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state, compute_class_weight
-from sklearn.utils._available_if import available_if
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import (_check_feature_names, _check_n_features, _check_sample_weight,
-                                      check_is_fitted, column_or_1d, validate_data)
+from sklearn.utils.validation import check_array, check_is_fitted, column_or_1d, validate_data
+# Private, with no public form yet: parameter validation as scikit-learn's own estimators do it
+# (the error messages users know). pyproject.toml bounds scikit-learn above for these two lines.
+from sklearn.base import _fit_context
+from sklearn.utils._param_validation import Interval, StrOptions
 
 from .._runtime import device as _device
-from ..array import Array
+from ..array import Array, buffer_of
 from ..errors import DeviceNotFoundError
 from . import _loss, _optim
 
@@ -85,9 +87,9 @@ def _validate_X(estimator, X, reset):
     # and are +-inf exactly when an entry is
     if not (np.isfinite(float(X.max())) and np.isfinite(float(X.min()))):
         raise ValueError("Input X contains NaN or infinity.")
-    _check_n_features(estimator, X, reset=reset)
-    _check_feature_names(estimator, X, reset=reset)
-    X._realize()
+    # n_features_in_ / feature_names_in_ set or checked without converting X to numpy
+    validate_data(estimator, X, reset=reset, skip_check_array=True)
+    buffer_of(X)        # a lazy X is computed once, here, not by each pass that reads it
     return X
 
 
@@ -104,6 +106,24 @@ def _validate_Xy(estimator, X, y, reset):
         raise ValueError(f"Found input variables with inconsistent numbers of samples: "
                          f"[{X.shape[0]}, {y.shape[0]}]")
     return X, y
+
+
+def _check_sample_weight(sample_weight, n_samples):
+    """sample_weight as float64 of shape (n_samples,): ones when None, a scalar broadcast, else
+    finite and non-negative (scikit-learn's rules, through its public check_array; its own helper
+    is private and wants X, which may be a kompute_ml Array on the device)."""
+    if sample_weight is None:
+        return np.ones(n_samples)
+    if isinstance(sample_weight, numbers.Number):
+        sample_weight = np.full(n_samples, sample_weight, dtype=np.float64)
+    # copy: the caller's array is never written (the weights are scaled by class weights later)
+    weights = check_array(sample_weight, ensure_2d=False, dtype=np.float64, order="C", copy=True,
+                          input_name="sample_weight")
+    if weights.ndim != 1 or weights.shape[0] != n_samples:
+        raise ValueError(f"sample_weight.shape == {weights.shape}, expected ({n_samples},)!")
+    if np.any(weights < 0):
+        raise ValueError("Negative values in data passed to sample_weight")
+    return weights
 
 
 def _auto_batch(n):
@@ -354,9 +374,7 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         if len(classes) < 2:
             raise ValueError("This solver needs samples of at least 2 classes in the data, but "
                              f"the data contains only one class: {classes[0]!r}")
-        rows = np.broadcast_to(np.float32(0), (X.shape[0], 1))    # the row count is all it reads
-        weights = _check_sample_weight(sample_weight, rows, dtype=np.float64,
-                                       ensure_non_negative=True)
+        weights = _check_sample_weight(sample_weight, X.shape[0])
         if self.class_weight is not None:
             cw = compute_class_weight(self.class_weight, classes=classes, y=y)
             weights = weights * cw[np.searchsorted(classes, y)]

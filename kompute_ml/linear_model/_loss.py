@@ -22,7 +22,6 @@ tensors to the next fit of the same shape, so its pipelines are found in the str
 import numpy as np
 
 from .._runtime import memory as _memory
-from .._compile import spirv as _spirv
 from .._runtime import stream as _stream
 from .._runtime import program as shaders
 from ..errors import DeviceLimitError
@@ -37,16 +36,10 @@ _CHUNK_BYTES = None
 
 MODE_GRADIENT, MODE_SGD, MODE_ADAM = 0, 1, 2
 
-_kernels = {}
-
 
 def _kernel(name):
-    """SPIR-V and reflection of a built-in shader, compiled once per process."""
-    hit = _kernels.get(name)
-    if hit is None:
-        spv = shaders.spirv(name)
-        hit = _kernels[name] = (spv, _spirv.reflect(spv))
-    return hit
+    """The Program of a built-in shader (compiled once per process)."""
+    return shaders.get(name)
 
 
 def _loop_budget(device):
@@ -269,31 +262,27 @@ class LogLossProgram:
         Where the device has a loop budget, the rows go in several dispatches (the first one the
         largest, the others accumulating), each giving every workgroup few enough tiles.
         """
-        spv, info = _kernel("logreg_grad")
+        prog = _kernel("logreg_grad")
         used = 0
         for start in range(offset, offset + count, self.rows_per_dispatch):
             n = min(self.rows_per_dispatch, offset + count - start)
             active = min(self.groups, -(-n // TILE))
             used = max(used, active)
             # bindings: 0 X, 1 meta, 2 idx, 3 state (W), 4 part, 5 scratch
-            _stream.dispatch(
-                self.device, spv,
+            prog.dispatch(
+                self.device,
                 [chunk.X, chunk.meta, chunk.idx, self.state, self.part, self.scratch],
                 (self.groups, 1, 1),
-                push=_stream.pack("6I", start, n, self.d, self.K, active,
-                                  int(accumulate or start > offset)),
-                info=info)
+                push=(start, n, self.d, self.K, active, int(accumulate or start > offset)))
         return used
 
     def _update(self, ngroups, mode, loss_index, scale, lr=0.0, beta1=0.0, beta2=0.0, eps=0.0):
-        spv, info = _kernel("logreg_update")
+        prog = _kernel("logreg_update")
         # bindings: 0 part, 1 state (W, M, V), 2 out (W or gradient, then the loss slots)
-        _stream.dispatch(
-            self.device, spv, [self.part, self.state, self.out],
-            _stream.groups_1d(self.device, self.P + 1, info.local_size[0]),
-            push=_stream.pack("6I6f", self.P, self.d + 1, int(self.fit_intercept), ngroups, mode,
-                              loss_index, scale, self.l2, lr, beta1, beta2, eps),
-            info=info)
+        prog.dispatch_1d(
+            self.device, [self.part, self.state, self.out], self.P + 1,
+            push=(self.P, self.d + 1, int(self.fit_intercept), ngroups, mode,
+                  loss_index, scale, self.l2, lr, beta1, beta2, eps))
 
     def loss_gradient(self, W):
         """Full-batch objective and gradient at W (float64 host values, W's shape).
@@ -340,7 +329,7 @@ def decision_function(device, X, W):
     """Decision values X @ W[:, :-1].T + W[:, -1] (n x K float32), on ``device`` in row chunks."""
     n, d = X.shape
     K = W.shape[0]
-    spv, info = _kernel("logreg_predict")
+    prog = _kernel("logreg_predict")
     rows = min(chunk_rows(device, d), max(1, device.max_buffer_bytes // (4 * K)))
     budget = _loop_budget(device)
     if budget is not None:      # each invocation loops over ceil(rows / (groups * TILE)) rows
@@ -367,8 +356,7 @@ def decision_function(device, X, W):
                     _stream.upload(xbuf, Xc)
                 groups = min(-(-(b - a) // TILE), MAX_GROUPS)
                 # bindings: 0 X chunk, 1 W, 2 decision values (class-major)
-                _stream.dispatch(device, spv, [xbuf, wbuf, obuf], (groups, 1, 1),
-                                 push=_stream.pack("3I", b - a, d, K), info=info)
+                prog.dispatch(device, [xbuf, wbuf, obuf], (groups, 1, 1), push=(b - a, d, K))
                 out[a:b] = _stream.download(obuf, (b - a) * K, np.float32).reshape(K, b - a).T
             finally:
                 if part is None:          # the Array's buffer is not ours to release

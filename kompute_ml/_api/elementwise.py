@@ -1,0 +1,372 @@
+"""Elementwise functions of the Array API that the fused kernels have no op for, composed from
+the ops they have (exp, log, sqrt, sin, cos, tanh, floor, ceil, where, comparisons, arithmetic).
+
+Every function here returns a lazy Array: a composition fuses into one generated kernel like any
+other expression, so it runs on the device. Accuracy: float32, a few ulps (atan and its family use
+a Cephes-style minimax polynomial after range reduction); ``nextafter`` alone runs on the host
+(it needs the float's bits, which the fused ops do not expose).
+"""
+
+import math
+
+import numpy as np
+
+from .. import array as _a
+from .._array.dtypes import BOOL, FLOAT32, INT32, UINT32
+
+__all__ = ["abs", "acos", "acosh", "add", "asin", "asinh", "atan", "atan2", "atanh", "bitwise_and",
+           "bitwise_left_shift", "bitwise_invert", "bitwise_or", "bitwise_right_shift",
+           "bitwise_xor", "ceil", "clip", "conj", "copysign", "cos", "cosh", "divide", "equal",
+           "exp", "expm1", "floor", "floor_divide", "greater", "greater_equal", "hypot", "imag",
+           "isfinite", "isinf", "isnan", "less", "less_equal", "log", "log1p", "log2", "log10",
+           "logaddexp", "logical_and", "logical_not", "logical_or", "logical_xor", "maximum",
+           "minimum", "multiply", "negative", "nextafter", "not_equal", "positive", "pow", "real",
+           "reciprocal", "remainder", "round", "sign", "signbit", "sin", "sinh", "square", "sqrt",
+           "subtract", "tan", "tanh", "trunc", "where"]
+
+Array = _a.Array
+where = _a.where
+add, subtract, multiply, divide = _a.add, _a.subtract, _a.multiply, _a.true_divide
+floor_divide, remainder, pow = _a.floor_divide, _a.remainder, _a.power
+maximum, minimum, negative = _a.maximum, _a.minimum, _a.negative
+equal, not_equal, less, less_equal = _a.equal, _a.not_equal, _a.less, _a.less_equal
+greater, greater_equal = _a.greater, _a.greater_equal
+bitwise_and, bitwise_or, bitwise_xor, bitwise_invert = (_a.bitwise_and, _a.bitwise_or,
+                                                        _a.bitwise_xor, _a.invert)
+exp, log, sqrt, sin, cos, tanh = _a.exp, _a.log, _a.sqrt, _a.sin, _a.cos, _a.tanh
+abs = _a.absolute
+_HALF_PI = math.pi / 2
+
+
+def _float(x):
+    x = _arr(x)
+    return x if x.dtype == FLOAT32 else x.astype(FLOAT32)
+
+
+def _arr(x):
+    return x if isinstance(x, Array) else _a.asarray(x)
+
+
+def _integral(x):
+    return x.dtype in (INT32, UINT32, BOOL)
+
+
+def floor(x, /):
+    return x.copy() if _integral(_arr(x)) else _a.floor(x)
+
+
+def ceil(x, /):
+    return x.copy() if _integral(_arr(x)) else _a.ceil(x)
+
+
+def positive(x, /):
+    return _arr(x).copy()
+
+
+def conj(x, /):
+    return _arr(x).copy()          # real dtypes only: the conjugate is the value
+
+
+def real(x, /):
+    return _arr(x).copy()
+
+
+def imag(x, /):
+    x = _arr(x)
+    return _a.zeros(x.shape, x.dtype, x.device)
+
+
+def square(x, /):
+    return _a.multiply(x, x)
+
+
+def reciprocal(x, /):
+    return 1.0 / _float(x)
+
+
+def isnan(x, /):
+    x = _arr(x)
+    if _integral(x):
+        return _a.zeros(x.shape, BOOL, x.device)
+    return x != x
+
+
+def isinf(x, /):
+    x = _arr(x)
+    if _integral(x):
+        return _a.zeros(x.shape, BOOL, x.device)
+    return _a.absolute(x) == math.inf
+
+
+def isfinite(x, /):
+    x = _arr(x)
+    if _integral(x):
+        return _a.ones(x.shape, BOOL, x.device)
+    return _a.absolute(x) < math.inf         # false for inf and nan
+
+
+def signbit(x, /):
+    """True where the sign bit is set (-0.0 included; the sign of a nan is not visible here)."""
+    x = _arr(x)
+    if x.dtype in (UINT32, BOOL):
+        return _a.zeros(x.shape, BOOL, x.device)
+    if x.dtype == INT32:
+        return x < 0
+    return (x < 0) | ((x == 0) & (1.0 / x < 0))
+
+
+def sign(x, /):
+    x = _arr(x)
+    one = 1 if _integral(x) else 1.0
+    if x.dtype == UINT32:
+        return _a.where(x > 0, one, 0).astype(UINT32)
+    return _a.where(x > 0, one, _a.where(x < 0, -one, x * 0)).astype(x.dtype)
+
+
+def trunc(x, /):
+    x = _arr(x)
+    if _integral(x):
+        return x.copy()
+    return _a.where(x < 0, _a.ceil(x), _a.floor(x))
+
+
+def round(x, /):
+    """Round half to even (numpy's and the standard's rule)."""
+    x = _arr(x)
+    if _integral(x):
+        return x.copy()
+    r = _a.floor(x + 0.5)
+    tie = (r - x) == 0.5
+    odd = _a.remainder(r, 2.0) != 0
+    r = _a.where(tie & odd, r - 1.0, r)
+    # past 2**23 every float32 is an integer (and x + 0.5 would round): keep x (signed zeros too)
+    return _a.where((_a.absolute(x) >= 8388608.0) | (x == 0), x, _copysign_float(r, x))
+
+
+def _copysign_float(mag, sgn):
+    return _a.where(signbit(sgn), -_a.absolute(mag), _a.absolute(mag))
+
+
+def copysign(x1, x2, /):
+    return _copysign_float(_float(x1), _float(x2) if not isinstance(x2, (int, float)) else
+                           _a.asarray(float(x2), device=_arr(x1).device))
+
+
+def clip(x, /, min=None, max=None):
+    """Limit ``x`` to [min, max] (lazy); the result keeps ``x``'s dtype; nan stays nan."""
+    x = _arr(x)
+    out = x.copy()
+    if min is not None:
+        out = _a.where(out < min, min, out)
+    if max is not None:
+        out = _a.where(out > max, max, out)
+    return out.astype(x.dtype, copy=False)
+
+
+# ---- logical -----------------------------------------------------------------------------------
+
+def _as_bool(x):
+    x = _arr(x)
+    return x if x.dtype == BOOL else x != 0
+
+
+def logical_and(x1, x2, /):
+    return _as_bool(x1) & _as_bool(x2)
+
+
+def logical_or(x1, x2, /):
+    return _as_bool(x1) | _as_bool(x2)
+
+
+def logical_xor(x1, x2, /):
+    return _as_bool(x1) ^ _as_bool(x2)
+
+
+def logical_not(x, /):
+    return ~_as_bool(x)
+
+
+# ---- shifts (integers): products and floor divisions by powers of two -------------------------
+
+def _shift_operands(x1, x2):
+    ops = _a._coerce((x1, x2), False)
+    dev = next(o.device for o in ops if isinstance(o, Array))
+    like = next(o.dtype for o in ops if isinstance(o, Array))
+    # a Python int is weak (NEP 50): it takes the array's dtype
+    ops = [o if isinstance(o, Array) else _a.asarray(o, dtype=like, device=dev) for o in ops]
+    dt = _ns_result_type(ops)
+    if dt not in (INT32, UINT32):
+        raise TypeError(f"bit shifts take integer arrays, got {ops[0].dtype} and {ops[1].dtype}")
+    x, s = (o.astype(dt, copy=False) for o in ops)
+    if s.dtype == INT32:
+        s = _a.where(s < 0, 0, s)            # negative shifts are undefined in the standard
+    return x, s, dt
+
+
+def _ns_result_type(ops):
+    from .._array.dtypes import canonical_dtype
+    return canonical_dtype(np.result_type(*(o.dtype for o in ops)))
+
+
+def bitwise_left_shift(x1, x2, /):
+    """``x1 << x2`` (shifts of 32 or more give 0)."""
+    x, s, dt = _shift_operands(x1, x2)
+    two = _a.asarray(2, dtype=dt, device=x.device)
+    big = s >= 32
+    factor = _a.power(two, _a.where(big, 0, s))
+    return _a.where(big, 0, x * factor).astype(dt, copy=False)
+
+
+def bitwise_right_shift(x1, x2, /):
+    """``x1 >> x2``: arithmetic for int32 (a floor division by 2**x2), logical for uint32."""
+    x, s, dt = _shift_operands(x1, x2)
+    if dt == UINT32:
+        two = _a.asarray(2, dtype=UINT32, device=x.device)
+        big = s >= 32
+        return _a.where(big, 0, _a.floor_divide(x, _a.power(two, _a.where(big, 0, s)))).astype(dt)
+    two = _a.asarray(2, dtype=INT32, device=x.device)
+    big = s >= 31                         # 2**31 does not fit int32: the sign is all that is left
+    q = _a.floor_divide(x, _a.power(two, _a.where(big, 0, s)))
+    return _a.where(big, _a.where(x < 0, -1, 0), q).astype(dt, copy=False)
+
+
+# ---- exponentials and logarithms ----------------------------------------------------------------
+
+def expm1(x, /):
+    x = _float(x)
+    # Kahan's trick: (u - 1) * x / log(u) cancels the rounding of u = exp(x) near 0
+    u = _a.exp(x)
+    small = (u - 1.0) * x / _a.log(u)
+    return _a.where(_a.absolute(x) < 0.5,
+                    _a.where(x == 0, x, _a.where(u == 1.0, x, small)), u - 1.0)
+
+
+def log1p(x, /):
+    x = _float(x)
+    u = 1.0 + x
+    # Kahan: log(u) * x / (u - 1) corrects for the rounding of 1 + x
+    return _a.where(u == 1.0, x, _a.where(u == math.inf, u, _a.log(u) * (x / (u - 1.0))))
+
+
+def log2(x, /):
+    return _a.log(_float(x)) * (1.0 / math.log(2.0))
+
+
+def log10(x, /):
+    return _a.log(_float(x)) * (1.0 / math.log(10.0))
+
+
+def logaddexp(x1, x2, /):
+    a, b = _float(x1), _float(x2)
+    m = _a.maximum(a, b)
+    d = -_a.absolute(a - b)
+    out = m + log1p(_a.exp(d))
+    # equal infinities: the maximum itself (d would be nan)
+    return _a.where((a == b) & (_a.absolute(a) == math.inf), m, out)
+
+
+def hypot(x1, x2, /):
+    a, b = _a.absolute(_float(x1)), _a.absolute(_float(x2))
+    m = _a.maximum(a, b)
+    n = _a.minimum(a, b)
+    safe = _a.where(m == 0, 1.0, m)
+    r = n / safe
+    out = m * _a.sqrt(1.0 + r * r)
+    return _a.where((a == math.inf) | (b == math.inf), math.inf, _a.where(m == 0, 0.0, out))
+
+
+# ---- trigonometric and hyperbolic ----------------------------------------------------------------
+
+def tan(x, /):
+    x = _float(x)
+    return _a.sin(x) / _a.cos(x)
+
+
+def _atan_core(x):
+    """atan of x >= 0 (inf included): Cephes' range reduction and minimax polynomial."""
+    big = x > 2.414213562373095
+    mid = (x > 0.4142135623730950) & ~big
+    base = _a.where(big, _HALF_PI, _a.where(mid, math.pi / 4, 0.0))
+    t = _a.where(big, -1.0 / _a.where(big, x, 1.0),
+                 _a.where(mid, (x - 1.0) / (x + 1.0), x))
+    z = t * t
+    poly = (((8.05374449538e-2 * z - 1.38776856032e-1) * z + 1.99777106478e-1) * z
+            - 3.33329491539e-1) * z * t + t
+    return base + poly
+
+
+def atan(x, /):
+    x = _float(x)
+    r = _atan_core(_a.absolute(x))
+    return _a.where(x == 0, x, _copysign_float(r, x))
+
+
+def atan2(x1, x2, /):
+    """The angle of (x2, x1), with the standard's signed-zero and infinity cases."""
+    y, x = _float(x1), _float(x2)
+    ay, ax = _a.absolute(y), _a.absolute(x)
+    both_inf = (ay == math.inf) & (ax == math.inf)
+    ratio = _a.where(both_inf, 1.0, ay / _a.where(ax == 0, 1.0, ax))
+    r = _a.where(ax == 0, _HALF_PI, _atan_core(ratio))
+    r = _a.where(ay == 0, 0.0, r)
+    r = _a.where(signbit(x), math.pi - r, r)
+    r = _copysign_float(r, y)
+    return _a.where((x != x) | (y != y), math.nan, r)
+
+
+def asin(x, /):
+    x = _float(x)
+    r = _atan_core(_a.absolute(x) / _a.sqrt((1.0 - x) * (1.0 + x)))
+    return _a.where(x == 0, x, _copysign_float(r, x))
+
+
+def acos(x, /):
+    x = _float(x)
+    return 2.0 * _atan_core(_a.sqrt((1.0 - x) / (1.0 + x)))
+
+
+def sinh(x, /):
+    x = _float(x)
+    ax = _a.absolute(x)
+    small = x * (1.0 + x * x * (1.0 / 6.0 + x * x / 120.0))
+    e = _a.exp(ax * 0.5)             # exp(|x|/2)^2: finite further than exp(|x|) alone
+    big = _copysign_float((0.5 * e) * e - 0.5 / (e * e), x)
+    return _a.where(ax < 0.5, small, big)
+
+
+def cosh(x, /):
+    x = _float(x)
+    e = _a.exp(_a.absolute(x) * 0.5)
+    return (0.5 * e) * e + 0.5 / (e * e)
+
+
+def asinh(x, /):
+    x = _float(x)
+    ax = _a.absolute(x)
+    # log(2|x|) past 2**28, where |x| + sqrt(x*x + 1) overflows or x*x swamps 1
+    big = _a.log(ax) + math.log(2.0)
+    mid = log1p(ax + ax * ax / (1.0 + _a.sqrt(1.0 + ax * ax)))
+    r = _a.where(ax > 268435456.0, big, mid)
+    return _a.where(x == 0, x, _copysign_float(r, x))
+
+
+def acosh(x, /):
+    x = _float(x)
+    big = _a.log(x) + math.log(2.0)
+    t = x - 1.0
+    mid = log1p(t + _a.sqrt(2.0 * t + t * t))
+    return _a.where(x > 268435456.0, big, mid)
+
+
+def atanh(x, /):
+    x = _float(x)
+    ax = _a.absolute(x)
+    r = 0.5 * log1p(2.0 * ax / (1.0 - ax))
+    return _a.where(x == 0, x, _copysign_float(r, x))
+
+
+def nextafter(x1, x2, /):
+    """The next float32 after ``x1`` towards ``x2`` (on the host: it needs the float's bits)."""
+    a, b = _float(x1), _float(x2)
+    dev = a.device
+    return _a.asarray(np.nextafter(a.numpy(), b.numpy()), device=dev)

@@ -1,0 +1,216 @@
+"""``kompute_ml.linalg``: the Array API linear algebra extension.
+
+On the device: matmul, vecdot, matrix_transpose, tensordot, outer, vector_norm,
+matrix_power (except n < 0). On the host also: diagonal and trace (a strided read). On the host (small matrices: a download, numpy in float64, the result
+converted to float32 and uploaded): cholesky, det, eigh, eigvalsh, inv, matrix_norm, matrix_rank,
+pinv, qr, slogdet, solve, svd, svdvals, cross.
+"""
+
+import collections
+import math
+import operator
+
+import numpy as np
+
+from .. import array as _a
+from .._array.dtypes import FLOAT32, INT32, canonical_dtype
+
+__all__ = ["cholesky", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv", "matmul",
+           "matrix_norm", "matrix_power", "matrix_rank", "matrix_transpose", "outer", "pinv", "qr",
+           "slogdet", "solve", "svd", "svdvals", "tensordot", "trace", "vecdot", "vector_norm"]
+
+Array = _a.Array
+
+
+def matmul(x1, x2, /):
+    return _a.matmul(x1, x2)
+
+
+def matrix_transpose(x, /):
+    return x.mT
+
+
+def tensordot(x1, x2, /, *, axes=2):
+    """Sum of products over ``axes`` (transposes and reshapes, then one matmul on the device)."""
+    if isinstance(axes, (int, np.integer)):
+        if axes < 0:
+            raise ValueError("axes must be non-negative")
+        a1 = list(range(x1.ndim - axes, x1.ndim))
+        a2 = list(range(axes))
+    else:
+        a1, a2 = ([operator.index(v) % x.ndim if x.ndim else operator.index(v)
+                   for v in np.atleast_1d(ax)] for ax, x in zip(axes, (x1, x2)))
+    if len(a1) != len(a2) or any(x1.shape[i] != x2.shape[j] for i, j in zip(a1, a2)):
+        raise ValueError(f"shape mismatch for sum over axes {a1} and {a2}: {x1.shape}, {x2.shape}")
+    free1 = [k for k in range(x1.ndim) if k not in a1]
+    free2 = [k for k in range(x2.ndim) if k not in a2]
+    k = math.prod(x1.shape[i] for i in a1)
+    m = math.prod(x1.shape[i] for i in free1)
+    n = math.prod(x2.shape[j] for j in free2)
+    a = x1.transpose(free1 + a1).reshape(m, k) if x1.ndim else x1.reshape(1, 1)
+    b = x2.transpose(a2 + free2).reshape(k, n) if x2.ndim else x2.reshape(1, 1)
+    dt = canonical_dtype(np.result_type(x1.dtype, x2.dtype))
+    out = _a.matmul(a.astype(dt, copy=False), b.astype(dt, copy=False))
+    return out.reshape(tuple(x1.shape[i] for i in free1) + tuple(x2.shape[j] for j in free2))
+
+
+def vecdot(x1, x2, /, *, axis=-1):
+    """Dot products along ``axis`` (broadcast product, then the device sum)."""
+    if x1.shape[axis] != x2.shape[axis]:
+        raise ValueError(f"vecdot: axis {axis} sizes differ ({x1.shape[axis]} and "
+                         f"{x2.shape[axis]})")
+    nd = max(x1.ndim, x2.ndim)
+    if not -nd <= axis < 0 and axis >= 0:
+        axis = axis - nd
+    return (x1 * x2).sum(axis=axis)
+
+
+def outer(x1, x2, /):
+    return x1.reshape(-1, 1) * x2.reshape(1, -1)
+
+
+def diagonal(x, /, *, offset=0):
+    """The ``offset``-th diagonals of the last two axes (on the host: a strided read)."""
+    return _host(x, lambda h: np.diagonal(h, offset=offset, axis1=-2, axis2=-1).copy(), x.dtype)
+
+
+def trace(x, /, *, offset=0, dtype=None):
+    d = diagonal(x, offset=offset)
+    return d.sum(axis=-1, dtype=dtype)
+
+
+def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
+    """The ``ord``-norm of vectors along ``axis`` (device reductions)."""
+    if isinstance(axis, list):
+        axis = tuple(axis)
+    a = _a.absolute(x.astype(FLOAT32, copy=False))
+    if axis is None and not keepdims:
+        a, axis = a.reshape(-1), 0
+    if ord == math.inf:
+        return a.max(axis=axis, keepdims=keepdims) if a.size else _a.zeros((), FLOAT32, x.device)
+    if ord == -math.inf:
+        return a.min(axis=axis, keepdims=keepdims)
+    if ord == 0:
+        return (a != 0).astype(FLOAT32).sum(axis=axis, keepdims=keepdims)
+    if ord == 1:
+        return a.sum(axis=axis, keepdims=keepdims)
+    if ord == 2:
+        # scaled by the largest magnitude: the squares neither overflow nor underflow
+        m = a.max(axis=axis, keepdims=True) if a.size else _a.ones((), FLOAT32, x.device)
+        safe = _a.where((m == 0) | (m == math.inf), 1.0, m)
+        s = ((a / safe) ** 2).sum(axis=axis, keepdims=True)
+        r = _a.where(m == math.inf, math.inf, _a.sqrt(s) * safe)
+        return r if keepdims else r.squeeze(axis if axis is not None else None)
+    return (a ** ord).sum(axis=axis, keepdims=keepdims) ** (1.0 / ord)
+
+
+def matrix_power(x, n, /):
+    """``x`` to the integer power ``n`` (repeated squaring with device matmuls; n < 0 inverts)."""
+    n = operator.index(n)
+    if n < 0:
+        x, n = inv(x), -n
+    result = _a.broadcast_to(_eye_like(x), x.shape).copy()
+    base = x
+    while n:
+        if n & 1:
+            result = result @ base
+        n >>= 1
+        if n:
+            base = base @ base
+    return result
+
+
+def _eye_like(x):
+    k = x.shape[-1]
+    rows = _a.arange(k, device=x.device).reshape(k, 1)
+    cols = _a.arange(k, device=x.device).reshape(1, k)
+    return (rows == cols).astype(x.dtype)
+
+
+# ---- small decompositions on the host -------------------------------------------------------------
+
+def _host(x, fn, dtype=FLOAT32):
+    return _a.asarray(fn(x.numpy()), dtype=dtype, device=x.device)
+
+
+def _f64(x):
+    return x.numpy().astype(np.float64)
+
+
+def _up(h, like, dtype=FLOAT32):
+    return _a.asarray(np.asarray(h), dtype=dtype, device=like.device)
+
+
+def cholesky(x, /, *, upper=False):
+    L = np.linalg.cholesky(_f64(x))
+    return _up(np.swapaxes(L, -1, -2) if upper else L, x)
+
+
+def det(x, /):
+    return _up(np.linalg.det(_f64(x)), x)
+
+
+def eigh(x, /):
+    w, v = np.linalg.eigh(_f64(x))
+    return collections.namedtuple("EighResult", ["eigenvalues", "eigenvectors"])(_up(w, x),
+                                                                                 _up(v, x))
+
+
+def eigvalsh(x, /):
+    return _up(np.linalg.eigvalsh(_f64(x)), x)
+
+
+def inv(x, /):
+    return _up(np.linalg.inv(_f64(x)), x)
+
+
+def matrix_norm(x, /, *, keepdims=False, ord="fro"):
+    return _up(np.linalg.norm(_f64(x), ord=ord, axis=(-2, -1), keepdims=keepdims), x)
+
+
+def matrix_rank(x, /, *, rtol=None):
+    h = _f64(x)
+    if rtol is not None:
+        s = np.linalg.svd(h, compute_uv=False)
+        r = rtol.numpy() if isinstance(rtol, Array) else rtol
+        tol = s.max(axis=-1, keepdims=True) * np.asarray(r)[..., None]
+        return _up((s > tol).sum(axis=-1), x, INT32)
+    return _up(np.linalg.matrix_rank(h), x, INT32)
+
+
+def pinv(x, /, *, rtol=None):
+    return _up(np.linalg.pinv(_f64(x), rcond=1e-15 if rtol is None else rtol), x)
+
+
+def qr(x, /, *, mode="reduced"):
+    q, r = np.linalg.qr(_f64(x), mode=mode)
+    return collections.namedtuple("QRResult", ["Q", "R"])(_up(q, x), _up(r, x))
+
+
+def slogdet(x, /):
+    s, ld = np.linalg.slogdet(_f64(x))
+    return collections.namedtuple("SlogdetResult", ["sign", "logabsdet"])(_up(s, x), _up(ld, x))
+
+
+def solve(x1, x2, /):
+    b = _f64(x2)
+    if x2.ndim == 1:
+        return _up(np.linalg.solve(_f64(x1), b[..., None])[..., 0], x1)
+    return _up(np.linalg.solve(_f64(x1), b), x1)
+
+
+def svd(x, /, *, full_matrices=True):
+    u, s, vh = np.linalg.svd(_f64(x), full_matrices=full_matrices)
+    return collections.namedtuple("SVDResult", ["U", "S", "Vh"])(_up(u, x), _up(s, x),
+                                                                 _up(vh, x))
+
+
+def svdvals(x, /):
+    return _up(np.linalg.svd(_f64(x), compute_uv=False), x)
+
+
+def cross(x1, x2, /, *, axis=-1):
+    if x1.shape[axis] != 3 or x2.shape[axis] != 3:
+        raise ValueError("cross: both arrays need size 3 along axis")
+    dt = canonical_dtype(np.result_type(x1.dtype, x2.dtype))
+    return _up(np.cross(x1.numpy(), x2.numpy(), axis=axis), x1, dt)

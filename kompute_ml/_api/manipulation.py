@@ -1,0 +1,486 @@
+"""Array API manipulation, searching, sorting, set, statistical and utility functions.
+
+On the device: concat/stack/roll/tile (a strided-copy kernel writing each piece into its place),
+flip, moveaxis, permute_dims (gathers), repeat with an int, broadcasts, diff, all/any,
+count_nonzero, sum/prod-free statistics (sum, mean, var, std, max, min, argmax, argmin).
+On the host (a download, numpy, an upload; documented in docs/arrays.md): sort, argsort,
+unique_*, nonzero, searchsorted, cumulative_sum/prod, prod, take, take_along_axis, repeat with
+an array of counts -- the data-dependent or scan-shaped work no built-in kernel does yet.
+"""
+
+import builtins
+import math
+import operator
+
+import numpy as np
+
+from .. import array as _a
+from .._array.dtypes import BOOL, FLOAT32, INT32, UINT32, canonical_dtype
+from .._compile import glslang as _glslang
+from .._runtime import stream as _stream
+
+__all__ = ["broadcast_arrays", "broadcast_to", "concat", "expand_dims", "flip", "moveaxis",
+           "permute_dims", "repeat", "reshape", "roll", "squeeze", "stack", "tile", "unstack",
+           "argmax", "argmin", "count_nonzero", "nonzero", "searchsorted", "argsort", "sort",
+           "unique_all", "unique_counts", "unique_inverse", "unique_values", "cumulative_sum",
+           "cumulative_prod", "max", "mean", "min", "prod", "std", "sum", "var", "all", "any",
+           "diff", "take", "take_along_axis"]
+
+Array = _a.Array
+
+# scatter: the inverse of gather.comp -- dst[offset + coords(i) . stride] = src[i] for i < n.
+# 32-bit words, so one kernel serves every dtype. binding 0: src, binding 1: dst
+_SCATTER = """#version 450
+layout(local_size_x = 256) in;
+layout(set = 0, binding = 0) readonly buffer Src { uint src[]; };
+layout(set = 0, binding = 1) buffer Dst { uint dst[]; };
+layout(push_constant) uniform Push { uint n; uint ndim; int offset; uint shape[8]; int stride[8]; } pc;
+void main() {
+    uint i = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * 256u;
+    if (i >= pc.n) return;
+    uint r = i;
+    int d = pc.offset;
+    for (int k = int(pc.ndim) - 1; k >= 0; k--) {
+        d += int(r % pc.shape[k]) * pc.stride[k];
+        r /= pc.shape[k];
+    }
+    dst[uint(d)] = src[i];
+}
+"""
+_scatter_spirv = []
+
+
+def _c_strides(shape):
+    out, acc = [], 1
+    for s in reversed(shape):
+        out.append(acc)
+        acc *= s
+    return out[::-1]
+
+
+def scatter(src, dst, offset, strides):
+    """Write the elements of ``src`` (C order) into ``dst`` at ``offset + coords . strides``."""
+    n = src.size
+    if n == 0:
+        return
+    shape = list(src.shape) or [1]
+    strides = list(strides) or [0]
+    if len(shape) > 8:
+        raise ValueError("scatter: at most 8 dimensions")
+    if not _scatter_spirv:
+        _scatter_spirv.append(_glslang.compile_glsl(_SCATTER))
+    pad = 8 - len(shape)
+    push = _stream.pack("IIi8I8i", n, len(shape), offset, *shape, *([1] * pad), *strides,
+                        *([0] * pad))
+    srcbuf = src._realize()
+    dstbuf = dst._kernel_buffer()
+    # scatter (above) — binding 0: src, binding 1: dst
+    _stream.dispatch_1d(dst.device, _scatter_spirv[0], [srcbuf, dstbuf], n, push=push)
+
+
+def _axis(axis, ndim):
+    from .._array.indexing import norm_axis
+    return norm_axis(axis, ndim)
+
+
+def _same_device(arrays):
+    dev = arrays[0].device
+    for x in arrays[1:]:
+        if x.device is not dev:
+            raise ValueError(f"arrays on different devices: {dev.name!r} and {x.device.name!r}")
+    return dev
+
+
+# ---- manipulation --------------------------------------------------------------------------------
+
+def broadcast_to(x, /, shape):
+    return _a.broadcast_to(x, shape)
+
+
+def broadcast_arrays(*arrays):
+    shape = np.broadcast_shapes(*(a.shape for a in arrays))
+    return [_a.broadcast_to(a, shape) for a in arrays]
+
+
+def reshape(x, /, shape, *, copy=None):
+    if copy is False and x.is_lazy:
+        raise ValueError("reshape(copy=False): a lazy array is computed into a new buffer")
+    out = x.reshape(shape)
+    return out.copy() if copy else out
+
+
+def concat(arrays, /, *, axis=0):
+    """Join arrays along ``axis`` (None: flattened), each written into place on the device."""
+    arrays = [a if isinstance(a, Array) else _a.asarray(a) for a in arrays]
+    if not arrays:
+        raise ValueError("need at least one array to concatenate")
+    dev = _same_device(arrays)
+    if axis is None:
+        arrays = [a.reshape(-1) for a in arrays]
+        axis = 0
+    nd = arrays[0].ndim
+    if nd == 0:
+        raise ValueError("zero-dimensional arrays cannot be concatenated")
+    if builtins.any(a.ndim != nd for a in arrays):
+        raise ValueError("all the input arrays must have the same number of dimensions")
+    axis = _axis(axis, nd)
+    for a in arrays:
+        if builtins.any(a.shape[k] != arrays[0].shape[k] for k in range(nd) if k != axis):
+            raise ValueError(f"all the input array dimensions except for the concatenation axis "
+                             f"must match exactly, got {arrays[0].shape} and {a.shape}")
+    dtype = canonical_dtype(np.result_type(*(a.dtype for a in arrays)))
+    shape = list(arrays[0].shape)
+    shape[axis] = builtins.sum(a.shape[axis] for a in arrays)
+    out = _a.empty(tuple(shape), dtype, dev)
+    strides = _c_strides(shape)
+    start = 0
+    for a in arrays:
+        scatter(a.astype(dtype, copy=False), out, start * strides[axis], strides)
+        start += a.shape[axis]
+    return out
+
+
+def stack(arrays, /, *, axis=0):
+    arrays = [a if isinstance(a, Array) else _a.asarray(a) for a in arrays]
+    if not arrays:
+        raise ValueError("need at least one array to stack")
+    if builtins.any(a.shape != arrays[0].shape for a in arrays):
+        raise ValueError("all input arrays must have the same shape")
+    axis = _axis(axis, arrays[0].ndim + 1)
+    return concat([expand_dims(a, axis=axis) for a in arrays], axis=axis)
+
+
+def expand_dims(x, /, axis=0):
+    axis = _axis(axis, x.ndim + 1)
+    return x.reshape(x.shape[:axis] + (1,) + x.shape[axis:])
+
+
+def squeeze(x, /, axis):
+    return x.squeeze(axis)
+
+
+def permute_dims(x, /, axes):
+    return x.transpose(tuple(axes))
+
+
+def moveaxis(x, source, destination, /):
+    src = [_axis(s, x.ndim) for s in ((source,) if np.ndim(source) == 0 else source)]
+    dst = [_axis(d, x.ndim) for d in ((destination,) if np.ndim(destination) == 0 else destination)]
+    if len(src) != len(dst) or len(set(src)) != len(src) or len(set(dst)) != len(dst):
+        raise ValueError("source and destination must have the same number of unique axes")
+    order = [k for k in range(x.ndim) if k not in src]
+    for d, s in sorted(zip(dst, src)):
+        order.insert(d, s)
+    return x.transpose(order)
+
+
+def flip(x, /, *, axis=None):
+    axes = range(x.ndim) if axis is None else \
+        [_axis(a, x.ndim) for a in ((axis,) if np.ndim(axis) == 0 else axis)]
+    index = [slice(None)] * x.ndim
+    for a in axes:
+        index[a] = slice(None, None, -1)
+    return x[tuple(index)] if x.ndim else x.copy()
+
+
+def roll(x, /, shift, *, axis=None):
+    if axis is None:
+        return roll(x.reshape(-1), shift, axis=0).reshape(x.shape)
+    shifts = (shift,) if np.ndim(shift) == 0 else tuple(shift)
+    axes = (axis,) if np.ndim(axis) == 0 else tuple(axis)
+    if len(shifts) != len(axes):
+        shifts, axes = np.broadcast_arrays(np.asarray(shifts), np.asarray(axes))
+    out = x
+    for s, a in zip(shifts, axes):
+        a = _axis(int(a), x.ndim)
+        n = x.shape[a]
+        if n == 0:
+            continue
+        s = int(s) % n
+        if s == 0:
+            continue
+        head = [slice(None)] * x.ndim
+        tail = [slice(None)] * x.ndim
+        head[a], tail[a] = slice(n - s, None), slice(None, n - s)
+        out = concat([out[tuple(head)], out[tuple(tail)]], axis=a)
+    return out if out is not x else x.copy()
+
+
+def tile(x, repetitions, /):
+    reps = tuple(operator.index(r) for r in repetitions)
+    nd = builtins.max(x.ndim, len(reps))
+    shape = (1,) * (nd - x.ndim) + x.shape
+    reps = (1,) * (nd - len(reps)) + reps
+    # broadcast (r0, d0, r1, d1, ...) from (1, d0, 1, d1, ...), then merge the pairs: lazy
+    inter = tuple(v for pair in zip((1,) * nd, shape) for v in pair)
+    full = tuple(v for pair in zip(reps, shape) for v in pair)
+    out = _a.broadcast_to(x.reshape(inter), full)
+    return out.reshape(tuple(r * s for r, s in zip(reps, shape)))
+
+
+def repeat(x, repeats, /, *, axis=None):
+    if axis is None:
+        x, axis = x.reshape(-1), 0
+    axis = _axis(axis, x.ndim)
+    if isinstance(repeats, Array) or not isinstance(repeats, (int, np.integer)):
+        counts = np.asarray(repeats)
+        return _a.asarray(np.repeat(x.numpy(), counts, axis=axis), device=x.device)   # host
+    r = operator.index(repeats)
+    if r < 0:
+        raise ValueError("repeats may not contain negative values")
+    inter = x.shape[:axis + 1] + (1,) + x.shape[axis + 1:]
+    full = x.shape[:axis + 1] + (r,) + x.shape[axis + 1:]
+    out = _a.broadcast_to(x.reshape(inter), full)
+    return out.reshape(x.shape[:axis] + (x.shape[axis] * r,) + x.shape[axis + 1:])
+
+
+def unstack(x, /, *, axis=0):
+    axis = _axis(axis, x.ndim)
+    index = [slice(None)] * x.ndim
+    out = []
+    for i in range(x.shape[axis]):
+        index[axis] = i
+        out.append(x[tuple(index)])
+    return tuple(out)
+
+
+# ---- statistics (device reductions) ----------------------------------------------------------------
+
+def _reduce(x, op, axis, keepdims, dtype=None):
+    if isinstance(axis, list):
+        axis = tuple(axis)
+    return _a._reduce(x, op, axis, keepdims, dtype, None)
+
+
+def sum(x, /, *, axis=None, dtype=None, keepdims=False):
+    return _reduce(x, "sum", axis, keepdims, dtype)
+
+
+def mean(x, /, *, axis=None, keepdims=False):
+    return _reduce(x, "mean", axis, keepdims)
+
+
+def max(x, /, *, axis=None, keepdims=False):
+    return _reduce(x, "max", axis, keepdims)
+
+
+def min(x, /, *, axis=None, keepdims=False):
+    return _reduce(x, "min", axis, keepdims)
+
+
+def argmax(x, /, *, axis=None, keepdims=False):
+    out = _reduce(x, "argmax", axis, keepdims)
+    if keepdims and axis is None:
+        out = out.reshape((1,) * x.ndim)
+    return out
+
+
+def argmin(x, /, *, axis=None, keepdims=False):
+    out = _reduce(x, "argmin", axis, keepdims)
+    if keepdims and axis is None:
+        out = out.reshape((1,) * x.ndim)
+    return out
+
+
+def _count(x, axis):
+    if axis is None:
+        return x.size
+    axes = (axis,) if np.ndim(axis) == 0 else tuple(axis)
+    return math.prod(x.shape[_axis(a, x.ndim)] for a in axes)
+
+
+def var(x, /, *, axis=None, correction=0.0, keepdims=False):
+    """Variance: the mean of squared deviations from the mean, over N - correction (device)."""
+    if isinstance(axis, list):
+        axis = tuple(axis)
+    m = mean(x, axis=axis, keepdims=True)
+    d = x - m
+    n = _count(x, axis)
+    s = sum(d * d, axis=axis, keepdims=keepdims)
+    return s / builtins.max(n - correction, 0) if n - correction > 0 else s * math.nan
+
+
+def std(x, /, *, axis=None, correction=0.0, keepdims=False):
+    return _a.sqrt(var(x, axis=axis, correction=correction, keepdims=keepdims))
+
+
+def _host(x, fn, dtype=None):
+    res = fn(x.numpy())
+    return _a.asarray(res, dtype=dtype, device=x.device)
+
+
+def prod(x, /, *, axis=None, dtype=None, keepdims=False):
+    """Product over ``axis`` (on the host; integer products wrap at 32 bits)."""
+    if isinstance(axis, list):
+        axis = tuple(axis)
+    if dtype is None:
+        dtype = {BOOL: INT32}.get(x.dtype, x.dtype)
+    return _host(x, lambda h: np.prod(h, axis=axis, keepdims=keepdims,
+                                      dtype=np.dtype(dtype)), dtype)
+
+
+def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False):
+    return _cumulative(x, np.cumsum, 0, axis, dtype, include_initial)
+
+
+def cumulative_prod(x, /, *, axis=None, dtype=None, include_initial=False):
+    return _cumulative(x, np.cumprod, 1, axis, dtype, include_initial)
+
+
+def _cumulative(x, fn, identity, axis, dtype, include_initial):
+    """Inclusive scan on the host (no scan kernel yet); integers accumulate and wrap at 32 bits."""
+    if axis is None:
+        if x.ndim > 1:
+            raise ValueError("axis must be given for arrays of more than one dimension")
+        axis = 0
+    axis = _axis(axis, builtins.max(x.ndim, 1))
+    if dtype is None:
+        dtype = {BOOL: INT32}.get(x.dtype, x.dtype)
+    dtype = canonical_dtype(dtype)
+
+    def run(h):
+        out = fn(h.astype(dtype), axis=axis, dtype=dtype)
+        if include_initial:
+            shape = list(h.shape)
+            shape[axis] = 1
+            out = np.concatenate([np.full(shape, identity, dtype=dtype), out], axis=axis)
+        return out
+    return _host(x, run, dtype)
+
+
+# ---- utility ---------------------------------------------------------------------------------------
+
+def _truth(x):
+    return x if x.dtype == BOOL else x != 0
+
+
+def all(x, /, *, axis=None, keepdims=False):
+    if isinstance(axis, list):
+        axis = tuple(axis)
+    if _count(x, axis) == 0:
+        return _shape_fill(x, axis, keepdims, True)
+    return _reduce(_truth(x), "min", axis, keepdims).astype(BOOL, copy=False)
+
+
+def any(x, /, *, axis=None, keepdims=False):
+    if isinstance(axis, list):
+        axis = tuple(axis)
+    if _count(x, axis) == 0:
+        return _shape_fill(x, axis, keepdims, False)
+    return _reduce(_truth(x), "max", axis, keepdims).astype(BOOL, copy=False)
+
+
+def _shape_fill(x, axis, keepdims, value):
+    shape = np.zeros(x.shape, dtype=bool).all(axis=axis, keepdims=keepdims).shape
+    return _a.full(shape, value, BOOL, x.device)
+
+
+def count_nonzero(x, /, *, axis=None, keepdims=False):
+    if isinstance(axis, list):
+        axis = tuple(axis)
+    return sum(_truth(x).astype(INT32), axis=axis, keepdims=keepdims)
+
+
+def diff(x, /, *, axis=-1, n=1, prepend=None, append=None):
+    """n-th discrete difference along ``axis`` (slices and subtraction on the device)."""
+    axis = _axis(axis, x.ndim)
+    parts = [p for p in (prepend, x, append) if p is not None]
+    if len(parts) > 1:
+        x = concat(parts, axis=axis)
+    if n < 0:
+        raise ValueError(f"order must be non-negative but got {n}")
+    for _ in range(n):
+        hi = [slice(None)] * x.ndim
+        lo = [slice(None)] * x.ndim
+        hi[axis], lo[axis] = slice(1, None), slice(None, -1)
+        x = (x[tuple(hi)] != x[tuple(lo)]) if x.dtype == BOOL else x[tuple(hi)] - x[tuple(lo)]
+    return x
+
+
+# ---- searching, sorting, sets, indexing (host) ---------------------------------------------------
+
+def nonzero(x, /):
+    if x.ndim == 0:
+        raise ValueError("nonzero is not defined for 0-d arrays")
+    return tuple(_a.asarray(i, dtype=INT32, device=x.device) for i in np.nonzero(x.numpy()))
+
+
+def searchsorted(x1, x2, /, *, side="left", sorter=None):
+    h1 = x1.numpy() if sorter is None else x1.numpy()[sorter.numpy()]
+    return _a.asarray(np.searchsorted(h1, x2.numpy(), side=side), dtype=INT32, device=x1.device)
+
+
+def sort(x, /, *, axis=-1, descending=False, stable=True):
+    def run(h):
+        s = np.sort(h, axis=axis, kind="stable")
+        return np.flip(s, axis=axis) if descending else s
+    if descending:
+        idx = argsort(x, axis=axis, descending=True, stable=stable)
+        return take_along_axis(x, idx, axis=axis)
+    return _host(x, run, x.dtype)
+
+
+def argsort(x, /, *, axis=-1, descending=False, stable=True):
+    def run(h):
+        if descending:
+            # stable and descending: sort the reversed array, map indices back, reverse
+            r = np.flip(h, axis=axis)
+            idx = np.argsort(r, axis=axis, kind="stable")
+            n = h.shape[axis] if h.ndim else 1
+            return np.flip(n - 1 - idx, axis=axis)
+        return np.argsort(h, axis=axis, kind="stable")
+    return _host(x, run, INT32)
+
+
+def unique_values(x, /):
+    return _host(x, lambda h: _unique(h)[0], x.dtype)
+
+
+def _unique(h):
+    # nan != nan: each nan is its own value, as the standard requires
+    flat = h.reshape(-1)
+    return np.unique(flat, return_index=True, return_inverse=True, return_counts=True,
+                     equal_nan=False)
+
+
+def unique_counts(x, /):
+    import collections
+    vals, _, _, counts = _unique(x.numpy())
+    UniqueCountsResult = collections.namedtuple("UniqueCountsResult", ["values", "counts"])
+    return UniqueCountsResult(_a.asarray(vals, dtype=x.dtype, device=x.device),
+                              _a.asarray(counts, dtype=INT32, device=x.device))
+
+
+def unique_inverse(x, /):
+    import collections
+    vals, _, inv, _ = _unique(x.numpy())
+    UniqueInverseResult = collections.namedtuple("UniqueInverseResult",
+                                                 ["values", "inverse_indices"])
+    return UniqueInverseResult(_a.asarray(vals, dtype=x.dtype, device=x.device),
+                               _a.asarray(inv.reshape(x.shape), dtype=INT32, device=x.device))
+
+
+def unique_all(x, /):
+    import collections
+    vals, idx, inv, counts = _unique(x.numpy())
+    UniqueAllResult = collections.namedtuple(
+        "UniqueAllResult", ["values", "indices", "inverse_indices", "counts"])
+    d = x.device
+    return UniqueAllResult(_a.asarray(vals, dtype=x.dtype, device=d),
+                           _a.asarray(idx, dtype=INT32, device=d),
+                           _a.asarray(inv.reshape(x.shape), dtype=INT32, device=d),
+                           _a.asarray(counts, dtype=INT32, device=d))
+
+
+def take(x, indices, /, *, axis=None):
+    if axis is None:
+        if x.ndim != 1:
+            raise ValueError("take: axis is required for arrays of more than one dimension")
+        axis = 0
+    ind = indices.numpy() if isinstance(indices, Array) else np.asarray(indices)
+    return _host(x, lambda h: np.take(h, ind, axis=axis), x.dtype)
+
+
+def take_along_axis(x, indices, /, *, axis=-1):
+    ind = indices.numpy() if isinstance(indices, Array) else np.asarray(indices)
+    return _host(x, lambda h: np.take_along_axis(h, ind, axis=axis), x.dtype)

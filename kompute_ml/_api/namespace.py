@@ -1,0 +1,323 @@
+"""The Array API 2024.12 namespace of kompute_ml: dtypes, info, creation and elementwise functions.
+
+``import kompute_ml as xp`` is a conforming namespace. This module holds what array.py does not:
+the standard's names and signatures (``asarray(copy=)``, ``clip(min=, max=)``, ``sum(dtype=)``),
+the elementwise functions the fused kernels lack, composed from the ops they have (so they stay
+lazy and fuse), and the numpy protocols (NEP 13 ufuncs, NEP 18 functions). Manipulation,
+searching, sorting, set and statistical functions live in ``_namespace_ops``; ``linalg`` in
+``_linalg_namespace``.
+
+dtypes: float32, int32, uint32 and bool on every device. Arrays store 32-bit words, so float64,
+int64 and the 8/16-bit types are absent from the namespace (``__array_namespace_info__().dtypes()``
+says so) rather than silently narrowed; ``asarray`` of host float64 data still maps to float32 as
+documented in array.py.
+"""
+
+import builtins
+import math
+import operator
+import sys
+
+import numpy as np
+
+from .. import array as _a
+from .._array.dtypes import BOOL, FLOAT32, INT32, UINT32, canonical_dtype
+from .._runtime import device as _device
+
+__array_api_version__ = "2024.12"
+
+float32, int32, uint32 = FLOAT32, INT32, UINT32
+bool = BOOL                      # the standard's name; shadows the builtin in this module only
+_bool = type(True)
+_DTYPES = {"bool": BOOL, "int32": INT32, "uint32": UINT32, "float32": FLOAT32}
+
+e, pi, inf, nan, newaxis = math.e, math.pi, math.inf, math.nan, None
+
+Array = _a.Array
+
+
+# ---------------------------------------------------------------------------------------------
+# inspection (__array_namespace_info__)
+
+class _Info:
+    """What this namespace supports, per device (``__array_namespace_info__()``)."""
+
+    def capabilities(self):
+        return {"boolean indexing": True, "data-dependent shapes": True, "max dimensions": None}
+
+    def default_device(self):
+        return _a._get_device(None)
+
+    def devices(self):
+        return [_device.get_device(d.index) for d in _device.devices()]
+
+    def default_dtypes(self, *, device=None):
+        # no complex dtypes: None says so (the standard lets a namespace lack them)
+        return {"real floating": FLOAT32, "complex floating": None, "integral": INT32,
+                "indexing": INT32}
+
+    def dtypes(self, *, device=None, kind=None):
+        # every device: arrays hold 32-bit words, whatever the device's float64 support
+        if kind is None:
+            return dict(_DTYPES)
+        return {n: d for n, d in _DTYPES.items() if isdtype(d, kind)}
+
+
+def __array_namespace_info__():
+    """The Array API inspection object (capabilities, default device and dtypes, devices)."""
+    return _Info()
+
+
+def namespace(api_version=None):
+    """The namespace ``Array.__array_namespace__`` returns (the ``kompute_ml`` module)."""
+    if api_version not in (None, "2021.12", "2022.12", "2023.12", "2024.12"):
+        raise ValueError(f"api_version {api_version!r} is not supported; kompute_ml implements "
+                         f"the Array API {__array_api_version__}")
+    # the package this namespace is the top level of (looked up, not imported: it is above us)
+    return sys.modules[__name__.split(".")[0]]
+
+
+# ---------------------------------------------------------------------------------------------
+# data type functions
+
+def _dt(x):
+    return x.dtype if isinstance(x, Array) else canonical_dtype(x)
+
+
+def isdtype(dtype, kind):
+    """Whether ``dtype`` is of ``kind`` (a dtype, a kind name, or a tuple of them)."""
+    if isinstance(kind, tuple):
+        return builtins.any(isdtype(dtype, k) for k in kind)
+    dtype = np.dtype(dtype)
+    if isinstance(kind, str):
+        table = {"bool": "b", "signed integer": "i", "unsigned integer": "u", "integral": "iu",
+                 "real floating": "f", "complex floating": "c", "numeric": "iufc"}
+        if kind not in table:
+            raise ValueError(f"unknown dtype kind {kind!r}; expected one of {sorted(table)}")
+        return dtype.kind in table[kind]
+    return dtype == np.dtype(kind)
+
+
+def result_type(*arrays_and_dtypes):
+    """numpy's result type (Python scalars weak, as in the standard), mapped onto our dtypes."""
+    if not arrays_and_dtypes:
+        raise ValueError("at least one array or dtype is required")
+    items = [x.dtype if isinstance(x, Array) else x for x in arrays_and_dtypes]
+    if builtins.all(isinstance(x, (int, float, complex)) for x in items):
+        raise ValueError("result_type needs at least one array or dtype")
+    return canonical_dtype(np.result_type(*items))
+
+
+def can_cast(from_, to, /):
+    """Whether ``from_`` casts to ``to`` under the standard's (numpy's "safe") rules."""
+    return np.can_cast(_dt(from_), canonical_dtype(to), casting="safe")
+
+
+def finfo(type, /):
+    """Machine limits of float32 (the only floating dtype)."""
+    return np.finfo(_check_dtype(_dt(type) if isinstance(type, Array) else np.dtype(type)))
+
+
+def iinfo(type, /):
+    """Machine limits of int32 or uint32."""
+    return np.iinfo(_check_dtype(_dt(type) if isinstance(type, Array) else np.dtype(type)))
+
+
+def _check_dtype(dt):
+    if dt not in (FLOAT32, INT32, UINT32, BOOL):
+        raise TypeError(f"dtype {dt} is not supported by kompute_ml arrays (float32, int32, "
+                        f"uint32, bool)")
+    return dt
+
+
+def astype(x, dtype, /, *, copy=True, device=None):
+    """``x`` converted to ``dtype`` (and moved to ``device``); lazy on the device."""
+    out = x.astype(_check_dtype(np.dtype(dtype)), copy=copy)
+    return out if device is None else out.to_device(device)
+
+
+# ---------------------------------------------------------------------------------------------
+# creation
+
+def asarray(obj, /, *, dtype=None, device=None, copy=None):
+    """Convert ``obj`` to an Array (see ``array.asarray``); ``copy=False`` refuses to copy.
+
+    Parameters
+    ----------
+    obj : array_like, Array, or an object with ``__dlpack__``/buffer protocol
+    dtype : dtype, optional
+    device : Device, int or str, optional
+    copy : bool or None, default=None
+        True: always a new array. False: raise ValueError where a copy is needed (host data
+        always needs one: it is uploaded). None: copy only when needed.
+
+    Examples
+    --------
+    >>> import kompute_ml as km
+    >>> km.asarray([1, 2], dtype=km.float32).dtype
+    dtype('float32')
+    """
+    # dtype=float64 etc. map onto our dtypes as array.asarray documents (host data is narrowed)
+    if isinstance(obj, Array):
+        dev = obj.device if device is None else _a._get_device(device)
+        same = dev is obj.device and (dtype is None or dtype == obj.dtype)
+        if copy is False and not same:
+            raise ValueError("asarray(copy=False): converting this Array needs a copy "
+                             "(another device or dtype)")
+        out = _a.asarray(obj, dtype=dtype, device=dev)
+        return out.copy() if copy and out is obj else out
+    if copy is False:
+        raise ValueError("asarray(copy=False): host data is always copied to the device")
+    if isinstance(obj, (list, tuple)) and builtins.any(isinstance(v, Array) for v in _flat(obj)):
+        obj = [np.asarray(v) if isinstance(v, Array) else v for v in obj]   # explicit download
+    return _a.asarray(obj, dtype=dtype, device=device)
+
+
+def _flat(seq):
+    for v in seq:
+        if isinstance(v, (list, tuple)):
+            yield from _flat(v)
+        else:
+            yield v
+
+
+def from_dlpack(x, /, *, device=None, copy=None):
+    """An Array holding the data of a DLPack producer (a host copy is uploaded)."""
+    if copy is False:
+        raise ValueError("from_dlpack(copy=False): data is always copied to the Vulkan device")
+    return _a.asarray(np.from_dlpack(x), device=device)
+
+
+def empty(shape, dtype=None, device=None):
+    return _a.empty(shape, FLOAT32 if dtype is None else dtype, device)
+
+
+def zeros(shape, dtype=None, device=None):
+    return _a.zeros(shape, FLOAT32 if dtype is None else dtype, device)
+
+
+def ones(shape, dtype=None, device=None):
+    return _a.ones(shape, FLOAT32 if dtype is None else dtype, device)
+
+
+def full(shape, fill_value, dtype=None, device=None):
+    if dtype is None and isinstance(fill_value, float):
+        dtype = FLOAT32          # a Python float is the default floating dtype
+    return _a.full(shape, fill_value, dtype, device)
+
+
+def _like_shape(x, shape):
+    return x.shape if shape is None else shape
+
+
+def empty_like(x, /, *, dtype=None, device=None, shape=None):
+    return _a.empty(_like_shape(x, shape), x.dtype if dtype is None else dtype,
+                    x.device if device is None else device)
+
+
+def zeros_like(x, /, *, dtype=None, device=None, shape=None):
+    return full(_like_shape(x, shape), 0, dtype=x.dtype if dtype is None else dtype,
+                device=x.device if device is None else device)
+
+
+def ones_like(x, /, *, dtype=None, device=None, shape=None):
+    return full(_like_shape(x, shape), 1, dtype=x.dtype if dtype is None else dtype,
+                device=x.device if device is None else device)
+
+
+def full_like(x, /, fill_value, *, dtype=None, device=None, shape=None):
+    return full(_like_shape(x, shape), fill_value, dtype=x.dtype if dtype is None else dtype,
+                device=x.device if device is None else device)
+
+
+def arange(start, /, stop=None, step=1, *, dtype=None, device=None):
+    """Evenly spaced values (made on the host, uploaded)."""
+    if dtype is None and builtins.all(isinstance(v, int) for v in (start, stop, step) if v is not None):
+        dtype = INT32
+    elif dtype is None:
+        dtype = FLOAT32
+    if stop is None:
+        start, stop = 0, start
+    dtype = _check_dtype(np.dtype(dtype))
+    n = builtins.max(0, math.ceil((stop - start) / step)) if step else 0
+    if step == 0:
+        raise ZeroDivisionError("arange: step must not be 0")
+    data = (np.arange(n, dtype=np.float64) * step + start).astype(dtype) if dtype == FLOAT32 \
+        else np.arange(start, stop, step, dtype=np.int64).astype(dtype)
+    return _a.asarray(data, dtype=dtype, device=device)
+
+
+
+def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True):
+    """``num`` evenly spaced values from ``start`` to ``stop`` (computed in float64, uploaded)."""
+    if isinstance(start, complex) or isinstance(stop, complex):
+        raise TypeError("complex linspace is not supported (no complex dtypes)")
+    data = np.linspace(start, stop, num, endpoint=endpoint)
+    return _a.asarray(data, dtype=FLOAT32 if dtype is None else dtype, device=device)
+
+
+def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None):
+    """Ones on the ``k``-th diagonal (built on the device from two index ranges)."""
+    n_cols = n_rows if n_cols is None else n_cols
+    dev = _a._get_device(device)
+    rows = _a.arange(n_rows, device=dev).reshape(n_rows, 1)
+    cols = _a.arange(n_cols, device=dev).reshape(1, n_cols)
+    return (cols - rows == k).astype(FLOAT32 if dtype is None else dtype)
+
+
+def meshgrid(*arrays, indexing="xy"):
+    """Coordinate matrices (lazy broadcasts of the 1-D inputs)."""
+    if indexing not in ("xy", "ij"):
+        raise ValueError(f"indexing must be 'xy' or 'ij', got {indexing!r}")
+    n = len(arrays)
+    if n == 0:
+        return []
+    shape = [a.size for a in arrays]
+    if indexing == "xy" and n >= 2:
+        shape[0], shape[1] = shape[1], shape[0]
+    out = []
+    for k, a in enumerate(arrays):
+        axis = k
+        if indexing == "xy" and n >= 2 and k < 2:
+            axis = 1 - k
+        view = [1] * n
+        view[axis] = a.size
+        out.append(_a.broadcast_to(a.reshape(tuple(view)), tuple(shape)).copy())
+    return out
+
+
+def _tri_mask(x, k, upper):
+    n, m = x.shape[-2:]
+    rows = _a.arange(n, device=x.device).reshape(n, 1)
+    cols = _a.arange(m, device=x.device).reshape(1, m)
+    return (cols - rows >= k) if upper else (cols - rows <= k)
+
+
+def tril(x, /, *, k=0):
+    """Lower triangle of the last two axes (a lazy ``where`` over an index mask)."""
+    return _a.where(_tri_mask(x, k, False), x, _zero(x))
+
+
+def triu(x, /, *, k=0):
+    """Upper triangle of the last two axes (a lazy ``where`` over an index mask)."""
+    return _a.where(_tri_mask(x, k, True), x, _zero(x))
+
+
+def _zero(x):
+    return _a.zeros((), x.dtype, x.device)
+
+
+# elementwise functions: in _namespace_elementwise (composed from the fused ops)
+from .elementwise import *               # noqa: E402,F401,F403
+from .elementwise import __all__ as _ew_all  # noqa: E402
+from .manipulation import *                       # noqa: E402,F401,F403
+from .manipulation import __all__ as _ops_all     # noqa: E402
+from . import linalg           # noqa: E402
+from .linalg import matmul, matrix_transpose, tensordot, vecdot  # noqa: E402,F401
+
+__all__ = ["__array_api_version__", "__array_namespace_info__", "float32", "int32", "uint32",
+           "bool", "e", "pi", "inf", "nan", "newaxis", "isdtype", "result_type", "can_cast",
+           "finfo", "iinfo", "astype", "asarray", "from_dlpack", "empty", "zeros", "ones", "full",
+           "empty_like", "zeros_like", "ones_like", "full_like", "arange", "linspace", "eye",
+           "meshgrid", "tril", "triu", "linalg", "matmul", "matrix_transpose", "tensordot",
+           "vecdot"] + list(_ew_all) + list(_ops_all)

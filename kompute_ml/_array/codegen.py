@@ -1,0 +1,181 @@
+"""The GLSL compute kernel that realizes one traced elementwise expression (see ``fusion``).
+
+An invocation computes one output element, or four (4-vector loads and stores) when no input
+needs coordinate arithmetic. Binding 0 is the output, bindings 1..k the distinct input buffers;
+push constants hold the element count, the coalesced dims and the scalars, unless the caller
+asks for them to be written into the source ("baked") because the push block is too small.
+"""
+
+import struct
+
+from .dtypes import (BOOL, COMPARISONS, FLOAT32, FLOAT_UNARY, GLSL_TYPE, INT32, STORAGE_TYPE,
+                     UINT32, VEC4_TYPE)
+
+__all__ = ["generate", "LOCAL_SIZE"]
+
+LOCAL_SIZE = 256
+_SUFFIX = {FLOAT32: "f", INT32: "i", UINT32: "u", BOOL: "b"}
+
+
+def _cast(expr, src, dst):
+    """GLSL converting ``expr`` of dtype ``src`` to ``dst`` (numpy's astype semantics)."""
+    if src == dst:
+        return expr
+    if dst == BOOL:
+        zero = {FLOAT32: "0.0", INT32: "0", UINT32: "0u"}[src]
+        return f"({expr} != {zero})"
+    if dst == UINT32 and src == FLOAT32:
+        return f"km_f2u({expr})"
+    return f"{GLSL_TYPE[dst]}({expr})"
+
+
+def _binary(op, ct, a, b):
+    t = _SUFFIX[ct]
+    if op in COMPARISONS:
+        sym = COMPARISONS[op]
+        if ct == BOOL and sym not in ("==", "!="):
+            return f"(uint({a}) {sym} uint({b}))"
+        return f"({a} {sym} {b})"
+    if ct == BOOL:      # numpy's bool loops: + is or, * is and, max is or, min is and
+        return {"add": f"({a} || {b})", "multiply": f"({a} && {b})", "maximum": f"({a} || {b})",
+                "minimum": f"({a} && {b})", "bitwise_and": f"({a} && {b})",
+                "bitwise_or": f"({a} || {b})", "bitwise_xor": f"({a} != {b})"}[op]
+    if op.startswith("bitwise_"):
+        return f"({a} {dict(bitwise_and='&', bitwise_or='|', bitwise_xor='^')[op]} {b})"
+    if op in ("add", "subtract", "multiply", "true_divide"):
+        return f"({a} {dict(add='+', subtract='-', multiply='*', true_divide='/')[op]} {b})"
+    if op in ("maximum", "minimum"):
+        return f"km_{op[:3]}_f({a}, {b})" if ct == FLOAT32 else f"{op[:3]}({a}, {b})"
+    name = {"floor_divide": "floordiv", "remainder": "mod", "power": "pow"}[op]
+    return f"km_{name}_{t}({a}, {b})"
+
+
+# float32 functions -> their GLSL in shaders/kmath.glsl (a few ulp on every device; the built-ins
+# are bounded by Vulkan only loosely: log absolutely near 1, sin/cos on [-pi, pi] only)
+MATH_FUNCTIONS = {"exp": "kmath_exp", "log": "kmath_log", "sqrt": "kmath_sqrt", "sin": "kmath_sin",
+                  "cos": "kmath_cos", "tanh": "kmath_tanh", "sigmoid": "kmath_sigmoid"}
+
+
+def _unary(op, ct, a):
+    if op in FLOAT_UNARY:
+        return f"{MATH_FUNCTIONS[op]}({a})"
+    if op == "negative":
+        return f"(-{a})"
+    if op == "invert":
+        return f"(!{a})" if ct == BOOL else f"(~{a})"
+    if op == "absolute":
+        return f"abs({a})" if ct in (FLOAT32, INT32) else a
+    if op in ("floor", "ceil"):
+        return f"{op}({a})" if ct == FLOAT32 else a
+    raise ValueError(f"unknown elementwise operation {op!r}")
+
+
+def _literal(dtype, value):
+    if dtype == FLOAT32:
+        bits = struct.unpack("<I", struct.pack("<f", value))[0]
+        return f"uintBitsToFloat({bits:#x}u)"
+    if dtype == INT32:
+        return f"int({int(value) & 0xFFFFFFFF:#x}u)"
+    if dtype == UINT32:
+        return f"{int(value) & 0xFFFFFFFF:#x}u"
+    return "true" if value else "false"
+
+
+def _expression(op, compute, args):
+    """GLSL of one node's operation on its (already converted) argument expressions."""
+    if op == "cast":
+        return args[0]
+    if op == "where":
+        return f"({args[0]} ? {args[1]} : {args[2]})"
+    if op in COMPARISONS and compute[0] != compute[1]:      # int32 against uint32
+        sym = COMPARISONS[op]
+        return (f"(km_cmp_iu({args[0]}, {args[1]}) {sym} 0)" if compute[0] == INT32
+                else f"(0 {sym} km_cmp_iu({args[1]}, {args[0]}))")
+    if len(args) == 2:
+        return _binary(op, compute[0], *args)
+    return _unary(op, compute[0], args[0])
+
+
+def generate(plan, bake_scalars, bake_dims):
+    """The GLSL source of the kernel realizing ``plan`` (a traced ``fusion._Plan``).
+
+    When no input needs coordinates (each is read whole or as a single element), an invocation
+    handles 4 consecutive elements through 4-vector loads and stores: a quarter of the
+    invocations and of the load instructions. Buffers hold whole 16-byte multiples (the pool's
+    buckets), so the last, partial vector reads and writes inside them.
+    """
+    vec = not plan.need_coords
+    vec_bindings = {b for b, mask in plan.accesses if mask and all(mask)} if vec else set()
+    out_type = VEC4_TYPE[plan.out_dtype] if vec else STORAGE_TYPE[plan.out_dtype]
+    # Three parts: the header (declarations), the per-invocation prologue (coordinates, loads
+    # that do not vary per lane, scalars) and the per-element body, which vector mode repeats
+    # for each of the 4 lanes.
+    header = ["#version 450", '#include "common.glsl"', '#include "kmath.glsl"',
+              '#include "elementwise.glsl"',
+              f"layout(local_size_x = {LOCAL_SIZE}) in;",
+              f"layout(set = 0, binding = 0) writeonly buffer Out {{ {out_type} out_[]; }};"]
+    for b, dt in enumerate(plan.binding_dtypes):
+        t = VEC4_TYPE[dt] if b in vec_bindings else STORAGE_TYPE[dt]
+        header.append(f"layout(set = 0, binding = {b + 1}) readonly buffer In{b} {{ {t} in{b}[]; }};")
+    nd = len(plan.dims)
+    push = ["uint n;"]
+    if plan.need_coords and not bake_dims:
+        push += [f"uint d{k};" for k in range(1, nd)]
+    if not bake_scalars:
+        push += [f"{STORAGE_TYPE[dt]} s{j};" for j, (dt, _) in enumerate(plan.scalars)]
+    header.append(f"layout(push_constant) uniform Push {{ {' '.join(push)} }} pc;")
+
+    def dim(k):
+        return f"{plan.dims[k]}u" if bake_dims else f"pc.d{k}"
+
+    prologue = ["uint i = km_global_index();",
+                "if (i >= (pc.n + 3u) / 4u) return;" if vec else "if (i >= pc.n) return;"]
+    if plan.need_coords:
+        prologue.append("uint r = i;")
+        for k in range(nd - 1, 0, -1):
+            prologue.append(f"uint c{k} = r % {dim(k)}; r /= {dim(k)};")
+        prologue.append("uint c0 = r;")
+    body = []
+    for a, (b, mask) in enumerate(plan.accesses):
+        dt = plan.binding_dtypes[b]
+        per_lane = False
+        if vec and b in vec_bindings and all(mask) and mask:
+            prologue.append(f"{VEC4_TYPE[dt]} xv{a} = in{b}[i];")
+            load, per_lane = f"xv{a}[j]", True
+        elif vec or not any(mask):
+            load = f"in{b}[0].x" if b in vec_bindings else f"in{b}[0]"
+        elif all(mask):
+            load = f"in{b}[i]"
+        else:
+            idx = None
+            for k in range(nd):
+                if mask[k]:
+                    idx = f"c{k}" if idx is None else f"({idx} * {dim(k)} + c{k})"
+            load = f"in{b}[{idx}]"
+        if dt == BOOL:
+            load = f"({load} != 0u)"
+        (body if per_lane else prologue).append(f"{GLSL_TYPE[dt]} x{a} = {load};")
+    for j, (dt, value) in enumerate(plan.scalars):
+        expr = _literal(dt, value) if bake_scalars else (f"(pc.s{j} != 0u)" if dt == BOOL else f"pc.s{j}")
+        prologue.append(f"{GLSL_TYPE[dt]} s{j} = {expr};")
+    for t, (op, dtype, compute, refs) in enumerate(plan.nodes):
+        args = []
+        for r, ct in zip(refs, compute):
+            if r[0] == "s":
+                args.append(f"s{r[1]}")     # scalars are already of the compute type
+            else:
+                args.append(_cast(f"{'x' if r[0] == 'x' else 't'}{r[1]}", r[2], ct))
+        natural = BOOL if op in COMPARISONS else compute[-1]    # the type the expression has
+        expr = _cast(_expression(op, compute, args), natural, dtype)
+        body.append(f"{GLSL_TYPE[dtype]} t{t} = {expr};")
+    result = f"t{len(plan.nodes) - 1}"
+    if plan.out_dtype == BOOL:
+        result = f"uint({result})"
+    lines = header + ["void main() {"] + ["    " + s for s in prologue]
+    if vec:
+        lines += [f"    {out_type} res;", "    for (uint j = 0u; j < 4u; j++) {"]
+        lines += ["        " + s for s in body]
+        lines += [f"        res[j] = {result};", "    }", "    out_[i] = res;", "}", ""]
+    else:
+        lines += ["    " + s for s in body] + [f"    out_[i] = {result};", "}", ""]
+    return "\n".join(lines)

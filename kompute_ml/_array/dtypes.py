@@ -1,0 +1,118 @@
+"""dtypes of kompute_ml arrays: the four we hold, how numpy's map onto them, and result types.
+
+An Array holds float32, int32, uint32 or bool, each element one 32-bit word (bool as 0/1 uint32).
+Result types are numpy's own, computed on zero-size stand-ins and mapped onto ours, so every
+numpy rule (NEP 50 weak Python scalars, bool arithmetic errors, int / int -> float) holds by
+construction.
+"""
+
+import numpy as np
+
+__all__ = ["FLOAT32", "INT32", "UINT32", "BOOL", "DTYPES", "GLSL_TYPE", "STORAGE_TYPE",
+           "STORAGE_DTYPE", "VEC4_TYPE", "ARITHMETIC", "COMPARISONS", "FLOAT_UNARY", "SAME_UNARY",
+           "canonical_dtype", "resolve", "scalar_value"]
+
+FLOAT32, INT32, UINT32, BOOL = (np.dtype(np.float32), np.dtype(np.int32), np.dtype(np.uint32),
+                                np.dtype(np.bool_))
+DTYPES = (FLOAT32, INT32, UINT32, BOOL)
+GLSL_TYPE = {FLOAT32: "float", INT32: "int", UINT32: "uint", BOOL: "bool"}
+STORAGE_TYPE = {FLOAT32: "float", INT32: "int", UINT32: "uint", BOOL: "uint"}   # bool: 0/1 words
+STORAGE_DTYPE = {FLOAT32: FLOAT32, INT32: INT32, UINT32: UINT32, BOOL: UINT32}
+VEC4_TYPE = {FLOAT32: "vec4", INT32: "ivec4", UINT32: "uvec4", BOOL: "uvec4"}
+
+
+def canonical_dtype(dtype):
+    """Map a numpy dtype onto ours: floats -> float32, signed -> int32, unsigned -> uint32, bool."""
+    dt = np.dtype(dtype)
+    if dt.kind == "f":
+        return FLOAT32
+    if dt.kind == "i":
+        return INT32
+    if dt.kind == "u":
+        return UINT32
+    if dt.kind == "b":
+        return BOOL
+    raise TypeError(f"kompute_ml arrays hold float32, int32, uint32 or bool; dtype {dt} is not supported")
+
+
+_UFUNCS = {
+    "add": np.add, "subtract": np.subtract, "multiply": np.multiply, "true_divide": np.true_divide,
+    "floor_divide": np.floor_divide, "remainder": np.remainder, "power": np.power,
+    "maximum": np.maximum, "minimum": np.minimum,
+    "equal": np.equal, "not_equal": np.not_equal, "less": np.less, "less_equal": np.less_equal,
+    "greater": np.greater, "greater_equal": np.greater_equal,
+    "negative": np.negative, "absolute": np.absolute, "floor": np.floor, "ceil": np.ceil,
+    "exp": np.exp, "log": np.log, "sqrt": np.sqrt, "sin": np.sin, "cos": np.cos, "tanh": np.tanh,
+    "sigmoid": np.exp, "bitwise_and": np.bitwise_and, "bitwise_or": np.bitwise_or,
+    "bitwise_xor": np.bitwise_xor, "invert": np.invert,
+}
+ARITHMETIC = {"add", "subtract", "multiply", "floor_divide", "remainder", "power", "maximum", "minimum",
+              "bitwise_and", "bitwise_or", "bitwise_xor"}
+COMPARISONS = {"equal": "==", "not_equal": "!=", "less": "<", "less_equal": "<=", "greater": ">",
+               "greater_equal": ">="}
+FLOAT_UNARY = {"exp", "log", "sqrt", "sin", "cos", "tanh", "sigmoid"}
+SAME_UNARY = {"negative", "absolute", "floor", "ceil", "invert"}
+
+_resolve_cache = {}
+
+
+def _proxy(x):
+    """A zero-size stand-in numpy resolves types on (Python scalars stay weak, as in NEP 50)."""
+    if isinstance(x, (bool, int, float)):
+        return type(x)(0)
+    if isinstance(x, np.generic):
+        return x.dtype.type(0)
+    return np.empty(0, dtype=x.dtype)
+
+
+def _signature(x):
+    if isinstance(x, (bool, int, float)):
+        return type(x)
+    if isinstance(x, np.generic):
+        return ("np", x.dtype)
+    return x.dtype
+
+
+def resolve(op, operands):
+    """Result dtype and per-operand compute dtypes of ``op`` (numpy's rules, our dtypes).
+
+    Operands are objects with a ``dtype`` (arrays) or Python/numpy scalars. Raises numpy's own
+    TypeError where numpy refuses the combination (``bool - bool``, ``-bool``, ...).
+    """
+    key = (op, tuple(_signature(x) for x in operands))
+    hit = _resolve_cache.get(key)
+    if hit is not None:
+        return hit
+    proxies = [_proxy(x) for x in operands]
+    if op == "where":
+        out = canonical_dtype(np.result_type(proxies[1], proxies[2]))
+        result = (out, (BOOL, out, out))
+    elif op in COMPARISONS:
+        kinds = [canonical_dtype(p.dtype) if isinstance(p, np.ndarray) else None for p in proxies]
+        common = canonical_dtype(np.result_type(*proxies))
+        if set(kinds) == {INT32, UINT32}:      # compared exactly, as numpy does through int64
+            result = (BOOL, tuple(kinds))
+        else:
+            result = (BOOL, (common, common))
+    else:
+        with np.errstate(all="ignore"):
+            res = _UFUNCS[op](*proxies)
+        out = canonical_dtype(res.dtype)
+        if op == "true_divide" or op in FLOAT_UNARY:
+            result = (FLOAT32, (FLOAT32,) * len(operands))
+        elif op in SAME_UNARY or op in ARITHMETIC:
+            result = (out, (out,) * len(operands))
+        else:
+            raise ValueError(f"unknown elementwise operation {op!r}")
+    _resolve_cache[key] = result
+    return result
+
+
+def scalar_value(value, dtype):
+    """Convert a Python scalar to ``dtype`` as numpy would (OverflowError when it does not fit)."""
+    if dtype == BOOL:
+        return bool(value)
+    with np.errstate(over="ignore"):
+        v = np.asarray(value, dtype=dtype if not isinstance(value, np.generic) else None)
+        v = v.astype(dtype)
+    return float(v) if dtype == FLOAT32 else int(v)

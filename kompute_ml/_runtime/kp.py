@@ -1,0 +1,176 @@
+"""The only module that imports ``kp``: every kp call of kompute_ml, and one error classifier.
+
+Each function here is one kp call (or two that always go together) plus the translation of its
+failures into kompute_ml's errors by :func:`classify`. The callers (device, memory, stream) hold
+the device's lock: kp is not thread-safe, and this module keeps no state of its own beyond the
+imported module.
+
+kp reports Vulkan failures as ``RuntimeError`` whose text is vulkan-hpp's ``"<call>: <VkResult
+name>"`` (for example ``"vk::Device::allocateMemory: ErrorOutOfDeviceMemory"``) or a Kompute
+sentence (``"Kompute Sequence device is null"``); a failed C++ allocation arrives as
+``MemoryError``. kp exposes neither the VkResult nor vulkan-hpp's exception classes, so the
+result name is read from the text: here, and nowhere else.
+"""
+
+import re
+
+import numpy as np
+
+from ..errors import DeviceError, DeviceLimitError, KomputeMLError, OutOfMemoryError
+
+__all__ = ["classify", "make_manager", "destroy_manager", "tensor_create", "tensor_destroy",
+           "tensor_data", "sequence_create", "sequence_record", "sequence_eval",
+           "sequence_eval_async", "sequence_await", "sequence_clear", "sequence_destroy",
+           "get_timestamps", "op_sync_device", "op_sync_local", "op_dispatch", "algorithm_create"]
+
+_kp = None
+
+
+def _module():
+    global _kp
+    if _kp is None:
+        import kp   # imported on first use: `import kompute_ml` must work without a Vulkan driver
+        _kp = kp
+    return _kp
+
+
+# VkResult names (vulkan-hpp spells them ErrorOutOfDeviceMemory, ...) and Kompute's texts, by the
+# error they mean. Each pattern is exercised in tests/test_kp_wrapper.py.
+_OUT_OF_MEMORY = re.compile(r"ErrorOutOf(Device|Host|Pool)Memory|ErrorFragmentedPool|"
+                            r"std::bad_alloc|out of (device |host )?memory", re.IGNORECASE)
+# VK_ERROR_TOO_MANY_OBJECTS: more allocations than maxMemoryAllocationCount;
+# VK_ERROR_FEATURE_NOT_PRESENT / FORMAT_NOT_SUPPORTED: the device lacks what was asked for
+_DEVICE_LIMIT = re.compile(r"ErrorTooManyObjects|ErrorFeatureNotPresent|ErrorFormatNotSupported")
+
+
+def classify(exc, action, device_name="", nbytes=0):
+    """The kompute_ml error for a kp/Vulkan failure ``exc`` raised while doing ``action``.
+
+    OutOfMemoryError (VK_ERROR_OUT_OF_*_MEMORY, a failed host allocation), DeviceLimitError
+    (VK_ERROR_TOO_MANY_OBJECTS, a missing feature) or DeviceError (anything else: device lost,
+    a closed manager, ...). ``nbytes`` is the allocation size an OutOfMemoryError reports.
+    """
+    if isinstance(exc, KomputeMLError):
+        return exc
+    text = str(exc) or type(exc).__name__
+    where = f" on {device_name!r}" if device_name else ""
+    if isinstance(exc, MemoryError) or _OUT_OF_MEMORY.search(text):
+        return OutOfMemoryError(nbytes, device_name, f"{action}: {text}")
+    if _DEVICE_LIMIT.search(text):
+        return DeviceLimitError(f"{action}{where} exceeded a device limit: {text}")
+    return DeviceError(f"{action}{where} failed: {text}")
+
+
+def _call(action, device_name, fn, *args, nbytes=0):
+    try:
+        return fn(*args)
+    except (RuntimeError, MemoryError) as exc:   # what pybind11 makes of kp's C++ exceptions
+        raise classify(exc, action, device_name, nbytes) from exc
+
+
+# -- manager --------------------------------------------------------------------------------------
+
+def make_manager(index, device_name=""):
+    """A kp.Manager of physical device ``index``."""
+    return _call("opening the device", device_name, _module().Manager, int(index))
+
+
+def destroy_manager(manager):
+    """Release the manager's Vulkan device (and everything kp still tracks on it)."""
+    manager.destroy()
+
+
+# -- tensors --------------------------------------------------------------------------------------
+
+def tensor_create(manager, nbytes, device_name=""):
+    """A zeroed kp "device" tensor of ``nbytes`` bytes (device-local memory and host staging)."""
+    kp = _module()
+    data = np.zeros(int(nbytes) // 4, dtype=np.uint32)
+    return _call(f"creating a {nbytes}-byte buffer", device_name, manager.tensor_t, data,
+                 kp.TensorTypes.device, nbytes=nbytes)
+
+
+def tensor_destroy(tensor):
+    """Free the tensor's Vulkan memory now (rather than when kp's last reference goes)."""
+    tensor.destroy()
+
+
+def tensor_data(tensor):
+    """The tensor's host staging memory as a numpy array (a view: writes reach the staging)."""
+    return _call("mapping a buffer", "", tensor.data)
+
+
+# -- sequences ------------------------------------------------------------------------------------
+
+def sequence_create(manager, device_name="", timestamps=0):
+    """A kp.Sequence on queue 0; ``timestamps`` > 0 latches that many GPU timestamps."""
+    if timestamps:
+        return _call("creating a timed sequence", device_name, manager.sequence, 0,
+                     int(timestamps))
+    return _call("creating a sequence", device_name, manager.sequence)
+
+
+def sequence_record(seq, op, device_name=""):
+    """Append the operation ``op`` to ``seq`` (nothing runs yet)."""
+    _call("recording a command", device_name, seq.record, op)
+
+
+def sequence_eval(seq, device_name=""):
+    """Submit ``seq`` and wait for it."""
+    _call("submitting work", device_name, seq.eval)
+
+
+def sequence_eval_async(seq, device_name=""):
+    """Submit ``seq`` without waiting (``sequence_await`` waits)."""
+    _call("submitting work", device_name, seq.eval_async)
+
+
+def sequence_await(seq, device_name=""):
+    """Wait for the submit of ``sequence_eval_async``."""
+    _call("waiting for submitted work", device_name, seq.eval_await)
+
+
+def sequence_clear(seq):
+    """Drop the recorded operations of ``seq`` (it can record again)."""
+    seq.clear()
+
+
+def sequence_destroy(seq):
+    """Release the sequence's command buffer, fence and query pool."""
+    seq.destroy()
+
+
+def get_timestamps(seq, device_name=""):
+    """The GPU timestamps latched by the last submit of a timed ``seq`` (device ticks)."""
+    return _call("reading timestamps", device_name, seq.get_timestamps)
+
+
+# -- operations and pipelines ---------------------------------------------------------------------
+
+def op_sync_device(tensors):
+    """An operation copying each tensor's staging memory to its device memory."""
+    return _module().OpTensorSyncDevice(list(tensors))
+
+
+def op_sync_local(tensors):
+    """An operation copying each tensor's device memory to its staging memory."""
+    return _module().OpTensorSyncLocal(list(tensors))
+
+
+def op_dispatch(algorithm, push_words=None):
+    """An operation dispatching ``algorithm`` with push constants (uint32 words) when given."""
+    kp = _module()
+    if push_words is not None and push_words.size:
+        return kp.OpAlgoDispatch(algorithm, push_words)
+    return kp.OpAlgoDispatch(algorithm)
+
+
+def algorithm_create(manager, tensors, spirv, groups, spec_words, push_count, device_name=""):
+    """A kp.Algorithm (pipeline) of ``spirv`` bound to ``tensors``.
+
+    ``spec_words`` (uint32) are the specialization constants; ``push_count`` the push-constant
+    words each dispatch sets. kp takes both as float32 arrays: the words travel bit for bit.
+    """
+    return _call("creating a pipeline", device_name, manager.algorithm, list(tensors), spirv,
+                 list(groups), spec_words.view(np.float32),
+                 np.zeros(int(push_count), dtype=np.float32))

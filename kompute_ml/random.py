@@ -1,0 +1,502 @@
+"""Random numbers generated on the device with Philox4x32-10, a counter-based generator.
+
+A counter-based generator turns (key, counter) into random bits with a keyed bijection (Salmon et
+al., SC 2011): every output is a pure function of the seed and its position, so a device fills an
+array in one dispatch with no state per invocation, and the same seed gives the same bits on every
+device. The key (64 bits) comes from numpy's ``SeedSequence``; each call takes the next unused
+range of the 64-bit block counter, so consecutive calls give independent streams, and ``spawn``
+gives children with keys of their own (``SeedSequence.spawn``), as numpy's generators do.
+
+``Generator`` follows ``numpy.random.Generator``; ``RandomState`` follows
+``numpy.random.RandomState`` with the methods dask.array.random calls per chunk (a chunk's
+``RandomState(state_data)`` seeds from the 624 words dask passes). Results are float32 / int32 /
+uint32 Arrays (the dtypes Arrays hold); the bits differ from numpy's (another generator).
+"""
+
+import math
+import numbers
+import operator
+import threading
+
+import numpy as np
+
+from . import array as _array
+from ._runtime import device as _device
+from ._runtime import memory as _memory
+from ._runtime import program as _program
+from .errors import DeviceError, DeviceLimitError
+
+__all__ = ["Philox", "Generator", "default_rng", "RandomState", "seed", "random", "random_sample",
+           "rand", "randn", "uniform", "normal", "standard_normal", "randint"]
+
+# kinds of random.comp (its header says what each one writes)
+_RAW, _UNIFORM, _NORMAL, _INTEGERS = 0, 1, 2, 3
+_LOCAL_SIZE = 256            # random.comp's workgroup size (a define: tests shrink it to split grids)
+_OUTPUTS_PER_BLOCK = 4       # one Philox block = four 32-bit words = four outputs
+_MASK32 = 0xFFFFFFFF
+_INT32 = np.dtype(np.int32)
+_UINT32 = np.dtype(np.uint32)
+_FLOAT32 = np.dtype(np.float32)
+
+
+# ---------------------------------------------------------------------------------------------
+def _wrap(buffer, shape, dtype):
+    """The Array over ``buffer`` (``shape`` elements of ``dtype``, C order)."""
+    return _array.from_buffer(buffer, shape, dtype)
+
+
+def _dispatch(device, buf, n, key, block, kind, p0=0, p1=0):
+    """Record random.comp filling ``n`` outputs of ``buf`` from counter ``block`` under ``key``."""
+    prog = _program.get("random", {"KM_LOCAL_SIZE": _LOCAL_SIZE})
+    # random.comp — binding 0: out (uint words); one invocation per block of 4 outputs
+    prog.dispatch_1d(device, [buf], -(-n // _OUTPUTS_PER_BLOCK),
+                     push=(key[0], key[1], block & _MASK32, block >> 32, n, kind,
+                           p0 & _MASK32, p1 & _MASK32))
+
+
+# ---------------------------------------------------------------------------------------------
+# argument checks
+
+def _resolve_device(spec):
+    if isinstance(spec, _device.Device) and spec.closed:
+        raise DeviceError(f"device {spec.name!r} was closed")
+    return _device.get_device(spec)
+
+
+def _shape(size):
+    """``size`` (None, int or tuple of ints) as a shape; None is a 0-d result."""
+    if size is None:
+        return ()
+    if isinstance(size, (numbers.Integral, np.integer)) and not isinstance(size, (bool, np.bool_)):
+        size = (size,)
+    try:
+        shape = tuple(operator.index(s) for s in size)
+    except TypeError:
+        raise TypeError(f"size must be None, an int or a tuple of ints, got {size!r}") from None
+    if any(s < 0 for s in shape):
+        raise ValueError(f"size must not be negative, got {shape}")
+    return shape
+
+
+def _float_dtype(dtype):
+    want = np.dtype(np.float32 if dtype is None else dtype)
+    if want == np.float64:
+        # as km.asarray does with float64 data: the Array's float dtype is float32 (dask's
+        # Generator asks for float64 by default, so this keeps da.random working on the device)
+        return _FLOAT32
+    if want != _FLOAT32:
+        raise TypeError(f"kompute_ml.random generates float32 numbers (kompute_ml Arrays hold "
+                        f"float32, int32, uint32, bool); dtype={want} is not supported")
+    return want
+
+
+def _int_dtype(dtype):
+    """int32 or uint32 for an integer dtype (64-bit requests map onto 32 bits, as in Arrays)."""
+    try:
+        want = np.dtype(dtype)
+    except TypeError:
+        raise TypeError(f"dtype must be an integer dtype, got {dtype!r}") from None
+    if want.kind not in "iu":
+        raise TypeError(f"integers needs an integer dtype, got dtype={want}")
+    return _UINT32 if want.kind == "u" else _INT32
+
+
+def _int_bound(value, name):
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Integral, np.integer)):
+        if isinstance(value, (np.ndarray, list, tuple)) or hasattr(value, "shape"):
+            raise TypeError(f"{name} must be an int; array-valued bounds are not supported")
+        raise TypeError(f"{name} must be an int, got {value!r}")
+    return int(value)
+
+
+def _affine_param(value, name):
+    """A float scalar parameter, or a float32 numpy array of an array-valued one."""
+    if isinstance(value, (numbers.Real, np.floating, np.integer)) and not isinstance(value, bool):
+        v = float(value)
+        if not math.isfinite(v):
+            raise ValueError(f"{name} must be finite, got {v}")
+        return v
+    arr = np.asarray(value.numpy() if hasattr(value, "numpy") else value)
+    if arr.dtype.kind not in "iuf":
+        raise TypeError(f"{name} must be a real number or an array of them, got {value!r}")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} must be finite")
+    return arr.astype(np.float32)
+
+
+def _broadcast_size(size, *params):
+    shapes = [p.shape for p in params if isinstance(p, np.ndarray)]
+    if size is None:
+        return np.broadcast_shapes(*shapes) if shapes else None
+    shape = _shape(size)
+    for s in shapes:
+        if np.broadcast_shapes(s, shape) != shape:
+            raise ValueError(f"parameters of shape {s} do not broadcast to size {shape}")
+    return shape
+
+
+# ---------------------------------------------------------------------------------------------
+
+class Philox:
+    """The Philox4x32-10 bit generator: a 64-bit key and a 64-bit block counter.
+
+    Counter-based (Salmon et al. 2011): output block ``c`` is a bijection of ``c`` keyed by the
+    seed, so the generator's whole state is (key, counter). Unlike ``numpy.random.Philox``
+    (Philox4x64), words are 32 bits, which every Vulkan device computes natively.
+
+    Parameters
+    ----------
+    seed : None, int, array_like of ints or numpy.random.SeedSequence, default=None
+        Entropy for ``numpy.random.SeedSequence``; None draws fresh entropy from the OS.
+
+    Examples
+    --------
+    >>> import kompute_ml as km
+    >>> bg = km.random.Philox(42)
+    >>> bg.state["counter"]
+    0
+    """
+
+    def __init__(self, seed=None):
+        if isinstance(seed, np.random.SeedSequence):
+            seq = seed
+        else:
+            if isinstance(seed, np.ndarray):
+                seed = [int(x) for x in seed.ravel()]    # dask's 624 words; SeedSequence wants ints
+            try:
+                seq = np.random.SeedSequence(seed)
+            except (TypeError, ValueError) as exc:
+                raise TypeError(f"seed must be None, a non-negative int, a sequence of them or a "
+                                f"numpy.random.SeedSequence, got {seed!r} ({exc})") from None
+        self._seed_seq = seq          # the attribute name dask's Generator spawns from
+        words = seq.generate_state(2, np.uint32)
+        self._key = (int(words[0]), int(words[1]))
+        self._counter = 0
+        self._lock = threading.Lock()
+
+    @property
+    def seed_seq(self):
+        """The ``numpy.random.SeedSequence`` this generator was keyed from."""
+        return self._seed_seq
+
+    @property
+    def state(self):
+        """``{"bit_generator": "Philox4x32", "key": (k0, k1), "counter": next block}``."""
+        return {"bit_generator": "Philox4x32", "key": self._key, "counter": self._counter}
+
+    def spawn(self, n_children):
+        """``n_children`` new, independent bit generators (``SeedSequence.spawn``)."""
+        return [type(self)(s) for s in self._seed_seq.spawn(n_children)]
+
+    def _take(self, n_outputs):
+        """The first block of a range for ``n_outputs`` outputs; advances past it."""
+        blocks = -(-n_outputs // _OUTPUTS_PER_BLOCK)
+        with self._lock:
+            start = self._counter
+            if start + blocks > 1 << 64:
+                raise OverflowError("this Philox generator used all 2^64 blocks of its counter; "
+                                    "spawn a new one")
+            self._counter = start + blocks
+        return start
+
+    def __getstate__(self):
+        return {"seed_seq": self._seed_seq, "key": self._key, "counter": self._counter}
+
+    def __setstate__(self, state):
+        self._seed_seq, self._key, self._counter = state["seed_seq"], state["key"], state["counter"]
+        self._lock = threading.Lock()
+
+    def __repr__(self):
+        return f"Philox(key=0x{self._key[1]:08x}{self._key[0]:08x}, counter={self._counter})"
+
+
+def _generate(bitgen, device, size, kind, dtype, p0=0, p1=0):
+    """A new Array of ``size`` outputs of ``kind`` from the next counters of ``bitgen``."""
+    dev = _resolve_device(device)
+    shape = _shape(size)
+    n = math.prod(shape)
+    if n * 4 > dev.max_buffer_bytes:
+        raise DeviceLimitError(f"{n} random numbers need {n * 4} bytes, more than the device's "
+                               f"maxStorageBufferRange ({dev.max_buffer_bytes} bytes) on {dev.name!r}")
+    buf = _memory.alloc(dev, max(n, 1) * 4)
+    if n:
+        _dispatch(dev, buf, n, bitgen._key, bitgen._take(n), kind, p0, p1)
+    return _wrap(buf, shape, dtype)
+
+
+def _affine(z, loc, scale):
+    """``loc + scale * z`` (lazy, fused by the Array layer), skipping the identity."""
+    if not (isinstance(scale, float) and scale == 1.0):
+        z = z * (scale if isinstance(scale, float) else _wrap_host(scale, z.device))
+    if not (isinstance(loc, float) and loc == 0.0):
+        z = z + (loc if isinstance(loc, float) else _wrap_host(loc, z.device))
+    return z
+
+
+def _wrap_host(values, device):
+    from . import array as _array
+    return _array.asarray(values, device=device)
+
+
+class Generator:
+    """Random numbers on a Vulkan device, like ``numpy.random.Generator``.
+
+    Build one with :func:`default_rng`. Each call takes fresh counters, so consecutive calls give
+    independent numbers; the same seed gives the same numbers on every device (bit for bit for
+    ``random``, ``uniform`` and ``integers``; ``normal`` goes through the device's ``log``, ``sin``
+    and ``cos``, which may differ in the last bits).
+
+    Parameters
+    ----------
+    bit_generator : Philox
+    device : None, int, str or Device, default=None
+        Where results live; None: the default device at each call.
+
+    Examples
+    --------
+    >>> import kompute_ml as km
+    >>> rng = km.random.default_rng(0)
+    >>> x = rng.random(1000)
+    >>> x.dtype, x.shape
+    (dtype('float32'), (1000,))
+    >>> bool(((x.numpy() >= 0) & (x.numpy() < 1)).all())
+    True
+    """
+
+    def __init__(self, bit_generator, *, device=None):
+        if not isinstance(bit_generator, Philox):
+            raise TypeError(f"bit_generator must be a kompute_ml.random.Philox, got "
+                            f"{type(bit_generator).__name__}")
+        self._bit_generator = bit_generator
+        self._device = None if device is None else _resolve_device(device)
+
+    @property
+    def bit_generator(self):
+        """The :class:`Philox` bit generator."""
+        return self._bit_generator
+
+    def spawn(self, n_children):
+        """``n_children`` independent Generators on the same device."""
+        return [Generator(b, device=self._device) for b in self._bit_generator.spawn(n_children)]
+
+    def __repr__(self):
+        return f"Generator({self._bit_generator!r})"
+
+    def random(self, size=None, dtype=np.float32, out=None):
+        """Uniform float32 numbers in [0, 1): 24 random bits each, equally spaced by 2^-24.
+
+        Parameters
+        ----------
+        size : None, int or tuple of ints, default=None
+            Shape of the result (None: a 0-d array).
+        dtype : float32
+            float32; float64 gives float32 (as km.asarray does); others raise TypeError.
+        out : None
+            Not supported (results are new arrays).
+
+        Returns
+        -------
+        Array
+        """
+        if out is not None:
+            raise TypeError("out= is not supported; random returns a new Array")
+        return _generate(self._bit_generator, self._device, size, _UNIFORM, _float_dtype(dtype))
+
+    def uniform(self, low=0.0, high=1.0, size=None):
+        """Uniform float32 numbers in [low, high) (``high`` itself may occur by rounding, as in
+        numpy). ``low``/``high`` may be arrays broadcasting to ``size``.
+        """
+        low, high = _affine_param(low, "low"), _affine_param(high, "high")
+        size = _broadcast_size(size, low, high)
+        u = _generate(self._bit_generator, self._device, size, _UNIFORM, _FLOAT32)
+        return _affine(u, low, high - low)
+
+    def standard_normal(self, size=None, dtype=np.float32, out=None):
+        """Standard normal float32 numbers (Box-Muller on pairs of 24-bit uniforms)."""
+        if out is not None:
+            raise TypeError("out= is not supported; standard_normal returns a new Array")
+        return _generate(self._bit_generator, self._device, size, _NORMAL, _float_dtype(dtype))
+
+    def normal(self, loc=0.0, scale=1.0, size=None):
+        """Normal float32 numbers of mean ``loc`` and standard deviation ``scale`` (>= 0)."""
+        loc, scale = _affine_param(loc, "loc"), _affine_param(scale, "scale")
+        if np.any(np.asarray(scale) < 0):
+            raise ValueError(f"scale must be non-negative, got {scale}")
+        size = _broadcast_size(size, loc, scale)
+        z = _generate(self._bit_generator, self._device, size, _NORMAL, _FLOAT32)
+        return _affine(z, loc, scale)
+
+    def integers(self, low, high=None, size=None, dtype=np.int64, endpoint=False):
+        """Integers in [low, high) (or [low, high] with ``endpoint=True``), every value equally
+        likely (Lemire's multiply-shift with rejection: no modulo bias).
+
+        Parameters
+        ----------
+        low, high : int
+            With ``high=None`` the range is [0, low).
+        size : None, int or tuple of ints, default=None
+        dtype : integer dtype, default=np.int64
+            Signed dtypes give int32, unsigned ones uint32 (the integers Arrays hold); the range
+            must fit that dtype.
+        endpoint : bool, default=False
+
+        Returns
+        -------
+        Array
+        """
+        low = _int_bound(low, "low")
+        if high is None:
+            low, high = 0, low
+        high = _int_bound(high, "high") + (1 if endpoint else 0)
+        if low >= high:
+            raise ValueError(f"low >= high: the range [{low}, {high}) is empty"
+                             if not endpoint else f"low > high: the range [{low}, {high - 1}] is empty")
+        want = _int_dtype(dtype)
+        info = np.iinfo(want)
+        if low < info.min or high - 1 > info.max:
+            raise ValueError(f"the range [{low}, {high}) does not fit {want} (kompute_ml Arrays "
+                             f"hold 32-bit integers; dtype={np.dtype(dtype)} maps to {want})")
+        return _generate(self._bit_generator, self._device, size, _INTEGERS, want,
+                         p0=low, p1=high - low - 1)
+
+    def bits(self, size=None):
+        """Raw uint32 words of the generator (the Philox output itself)."""
+        return _generate(self._bit_generator, self._device, size, _RAW, _UINT32)
+
+
+def default_rng(seed=None, *, device=None):
+    """A :class:`Generator` on ``device`` seeded from ``seed``.
+
+    Parameters
+    ----------
+    seed : None, int, array_like of ints, numpy.random.SeedSequence, Philox or Generator
+        As ``numpy.random.default_rng``: a Philox is wrapped, a Generator returned as is.
+    device : None, int, str or Device, default=None
+
+    Examples
+    --------
+    >>> import kompute_ml as km
+    >>> a = km.random.default_rng(7).integers(0, 10, size=5).numpy()
+    >>> b = km.random.default_rng(7).integers(0, 10, size=5).numpy()
+    >>> bool((a == b).all())
+    True
+    """
+    if isinstance(seed, Generator) and device is None:
+        return seed
+    if isinstance(seed, Generator):
+        return Generator(seed.bit_generator, device=device)
+    bitgen = seed if isinstance(seed, Philox) else Philox(seed)
+    return Generator(bitgen, device=device)
+
+
+class RandomState:
+    """The legacy interface (``numpy.random.RandomState``) over Philox4x32-10 on the device.
+
+    dask.array.random builds one per chunk from an array of 624 uint32 words; its entropy keys
+    the generator (the numbers are not numpy's Mersenne Twister).
+
+    Parameters
+    ----------
+    seed : None, int, array_like of ints or numpy.random.SeedSequence, default=None
+    device : None, int, str or Device, default=None
+
+    Examples
+    --------
+    >>> import kompute_ml as km
+    >>> km.random.RandomState(3).randint(0, 5, size=(2, 2)).shape
+    (2, 2)
+    """
+
+    def __init__(self, seed=None, *, device=None):
+        self._gen = Generator(Philox(seed), device=device)
+
+    def seed(self, seed=None):
+        """Re-key the generator from ``seed`` and restart its counter."""
+        self._gen._bit_generator = Philox(seed)
+
+    def random_sample(self, size=None):
+        """Uniform float32 numbers in [0, 1)."""
+        return self._gen.random(size)
+
+    random = random_sample
+
+    def rand(self, *shape):
+        """Uniform numbers in [0, 1) of the shape given by the arguments."""
+        return self._gen.random(shape or None)
+
+    def randn(self, *shape):
+        """Standard normal numbers of the shape given by the arguments."""
+        return self._gen.standard_normal(shape or None)
+
+    def uniform(self, low=0.0, high=1.0, size=None):
+        """Uniform numbers in [low, high)."""
+        return self._gen.uniform(low, high, size)
+
+    def normal(self, loc=0.0, scale=1.0, size=None):
+        """Normal numbers of mean ``loc`` and standard deviation ``scale``."""
+        return self._gen.normal(loc, scale, size)
+
+    def standard_normal(self, size=None):
+        """Standard normal numbers."""
+        return self._gen.standard_normal(size)
+
+    def randint(self, low, high=None, size=None, dtype=int):
+        """Integers in [low, high) (int32 for signed dtypes, uint32 for unsigned ones)."""
+        return self._gen.integers(low, high, size, dtype=dtype)
+
+
+# module-level functions over one shared RandomState, as numpy's
+_global = None
+_global_lock = threading.Lock()
+
+
+def _state():
+    global _global
+    if _global is None:
+        with _global_lock:
+            if _global is None:
+                _global = RandomState()
+    return _global
+
+
+def seed(seed=None):
+    """Re-seed the generator behind the module-level functions."""
+    _state().seed(seed)
+
+
+def random(size=None):
+    """Uniform float32 numbers in [0, 1) (module-level generator)."""
+    return _state().random_sample(size)
+
+
+random_sample = random
+
+
+def rand(*shape):
+    """Uniform numbers of the shape given by the arguments (module-level generator)."""
+    return _state().rand(*shape)
+
+
+def randn(*shape):
+    """Standard normal numbers of the shape given by the arguments (module-level generator)."""
+    return _state().randn(*shape)
+
+
+def uniform(low=0.0, high=1.0, size=None):
+    """Uniform numbers in [low, high) (module-level generator)."""
+    return _state().uniform(low, high, size)
+
+
+def normal(loc=0.0, scale=1.0, size=None):
+    """Normal numbers (module-level generator)."""
+    return _state().normal(loc, scale, size)
+
+
+def standard_normal(size=None):
+    """Standard normal numbers (module-level generator)."""
+    return _state().standard_normal(size)
+
+
+def randint(low, high=None, size=None, dtype=int):
+    """Integers in [low, high) (module-level generator)."""
+    return _state().randint(low, high, size, dtype)

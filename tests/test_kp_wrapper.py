@@ -1,0 +1,145 @@
+"""_runtime/kp.py, the one module that calls kp: real calls on lavapipe and the error classifier.
+
+Failures are provoked for real where that is cheap and safe (kp segfaults on some misuse, and a
+real out-of-memory needs gigabytes of host memory on lavapipe); the classifier is also tested on
+the texts kp produces for the failures we cannot provoke: vulkan-hpp's ``"<call>: <VkResult>"``,
+whose VkResult names are read from the kp binary itself.
+"""
+
+import numpy as np
+import pytest
+
+import kompute_ml as km
+import kompute_ml._runtime.kp as _kp
+from kompute_ml._compile import glslang as _glslang
+from kompute_ml._runtime.device import Device
+from kompute_ml.errors import DeviceError, DeviceLimitError, KomputeMLError, OutOfMemoryError
+
+INC = """#version 450
+layout(local_size_x = 16) in;
+layout(set = 0, binding = 0) buffer A { uint a[]; };
+layout(push_constant) uniform P { uint inc; } pc;
+void main() { a[gl_GlobalInvocationID.x] += pc.inc; }
+"""
+
+
+@pytest.fixture
+def manager(device):
+    """A kp.Manager of its own (these tests destroy things the library's manager must keep)."""
+    mgr = _kp.make_manager(device.index, device.name)
+    yield mgr
+    _kp.destroy_manager(mgr)
+
+
+def _error(fn, *args):
+    with pytest.raises(KomputeMLError) as info:
+        fn(*args)
+    return info.value
+
+
+# -- real calls --------------------------------------------------------------------------------
+
+def test_tensor_sequence_algorithm_round_trip(manager, device):
+    t = _kp.tensor_create(manager, 64, device.name)
+    _kp.tensor_data(t)[:] = np.arange(16, dtype=np.uint32)
+    algo = _kp.algorithm_create(manager, [t], _glslang.compile_glsl(INC), (1, 1, 1),
+                                np.zeros(0, np.uint32), 1, device.name)
+    seq = _kp.sequence_create(manager, device.name, timestamps=8)
+    _kp.sequence_record(seq, _kp.op_sync_device([t]), device.name)
+    _kp.sequence_record(seq, _kp.op_dispatch(algo, np.array([5], np.uint32)), device.name)
+    _kp.sequence_record(seq, _kp.op_sync_local([t]), device.name)
+    _kp.sequence_eval_async(seq, device.name)
+    _kp.sequence_await(seq, device.name)
+    np.testing.assert_array_equal(_kp.tensor_data(t), np.arange(16) + 5)
+    stamps = _kp.get_timestamps(seq, device.name)
+    assert len(stamps) == 4 and int(stamps[-1]) >= int(stamps[0])   # one before, one per op
+    _kp.sequence_clear(seq)                              # records anew, as the stream does
+    _kp.sequence_record(seq, _kp.op_dispatch(algo, np.array([1], np.uint32)), device.name)
+    _kp.sequence_record(seq, _kp.op_sync_local([t]), device.name)
+    _kp.sequence_eval(seq, device.name)
+    np.testing.assert_array_equal(_kp.tensor_data(t), np.arange(16) + 6)
+    _kp.sequence_destroy(seq)
+    _kp.tensor_destroy(t)
+
+
+def test_no_such_device_is_a_device_error():
+    err = _error(_kp.make_manager, 10 ** 6, "nowhere")
+    assert type(err) is DeviceError
+    assert "opening the device" in str(err) and "no such physical index" in str(err)
+
+
+def test_zero_sized_tensor_is_a_device_error(manager, device):
+    err = _error(_kp.tensor_create, manager, 0, device.name)
+    assert type(err) is DeviceError and "zero-sized buffer" in str(err)
+
+
+def test_timestamps_of_an_untimed_sequence_are_a_device_error(manager, device):
+    seq = _kp.sequence_create(manager, device.name)
+    err = _error(_kp.get_timestamps, seq, device.name)
+    assert type(err) is DeviceError and "Timestamp latching not enabled" in str(err)
+    _kp.sequence_destroy(seq)
+
+
+def test_calls_on_a_destroyed_manager_are_device_errors(device):
+    mgr = _kp.make_manager(device.index, device.name)
+    _kp.destroy_manager(mgr)
+    for fn, args, text in [(_kp.sequence_create, (mgr, device.name), "Sequence device is null"),
+                           (_kp.tensor_create, (mgr, 64, device.name), "Tensor device is null")]:
+        err = _error(fn, *args)
+        assert type(err) is DeviceError and text in str(err) and repr(device.name) in str(err)
+
+
+def test_closed_device_errors_come_from_the_library_not_kp(device):
+    dev = Device(device.info)
+    x = km.ones(4, device=dev)
+    dev.close()
+    with pytest.raises(DeviceError, match="closed"):
+        x.numpy()
+
+
+# -- the classifier on kp's texts ----------------------------------------------------------------
+
+def _kp_binary():
+    with open(_kp._module().__file__, "rb") as f:
+        return f.read()
+
+
+@pytest.mark.parametrize("text, cls", [
+    ("vk::Device::allocateMemory: ErrorOutOfDeviceMemory", OutOfMemoryError),
+    ("vk::Device::createBuffer: ErrorOutOfHostMemory", OutOfMemoryError),
+    ("vk::Device::allocateDescriptorSets: ErrorOutOfPoolMemory", OutOfMemoryError),
+    ("vk::Device::allocateDescriptorSets: ErrorFragmentedPool", OutOfMemoryError),
+    ("vk::Device::allocateMemory: ErrorTooManyObjects", DeviceLimitError),
+    ("vk::Device::createComputePipeline: ErrorFeatureNotPresent", DeviceLimitError),
+    ("vk::Device::createComputePipeline: ErrorFormatNotSupported", DeviceLimitError),
+    ("vk::Queue::submit: ErrorDeviceLost", DeviceError),
+    ("vk::Device::waitForFences: ErrorDeviceLost", DeviceError),
+])
+def test_classifier_maps_vkresult_names(text, cls):
+    # the VkResult name is one kp can raise: vulkan-hpp's message table is in its binary
+    assert text.rpartition(": ")[2].encode() in _kp_binary()
+    err = _kp.classify(RuntimeError(text), "doing X", "dev", nbytes=1024)
+    assert type(err) is cls
+    assert text in str(err)
+    if cls is OutOfMemoryError:
+        assert err.size == 1024 and isinstance(err, MemoryError)
+    if cls is DeviceLimitError:
+        assert isinstance(err, ValueError)
+
+
+def test_classifier_maps_failed_host_allocations():
+    # pybind11 turns std::bad_alloc into MemoryError (with the text "std::bad_alloc")
+    err = _kp.classify(MemoryError("std::bad_alloc"), "creating a 64-byte buffer", "dev", 64)
+    assert type(err) is OutOfMemoryError and "std::bad_alloc" in str(err)
+    err = _kp.classify(RuntimeError("std::bad_alloc"), "recording a command", "dev")
+    assert type(err) is OutOfMemoryError
+
+
+def test_classifier_keeps_library_errors_and_defaults_to_device_error():
+    mine = DeviceLimitError("already classified")
+    assert _kp.classify(mine, "x") is mine
+    err = _kp.classify(RuntimeError("Kompute Sequence command pool is null"), "submitting work",
+                       "dev")
+    assert type(err) is DeviceError
+    assert str(err) == "submitting work on 'dev' failed: Kompute Sequence command pool is null"
+    assert b"Kompute Sequence command pool is null" in _kp_binary()
