@@ -19,6 +19,7 @@ Examples
 try:
     import dask  # noqa: F401
     import dask.array  # noqa: F401
+    import distributed  # noqa: F401
 except ImportError as exc:    # a clear message instead of a bare ModuleNotFoundError
     raise ImportError("kompute_ml.dask needs dask: pip install 'kompute_ml[dask]' "
                       f"(dask and distributed); {exc}") from exc

@@ -12,6 +12,7 @@ import time
 import numpy as np
 
 from .. import array as _km
+from .._api import namespace as _ns
 from ..linear_model import _loss, _optim
 
 __all__ = ["fit_logistic_regression", "predict_blocks", "is_dask_collection"]
@@ -31,7 +32,7 @@ class _Shard:
         codes = np.concatenate([b[1] for b in blocks])
         weights = np.concatenate([b[2] for b in blocks])
         if isinstance(X, _km.Array):
-            X = X if len(blocks) == 1 else _km.concat([b[0] for b in blocks])
+            X = X if len(blocks) == 1 else _ns.concat([b[0] for b in blocks])
         self.n = len(codes)
         dev = km.get_device()
         self.data = _loss.DeviceDataset(dev, X, codes, weights)

@@ -10,6 +10,7 @@ from dask.array.dispatch import (concatenate_lookup, empty_lookup, nannumel_look
 from dask.sizeof import sizeof
 
 from .. import array as _km
+from .._api import namespace as _ns
 
 _lock = threading.Lock()
 _done = [False]
@@ -30,7 +31,7 @@ def _numel(x, axis=None, keepdims=False, dtype=None, **kwargs):
         out_shape = tuple(1 if i in axis else s for i, s in enumerate(shape))
     else:
         out_shape = tuple(s for i, s in enumerate(shape) if i not in axis)
-    return _km.full(out_shape, count, dtype=dtype or x.dtype, device=x.device)
+    return _ns.full(out_shape, count, dtype=dtype or x.dtype, device=x.device)
 
 
 def _nannumel(x, **kwargs):
@@ -50,22 +51,26 @@ def register():
         Array = _km.Array
         # dask defers to types it does not know in arithmetic and numpy functions: ours is a chunk
         chunk_types.register_chunk_type(Array)
-        concatenate_lookup.register(Array, _km.concat)
-        tensordot_lookup.register(Array, _km.tensordot)
-        take_lookup.register(Array, _km.take)
-        empty_lookup.register(Array, _km.empty)
+        concatenate_lookup.register(Array, _ns.concat)
+        tensordot_lookup.register(Array, _ns.tensordot)
+        take_lookup.register(Array, _ns.take)
+        empty_lookup.register(Array, _ns.empty)
         numel_lookup.register(Array, _numel)
         nannumel_lookup.register(Array, _nannumel)
         to_numpy_dispatch.register(Array, _to_numpy)
         # distributed's memory accounting and spilling read sizeof: the device bytes of the chunk
         sizeof.register(Array, lambda x: int(x.nbytes) + 64)
         _done[0] = True
+    # also reachable without the package's entry point (an editable install made before it existed)
+    from dask.array.backends import array_creation_dispatch
+    if "kompute_ml" not in array_creation_dispatch._lookup:
+        array_creation_dispatch.register_backend("kompute_ml", KomputeBackendEntrypoint())
 
 
 def _with_meta(attr, *args, meta=None, **kwargs):
     """dask.array's creation function ``attr`` with a kompute_ml meta: chunks made on the device."""
     import dask.array as da
-    meta = _km.empty((0,)) if meta is None else meta
+    meta = _ns.empty((0,)) if meta is None else meta
     with config.set({"array.backend": "numpy"}):
         return getattr(da, attr)(*args, meta=meta, **kwargs)
 
@@ -118,7 +123,7 @@ class KomputeBackendEntrypoint(ArrayBackendEntrypoint):
     @staticmethod
     def arange(*args, like=None, **kwargs):
         import dask.array as da
-        like = _km.empty((0,)) if like is None else like
+        like = _ns.empty((0,)) if like is None else like
         with config.set({"array.backend": "numpy"}):
             return da.arange(*args, like=like, **kwargs)
 
