@@ -191,7 +191,10 @@ def _like(kind):
     def fn(a, *args, dtype=None, order="K", subok=True, shape=None, device=None, **kw):
         a = _a.asarray(a)
         if kind == "full":
-            fill, = args
+            # np.full_like(a, fill_value, ...): positional or keyword, as numpy takes it
+            if len(args) + ("fill_value" in kw) != 1:
+                raise TypeError("full_like() needs exactly one fill_value")
+            fill = args[0] if args else kw.pop("fill_value")
             return ns.full_like(a, fill, dtype=dtype, device=device, shape=shape)
         return getattr(ns, f"{kind}_like")(a, dtype=dtype, device=device, shape=shape)
     return fn

@@ -42,6 +42,24 @@ _F32_TINY = float(np.finfo(np.float32).tiny)
 _MAX_WEIGHT_SUM = 1e30
 
 
+# Fits of data that lives elsewhere (a dask array spread over workers): the distributed layer
+# registers itself here on import (kompute_ml.dask), so this layer never imports a higher one.
+_COLLECTIONS = []
+
+
+def register_collection(accepts, fit, predict):
+    """Route ``fit``/``predict*`` of inputs for which ``accepts(X)`` is true to ``fit(est, X, y,
+    sample_weight)`` and ``predict(est, X, method)`` (used by kompute_ml.dask)."""
+    _COLLECTIONS.append((accepts, fit, predict))
+
+
+def _collection(X):
+    for entry in _COLLECTIONS:
+        if entry[0](X):
+            return entry
+    return None
+
+
 def _check_float32_range(X):
     """The device computes in float32: a finite value past its range would become inf there."""
     if X.dtype == np.float32:          # finite float32 values are in range by definition
@@ -313,6 +331,9 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         self : LogisticRegression
             The fitted estimator.
         """
+        other = _collection(X)
+        if other is not None:         # a dask array: fitted on the Client's workers
+            return other[1](self, X, y, sample_weight)
         X, y = _validate_Xy(self, X, y, reset=True, finite_on_device=self.solver != "sgd"
                             and self.solver != "adam")
         check_classification_targets(y)
@@ -594,6 +615,9 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
             For a binary problem the logit of ``classes_[1]``; otherwise one column per class.
         """
         check_is_fitted(self)
+        other = _collection(X)
+        if other is not None:          # a dask array: scored block by block, a dask array back
+            return other[2](self, X, "decision_function")
         X = _validate_X(self, X, reset=False)
         if isinstance(X, Array):       # on the device already: scored there, only scores return
             return self._scores(_loss.decision_function(X.device, X, self._packed_params()))
@@ -633,6 +657,9 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         ndarray of shape (n_samples,)
             Labels from ``classes_``.
         """
+        other = _collection(X)
+        if other is not None:
+            return other[2](self, X, "predict")
         scores = self.decision_function(X)
         idx = (scores > 0).astype(np.intp) if scores.ndim == 1 else scores.argmax(axis=1)
         return self.classes_[idx]
@@ -650,6 +677,9 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         ndarray of shape (n_samples, n_classes)
             Columns in the order of ``classes_``; rows sum to 1.
         """
+        other = _collection(X)
+        if other is not None:
+            return other[2](self, X, "predict_proba")
         scores = self.decision_function(X)
         if scores.ndim == 1:
             p = expit(scores)
@@ -669,6 +699,9 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         ndarray of shape (n_samples, n_classes)
             Columns in the order of ``classes_``.
         """
+        other = _collection(X)
+        if other is not None:
+            return other[2](self, X, "predict_log_proba")
         scores = self.decision_function(X)
         if scores.ndim == 1:
             return np.column_stack([log_expit(-scores), log_expit(scores)])

@@ -1,0 +1,119 @@
+"""The seeds' Dask experiment, and the distributed LogisticRegression, on every device configuration.
+
+The experiment (Dask's own GPU example): an n x n normal(10, 1) array in c x c chunks, every other
+row and column, + 1, mean. Configurations, each timed end to end (generation included):
+  numpy    numpy chunks, dask's threaded scheduler on all cores (the CPU baseline)
+  1dev     kompute_ml chunks on one device, a VulkanCluster with one worker (the default device)
+  all      a VulkanCluster with one worker per device (e.g. the H100 and lavapipe)
+and, with --fit, LogisticRegression(lbfgs) on an n_fit x d dask array: single device without Dask,
+then 1dev and all.
+
+    python benchmarks/dask_scaling.py --n 100000 --chunk 10000          # the seeds' size (40 GB f32)
+    python benchmarks/dask_scaling.py --n 8000 --chunk 2000 --fit-rows 200000   # small, any machine
+
+Results: benchmarks/results/<default-device>-dask.json (rows dask_mean_<config>, dask_fit_<config>).
+"""
+
+import argparse
+import os
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import _common  # noqa: E402
+
+
+def _mean(n, chunk, backend):
+    import dask
+    import dask.array as da
+    with dask.config.set({"array.backend": backend}):
+        x = da.random.RandomState(42).normal(10, 1, size=(n, n), chunks=(chunk, chunk))
+    return float((x[::2, ::2] + 1).mean().compute())
+
+
+def _time(fn):
+    t0 = time.perf_counter()
+    out = fn()
+    return time.perf_counter() - t0, out
+
+
+def run_mean(args, results):
+    import dask
+    import kompute_ml  # noqa: F401
+    import kompute_ml.dask as kmd
+    from distributed import Client
+    rows = {}
+    with dask.config.set(scheduler="threads"):
+        t, v = _time(lambda: _mean(args.n, args.chunk, "numpy"))
+    rows["numpy"] = (t, v, f"numpy chunks, threaded scheduler ({os.cpu_count()} cpus)")
+    for cfg, devices in (("1dev", [0]), ("all", "all")):
+        if cfg == "all" and len(kmd.device_specs("all")) < 2:
+            continue
+        with kmd.VulkanCluster(devices=devices, dashboard_address=None) as cluster, \
+                Client(cluster):
+            names = ", ".join(i.name for i in cluster.device_infos)
+            _mean(min(args.n, 2 * args.chunk), args.chunk, "kompute_ml")     # warm-up
+            t, v = _time(lambda: _mean(args.n, args.chunk, "kompute_ml"))
+        rows[cfg] = (t, v, names)
+    for cfg, (t, v, what) in rows.items():
+        print(f"mean {args.n}x{args.n} chunks {args.chunk}: {cfg:6s} {t:8.2f} s  value {v:.6f}  ({what})")
+        results.append({"name": f"dask_mean_{cfg}", "unit": "s", "kompute_ml": t, "value": v,
+                        "config": what, "n": args.n, "chunk": args.chunk})
+
+
+def run_fit(args, results):
+    import dask.array as da
+    import kompute_ml as km
+    import kompute_ml.dask as kmd
+    from distributed import Client
+    rng = np.random.default_rng(0)
+    n, d = args.fit_rows, args.fit_features
+    w = rng.standard_normal(d)
+    X = rng.standard_normal((n, d)).astype(np.float32)
+    y = (X @ w + rng.standard_normal(n) > 0).astype(np.int64)
+    kw = dict(solver="lbfgs", max_iter=100, tol=1e-4)
+    t, single = _time(lambda: km.LogisticRegression(**kw).fit(X, y))
+    rows = {"single": (t, single, "one device, no Dask")}
+    chunks = max(1, n // 16)
+    for cfg, devices in (("1dev", [0]), ("all", "all")):
+        if cfg == "all" and len(kmd.device_specs("all")) < 2:
+            continue
+        with kmd.VulkanCluster(devices=devices, dashboard_address=None) as cluster, \
+                Client(cluster) as client:
+            dX = da.from_array(X, chunks=(chunks, d)).persist()
+            dy = da.from_array(y, chunks=chunks).persist()
+            t, est = _time(lambda: km.LogisticRegression(**kw).fit(dX, dy))
+            share = {k.rsplit(":", 1)[-1]: v for k, v in est.rows_per_worker_.items()}
+            rows[cfg] = (t, est, ", ".join(i.name for i in cluster.device_infos) + f" rows {share}")
+            client.cancel([dX, dy])
+    for cfg, (t, est, what) in rows.items():
+        acc = float((est.predict(X) == y).mean())
+        diff = float(np.max(np.abs(est.coef_ - single.coef_)))
+        print(f"fit {n}x{d}: {cfg:6s} {t:8.2f} s  iterations {int(est.n_iter_[0])}  accuracy "
+              f"{acc:.4f}  max|coef - single| {diff:.2e}  ({what})")
+        results.append({"name": f"dask_fit_{cfg}", "unit": "s", "kompute_ml": t,
+                        "iterations": int(est.n_iter_[0]), "accuracy": acc,
+                        "max_coef_diff_vs_single": diff, "config": what, "n": n, "d": d})
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    p.add_argument("--n", type=int, default=8000)
+    p.add_argument("--chunk", type=int, default=2000)
+    p.add_argument("--fit-rows", type=int, default=0, help="rows of the LR fit (0: no fit)")
+    p.add_argument("--fit-features", type=int, default=256)
+    args = p.parse_args(argv)
+    import kompute_ml as km
+    results = []
+    run_mean(args, results)
+    if args.fit_rows:
+        run_fit(args, results)
+    dev = km.get_device()
+    path = os.path.join(_common.RESULTS_DIR, _common.slug(dev.name) + "-dask.json")
+    print("wrote", _common.write_results(dev, results, path=path))
+
+
+if __name__ == "__main__":
+    main()

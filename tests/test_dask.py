@@ -1,0 +1,183 @@
+"""kompute_ml Arrays as dask chunks, in one process (threaded scheduler) and on a real 2-worker
+VulkanCluster (both workers on the default device: lavapipe in CI). Nothing is mocked."""
+
+import os
+import pickle
+
+import numpy as np
+import pytest
+
+import kompute_ml as km
+
+dask = pytest.importorskip("dask", reason="the dask extra is installed by `make test`")
+import dask.array as da  # noqa: E402
+
+import kompute_ml.dask as kmd  # noqa: E402
+
+
+def _chunked(a, chunks):
+    """A dask array whose chunks are kompute_ml Arrays."""
+    return da.from_array(a, chunks=chunks, asarray=False).map_blocks(km.asarray, dtype=a.dtype)
+
+
+@pytest.fixture
+def xy():
+    rng = np.random.default_rng(0)
+    return rng.standard_normal((301, 37)).astype(np.float32), rng.standard_normal(37).astype(np.float32)
+
+
+# ---- one process --------------------------------------------------------------------------------
+def test_results_stay_kompute_ml_arrays(xy):
+    x, _ = xy
+    dx = _chunked(x, (100, 37))
+    assert isinstance(dx._meta, km.Array)
+    got = (dx * 2 + 1).compute(scheduler="threads")
+    assert isinstance(got, km.Array)
+    np.testing.assert_allclose(got.numpy(), x * 2 + 1, rtol=1e-6)
+
+
+@pytest.mark.parametrize("axis", [None, 0, 1])
+def test_reductions(xy, axis):
+    x, _ = xy
+    dx = _chunked(x, (64, 20))
+    for name in ("sum", "mean", "max", "min"):
+        got = getattr(dx, name)(axis=axis).compute(scheduler="threads")
+        assert isinstance(got, km.Array), name
+        np.testing.assert_allclose(got.numpy(), getattr(x.astype(np.float64), name)(axis=axis),
+                                   rtol=1e-4, atol=1e-4, err_msg=name)
+
+
+def test_matmul_gram_and_vector(xy):
+    x, w = xy
+    dx = _chunked(x, (100, 37))
+    dw = _chunked(w, 37)
+    gram = (dx.T @ dx).compute(scheduler="threads")
+    np.testing.assert_allclose(km.asarray(gram).numpy(), x.T.astype(np.float64) @ x, rtol=1e-4,
+                               atol=1e-3)
+    xw = (dx @ dw).compute(scheduler="threads")
+    assert isinstance(xw, km.Array)
+    np.testing.assert_allclose(xw.numpy(), x.astype(np.float64) @ w, rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(dx.dot(dw).compute(scheduler="threads").numpy(), x @ w, rtol=1e-4,
+                               atol=1e-4)
+
+
+def test_slicing_and_concatenate(xy):
+    x, _ = xy
+    dx = _chunked(x, (50, 10))
+    got = dx[::2, 1::3].compute(scheduler="threads")
+    np.testing.assert_array_equal(km.asarray(got).numpy(), x[::2, 1::3])
+    both = da.concatenate([dx, dx], axis=0).compute(scheduler="threads")
+    np.testing.assert_array_equal(km.asarray(both).numpy(), np.concatenate([x, x]))
+
+
+def test_seed_experiment_small():
+    """The seeds' experiment at a size for CI: normal(10, 1), every other row and column, + 1, mean."""
+    with dask.config.set({"array.backend": "kompute_ml"}):
+        x = da.random.RandomState(42).normal(10, 1, size=(2000, 2000), chunks=(500, 500))
+        assert isinstance(x._meta, km.Array)
+        y = x[::2, ::2] + 1
+        got = y.mean().compute(scheduler="threads")
+    assert isinstance(got, km.Array)
+    assert abs(float(got) - 11.0) < 0.01
+
+
+def test_backend_creation_functions():
+    with dask.config.set({"array.backend": "kompute_ml"}):
+        for arr, want in ((da.ones((70, 30), chunks=25), 1.0), (da.zeros(50, chunks=20), 0.0),
+                          (da.full((10, 10), 3.5, chunks=4), 3.5)):
+            assert isinstance(arr._meta, km.Array)
+            got = arr.compute(scheduler="threads")
+            assert isinstance(got, km.Array)
+            assert np.all(got.numpy() == want)
+        r = da.arange(0, 100, chunks=30).compute(scheduler="threads")
+        np.testing.assert_array_equal(km.asarray(r).numpy(), np.arange(100))
+
+
+def test_to_numpy_on_request(xy):
+    x, _ = xy
+    dx = _chunked(x, (100, 37))
+    host = dx.map_blocks(np.asarray).compute(scheduler="threads")
+    assert type(host) is np.ndarray
+    np.testing.assert_array_equal(host, x)
+
+
+# ---- a real cluster -----------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def client():
+    distributed = pytest.importorskip("distributed")
+    cluster = kmd.VulkanCluster(devices=[0, 0], dashboard_address=None)
+    c = distributed.Client(cluster)
+    yield c
+    pids = [p for p in c.run(os.getpid).values()]
+    c.close()
+    cluster.close()
+    for pid in pids:       # no worker process left behind
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)
+
+
+def test_cluster_has_one_worker_per_device_spec(client):
+    info = client.scheduler_info()["workers"]
+    assert len(info) == 2
+    assert all(w["resources"].get("VULKAN") == 1 for w in info.values())
+    names = client.run(lambda dask_worker: dask_worker.kompute_ml_device)
+    assert set(names.values()) == {km.get_device().name}
+
+
+def test_cluster_computes_on_both_workers(client, xy):
+    x, w = xy
+    dx = _chunked(np.tile(x, (4, 1)), (150, 37)).persist()
+    who = client.who_has(dx)
+    holders = {a for addrs in who.values() for a in addrs}
+    assert len(holders) == 2, who
+    got = (dx.T @ dx).compute()
+    xx = np.tile(x, (4, 1)).astype(np.float64)
+    np.testing.assert_allclose(km.asarray(got).numpy(), xx.T @ xx, rtol=1e-4, atol=1e-2)
+    s = dx.sum(axis=0).compute()
+    assert isinstance(s, km.Array)
+    np.testing.assert_allclose(s.numpy(), xx.sum(axis=0), rtol=1e-4, atol=1e-3)
+
+
+def test_cluster_random_and_mean(client):
+    with dask.config.set({"array.backend": "kompute_ml"}):
+        x = da.random.RandomState(7).normal(10, 1, size=(1000, 1000), chunks=(250, 250))
+    got = (x[::2, ::2] + 1).mean().compute()
+    assert abs(float(got) - 11.0) < 0.02
+
+
+def test_worker_restart_mid_computation_recovers(client, xy):
+    x, _ = xy
+    dx = _chunked(np.tile(x, (8, 1)), (100, 37))
+    fut = client.compute((dx * 3).sum())
+    victim = next(iter(client.scheduler_info()["workers"]))
+    client.restart_workers([victim])
+    np.testing.assert_allclose(float(km.asarray(fut.result())), float(np.tile(x, (8, 1)).sum() * 3),
+                               rtol=1e-3)
+
+
+def test_distributed_fit_matches_single_device(client):
+    from sklearn.datasets import make_classification
+    X, y = make_classification(n_samples=3000, n_features=12, n_informative=6, n_classes=3,
+                               random_state=0)
+    X = X.astype(np.float32)
+    single = km.LogisticRegression(solver="lbfgs", max_iter=200, tol=1e-6).fit(X, y)
+    dX = da.from_array(X, chunks=(700, 12))
+    dy = da.from_array(y, chunks=700)
+    dist = km.LogisticRegression(solver="lbfgs", max_iter=200, tol=1e-6).fit(dX, dy)
+    np.testing.assert_allclose(dist.coef_, single.coef_, rtol=1e-3, atol=1e-4)
+    np.testing.assert_allclose(dist.intercept_, single.intercept_, rtol=1e-3, atol=1e-4)
+    assert sum(dist.rows_per_worker_.values()) == 3000
+    pred = dist.predict(dX)
+    assert isinstance(pred, da.Array)
+    np.testing.assert_array_equal(pred.compute(), single.predict(X))
+    proba = dist.predict_proba(dX).compute()
+    np.testing.assert_allclose(proba, single.predict_proba(X), atol=1e-3)
+
+
+def test_pickled_array_crosses_processes(client):
+    a = km.arange(10, dtype=np.float32)
+    fut = client.submit(lambda v: v * 2, a)
+    got = fut.result()
+    assert isinstance(got, km.Array)
+    np.testing.assert_array_equal(got.numpy(), np.arange(10) * 2)
+    assert pickle.loads(pickle.dumps(a)).numpy().tolist() == list(range(10))
