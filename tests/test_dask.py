@@ -126,7 +126,9 @@ def test_cluster_has_one_worker_per_device_spec(client):
 
 def test_cluster_computes_on_both_workers(client, xy):
     x, w = xy
+    from distributed import wait
     dx = _chunked(np.tile(x, (4, 1)), (150, 37)).persist()
+    wait(dx)
     who = client.who_has(dx)
     holders = {a for addrs in who.values() for a in addrs}
     assert len(holders) == 2, who

@@ -160,8 +160,8 @@ def fit_logistic_regression(est, X, y, sample_weight=None, client=None):
         g[:, :-1] += l2 * coef
         return f, g[free]
 
-    def callback(res):
-        est.loss_curve_.append(float(res.fun))
+    def callback(intermediate_result):      # scipy passes the OptimizeResult by this name
+        est.loss_curve_.append(float(intermediate_result.fun))
 
     res = _optim.minimize_lbfgs(fun, np.zeros(int(free.sum())), max_iter=est.max_iter,
                                 tol=est.tol, callback=callback)
