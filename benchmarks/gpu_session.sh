@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# gpu_session.sh PHASE... — what one lease of the lent GPU machine runs (the device tool), from the
+# repo root after `source .gpu/bootstrap.sh; source benchmarks/gpu_setup.sh` (and optionally
+# `source .gpu/lvp/lvp.sh` for lavapipe beside the GPU). Logs and results JSON go to $OUT (the
+# files that come back) and to benchmarks/results/. PHASEs, in the order given:
+#   suite      the whole test suite on the default device (the GPU), log in $OUT/suite.log
+#   arrays     run_all.py (device time and wall clock vs torch/CuPy), ulp.py, latency.py
+#   logistic   logreg_fullbatch.py and logistic.py at the issue's sizes
+#   dask       dask_scaling.py: the seeds' experiment and the distributed fit
+set -u
+OUT="${OUT:-/tmp/out}"; mkdir -p "$OUT"
+export PYTHONUNBUFFERED=1
+# the device tool returns at most 8 files: one archive of this machine's results and plots
+cp_results() { tar -czf "$OUT/results-$(date +%H%M%S).tgz" benchmarks/results/nvidia-* benchmarks/*h100*.png \
+               benchmarks/*.png 2>/dev/null; true; }
+for phase in "$@"; do
+    echo "=== $phase $(date +%T)"
+    case "$phase" in
+        suite)
+            timeout 420 python3 -m pytest -q -p no:cacheprovider -x --timeout 300 tests \
+                2>&1 | tail -n 60 | tee "$OUT/suite.log" ;;
+        arrays)
+            timeout 240 python3 benchmarks/run_all.py --reps 20 2>&1 | tail -n 40
+            timeout 60 python3 benchmarks/ulp.py 2>&1 | tail -n 25
+            timeout 150 python3 benchmarks/latency.py --budget 0.15 --plot benchmarks/latency-h100.png 2>&1 | tail -n 40 ;;
+        logistic)
+            timeout 200 python3 benchmarks/logreg_fullbatch.py --reps 3 2>&1 | tail -n 30
+            timeout 300 python3 benchmarks/logistic.py --sizes "${LOGISTIC_SIZES:-100000x512x2,1000000x256x2,200000x128x10}" 2>&1 | tail -n 40 ;;
+        dask)
+            timeout 400 python3 benchmarks/dask_scaling.py --n "${DASK_N:-40000}" --chunk "${DASK_CHUNK:-10000}" \
+                --fit-rows "${DASK_FIT_ROWS:-2000000}" 2>&1 | tail -n 30 ;;
+        *) echo "unknown phase $phase" ;;
+    esac
+    cp_results
+done
