@@ -139,9 +139,11 @@ def fit_logistic_regression(est, X, y, sample_weight=None, client=None):
         speeds.setdefault(addr, min(speeds.values()) if speeds else 1.0)
     del probes
     plan = _assign(sizes, speeds)
-    shards = [client.submit(_load, K, est.fit_intercept, *[blocks[i] for i in idx],
-                            workers=[addr], pure=False)
+    # each shard stays on the worker that built it: its buffers live on that worker's device
+    placed = [(addr, client.submit(_load, K, est.fit_intercept, *[blocks[i] for i in idx],
+                                   workers=[addr], allow_other_workers=False, pure=False))
               for addr, idx in plan.items() if idx]
+    shards = [s for _, s in placed]
     wait(shards)
     l2 = 1.0 / (est.C * total) if est.penalty == "l2" else 0.0
     free = np.ones((K, d + 1), dtype=bool)
@@ -152,7 +154,9 @@ def fit_logistic_regression(est, X, y, sample_weight=None, client=None):
     def fun(wv):
         W = np.zeros(free.shape)
         W[free] = wv
-        parts = client.gather([client.submit(_evaluate, s, W, pure=False) for s in shards])
+        parts = client.gather([client.submit(_evaluate, s, W, workers=[addr],
+                                             allow_other_workers=False, pure=False)
+                               for addr, s in placed])
         f = sum(p[0] for p in parts) / total
         g = sum(p[1] for p in parts) / total
         coef = W[:, :-1]
