@@ -600,8 +600,11 @@ def _shift(direction, a, b):
 
 
 def _from_pickle(data, index, name):
-    """Unpickle an Array: onto the device it came from if this process has it, else the default."""
-    dev = _device.find_device(index, name)
+    """Unpickle an Array: onto this process's default device where the process names one
+    (``use_device``, ``KOMPUTE_ML_DEVICE``: a Dask worker's device, so chunks sent between workers
+    land where the receiver computes); otherwise onto the device it came from if this process has
+    it, else the default device."""
+    dev = None if _device.default_is_pinned() else _device.find_device(index, name)
     return _upload(_to_numpy(data, data.dtype), dev if dev is not None else _get_device(None))
 
 

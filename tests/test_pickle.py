@@ -93,3 +93,18 @@ def test_estimator_with_a_device_clones_and_pickles():
     assert clone(est).get_params()["device"] is km.get_device()
     assert pickle.loads(pickle.dumps(est)).get_params()["device"] is km.get_device()
     del sklearn
+
+
+def test_unpickles_onto_the_pinned_default_device(device):
+    """A process (or thread) that names its device — as each Dask worker does through
+    KOMPUTE_ML_DEVICE — receives Arrays there, not on the device they were sent from."""
+    other = km.Device(device.info)          # a second Device object: its own manager and buffers
+    try:
+        data = pickle.dumps(km.arange(5, dtype=np.float32))
+        assert pickle.loads(data).device is device            # not pinned: where it came from
+        with km.use_device(other):
+            got = pickle.loads(data)
+        assert got.device is other
+        np.testing.assert_array_equal(got.numpy(), np.arange(5))
+    finally:
+        other.close()

@@ -317,6 +317,13 @@ def _device_from_description(index, name):
                               f"{_listing()}")
 
 
+def default_is_pinned():
+    """Whether this process or thread names its default device (use_device, KOMPUTE_ML_DEVICE),
+    as each worker of a VulkanCluster does."""
+    return (getattr(_default, "spec", None) is not None or _global_default[0] is not None
+            or bool(os.environ.get("KOMPUTE_ML_DEVICE")))
+
+
 def find_device(index, name):
     """Like ``_device_from_description`` but None when nothing matches (arrays fall back)."""
     try:
