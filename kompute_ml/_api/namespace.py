@@ -28,6 +28,12 @@ __array_api_version__ = "2024.12"
 
 float32, int32, uint32 = FLOAT32, INT32, UINT32
 bool = BOOL                      # the standard's name; shadows the builtin in this module only
+# float64 and int64 are named but not supported, as torch names float64 on its MPS device:
+# consumers spell them in dtype lists and casts (scikit-learn: ``dtype=[xp.float64, xp.float32]``,
+# ``xp.astype(y, xp.int64)``) and need the names to exist; dtypes() omits them, which is what
+# tells scikit-learn and array-api-compat to compute in float32. Arrays asked for them hold
+# float32 / int32, the mapping array.asarray documents (ints that do not fit raise OverflowError).
+float64, int64 = np.dtype(np.float64), np.dtype(np.int64)
 _bool = type(True)
 _DTYPES = {"bool": BOOL, "int32": INT32, "uint32": UINT32, "float32": FLOAT32}
 
@@ -123,6 +129,9 @@ def iinfo(type, /):
     return np.iinfo(_check_dtype(_dt(type) if isinstance(type, Array) else np.dtype(type)))
 
 
+_NARROW = {np.dtype(np.float64): FLOAT32, np.dtype(np.int64): INT32}
+
+
 def _check_dtype(dt):
     if dt not in (FLOAT32, INT32, UINT32, BOOL):
         raise TypeError(f"dtype {dt} is not supported by kompute_ml arrays (float32, int32, "
@@ -131,8 +140,12 @@ def _check_dtype(dt):
 
 
 def astype(x, dtype, /, *, copy=True, device=None):
-    """``x`` converted to ``dtype`` (and moved to ``device``); lazy on the device."""
-    out = x.astype(_check_dtype(np.dtype(dtype)), copy=copy)
+    """``x`` converted to ``dtype`` (and moved to ``device``); lazy on the device.
+
+    float64 and int64 (named, not supported: see the top of this module) give float32 / int32.
+    """
+    dtype = np.dtype(dtype)
+    out = x.astype(_check_dtype(_NARROW.get(dtype, dtype)), copy=copy)
     return out if device is None else out.to_device(device)
 
 
@@ -316,6 +329,7 @@ from . import linalg           # noqa: E402
 from .linalg import matmul, matrix_transpose, tensordot, vecdot  # noqa: E402,F401
 
 __all__ = ["__array_api_version__", "__array_namespace_info__", "float32", "int32", "uint32",
+           "float64", "int64",
            "bool", "e", "pi", "inf", "nan", "newaxis", "isdtype", "result_type", "can_cast",
            "finfo", "iinfo", "astype", "asarray", "from_dlpack", "empty", "zeros", "ones", "full",
            "empty_like", "zeros_like", "ones_like", "full_like", "arange", "linspace", "eye",
