@@ -84,6 +84,7 @@ class _Pool:
         local = int(device.limits.get("device_local_memory") or 0)
         self.cache_limit = min(1 << 30, local // 4) if local else 1 << 30
         self.drop_listeners = []  # called with a block's uid when the pool drops its tensor
+        self.sizes = {}           # requested bytes -> bucket (the per-op path skips the checks)
 
     def total(self):
         return self.live_bytes + self.free_bytes
@@ -173,15 +174,10 @@ def _drop_free(pool, keep=0, all_blocks=False):
 
 def alloc(device, nbytes):
     """Return a Buffer of at least ``nbytes`` bytes on ``device`` (from the pool when possible)."""
-    nbytes = int(nbytes)
-    if nbytes < 0:
-        raise ValueError(f"buffer size must be >= 0, got {nbytes}")
-    if nbytes > device.max_buffer_bytes:
-        raise DeviceLimitError(
-            f"{nbytes} bytes exceed the device's maxStorageBufferRange "
-            f"({device.max_buffer_bytes} bytes) on {device.name!r}")
-    size = min(bucket_size(nbytes), max(device.max_buffer_bytes // 16 * 16, _MIN_BYTES))
     pool = _pool(device)
+    size = pool.sizes.get(nbytes) if type(nbytes) is int else None
+    if size is None:
+        size = _size(device, pool, nbytes)
     with device.lock:
         blocks = pool.free.get(size)
         if blocks:
@@ -195,6 +191,24 @@ def alloc(device, nbytes):
         pool.live_bytes += size
         pool.live_count += 1
         return Buffer(device, block, pool)
+
+
+def _size(device, pool, nbytes):
+    """The bucket of an ``nbytes`` allocation on ``device`` (checked; remembered per pool)."""
+    key = nbytes
+    nbytes = int(nbytes)
+    if nbytes < 0:
+        raise ValueError(f"buffer size must be >= 0, got {nbytes}")
+    if nbytes > device.max_buffer_bytes:
+        raise DeviceLimitError(
+            f"{nbytes} bytes exceed the device's maxStorageBufferRange "
+            f"({device.max_buffer_bytes} bytes) on {device.name!r}")
+    size = min(bucket_size(nbytes), max(device.max_buffer_bytes // 16 * 16, _MIN_BYTES))
+    if type(key) is int:
+        if len(pool.sizes) > 4096:
+            pool.sizes.clear()
+        pool.sizes[key] = size
+    return size
 
 
 def _create(device, pool, size):
