@@ -106,13 +106,15 @@ def _forget_device(device):
 class Buffer:
     """A device buffer handed out by the pool; ``release()`` (or garbage collection) returns it."""
 
-    __slots__ = ("device", "nbytes", "_block", "_pool", "__weakref__")
+    # readers: the array layer's lazy arrays reading this buffer (see kompute_ml.array)
+    __slots__ = ("device", "nbytes", "_block", "_pool", "readers", "__weakref__")
 
     def __init__(self, device, block, pool):
         self.device = device
         self.nbytes = block.nbytes
         self._block = block
         self._pool = pool
+        self.readers = None
 
     @property
     def tensor(self):
