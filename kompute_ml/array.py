@@ -213,7 +213,7 @@ class Array:
     def item(self):
         if self.size != 1:
             raise ValueError("can only convert an array of size 1 to a Python scalar")
-        return self.numpy().reshape(()).item()
+        return _buffers.read_scalar(self._realize(), self.dtype)
 
     def tolist(self):
         return self.numpy().tolist()

@@ -62,13 +62,14 @@ def bucket_size(nbytes):
 class _Block:
     """One kp tensor owned by the pool."""
 
-    __slots__ = ("uid", "tensor", "nbytes", "staging_batch", "__weakref__")
+    __slots__ = ("uid", "tensor", "nbytes", "staging_batch", "staging", "__weakref__")
 
     def __init__(self, tensor, nbytes):
         self.uid = next(_uids)
         self.tensor = tensor
         self.nbytes = nbytes
         self.staging_batch = -1   # stream batch whose pending upload reads this staging buffer
+        self.staging = None       # the mapped staging memory as uint8 (kp maps it for good)
 
 
 class _Pool:
@@ -169,7 +170,7 @@ def _drop_free(pool, keep=0, all_blocks=False):
             pool.free_bytes -= block.nbytes
             for listener in pool.drop_listeners:
                 listener(block.uid)
-            block.tensor = None
+            block.tensor = block.staging = None
         if not blocks:
             del pool.free[size]
 
@@ -238,8 +239,17 @@ def write(buf, array, offset=0):
     src = np.ascontiguousarray(array).reshape(-1).view(np.uint8)
     if offset < 0 or offset + src.nbytes > buf.nbytes:
         raise ValueError(f"{src.nbytes} bytes at offset {offset} do not fit a {buf.nbytes}-byte buffer")
-    staging = _kp.tensor_data(buf.tensor).view(np.uint8)
-    staging[offset:offset + src.nbytes] = src
+    _staging(buf)[offset:offset + src.nbytes] = src
+
+
+def _staging(buf):
+    """The buffer's host staging memory as uint8 (kp's view of it, made once per tensor)."""
+    tensor = buf.tensor                    # (raises for a released buffer or a closed device)
+    block = buf._block
+    staging = block.staging
+    if staging is None:
+        staging = block.staging = _kp.tensor_data(tensor).view(np.uint8)
+    return staging
 
 
 def read(buf, count, dtype, offset=0):
@@ -248,9 +258,8 @@ def read(buf, count, dtype, offset=0):
     nbytes = int(count) * dtype.itemsize
     if offset < 0 or offset + nbytes > buf.nbytes:
         raise ValueError(f"{nbytes} bytes at offset {offset} exceed a {buf.nbytes}-byte buffer")
-    staging = _kp.tensor_data(buf.tensor).view(np.uint8)
     out = np.empty(int(count), dtype=dtype)
-    out.view(np.uint8)[...] = staging[offset:offset + nbytes]
+    out.view(np.uint8)[...] = _staging(buf)[offset:offset + nbytes]
     return out
 
 
