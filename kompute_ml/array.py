@@ -63,17 +63,17 @@ __all__ = ["Array", "asarray", "array", "zeros", "ones", "full", "empty", "arang
 
 _SCALARS = (bool, int, float, np.bool_, np.integer, np.floating)
 
-# Lazy arrays that read a buffer, by buffer: a kernel about to write the buffer realizes them
-# first, so they keep the values they had when they were written down (numpy's eager semantics).
-_readers = weakref.WeakKeyDictionary()      # Buffer -> {id(Array): weakref to Array}
+# Lazy arrays that read a buffer are listed on the buffer (``Buffer.readers``: {id(Array):
+# weakref to Array}): a kernel about to write the buffer realizes them first, so they keep the
+# values they had when they were written down (numpy's eager semantics).
 _readers_lock = threading.Lock()             # threads share arrays, hence these reader lists
 
 
 def _note_reader(buf, arr):
     with _readers_lock:
-        readers = _readers.get(buf)
+        readers = buf.readers
         if readers is None:
-            readers = _readers[buf] = {}
+            readers = buf.readers = {}
         elif len(readers) > 64:
             for k, r in list(readers.items()):
                 alive = r()                      # one call: the referent may die in between
@@ -154,7 +154,7 @@ class Array:
         """
         buf = self._realize()
         with _readers_lock:
-            readers = _readers.pop(buf, None)
+            readers, buf.readers = buf.readers, None
         for ref in (readers or {}).values():
             arr = ref()
             if arr is not None and arr.is_lazy:
@@ -213,7 +213,7 @@ class Array:
     def item(self):
         if self.size != 1:
             raise ValueError("can only convert an array of size 1 to a Python scalar")
-        return self.numpy().reshape(()).item()
+        return _buffers.read_scalar(self._realize(), self.dtype)
 
     def tolist(self):
         return self.numpy().tolist()
@@ -573,7 +573,70 @@ def _out_of_range_comparison(op, ops, compute):
             "greater_equal": not above, "equal": False, "not_equal": True}[op]
 
 
+# The per-op fast path of elementwise(): (op, dtype or scalar type, ...) -> (result dtype,
+# compute dtypes), for the cases that need none of elementwise's checks beyond the types: two
+# arrays of one shape on one device, or an array and a Python float/int (not for comparisons,
+# whose out-of-range ints are constant, nor ``**``, whose negative int exponents raise).
+_fast_types = {}
+_NO_FAST = frozenset(_dtypes.COMPARISONS) | {"power", "matmul"}
+
+
+def _fast_binop(op, a, b):
+    """``op`` of an Array ``a`` and ``b`` as a lazy Array, or None when it needs the full path."""
+    tb = type(b)
+    if tb is Array:
+        if b.device is not a.device or b.shape != a.shape:
+            return None
+        key = (op, a.dtype, b.dtype)
+    elif tb is float or tb is int:
+        key = (op, a.dtype, tb)
+    else:
+        return None
+    hit = _fast_types.get(key)
+    if hit is None:
+        if op in _NO_FAST:
+            return None
+        hit = _fast_types[key] = _dtypes.resolve(op, (a, b))
+    out_dtype, compute = hit
+    x = a._operand()
+    y = b._operand() if tb is Array else Scalar(_dtypes.scalar_value(b, compute[1]), compute[1])
+    return _fast_lazy(a.device, op, x, y, out_dtype, a.shape, compute)
+
+
+def _fast_rbinop(op, a, b):
+    """``op`` of a Python float/int ``a`` and an Array ``b`` (reflected operators)."""
+    ta = type(a)
+    if ta is not float and ta is not int:
+        return None
+    key = (op, ta, b.dtype)
+    hit = _fast_types.get(key)
+    if hit is None:
+        if op in _NO_FAST:
+            return None
+        hit = _fast_types[key] = _dtypes.resolve(op, (a, b))
+    out_dtype, compute = hit
+    x = Scalar(_dtypes.scalar_value(a, compute[0]), compute[0])
+    return _fast_lazy(b.device, op, x, b._operand(), out_dtype, b.shape, compute)
+
+
+def _fast_lazy(device, op, x, y, dtype, shape, compute):
+    node = _fusion.node(device, op, (x, y), dtype, shape, compute)
+    arr = Array._new(device, shape, dtype, node=node)
+    for v in (x, y):
+        if type(v) is not Scalar and v.buf is not None:     # realized operands: read buffers
+            _note_reader(v.buf, arr)
+    return arr
+
+
 def _binop(op, a, b):
+    if type(a) is Array:
+        out = _fast_binop(op, a, b)
+        if out is not None:
+            return out
+    elif type(b) is Array:
+        out = _fast_rbinop(op, a, b)
+        if out is not None:
+            return out
     if op == "matmul":
         ops = _coerce((a, b), True)
         return NotImplemented if ops is None else matmul(*ops)

@@ -14,7 +14,7 @@ from .._runtime import program as shaders
 from ..errors import DeviceLimitError
 from .dtypes import BOOL, STORAGE_DTYPE
 
-__all__ = ["check_size", "alloc", "fill", "upload", "download"]
+__all__ = ["check_size", "alloc", "fill", "upload", "download", "read_scalar"]
 
 
 def check_size(device, shape):
@@ -61,3 +61,9 @@ def download(buf, shape, dtype):
     if dtype == BOOL:
         data = data != 0
     return data.reshape(shape)
+
+
+def read_scalar(buf, dtype):
+    """The first element of ``buf`` as a Python scalar (``item()``: one 4-byte readback)."""
+    value = _stream.download(buf, 1, STORAGE_DTYPE[dtype])[0]
+    return bool(value) if dtype == BOOL else value.item()

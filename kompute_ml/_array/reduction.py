@@ -64,8 +64,11 @@ def _result_dtype(op, dtype):
     return _KIND[dtype], dtype
 
 
-def _one_axis(device, buf, outer, r, inner, op, in_kind, acc_kind, scale):
-    """Reduce ``buf`` viewed as (outer, r, inner) along r; return (values, indices or None)."""
+def _one_axis(device, buf, outer, r, inner, op, in_kind, acc_kind, scale, passes=None):
+    """Reduce ``buf`` viewed as (outer, r, inner) along r; return (values, indices or None).
+
+    ``passes`` (a list) receives (program, workgroups, push bytes, output bytes) per pass.
+    """
     arg = op in ("argmax", "argmin")
     code = _OP_CODE[op]
     subgroup = _has_subgroup_reduce(device) and not arg
@@ -91,12 +94,16 @@ def _one_axis(device, buf, outer, r, inner, op, in_kind, acc_kind, scale):
             bufs += [src_idx if src_idx is not None else src, dst_idx]
         s = scale if last else 1.0
         if rows_kernel:
-            # reduce_rows.comp — binding 0: src values, 1: dst values (2: src indices, 3: dst indices)
-            prog.dispatch(device, bufs, _stream.groups_1d(device, count, 1),
-                          push=(r, nblk, count, 0 if first else 1, s))
+            groups = _stream.groups_1d(device, count, 1)
+            push = prog.pack_push(r, nblk, count, 0 if first else 1, s)
         else:
-            # reduce_axis.comp — binding 0: src values, 1: dst values (2: src indices, 3: dst indices)
-            prog.dispatch_1d(device, bufs, count, push=(count, r, inner, nblk, 0 if first else 1, s))
+            groups = _stream.groups_1d(device, count, prog.local_size[0])
+            push = prog.pack_push(count, r, inner, nblk, 0 if first else 1, s)
+        # reduce_rows.comp / reduce_axis.comp — binding 0: src values, 1: dst values
+        # (2: src indices, 3: dst indices)
+        prog.dispatch(device, bufs, groups, push=push)
+        if passes is not None:
+            passes.append((prog, groups, push, count * 4))
         src, src_idx, first, r = dst, (dst_idx if arg else None), False, nblk
         if last:
             return src, src_idx
@@ -115,8 +122,35 @@ def _axes(axis, ndim, op):
     return (norm_axis(axis, ndim),)
 
 
+# (shape, dtype, op, axis, keepdims, device) -> (passes, result shape, result dtype): a repeated
+# reduction (a loss, a norm, float(x.sum()) in a loop) replays its passes without re-planning
+_plans = {}
+_MAX_PLANS = 1024
+
+
 def reduce(buf, shape, dtype, device, op, axis=None, keepdims=False):
     """Reduce a realized array; return (Buffer, result shape, result dtype)."""
+    key = (shape, dtype, op, axis, keepdims, device) if axis is None or type(axis) is int \
+        else None
+    plan = _plans.get(key) if key is not None else None
+    if plan is not None:
+        passes, out_shape, out_dtype = plan
+        src = buf
+        for prog, groups, push, nbytes in passes:
+            dst = _memory.alloc(device, nbytes)
+            prog.dispatch(device, [src, dst], groups, push=push)   # binding 0: src, 1: dst
+            src = dst
+        return src, out_shape, out_dtype
+    passes = [] if key is not None and op not in ("argmax", "argmin") else None
+    out = _reduce(buf, shape, dtype, device, op, axis, keepdims, passes)
+    if passes:
+        if len(_plans) >= _MAX_PLANS:
+            _plans.clear()
+        _plans[key] = (passes, out[1], out[2])
+    return out
+
+
+def _reduce(buf, shape, dtype, device, op, axis, keepdims, passes):
     if op not in _OP_CODE:
         raise ValueError(f"unknown reduction {op!r}")
     ndim = len(shape)
@@ -151,7 +185,8 @@ def reduce(buf, shape, dtype, device, op, axis=None, keepdims=False):
         inner = math.prod(cur_shape[a1:])
         last = i == len(axes_runs) - 1
         scale = 1.0 / r_total if (op == "mean" and last) else 1.0
-        values, idx = _one_axis(device, cur, outer, r, inner, op, in_kind, acc_kind, scale)
+        values, idx = _one_axis(device, cur, outer, r, inner, op, in_kind, acc_kind, scale,
+                                passes)
         cur = idx if arg else values
         cur_shape[a0:a1] = [1] * (a1 - a0)
         in_kind = acc_kind

@@ -62,13 +62,14 @@ def bucket_size(nbytes):
 class _Block:
     """One kp tensor owned by the pool."""
 
-    __slots__ = ("uid", "tensor", "nbytes", "staging_batch", "__weakref__")
+    __slots__ = ("uid", "tensor", "nbytes", "staging_batch", "staging", "__weakref__")
 
     def __init__(self, tensor, nbytes):
         self.uid = next(_uids)
         self.tensor = tensor
         self.nbytes = nbytes
         self.staging_batch = -1   # stream batch whose pending upload reads this staging buffer
+        self.staging = None       # the mapped staging memory as uint8 (kp maps it for good)
 
 
 class _Pool:
@@ -84,6 +85,7 @@ class _Pool:
         local = int(device.limits.get("device_local_memory") or 0)
         self.cache_limit = min(1 << 30, local // 4) if local else 1 << 30
         self.drop_listeners = []  # called with a block's uid when the pool drops its tensor
+        self.sizes = {}           # requested bytes -> bucket (the per-op path skips the checks)
 
     def total(self):
         return self.live_bytes + self.free_bytes
@@ -105,13 +107,15 @@ def _forget_device(device):
 class Buffer:
     """A device buffer handed out by the pool; ``release()`` (or garbage collection) returns it."""
 
-    __slots__ = ("device", "nbytes", "_block", "_pool", "__weakref__")
+    # readers: the array layer's lazy arrays reading this buffer (see kompute_ml.array)
+    __slots__ = ("device", "nbytes", "_block", "_pool", "readers", "__weakref__")
 
     def __init__(self, device, block, pool):
         self.device = device
         self.nbytes = block.nbytes
         self._block = block
         self._pool = pool
+        self.readers = None
 
     @property
     def tensor(self):
@@ -166,22 +170,17 @@ def _drop_free(pool, keep=0, all_blocks=False):
             pool.free_bytes -= block.nbytes
             for listener in pool.drop_listeners:
                 listener(block.uid)
-            block.tensor = None
+            block.tensor = block.staging = None
         if not blocks:
             del pool.free[size]
 
 
 def alloc(device, nbytes):
     """Return a Buffer of at least ``nbytes`` bytes on ``device`` (from the pool when possible)."""
-    nbytes = int(nbytes)
-    if nbytes < 0:
-        raise ValueError(f"buffer size must be >= 0, got {nbytes}")
-    if nbytes > device.max_buffer_bytes:
-        raise DeviceLimitError(
-            f"{nbytes} bytes exceed the device's maxStorageBufferRange "
-            f"({device.max_buffer_bytes} bytes) on {device.name!r}")
-    size = min(bucket_size(nbytes), max(device.max_buffer_bytes // 16 * 16, _MIN_BYTES))
     pool = _pool(device)
+    size = pool.sizes.get(nbytes) if type(nbytes) is int else None
+    if size is None:
+        size = _size(device, pool, nbytes)
     with device.lock:
         blocks = pool.free.get(size)
         if blocks:
@@ -195,6 +194,24 @@ def alloc(device, nbytes):
         pool.live_bytes += size
         pool.live_count += 1
         return Buffer(device, block, pool)
+
+
+def _size(device, pool, nbytes):
+    """The bucket of an ``nbytes`` allocation on ``device`` (checked; remembered per pool)."""
+    key = nbytes
+    nbytes = int(nbytes)
+    if nbytes < 0:
+        raise ValueError(f"buffer size must be >= 0, got {nbytes}")
+    if nbytes > device.max_buffer_bytes:
+        raise DeviceLimitError(
+            f"{nbytes} bytes exceed the device's maxStorageBufferRange "
+            f"({device.max_buffer_bytes} bytes) on {device.name!r}")
+    size = min(bucket_size(nbytes), max(device.max_buffer_bytes // 16 * 16, _MIN_BYTES))
+    if type(key) is int:
+        if len(pool.sizes) > 4096:
+            pool.sizes.clear()
+        pool.sizes[key] = size
+    return size
 
 
 def _create(device, pool, size):
@@ -222,8 +239,17 @@ def write(buf, array, offset=0):
     src = np.ascontiguousarray(array).reshape(-1).view(np.uint8)
     if offset < 0 or offset + src.nbytes > buf.nbytes:
         raise ValueError(f"{src.nbytes} bytes at offset {offset} do not fit a {buf.nbytes}-byte buffer")
-    staging = _kp.tensor_data(buf.tensor).view(np.uint8)
-    staging[offset:offset + src.nbytes] = src
+    _staging(buf)[offset:offset + src.nbytes] = src
+
+
+def _staging(buf):
+    """The buffer's host staging memory as uint8 (kp's view of it, made once per tensor)."""
+    tensor = buf.tensor                    # (raises for a released buffer or a closed device)
+    block = buf._block
+    staging = block.staging
+    if staging is None:
+        staging = block.staging = _kp.tensor_data(tensor).view(np.uint8)
+    return staging
 
 
 def read(buf, count, dtype, offset=0):
@@ -232,9 +258,8 @@ def read(buf, count, dtype, offset=0):
     nbytes = int(count) * dtype.itemsize
     if offset < 0 or offset + nbytes > buf.nbytes:
         raise ValueError(f"{nbytes} bytes at offset {offset} exceed a {buf.nbytes}-byte buffer")
-    staging = _kp.tensor_data(buf.tensor).view(np.uint8)
     out = np.empty(int(count), dtype=dtype)
-    out.view(np.uint8)[...] = staging[offset:offset + nbytes]
+    out.view(np.uint8)[...] = _staging(buf)[offset:offset + nbytes]
     return out
 
 

@@ -27,7 +27,7 @@ import kompute_ml._runtime.kp as _kp   # (the kp wrapper; only it imports kp its
 from . import memory as _memory
 from ..errors import DeviceLimitError
 
-__all__ = ["dispatch", "dispatch_1d", "groups_1d", "upload", "download", "flush", "synchronize",
+__all__ = ["dispatch", "dispatch_1d", "prepare", "dispatch_ready", "groups_1d", "upload", "download", "flush", "synchronize",
            "stats", "reset_stats", "pack"]
 
 MAX_PENDING = 1024          # operations per submit before an automatic flush
@@ -43,6 +43,9 @@ _counters_lock = threading.Lock()
 def _count(name, n=1):
     with _counters_lock:
         _counters[name] += n
+
+
+count = _count      # for the array layer's counters (traces, fast realizations)
 
 
 class _DeviceStream:
@@ -324,6 +327,43 @@ def dispatch(device, spirv, buffers, groups, push=b"", spec=None, info=None):
         _count("dispatches")
 
 
+class Ready:
+    """A dispatch checked once (SPIR-V, reflection, workgroups): see :func:`prepare`."""
+
+    __slots__ = ("spirv", "info", "digest", "groups")
+
+
+def prepare(device, spirv, groups, info=None):
+    """Check and hash a dispatch of ``spirv`` over ``groups`` once, for :func:`dispatch_ready`."""
+    if not isinstance(spirv, bytes):
+        raise TypeError(f"spirv must be bytes, got {type(spirv).__name__}")
+    ready = Ready()
+    ready.spirv = spirv
+    ready.info = info or _spirv.reflect(spirv)
+    ready.digest = hashlib.sha1(spirv).digest()
+    ready.groups = check_groups(device, groups)
+    return ready
+
+
+def dispatch_ready(device, ready, buffers, push):
+    """Record a dispatch prepared by :func:`prepare`: the per-op fast path of :func:`dispatch`.
+
+    The caller guarantees what ``dispatch`` would check per call: ``buffers`` are on ``device``
+    and match the shader's bindings, ``push`` is bytes of the block's size. A pipeline not yet
+    created for these buffers (or a released buffer) takes ``dispatch``, which checks it all.
+    """
+    with device.lock:
+        st = _stream(device)
+        uids = tuple([b.uid for b in buffers])
+        hit = st.pipelines.get((ready.digest, uids, ready.groups, len(push), b""))
+        if hit is not None:
+            st.pipelines.move_to_end((ready.digest, uids, ready.groups, len(push), b""))
+            _record(st, (("d", hit[1], push), uids, "d", hit[0], push))
+            _count("dispatches")
+            return
+    dispatch(device, ready.spirv, buffers, ready.groups, push, info=ready.info)
+
+
 _BINDING_RANGES = [tuple(range(k)) for k in range(33)]
 
 
@@ -415,11 +455,15 @@ def stats():
         bytes_downloaded, tensors_live, bytes_allocated`` (and ``bytes_cached``);
         ``replays`` counts submits that re-ran a recorded command buffer, ``ops_recorded`` the
         operations recorded into command buffers (a repeated batch records none).
+        ``traces`` counts fused expressions realized through a trace, ``fast_realizations``
+        those realized from their signature alone (no trace, no code generation),
+        ``fast_invalidations`` realizations that sent older lazy expressions back to tracing.
     """
     with _counters_lock:
         out = {name: int(_counters[name]) for name in
                ("pipelines_created", "dispatches", "submits", "replays", "ops_recorded",
-                "bytes_uploaded", "bytes_downloaded")}
+                "bytes_uploaded", "bytes_downloaded", "traces", "fast_realizations",
+                "fast_invalidations")}
     out["shader_compiles"] = int(getattr(_glslang, "compile_count", 0)) - _counters["_compiles0"]
     pool = _memory.pool_stats()
     out["tensors_live"] = pool["tensors_live"]
