@@ -213,6 +213,32 @@ def test_tiny_c_is_named_not_the_learning_rate():
     ''', timeout=300)
 
 
+def test_tiny_c_with_adam_is_refused_or_fits_zero_coefficients():
+    # C=1e-30: Adam's float32 second moment overflowed, the coefficients froze at +-lr with a
+    # loss of 1e25 and no error. Past the bound: ValueError naming C; below it: coefficients ~0
+    # as scikit-learn gives, and the intercept (unpenalized) at the log-odds of the classes
+    run_case('''
+    import warnings
+    from kompute_ml import LogisticRegression
+    from sklearn.linear_model import LogisticRegression as SkLogisticRegression
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 3)).astype(np.float32)
+    y = (X[:, 0] > 0.3).astype(int)
+    for C in (1e-30, 1e-300):
+        expect(ValueError, lambda: LogisticRegression(C=C, solver="adam").fit(X, y),
+               f"C={C:g} is too small for solver='adam'")
+    for C in (1e-6, 1e-12):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")    # a ConvergenceWarning is fine; the answer counts
+            m = LogisticRegression(C=C, solver="adam", random_state=0).fit(X, y)
+        ref = SkLogisticRegression(C=C).fit(X.astype(np.float64), y)
+        scale = np.abs(ref.coef_).max()
+        np.testing.assert_allclose(m.coef_, ref.coef_, atol=0.05 * scale + 1e-8)
+        p = y.mean()
+        np.testing.assert_allclose(m.intercept_, [np.log(p / (1 - p))], atol=0.05)
+    ''', timeout=300)
+
+
 def test_too_wide_for_the_loop_budget_leaves_no_ignored_exception():
     # LogLossProgram.__init__ raises DeviceLimitError before its buffers exist; its __del__
     # must not then print "Exception ignored" (run_case fails on that text in stderr)
