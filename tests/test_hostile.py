@@ -299,3 +299,74 @@ def test_use_device_with_a_device_object_uses_that_object():
     exc = expect(ValueError, lambda: a + b, "two Device objects for the same physical device")
     d.close()
     ''')
+
+
+# Host memory under an address-space limit (`prlimit --as`, `ulimit -v`): lavapipe's device memory
+# is host memory, and a failed allocation inside kp used to segfault (rc 139) in tensor creation.
+_LIMIT_AS = '''
+    import gc, resource
+    from kompute_ml._runtime import memory as _memory
+    km.zeros(4).numpy()        # the driver's threads and JIT exist before the limit is measured
+    used = _memory._proc_status_bytes("VmSize")["VmSize"]
+    hard = resource.getrlimit(resource.RLIMIT_AS)[1]
+    resource.setrlimit(resource.RLIMIT_AS, (used + (1200 << 20), hard))
+'''
+
+
+def test_host_address_space_limit_gives_out_of_memory_error():
+    run_case(_LIMIT_AS + '''
+    xs = []
+    for i in range(100):
+        try:
+            xs.append(km.zeros(2**25))        # 128 MiB each: ~256 MiB of host memory on lavapipe
+        except km.OutOfMemoryError as exc:
+            assert isinstance(exc, MemoryError) and "RLIMIT_AS" in str(exc), exc
+            print("REFUSED after", i, exc)
+            break
+    else:
+        raise AssertionError("100 arrays of 128 MiB fitted a 1.2 GB address-space limit")
+    assert len(xs) >= 1
+    # the pool then recovers: released arrays go to its cache, and an allocation of another size
+    # frees that cache and retries (the guard's refusal goes through the same free-and-retry)
+    n = len(xs)
+    del xs[:]
+    gc.collect()
+    ys = [km.full(3 * 2**23, 2.0) for _ in range(n)]     # 96 MiB: another pool bucket
+    assert float(ys[-1].sum().numpy()) == 2.0 * 3 * 2**23
+    ''', timeout=300)
+
+
+def _installed_kp_has_current_patches():
+    """Whether the kp imported here was built from this tree's patches/kp (build_kp.sh's hash)."""
+    import hashlib
+    import importlib.util
+    import pathlib
+    root = pathlib.Path(__file__).resolve().parents[1]
+    files = sorted((root / "patches" / "kp").glob("*.patch")) + [root / "scripts" / "build_kp.sh"]
+    want = hashlib.sha256(b"".join(f.read_bytes() for f in files)).hexdigest()[:12]
+    spec = importlib.util.find_spec("kp")
+    for parent in pathlib.Path(spec.origin).parents if spec and spec.origin else ():
+        stamp = parent / "kp-patches.sha"
+        if stamp.is_file():
+            return stamp.read_text().strip() == want
+    return False
+
+
+@pytest.mark.skipif(not _installed_kp_has_current_patches(),
+                    reason="the installed kp predates patches/kp (scripts/build_kp.sh rebuilds it)")
+def test_kp_allocation_failure_is_an_exception_not_a_crash():
+    # patches/kp/0011: kp itself checks vkAllocateMemory's result; called past the guard, the
+    # failed allocation is an OutOfMemoryError instead of a segfault in the driver
+    run_case(_LIMIT_AS + '''
+    from kompute_ml._runtime import kp as _kp
+    dev = km.get_device()
+    try:
+        _kp.tensor_create(dev.manager, 1 << 30, dev.name)     # past the 1.2 GB headroom
+    except km.OutOfMemoryError as exc:     # the zeroed array or kp's allocation: both say so
+        print("REFUSED", exc)
+    except MemoryError as exc:
+        print("REFUSED (numpy)", exc)
+    else:
+        raise AssertionError("a 1 GiB tensor fitted 1.2 GB of address space next to 2 GiB")
+    assert float(km.ones(1000).sum().numpy()) == 1000.0      # the device still works
+    ''', timeout=300)

@@ -67,6 +67,7 @@ class _DeviceStream:
         self.spirv_hashes = {}     # id(bytes) -> (bytes, digest): hashing big modules once
         self.loop_limit = _UNPROBED   # see loop_limit()
         _memory.add_drop_listener(device, self.forget_tensor)
+        _memory.add_pressure_listener(device, self.submit)
 
     @property
     def pending(self):
@@ -78,6 +79,10 @@ class _DeviceStream:
             if self.pipelines.pop(key, None) is None:
                 self.replays.pop(key, None)
                 self.seen.pop(key, None)
+
+    def submit(self):
+        """Submit the pending work (which may hold tensors the pool dropped) and wait."""
+        _submit(self)
 
     def seq(self):
         if self.sequence is None:
