@@ -372,3 +372,64 @@ def test_kp_allocation_failure_is_an_exception_not_a_crash():
     del tensors
     assert float(km.ones(1000).sum().numpy()) == 1000.0      # the device still works
     ''', timeout=300)
+
+
+# A kernel that runs too long: lavapipe cuts each invocation's loops at 65535 iterations, so the
+# kernel is long through many invocations (32768 x 60000 iterations: seconds on lavapipe)
+_SLOW_KERNEL = '''
+    import time
+    SLOW = km.Kernel.from_glsl("""#version 450
+    layout(local_size_x = 64) in;
+    layout(std430, binding = 0) buffer Out { float y[]; };
+    layout(push_constant) uniform Push { uint iters; } pc;
+    void main() {
+        float x = float(gl_GlobalInvocationID.x);
+        for (uint i = 0u; i < pc.iters; i++) x = x * 0.999 + 1.0;
+        y[gl_GlobalInvocationID.x] = x;
+    }
+    """)
+'''
+
+
+def test_kernel_timeout_names_the_kernel():
+    run_case(_SLOW_KERNEL + '''
+    # a short kernel with a timeout is unaffected
+    z = km.zeros(64)
+    SLOW(z, grid=64, push=(10,), timeout=30)
+    ref = np.arange(64, dtype=np.float64)
+    for _ in range(10):
+        ref = ref * 0.999 + 1.0
+    np.testing.assert_allclose(z.numpy(), ref, rtol=1e-5)
+    # a long one raises DeviceError naming it ("<glsl>": a kernel from GLSL source)
+    y = km.zeros(32768)
+    t = time.perf_counter()
+    exc = expect(km.DeviceError, lambda: SLOW(y, grid=32768, push=(60000,), timeout=0.05),
+                 "<glsl>")
+    assert "timeout of 0.05 s" in str(exc) or "within 0.05 s" in str(exc), exc
+    # then the device works again as soon as that work has finished (on a GPU, a later submit
+    # raises "is lost" until then); lavapipe finished it inside the submit
+    for _ in range(600):
+        try:
+            km.synchronize()
+            break
+        except km.DeviceError as exc:
+            assert "is lost" in str(exc), exc
+            time.sleep(0.1)
+    np.testing.assert_allclose(y.numpy()[:100], 1000.0, atol=0.1)   # 1000 + (x0-1000)*0.999^n
+    assert float(km.ones(10).sum().numpy()) == 10.0
+    expect(ValueError, lambda: km.synchronize(timeout=-1), "timeout")
+    expect(ValueError, lambda: km.synchronize(timeout="soon"), "timeout")
+    ''', timeout=300)
+
+
+def test_kernel_timeout_from_the_environment():
+    run_case(_SLOW_KERNEL + '''
+    y = km.zeros(32768)
+    SLOW(y, grid=32768, push=(60000,))           # recorded: the submit below is timed
+    expect(km.DeviceError, lambda: km.synchronize(), "<glsl>")
+    import os
+    os.environ["KOMPUTE_ML_KERNEL_TIMEOUT"] = "soon"
+    expect(ValueError, lambda: km.ones(3).numpy(), "KOMPUTE_ML_KERNEL_TIMEOUT")
+    os.environ["KOMPUTE_ML_KERNEL_TIMEOUT"] = "0"  # 0: no timeout
+    assert float(km.ones(3).sum().numpy()) == 3.0
+    ''', env={"KOMPUTE_ML_KERNEL_TIMEOUT": "0.05"}, timeout=300)
