@@ -18,6 +18,10 @@ import gc
 import heapq
 import itertools
 import os
+try:
+    import resource
+except ImportError:     # not on Windows: no address-space limits to check there
+    resource = None
 
 import numpy as np
 
@@ -86,6 +90,7 @@ class _Pool:
         self.cache_limit = min(1 << 30, local // 4) if local else 1 << 30
         self.drop_listeners = []  # called with a block's uid when the pool drops its tensor
         self.sizes = {}           # requested bytes -> bucket (the per-op path skips the checks)
+        self.pressure_listeners = []  # called when an allocation failed (the stream submits)
 
     def total(self):
         return self.live_bytes + self.free_bytes
@@ -224,14 +229,75 @@ def _create(device, pool, size):
     last = None
     for attempt in range(3):
         try:
+            _check_host_room(device, size)
             return _Block(_kp.tensor_create(manager, size, device.name), size)
         except OutOfMemoryError as exc:   # any other failure (DeviceError, ...) goes up at once
             last = exc
-            # free what we cache, then what Python holds, then give up (as CuPy's pool does)
+            # free what we cache, then what Python holds, then give up (as CuPy's pool does);
+            # pending work may still hold dropped tensors: submitting it lets kp free them
             _drop_free(pool, all_blocks=True)
+            for listener in pool.pressure_listeners:
+                listener()
             if attempt == 1:
                 gc.collect()
     raise last
+
+
+# Host memory a tensor needs besides its bytes: page rounding, kp's and the driver's bookkeeping
+_HOST_SLACK = 16 << 20
+
+
+def _host_cost(device, size):
+    """Bytes of this process's address space creating a ``size``-byte tensor takes at its peak.
+
+    The staging buffer is host memory on every device, and the zeroed array kp copies from
+    exists while it is created; on a CPU device (lavapipe) the device memory is host memory too.
+    """
+    return size * (3 if device.info.type == "cpu" else 2) + _HOST_SLACK
+
+
+def _proc_status_bytes(*fields):
+    """The named fields (VmSize, VmData, ...) of /proc/self/status in bytes (None: unknown)."""
+    out = dict.fromkeys(fields)
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                key, _, value = line.partition(":")
+                if key in out:
+                    out[key] = int(value.split()[0]) * 1024     # the kernel reports kB
+    except (OSError, ValueError, IndexError):
+        pass
+    return out
+
+
+def _check_host_room(device, size):
+    """OutOfMemoryError when the process's address-space (or data) limit cannot hold the tensor.
+
+    Under ``ulimit -v`` / ``prlimit --as`` a failed allocation inside the Vulkan driver is
+    reported by some drivers and crashes others (lavapipe segfaulted in vkBindBufferMemory on
+    the null memory an unchecked vkAllocateMemory left): checking the limit first turns that into
+    an exception the pool can recover from (free its cache, collect, retry) on any kp build.
+    """
+    if resource is None:
+        return
+    limits = []
+    for name, field in (("RLIMIT_AS", "VmSize"), ("RLIMIT_DATA", "VmData")):
+        soft = resource.getrlimit(getattr(resource, name))[0]
+        if soft != resource.RLIM_INFINITY:
+            limits.append((name, field, soft))
+    if not limits:
+        return
+    used = _proc_status_bytes(*[field for _, field, _ in limits])
+    need = _host_cost(device, size)
+    parts = "staging and device memory: a CPU device's memory is host memory" \
+        if device.info.type == "cpu" else "staging memory"
+    for name, field, soft in limits:
+        if used[field] is not None and used[field] + need > soft:
+            raise OutOfMemoryError(
+                size, device.name,
+                f"host memory exhausted: the process's {name} limit is {soft} bytes, {used[field]} "
+                f"are in use ({field}) and the buffer needs about {need} more on the host ({parts});"
+                " release arrays (del, km.free_all_blocks()) or raise the limit")
 
 
 def write(buf, array, offset=0):
@@ -306,6 +372,13 @@ def add_drop_listener(device, fn):
     pool = _pool(device)
     if fn not in pool.drop_listeners:
         pool.drop_listeners.append(fn)
+
+
+def add_pressure_listener(device, fn):
+    """Register ``fn()``, called when an allocation failed, before the pool retries it."""
+    pool = _pool(device)
+    if fn not in pool.pressure_listeners:
+        pool.pressure_listeners.append(fn)
 
 
 def _on_close(device):

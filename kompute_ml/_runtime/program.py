@@ -225,6 +225,7 @@ class Program:
             raise TypeError(f"spirv must be bytes, got {type(spirv).__name__}")
         self.spirv = spirv
         self.name = name
+        _stream.name_spirv(spirv, name)     # a timed-out submit names its kernels
         self.reflection = _spirv.reflect(spirv)
         self.facts = dict(facts or {})
         self._ready = {}            # (device, groups) -> stream.Ready (see dispatch)

@@ -40,6 +40,11 @@ _F32_MAX = float(np.finfo(np.float32).max)
 _F32_TINY = float(np.finfo(np.float32).tiny)
 # largest sum of sample weights: leaves float32 room for per-sample losses and features of ~1e8
 _MAX_WEIGHT_SUM = 1e30
+# largest penalty strength times learning rate of the micro-batch solvers: the device squares the
+# gradient l2 * w (Adam's second moment) in float32, and after a first step |w| is about the
+# learning rate; past sqrt(float32 max) ~ 1.8e19 the square overflows, Adam's steps become 0 and
+# the coefficients freeze at +-lr with a huge loss (C=1e-30 did that, silently)
+_MAX_PENALTY_STEP = 1e18
 
 
 # Fits of data that lives elsewhere (a dask array spread over workers): the distributed layer
@@ -516,6 +521,13 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         else:
             opt = _optim.make_optimizer(solver, lr, mean_weight)
             prog.set_state(W0)
+        if prog.l2 * opt.lr > _MAX_PENALTY_STEP:
+            raise ValueError(
+                f"C={self.C:g} is too small for solver={solver!r}: the penalty strength "
+                f"1 / (C * sum of sample weights) = {prog.l2:g} times the learning rate "
+                f"{opt.lr:g} exceeds {_MAX_PENALTY_STEP:g}, past which the device's float32 "
+                "steps overflow. Raise C (coefficients are ~0 at such a C anyway), or use "
+                "solver='lbfgs'")
         schedule = _optim.PlateauSchedule(self.tol, self.n_iter_no_change, adaptive=auto)
         epochs = 1 if partial else self.max_iter
         bar = self._progress(epochs)
