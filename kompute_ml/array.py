@@ -228,6 +228,12 @@ class Array:
             raise TypeError("only length-1 arrays can be converted to Python scalars")
         return int(self.item())
 
+    def __complex__(self):
+        # the standard's conversion of a one-element array; ours hold real values only
+        if self.size != 1:
+            raise TypeError("only length-1 arrays can be converted to Python scalars")
+        return complex(self.item())
+
     def __index__(self):
         if self.dtype not in (INT32, UINT32, BOOL) or self.ndim:
             raise TypeError("only integer scalar arrays can be converted to a scalar index")
@@ -671,9 +677,15 @@ def _from_pickle(data, index, name):
     return _upload(_to_numpy(data, data.dtype), dev if dev is not None else _get_device(None))
 
 
-def _ufunc(op, doc):
-    def fn(*args):
-        return elementwise(op, *args)
+def _ufunc(op, doc, nargs=1):
+    # the Array API's signatures: ``f(x, /)`` and ``f(x1, x2, /)`` (positional-only, so
+    # inspect.signature and a wrong argument count both say what the standard says)
+    if nargs == 1:
+        def fn(x, /):
+            return elementwise(op, x)
+    else:
+        def fn(x1, x2, /):
+            return elementwise(op, x1, x2)
     fn.__name__ = fn.__qualname__ = op
     fn.__doc__ = doc
     return fn
@@ -691,25 +703,28 @@ ceil = _ufunc("ceil", "Elementwise ceiling (lazy); integers are returned unchang
 absolute = _ufunc("absolute", "Elementwise absolute value (lazy).")
 abs = absolute
 negative = _ufunc("negative", "Elementwise -x (lazy).")
-add = _ufunc("add", "Elementwise a + b with broadcasting (lazy).")
-subtract = _ufunc("subtract", "Elementwise a - b with broadcasting (lazy).")
-multiply = _ufunc("multiply", "Elementwise a * b with broadcasting (lazy).")
-true_divide = _ufunc("true_divide", "Elementwise a / b (lazy); integers give float32.")
+add = _ufunc("add", "Elementwise a + b with broadcasting (lazy).", 2)
+subtract = _ufunc("subtract", "Elementwise a - b with broadcasting (lazy).", 2)
+multiply = _ufunc("multiply", "Elementwise a * b with broadcasting (lazy).", 2)
+true_divide = _ufunc("true_divide", "Elementwise a / b (lazy); integers give float32.", 2)
 divide = true_divide
-floor_divide = _ufunc("floor_divide", "Elementwise a // b (lazy): floor semantics; int // 0 is 0.")
-remainder = _ufunc("remainder", "Elementwise a % b (lazy): the sign of b; int % 0 is 0.")
-power = _ufunc("power", "Elementwise a ** b (lazy).")
-maximum = _ufunc("maximum", "Elementwise maximum (lazy); nan wins, as in numpy.")
-minimum = _ufunc("minimum", "Elementwise minimum (lazy); nan wins, as in numpy.")
-equal = _ufunc("equal", "Elementwise a == b (lazy), a bool array.")
-not_equal = _ufunc("not_equal", "Elementwise a != b (lazy), a bool array.")
-less = _ufunc("less", "Elementwise a < b (lazy), a bool array.")
-less_equal = _ufunc("less_equal", "Elementwise a <= b (lazy), a bool array.")
-greater = _ufunc("greater", "Elementwise a > b (lazy), a bool array.")
-greater_equal = _ufunc("greater_equal", "Elementwise a >= b (lazy), a bool array.")
-bitwise_and = _ufunc("bitwise_and", "Elementwise a & b (lazy): logical and of bools, bits of ints.")
-bitwise_or = _ufunc("bitwise_or", "Elementwise a | b (lazy): logical or of bools, bits of ints.")
-bitwise_xor = _ufunc("bitwise_xor", "Elementwise a ^ b (lazy): logical xor of bools, bits of ints.")
+floor_divide = _ufunc(
+    "floor_divide", "Elementwise a // b (lazy): floor semantics; int // 0 is 0.", 2)
+remainder = _ufunc("remainder", "Elementwise a % b (lazy): the sign of b; int % 0 is 0.", 2)
+power = _ufunc("power", "Elementwise a ** b (lazy).", 2)
+maximum = _ufunc("maximum", "Elementwise maximum (lazy); nan wins, as in numpy.", 2)
+minimum = _ufunc("minimum", "Elementwise minimum (lazy); nan wins, as in numpy.", 2)
+equal = _ufunc("equal", "Elementwise a == b (lazy), a bool array.", 2)
+not_equal = _ufunc("not_equal", "Elementwise a != b (lazy), a bool array.", 2)
+less = _ufunc("less", "Elementwise a < b (lazy), a bool array.", 2)
+less_equal = _ufunc("less_equal", "Elementwise a <= b (lazy), a bool array.", 2)
+greater = _ufunc("greater", "Elementwise a > b (lazy), a bool array.", 2)
+greater_equal = _ufunc("greater_equal", "Elementwise a >= b (lazy), a bool array.", 2)
+bitwise_and = _ufunc(
+    "bitwise_and", "Elementwise a & b (lazy): logical and of bools, bits of ints.", 2)
+bitwise_or = _ufunc("bitwise_or", "Elementwise a | b (lazy): logical or of bools, bits of ints.", 2)
+bitwise_xor = _ufunc(
+    "bitwise_xor", "Elementwise a ^ b (lazy): logical xor of bools, bits of ints.", 2)
 invert = _ufunc("invert", "Elementwise ~a (lazy): logical not of bools, bitwise not of ints.")
 
 

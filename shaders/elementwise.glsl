@@ -84,7 +84,9 @@ float km_floordiv_f(float a, float b) {
     float m = km_fmod(a, b);
     float d = (a - m) / b;
     if (m != 0.0 && ((b < 0.0) != (m < 0.0))) d -= 1.0;
-    if (d == 0.0) return (a / b) < 0.0 ? -0.0 : 0.0;
+    // a zero quotient carries the sign of a / b (numpy's copysign): -0 // 5 and 0 // -5 are -0
+    uint sign = (floatBitsToUint(a) ^ floatBitsToUint(b)) & 0x80000000u;
+    if (d == 0.0) return uintBitsToFloat(sign);
     float f = floor(d);
     if (d - f > 0.5) f += 1.0;
     return f;

@@ -1,6 +1,6 @@
 // reduce.glsl — the reduction operator of reduce_rows.comp / reduce_axis.comp, chosen by defines:
 //   KM_IN_KIND, KM_ACC_KIND: 0 float, 1 int, 2 uint (storage type of the input, accumulator type)
-//   KM_OP: 0 sum, 1 max, 2 min          KM_ARG: 1 tracks the index of the max/min (argmax/argmin)
+//   KM_OP: 0 sum, 1 max, 2 min, 3 product          KM_ARG: 1 tracks the index of the max/min (argmax/argmin)
 // A NaN wins max/min (numpy); argmax/argmin return the first index of the winner (first NaN).
 #ifndef KOMPUTE_ML_REDUCE_GLSL
 #define KOMPUTE_ML_REDUCE_GLSL
@@ -39,6 +39,8 @@
 // the identity of the operator: what padding lanes hold
 #if KM_OP == 0
 #define KM_IDENTITY KM_ACC(0)
+#elif KM_OP == 3
+#define KM_IDENTITY KM_ACC(1)
 #elif KM_OP == 1
 #if KM_ACC_KIND == 0
 #define KM_IDENTITY uintBitsToFloat(0xff800000u)
@@ -60,6 +62,8 @@
 KM_ACC km_combine(KM_ACC a, KM_ACC b) {
 #if KM_OP == 0
     return a + b;
+#elif KM_OP == 3
+    return a * b;
 #elif KM_ACC_KIND == 0 && KM_OP == 1
     return (isnan(a) || a >= b) ? a : b;
 #elif KM_ACC_KIND == 0

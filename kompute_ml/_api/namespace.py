@@ -119,9 +119,26 @@ def can_cast(from_, to, /):
     return np.can_cast(_dt(from_), canonical_dtype(to), casting="safe")
 
 
+class finfo_object:
+    """What ``finfo`` returns: the standard's fields, as Python floats (numpy's are float32)."""
+
+    __slots__ = ("bits", "eps", "max", "min", "smallest_normal", "dtype")
+
+    def __init__(self, info):
+        self.bits = int(info.bits)
+        self.eps, self.max, self.min = float(info.eps), float(info.max), float(info.min)
+        self.smallest_normal = float(info.smallest_normal)
+        self.dtype = info.dtype
+
+    def __repr__(self):
+        return (f"finfo(bits={self.bits}, eps={self.eps}, max={self.max}, min={self.min}, "
+                f"smallest_normal={self.smallest_normal}, dtype={self.dtype})")
+
+
 def finfo(type, /):
     """Machine limits of float32 (the only floating dtype)."""
-    return np.finfo(_check_dtype(_dt(type) if isinstance(type, Array) else np.dtype(type)))
+    dt = _check_dtype(_dt(type) if isinstance(type, Array) else np.dtype(type))
+    return finfo_object(np.finfo(dt))
 
 
 def iinfo(type, /):
@@ -196,8 +213,12 @@ def _flat(seq):
 
 def from_dlpack(x, /, *, device=None, copy=None):
     """An Array holding the data of a DLPack producer (a host copy is uploaded)."""
+    if isinstance(x, Array) and (device is None or _a._get_device(device) is x.device):
+        # our own array on its own device: shared, never copied (copy=False is honoured)
+        return x.copy() if copy else x.reshape(x.shape)      # a new Array, same buffer
     if copy is False:
-        raise ValueError("from_dlpack(copy=False): data is always copied to the Vulkan device")
+        raise BufferError("from_dlpack(copy=False): a host producer's data is always copied to "
+                          "the Vulkan device")
     return _a.asarray(np.from_dlpack(x), device=device)
 
 

@@ -1,4 +1,4 @@
-"""Reductions on the device: sum, mean, max, min, argmax, argmin over all elements or some axes.
+"""Reductions on the device: sum, prod, mean, max, min, argmax, argmin over all elements or some axes.
 
 The input (realized, C order) is viewed as (outer, r, inner), r being the reduced axis. Two kernels,
 each run in passes until one value per output is left:
@@ -29,7 +29,7 @@ from .indexing import norm_axis
 
 __all__ = ["reduce"]
 
-_OP_CODE = {"sum": 0, "mean": 0, "max": 1, "min": 2, "argmax": 1, "argmin": 2}
+_OP_CODE = {"sum": 0, "mean": 0, "max": 1, "min": 2, "argmax": 1, "argmin": 2, "prod": 3}
 _KIND = {FLOAT32: 0, INT32: 1, UINT32: 2, BOOL: 2}
 PER_THREAD = 32           # elements each invocation of reduce_rows combines before the tree
 _CHUNK = 16               # elements per invocation of reduce_axis (KM_CHUNK)
@@ -59,7 +59,7 @@ def _result_dtype(op, dtype):
         return 0, FLOAT32
     if op in ("argmax", "argmin"):
         return _KIND[dtype], INT32
-    if op == "sum":
+    if op in ("sum", "prod"):
         return {FLOAT32: (0, FLOAT32), INT32: (1, INT32), UINT32: (2, UINT32), BOOL: (1, INT32)}[dtype]
     return _KIND[dtype], dtype
 
@@ -161,8 +161,9 @@ def _reduce(buf, shape, dtype, device, op, axis, keepdims, passes):
     out_shape = kept if keepdims else tuple(s for k, s in enumerate(shape) if k not in axes)
     r_total = math.prod(shape[k] for k in axes)
     if r_total == 0:
-        if op == "sum":
-            return _buffers.fill(device, out_shape, out_dtype, 0), out_shape, out_dtype
+        if op in ("sum", "prod"):
+            empty = 0 if op == "sum" else 1       # the operator's identity
+            return _buffers.fill(device, out_shape, out_dtype, empty), out_shape, out_dtype
         if op == "mean":
             warnings.warn("Mean of empty slice", RuntimeWarning, stacklevel=4)
             return _buffers.fill(device, out_shape, out_dtype, np.nan), out_shape, out_dtype
