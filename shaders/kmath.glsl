@@ -42,10 +42,11 @@ void kmath_two_prod(float a, float b, out float p, out float e) {
 }
 
 // ---- exp: x = k ln2 + r, |r| <= ln2 / 2 (r exact: Cody-Waite with a 16-bit ln2_hi), then
-// exp(r) = 1 + r + r^2 P(r), and 2^k applied in two halves so that subnormal results round once
-// (and are kept where the device keeps denormals) and k = 128 still gives a finite result.
-float kmath_exp(float x) {
-    float xc = clamp(x, -104.0, 89.0);               // beyond: 0 / inf, reached through 2^k
+// exp(r) = 1 + r + r^2 P(r), and 2^(k + shift) applied in two halves so that subnormal results
+// round once (and are kept where the device keeps denormals) and k = 129 still gives a finite
+// result (shift = -1: exp(x) / 2, which cosh and sinh need finite up to x = 89.4).
+float kmath_exp_scaled(float x, int shift) {
+    float xc = clamp(x, -104.0, 90.0);               // beyond: 0 / inf, reached through 2^k
     float k = floor(xc * 1.44269504 + 0.5);
     precise float r = xc - k * KMATH_LN2_HI;
     r = r - k * KMATH_LN2_LO;
@@ -56,11 +57,12 @@ float kmath_exp(float x) {
     p = p * r + 1.666666567325592e-01;
     p = p * r + 0.5;
     precise float e = 1.0 + (r + r * r * p);
-    int ki = int(k);
+    int ki = int(k) + shift;
     int k1 = ki >> 1;
     float res = (e * kmath_pow2i(k1)) * kmath_pow2i(ki - k1);
     return isnan(x) ? x : res;
 }
+float kmath_exp(float x) { return kmath_exp_scaled(x, 0); }
 
 // ---- sigmoid 1 / (1 + exp(-x)): exp of -|x| only, so nothing overflows on either side
 float kmath_sigmoid(float x) {
@@ -222,5 +224,428 @@ float kmath_sincos(float x, bool cosine) {
 }
 float kmath_sin(float x) { return kmath_sincos(x, false); }
 float kmath_cos(float x) { return kmath_sincos(x, true); }
+
+// ================================================================================================
+// Helpers of the functions below: exact sums (Knuth's two-sum, no ordering needed), sign
+// transfer, and values carried as unevaluated float pairs hi + lo ("double-float") where one
+// float's 24 bits are not enough (pow's logarithm, the pi constants, sqrt(x^2 +- 1)).
+
+const float KMATH_PIO2_HI = 1.5707963705062866;
+const float KMATH_PIO2_LO = -4.371138828673793e-08;
+const float KMATH_PI_HI = 3.1415927410125732;
+const float KMATH_PI_LO = -8.742277657347586e-08;
+const float KMATH_PIO4_HI = 0.7853981852531433;
+const float KMATH_PIO4_LO = -2.1855694143368964e-08;
+
+// a + b == s + e exactly
+void kmath_two_sum(float a, float b, out float s, out float e) {
+    precise float ss = a + b;
+    precise float bb = ss - a;
+    precise float ee = (a - (ss - bb)) + (b - bb);
+    s = ss;
+    e = ee;
+}
+
+// (ah + al) - (bh + bl) as a pair
+void kmath_sub_dd(float ah, float al, float bh, float bl, out float h, out float l) {
+    float s, e;
+    kmath_two_sum(ah, -bh, s, e);
+    precise float t = e + (al - bl);
+    precise float hh = s + t;
+    h = hh;
+    l = t - (hh - s);
+}
+
+// |v| with the sign bit of x
+float kmath_copysign(float v, float x) {
+    return uintBitsToFloat((floatBitsToUint(v) & 0x7fffffffu) | (floatBitsToUint(x) & 0x80000000u));
+}
+
+// sqrt(h + l) as sh + sl (h >= 0): the driver's root, then its first-order correction from the
+// exact residual (h - sh^2) + l; the driver's few-ulp error is squared away
+void kmath_sqrt_dd(float h, float l, out float sh, out float sl) {
+    float r = sqrt(h);
+    float p, e;
+    kmath_two_prod(r, r, p, e);
+    precise float res = ((h - p) - e) + l;
+    sh = r;
+    sl = r > 0.0 ? res / (2.0 * r) : 0.0;
+}
+
+// ---- logarithm in extended precision: x = 2^k m, m in [sqrt(1/2), sqrt(2)), and
+// ln m = 2 atanh(s) = 2s + 2s^3/3 + ..., s = (m - 1) / (m + 1) in [-0.172, 0.172] carried as
+// sh + sl (the division's remainder exact through Dekker's product): hi + lo carries ~2^-40
+// relative, which pow needs (its error is |y| times the logarithm's).
+void kmath_ln_m(float x, out int k, out float hi, out float lo) {
+    bool sub = x < 1.17549435e-38;
+    float xs = sub ? x * 8388608.0 : x;
+    int ix = floatBitsToInt(xs) + (0x3f800000 - 0x3f3504f3);
+    k = (ix >> 23) - 127 - (sub ? 23 : 0);
+    float f = intBitsToFloat((ix & 0x007fffff) + 0x3f3504f3) - 1.0;
+    precise float dh = 2.0 + f;
+    precise float dl = f - (dh - 2.0);
+    float sh = f / dh;
+    float p, e;
+    kmath_two_prod(sh, dh, p, e);
+    precise float sl = (((f - p) - e) - sh * dl) / dh;
+    float z = sh * sh;
+    float P = 0.18181818723678589;                    // 2/11, 2/9, ... (Taylor: z <= 0.03)
+    P = P * z + 0.2222222238779068;
+    P = P * z + 0.2857142984867096;
+    P = P * z + 0.4000000059604645;
+    P = P * z + 0.6666666865348816;
+    precise float t = sh * (z * P);
+    hi = 2.0 * sh;
+    lo = 2.0 * sl + t;
+}
+
+const float KMATH_IL2_HI = 1.4426950216293335;       // 1 / ln 2 as a pair
+const float KMATH_IL2_LO = 1.925963033500011e-08;
+
+// log2(x) as H + L for finite x > 0
+void kmath_log2_dd(float x, out float H, out float L) {
+    int k;
+    float hi, lo, ph, pl;
+    kmath_ln_m(x, k, hi, lo);
+    kmath_two_prod(hi, KMATH_IL2_HI, ph, pl);
+    precise float tail = pl + (hi * KMATH_IL2_LO + lo * KMATH_IL2_HI);
+    float dk = float(k);
+    precise float s = dk + ph;
+    precise float se = (dk - s) + ph;                 // exact: |k| >= 1 > |ph|, or k = 0
+    precise float t = se + tail;
+    precise float h = s + t;
+    H = h;
+    L = t - (h - s);
+}
+
+// the values at the ends of log's domain (C99 / the Array API): nan below 0, -inf at +-0, inf at inf
+float kmath_log_special(float x, float res) {
+    if (!(x > 0.0)) res = x == 0.0 ? -KMATH_INF : KMATH_NAN;
+    return x == KMATH_INF ? x : res;
+}
+
+float kmath_log2(float x) {
+    float H, L;
+    kmath_log2_dd(x, H, L);
+    return kmath_log_special(x, H);
+}
+
+// log10 x = k log10(2) + ln(m) / ln(10); k * LG2_HI is exact (LG2_HI has 15 bits, |k| < 2^8)
+float kmath_log10(float x) {
+    int k;
+    float hi, lo, ph, pl, s, e;
+    kmath_ln_m(x, k, hi, lo);
+    kmath_two_prod(hi, 0.4342944920063019, ph, pl);
+    float dk = float(k);
+    precise float tail = pl + (hi * -1.0103049952192578e-08 + lo * 0.4342944920063019)
+                         + dk * 4.605039066518657e-06;
+    kmath_two_sum(dk * 0.301025390625, ph, s, e);
+    precise float res = s + (e + tail);
+    return kmath_log_special(x, res);
+}
+
+// log1p(h + l) for h + l > -1: u = 1 + h rounded, c = the part of h + l that u lost (exact by
+// Fast2Sum); log(u) + c / u
+float kmath_log1p_dd(float h, float l) {
+    precise float u = 1.0 + h;
+    precise float c = (abs(h) <= 1.0 ? h - (u - 1.0) : 1.0 - (u - h)) + l;
+    return kmath_log(u) + c / u;
+}
+
+float kmath_log1p(float x) {
+    float r = kmath_log1p_dd(x, 0.0);
+    r = x < -1.0 ? KMATH_NAN : (x == -1.0 ? -KMATH_INF : r);
+    return (x == 0.0 || x == KMATH_INF || isnan(x)) ? x : r;     // log1p(-0) = -0
+}
+
+// ---- exp2 of H + L (|L| <= ulp(H)): n = round(H), r = (H - n) + L in [-1/2, 1/2] (H - n exact),
+// 2^r = 1 + r P(r) (Taylor, truncation < 2^-32), 2^n in two halves as in exp
+float kmath_exp2_dd(float H, float L) {
+    float hc = clamp(H, -160.0, 130.0);
+    float n = floor(hc + 0.5);
+    precise float r = (hc - n) + (H == hc ? L : 0.0);
+    float p = 1.3215486660556053e-06;
+    p = p * r + 1.5252733646775596e-05;
+    p = p * r + 1.540352968731895e-04;
+    p = p * r + 1.3333557872101665e-03;
+    p = p * r + 9.618128649890423e-03;
+    p = p * r + 5.550410971045494e-02;
+    p = p * r + 2.4022650718688965e-01;
+    p = p * r + 6.931471824645996e-01;
+    precise float e = 1.0 + r * p;
+    int ni = int(n);
+    int n1 = ni >> 1;
+    return (e * kmath_pow2i(n1)) * kmath_pow2i(ni - n1);
+}
+
+float kmath_exp2(float x) {
+    return isnan(x) ? x : kmath_exp2_dd(x, 0.0);
+}
+
+// ---- expm1: a Taylor polynomial to x^11 for |x| <= 0.75 (relative error near 0); up to 16,
+// x = k ln2 + r and expm1 = 2^k expm1(r) + (2^k - 1) (2^k - 1 exact for |k| <= 23); beyond,
+// exp(x) - 1 rounds once.
+float kmath_expm1_poly(float r) {                    // (expm1(r) - r) / r^2
+    float p = 2.5052107943679403e-08;
+    p = p * r + 2.755731998149713e-07;
+    p = p * r + 2.7557318844628753e-06;
+    p = p * r + 2.4801587642286904e-05;
+    p = p * r + 1.9841270113829523e-04;
+    p = p * r + 1.3888889225199819e-03;
+    p = p * r + 8.333333767950535e-03;
+    p = p * r + 4.16666679084301e-02;
+    p = p * r + 1.666666716337204e-01;
+    p = p * r + 0.5;
+    return p;
+}
+float kmath_expm1(float x) {
+    float a = abs(x);
+    float xm = clamp(x, -16.0, 16.0);
+    float k = a <= 0.75 ? 0.0 : floor(xm * 1.44269504 + 0.5);
+    precise float r = xm - k * KMATH_LN2_HI;
+    r = r - k * KMATH_LN2_LO;
+    precise float em = r + r * r * kmath_expm1_poly(r);
+    float s = kmath_pow2i(int(k));
+    precise float mid = s * em + (s - 1.0);
+    float res = a <= 16.0 ? mid : kmath_exp(x) - 1.0;
+    return (x == 0.0 || isnan(x)) ? x : res;          // expm1(-0) = -0
+}
+
+// ---- sinh / cosh: Taylor polynomials below 1; expm1 / exp up to 16; past 16 e^|x| / 2
+// (computed as such, so it stays finite up to 89.4)
+float kmath_sinh(float x) {
+    float a = abs(x);
+    float z = a * a;
+    float p = 1.6059043836821613e-10;                // 1/13!, 1/11!, ..., 1/3!
+    p = p * z + 2.505210838544172e-08;
+    p = p * z + 2.755731922398589e-06;
+    p = p * z + 1.984126984126984e-04;
+    p = p * z + 8.333333333333333e-03;
+    p = p * z + 1.6666666666666666e-01;
+    float small = a + a * (z * p);
+    float em = kmath_expm1(min(a, 16.0));
+    float mid = 0.5 * (em + em / (em + 1.0));
+    float res = a < 1.0 ? small : (a <= 16.0 ? mid : kmath_exp_scaled(a, -1));
+    return isnan(x) ? x : kmath_copysign(res, x);
+}
+float kmath_cosh(float x) {
+    float a = abs(x);
+    float z = a * a;
+    float p = 1.1470745597729725e-11;                // 1/14!, ..., 1/4!, 1/2!
+    p = p * z + 2.08767569878681e-09;
+    p = p * z + 2.755731922398589e-07;
+    p = p * z + 2.48015873015873e-05;
+    p = p * z + 1.388888888888889e-03;
+    p = p * z + 4.1666666666666664e-02;
+    p = p * z + 0.5;
+    float small = 1.0 + z * p;
+    float e = kmath_exp(min(a, 16.0));
+    float mid = 0.5 * e + 0.5 / e;
+    float res = a < 1.0 ? small : (a <= 16.0 ? mid : kmath_exp_scaled(a, -1));
+    return isnan(x) ? x : res;
+}
+
+// ---- pow (C99 Annex F / IEEE 754 special cases, as the Array API lists them): |x|^y =
+// exp2(y log2|x|) with log2 as a pair and y log2|x| as a pair (Dekker's product), so the
+// exponent carries ~2^-40 relative; |y| is capped at 2^40, past which every result with
+// |x| != 1 over- or underflows anyway.
+bool kmath_is_odd_integer(float y) {
+    float h = 0.5 * y;
+    return floor(y) == y && floor(h) != h;
+}
+float kmath_pow(float x, float y) {
+    float ax = abs(x);
+    float H, L, ph, pl;
+    kmath_log2_dd(ax, H, L);
+    float yc = clamp(y, -1099511627776.0, 1099511627776.0);
+    kmath_two_prod(yc, H, ph, pl);
+    precise float pll = pl + yc * L;
+    float r = kmath_exp2_dd(ph, pll);
+    bool odd = kmath_is_odd_integer(y);
+    if (x < 0.0) r = odd ? -r : (floor(y) == y ? r : KMATH_NAN);
+    // x = +-0 or +-inf: 0 or inf by the sign of y (and of the exponent), negated for odd y
+    float zi = ((ax == 0.0) == (y > 0.0)) ? 0.0 : KMATH_INF;
+    zi = (odd && x < 0.0) || (odd && x == 0.0 && floatBitsToUint(x) != 0u) ? -zi : zi;
+    r = (ax == 0.0 || ax == KMATH_INF) ? zi : r;
+    // y = +-inf: 1 for |x| = 1, else 0 or inf
+    float yi = ax == 1.0 ? 1.0 : (((ax < 1.0) == (y > 0.0)) ? 0.0 : KMATH_INF);
+    r = isinf(y) ? yi : r;
+    r = (isnan(x) || isnan(y)) ? KMATH_NAN : r;
+    return (y == 0.0 || x == 1.0) ? 1.0 : r;
+}
+
+// ---- tan: the sin / cos reduction, then sin(r) / cos(r) or -cos(r) / sin(r) by quadrant
+float kmath_tan(float x) {
+    float a = abs(x);
+    uint q;
+    float rl;
+    float r = kmath_reduce_pio2(a, q, rl);
+    bool small = a < 0.7853981633974483;
+    r = small ? a : r;
+    rl = small ? 0.0 : rl;
+    q = small ? 0u : q;
+    float s0 = kmath_sin_poly(r), c0 = kmath_cos_poly(r);
+    float s = s0 + rl * c0, c = c0 - rl * s0;
+    float v = (q & 1u) != 0u ? -c / s : s / c;
+    v = uintBitsToFloat(floatBitsToUint(v) ^ (floatBitsToUint(x) & 0x80000000u));   // odd
+    return (isinf(x) || isnan(x)) ? KMATH_NAN : v;
+}
+
+// ---- atan family. atan(t), t in [0, 1], as hi + lo: t itself below tan(pi/8), else
+// pi/4 + atan(u) with u = (t - 1) / (t + 1) in [-tan(pi/8), 0]; atan(u) = u + u z P(z), z = u^2
+// (least-squares fit, relative error 2^-30 on the interval).
+void kmath_atan01(float t, out float hi, out float lo) {
+    bool mid = t > 0.41421356237309503;
+    float u = mid ? (t - 1.0) / (t + 1.0) : t;
+    float z = u * u;
+    float p = -0.06092337146401405;
+    p = p * z + 0.1060001328587532;
+    p = p * z - 0.14244486391544342;
+    p = p * z + 0.1999853104352951;
+    p = p * z - 0.33333316445350647;
+    float pu = u * (z * p);
+    hi = mid ? KMATH_PIO4_HI : u;
+    lo = mid ? KMATH_PIO4_LO + (u + pu) : pu;
+}
+
+float kmath_atan(float x) {
+    float a = abs(x);
+    bool big = a > 1.0;
+    float hi, lo;
+    kmath_atan01(big ? 1.0 / a : a, hi, lo);
+    float h2, l2;
+    kmath_sub_dd(KMATH_PIO2_HI, KMATH_PIO2_LO, hi, lo, h2, l2);   // atan(a) = pi/2 - atan(1/a)
+    float r = big ? h2 + l2 : hi + lo;
+    return isnan(x) ? x : kmath_copysign(r, x);
+}
+
+// atan2(y, x): atan of the smaller over the larger magnitude (no overflow), then pi/2 - . when
+// |y| > |x| and pi - . when x is negative (or -0); the sign of y last. Zeros and infinities give
+// the C99 values through the same path: 0/0 and inf/inf are replaced by 0 and 1.
+float kmath_atan2(float y, float x) {
+    float ay = abs(y), ax = abs(x);
+    bool swap = ay > ax;
+    float num = swap ? ax : ay, den = swap ? ay : ax;
+    float t = num / den;
+    t = den == 0.0 ? 0.0 : (isinf(den) ? (isinf(num) ? 1.0 : 0.0) : t);
+    float hi, lo, h2, l2;
+    kmath_atan01(t, hi, lo);
+    kmath_sub_dd(KMATH_PIO2_HI, KMATH_PIO2_LO, hi, lo, h2, l2);
+    hi = swap ? h2 : hi;
+    lo = swap ? l2 : lo;
+    kmath_sub_dd(KMATH_PI_HI, KMATH_PI_LO, hi, lo, h2, l2);
+    bool neg = (floatBitsToUint(x) & 0x80000000u) != 0u;
+    float r = neg ? h2 + l2 : hi + lo;
+    return (isnan(x) || isnan(y)) ? KMATH_NAN : kmath_copysign(r, y);
+}
+
+// asin(s) - s for s in [0, 1/2]: s z P(z), z = s^2 (least-squares fit, relative 2^-30)
+float kmath_asin_tail(float s) {
+    float z = s * s;
+    float p = 0.03715885058045387;
+    p = p * z + 0.014706604182720184;
+    p = p * z + 0.03173262998461723;
+    p = p * z + 0.04452658072113991;
+    p = p * z + 0.07500449568033218;
+    p = p * z + 0.16666661202907562;
+    return s * (z * p);
+}
+
+// asin: the polynomial up to 1/2; above, asin(a) = pi/2 - 2 asin(sqrt((1 - a) / 2)) with
+// (1 - a) / 2 exact and its root as a pair
+float kmath_asin(float x) {
+    float a = abs(x);
+    float w = (1.0 - a) * 0.5;
+    float sh, sl, s, e;
+    kmath_sqrt_dd(w, 0.0, sh, sl);
+    precise float t = sl + kmath_asin_tail(sh);
+    kmath_two_sum(KMATH_PIO2_HI, -2.0 * sh, s, e);
+    precise float big = s + ((e + KMATH_PIO2_LO) - 2.0 * t);
+    float r = a <= 0.5 ? a + kmath_asin_tail(a) : big;
+    r = a > 1.0 ? KMATH_NAN : r;
+    return isnan(x) ? x : kmath_copysign(r, x);
+}
+
+// acos: pi/2 - asin(x) up to 1/2; above, 2 asin(sqrt((1 - x) / 2)), below -1/2,
+// pi - 2 asin(sqrt((1 + x) / 2))
+float kmath_acos(float x) {
+    float a = abs(x);
+    float w = (1.0 - a) * 0.5;
+    float sh, sl, s, e, s2, e2;
+    kmath_sqrt_dd(w, 0.0, sh, sl);
+    precise float t = sl + kmath_asin_tail(sh);
+    precise float pos = 2.0 * (sh + t);
+    kmath_two_sum(KMATH_PI_HI, -2.0 * sh, s, e);
+    precise float neg = s + ((e + KMATH_PI_LO) - 2.0 * t);
+    kmath_two_sum(KMATH_PIO2_HI, -x, s2, e2);
+    precise float mid = s2 + ((e2 + KMATH_PIO2_LO) - kmath_asin_tail(x));   // the tail is odd
+    float r = a <= 0.5 ? mid : (x > 0.0 ? pos : neg);
+    return (a > 1.0 || isnan(x)) ? KMATH_NAN : r;
+}
+
+// ---- inverse hyperbolic functions: log of a pair, so the root's rounding does not count
+// log(h + l) for h >= 1 (l <= ulp(h))
+float kmath_log_dd(float h, float l) { return kmath_log(h) + l / h; }
+
+// asinh: odd least-squares polynomial up to 1/2 (relative 2^-30); to 2^12,
+// log(a + sqrt(a^2 + 1)) with every step a pair; past 2^12, log(2a) (the rest is below 2^-26)
+float kmath_asinh(float x) {
+    float a = abs(x);
+    float z = a * a;
+    float p = 0.009195804595947266;
+    p = p * z - 0.020001716911792755;
+    p = p * z + 0.030019283294677734;
+    p = p * z - 0.04461410269141197;
+    p = p * z + 0.07499894499778748;
+    p = p * z - 0.1666666567325592;
+    float small = a + a * (z * p);
+    float am = min(a, 4096.0);
+    float pp, pe, sh, sl, rh, rl, wh, wl;
+    kmath_two_prod(am, am, pp, pe);
+    kmath_two_sum(pp, 1.0, sh, sl);
+    kmath_sqrt_dd(sh, sl + pe, rh, rl);
+    kmath_two_sum(am, rh, wh, wl);
+    float mid = kmath_log_dd(wh, wl + rl);
+    float big = a < 8.507059e37 ? kmath_log(2.0 * a) : kmath_log(a) + 0.6931471805599453;
+    float r = a <= 0.5 ? small : (a <= 4096.0 ? mid : big);
+    return isnan(x) ? x : kmath_copysign(r, x);
+}
+
+// acosh: near 1, log1p(t + sqrt(2t + t^2)) with t = x - 1 exact; to 2^12, log(x + sqrt(x^2 - 1));
+// past 2^12, log(2x); both roots as pairs
+float kmath_acosh(float x) {
+    float xm = clamp(x, 1.0, 4096.0);
+    float t = xm - 1.0;
+    float pp, pe, sh, sl, rh, rl, vh, vl;
+    kmath_two_prod(t, t, pp, pe);
+    kmath_two_sum(2.0 * t, pp, sh, sl);
+    kmath_sqrt_dd(sh, sl + pe, rh, rl);
+    kmath_two_sum(t, rh, vh, vl);
+    float near1 = kmath_log1p_dd(vh, vl + rl);
+    float qp, qe, dh, dl, wh, wl;
+    kmath_two_prod(xm, xm, qp, qe);
+    kmath_two_sum(qp, -1.0, dh, dl);
+    kmath_sqrt_dd(dh, dl + qe, rh, rl);
+    kmath_two_sum(xm, rh, wh, wl);
+    float mid = kmath_log_dd(wh, wl + rl);
+    float big = x < 8.507059e37 ? kmath_log(2.0 * x) : kmath_log(x) + 0.6931471805599453;
+    float r = x <= 2.0 ? near1 : (x <= 4096.0 ? mid : big);
+    return (x < 1.0 || isnan(x)) ? KMATH_NAN : r;
+}
+
+// atanh(a) = log1p(2a / (1 - a)) / 2 with 1 - a and the quotient as pairs
+float kmath_atanh(float x) {
+    float a = abs(x);
+    precise float d = 1.0 - a;
+    precise float dl = (1.0 - d) - a;
+    float q = (2.0 * a) / d;
+    float p, e;
+    kmath_two_prod(q, d, p, e);
+    precise float ql = (((2.0 * a - p) - e) - q * dl) / d;
+    float r = 0.5 * kmath_log1p_dd(q, ql);
+    r = a == 1.0 ? KMATH_INF : r;
+    r = a > 1.0 ? KMATH_NAN : r;
+    return isnan(x) ? x : kmath_copysign(r, x);
+}
 
 #endif
