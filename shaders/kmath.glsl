@@ -41,6 +41,22 @@ void kmath_two_prod(float a, float b, out float p, out float e) {
     e = ee;
 }
 
+// a / b within ~0.5 ulp whatever the driver's division (Vulkan allows 2.5 ulp, and GPUs use
+// that: a reciprocal and a product): the quotient corrected once by the exact remainder
+// a - q b (Dekker's product). Where the product could overflow, q is 0, inf or nan, or the
+// correction comes out non-finite, q is kept as it is.
+float kmath_div(float a, float b) {
+    float q = a / b;
+    float p, e;
+    kmath_two_prod(q, b, p, e);
+    precise float r = (a - p) - e;
+    precise float c = q + r / b;
+    // (Dekker's product is exact only while its partial products stay normal)
+    bool safe = abs(q) < 1.0e30 && abs(q) > 1.0e-30 && abs(b) < 1.0e30 && abs(b) > 1.0e-30
+                && abs(a) > 1.0e-20 && !isnan(c) && !isinf(c);
+    return safe ? c : q;
+}
+
 // ---- exp: x = k ln2 + r, |r| <= ln2 / 2 (r exact: Cody-Waite with a 16-bit ln2_hi), then
 // exp(r) = 1 + r + r^2 P(r), and 2^(k + shift) applied in two halves so that subnormal results
 // round once (and are kept where the device keeps denormals) and k = 129 still gives a finite
@@ -67,7 +83,7 @@ float kmath_exp(float x) { return kmath_exp_scaled(x, 0); }
 // ---- sigmoid 1 / (1 + exp(-x)): exp of -|x| only, so nothing overflows on either side
 float kmath_sigmoid(float x) {
     float e = kmath_exp(-abs(x));
-    return (x >= 0.0 ? 1.0 : e) / (1.0 + e);         // one rounding on either side
+    return kmath_div(x >= 0.0 ? 1.0 : e, 1.0 + e);   // 1 + e: one rounding on either side
 }
 
 // ---- tanh: an odd polynomial below 0.625 (where 1 - e^-2|x| would cancel), else
@@ -84,7 +100,7 @@ float kmath_tanh(float x) {
     float ps = x + x * (z * p);
     float a = abs(x);
     float e = kmath_exp(-2.0 * a);
-    float t = (1.0 - e) / (1.0 + e);
+    float t = kmath_div(1.0 - e, 1.0 + e);
     ps = x == 0.0 ? x : ps;                            // tanh(-0) = -0
     return a < 0.625 ? ps : (x < 0.0 ? -t : t);
 }
@@ -186,14 +202,15 @@ float kmath_reduce_pio2(float a, out uint q, out float rl) {
     return up ? -r : r;
 }
 
-float kmath_sin_poly(float r) {          // sin on [-pi/4, pi/4]
+float kmath_sin_tail(float r) {          // sin(r) - r on [-pi/4, pi/4]
     float z = r * r;
     float p = 2.7183114070794545e-06;
     p = p * z - 1.983933470910415e-04;
     p = p * z + 8.333329111337662e-03;
     p = p * z - 1.666666716337204e-01;
-    return r + r * (z * p);
+    return r * (z * p);
 }
+float kmath_sin_poly(float r) { return r + kmath_sin_tail(r); }
 float kmath_cos_poly(float r) {          // cos on [-pi/4, pi/4]
     float z = r * r;
     float p = -2.7210231223762094e-07;
@@ -214,8 +231,8 @@ float kmath_sincos(float x, bool cosine) {
     rl = small ? 0.0 : rl;
     q = small ? 0u : q;
     q += cosine ? 1u : 0u;                               // cos(a) = sin(a + pi/2)
-    float s0 = kmath_sin_poly(r), c0 = kmath_cos_poly(r);
-    float s = s0 + rl * c0, c = c0 - rl * s0;            // sin / cos of r + rl, to first order
+    float ts = kmath_sin_tail(r), c0 = kmath_cos_poly(r);
+    float s = r + (ts + rl * c0), c = c0 - rl * (r + ts);   // sin / cos of r + rl, to first order
     float v = (q & 1u) != 0u ? c : s;
     v = (q & 2u) != 0u ? -v : v;
     // sin is odd: carry x's sign bit over (sin(-0) = -0)
@@ -424,7 +441,7 @@ float kmath_sinh(float x) {
     p = p * z + 1.6666666666666666e-01;
     float small = a + a * (z * p);
     float em = kmath_expm1(min(a, 16.0));
-    float mid = 0.5 * (em + em / (em + 1.0));
+    float mid = 0.5 * (em + kmath_div(em, em + 1.0));
     float res = a < 1.0 ? small : (a <= 16.0 ? mid : kmath_exp_scaled(a, -1));
     return isnan(x) ? x : kmath_copysign(res, x);
 }
@@ -440,7 +457,7 @@ float kmath_cosh(float x) {
     p = p * z + 0.5;
     float small = 1.0 + z * p;
     float e = kmath_exp(min(a, 16.0));
-    float mid = 0.5 * e + 0.5 / e;
+    float mid = 0.5 * e + kmath_div(0.5, e);
     float res = a < 1.0 ? small : (a <= 16.0 ? mid : kmath_exp_scaled(a, -1));
     return isnan(x) ? x : res;
 }
@@ -474,7 +491,8 @@ float kmath_pow(float x, float y) {
     return (y == 0.0 || x == 1.0) ? 1.0 : r;
 }
 
-// ---- tan: the sin / cos reduction, then sin(r) / cos(r) or -cos(r) / sin(r) by quadrant
+// ---- tan: the sin / cos reduction, then tan(r) = r + r z P(z) on [-pi/4, pi/4] (least-squares
+// fit, relative 2^-28.5), tan(r + rl) to first order, and -1 / tan in odd quadrants
 float kmath_tan(float x) {
     float a = abs(x);
     uint q;
@@ -484,9 +502,18 @@ float kmath_tan(float x) {
     r = small ? a : r;
     rl = small ? 0.0 : rl;
     q = small ? 0u : q;
-    float s0 = kmath_sin_poly(r), c0 = kmath_cos_poly(r);
-    float s = s0 + rl * c0, c = c0 - rl * s0;
-    float v = (q & 1u) != 0u ? -c / s : s / c;
+    float z = r * r;
+    float p = 0.004318146500736475;
+    p = p * z + 0.00021437961549963802;
+    p = p * z + 0.01073072012513876;
+    p = p * z + 0.021325865760445595;
+    p = p * z + 0.05405068397521973;
+    p = p * z + 0.13332754373550415;
+    p = p * z + 0.33333346247673035;
+    float tt = r * (z * p);
+    float t0 = r + tt;
+    precise float t = r + (tt + rl * (1.0 + t0 * t0));
+    float v = (q & 1u) != 0u ? -kmath_div(1.0, t) : t;
     v = uintBitsToFloat(floatBitsToUint(v) ^ (floatBitsToUint(x) & 0x80000000u));   // odd
     return (isinf(x) || isnan(x)) ? KMATH_NAN : v;
 }
@@ -496,7 +523,13 @@ float kmath_tan(float x) {
 // (least-squares fit, relative error 2^-30 on the interval).
 void kmath_atan01(float t, out float hi, out float lo) {
     bool mid = t > 0.41421356237309503;
-    float u = mid ? (t - 1.0) / (t + 1.0) : t;
+    float nh, nl, dh, dl, qp, qe;
+    kmath_two_sum(t, -1.0, nh, nl);
+    kmath_two_sum(t, 1.0, dh, dl);
+    float uh = nh / dh;                               // u = (t - 1) / (t + 1) as uh + ul
+    kmath_two_prod(uh, dh, qp, qe);
+    precise float ul = (((nh - qp) - qe) + nl - uh * dl) / dh;
+    float u = mid ? uh : t;
     float z = u * u;
     float p = -0.06092337146401405;
     p = p * z + 0.1060001328587532;
@@ -505,14 +538,14 @@ void kmath_atan01(float t, out float hi, out float lo) {
     p = p * z - 0.33333316445350647;
     float pu = u * (z * p);
     hi = mid ? KMATH_PIO4_HI : u;
-    lo = mid ? KMATH_PIO4_LO + (u + pu) : pu;
+    lo = mid ? KMATH_PIO4_LO + (u + (pu + ul)) : pu;
 }
 
 float kmath_atan(float x) {
     float a = abs(x);
     bool big = a > 1.0;
     float hi, lo;
-    kmath_atan01(big ? 1.0 / a : a, hi, lo);
+    kmath_atan01(big ? kmath_div(1.0, a) : a, hi, lo);
     float h2, l2;
     kmath_sub_dd(KMATH_PIO2_HI, KMATH_PIO2_LO, hi, lo, h2, l2);   // atan(a) = pi/2 - atan(1/a)
     float r = big ? h2 + l2 : hi + lo;
@@ -526,7 +559,7 @@ float kmath_atan2(float y, float x) {
     float ay = abs(y), ax = abs(x);
     bool swap = ay > ax;
     float num = swap ? ax : ay, den = swap ? ay : ax;
-    float t = num / den;
+    float t = kmath_div(num, den);
     t = den == 0.0 ? 0.0 : (isinf(den) ? (isinf(num) ? 1.0 : 0.0) : t);
     float hi, lo, h2, l2;
     kmath_atan01(t, hi, lo);
