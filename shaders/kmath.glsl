@@ -488,6 +488,7 @@ float kmath_pow(float x, float y) {
     float yi = ax == 1.0 ? 1.0 : (((ax < 1.0) == (y > 0.0)) ? 0.0 : KMATH_INF);
     r = isinf(y) ? yi : r;
     r = (isnan(x) || isnan(y)) ? KMATH_NAN : r;
+    r = y == 1.0 ? x : (y == 2.0 ? x * x : r);       // exact (correctly rounded) as numpy's
     return (y == 0.0 || x == 1.0) ? 1.0 : r;
 }
 
