@@ -305,15 +305,22 @@ void kmath_ln_m(float x, out int k, out float hi, out float lo) {
     float p, e;
     kmath_two_prod(sh, dh, p, e);
     precise float sl = (((f - p) - e) - sh * dl) / dh;
-    float z = sh * sh;
-    float P = 0.18181818723678589;                    // 2/11, 2/9, ... (Taylor: z <= 0.03)
+    // 2 atanh(sh + sl) = 2 sh + 2 sl (1 + z) + (2/3) sh^3 + sh^5 P(z): the cubic term (up to
+    // 0.0034) as a pair too (sh^3 and 2/3 through Dekker's product), the rest in float
+    float zh, zl, ch, cl, th, tl;
+    kmath_two_prod(sh, sh, zh, zl);
+    kmath_two_prod(zh, sh, ch, cl);
+    kmath_two_prod(ch, 0.6666666865348816, th, tl);     // 2/3 = 0.6666666865 - 1.99e-8
+    precise float cll = cl + zl * sh;
+    float z = zh;
+    float P = 0.18181818723678589;                    // 2/11, 2/9, 2/7, 2/5 (Taylor: z <= 0.03)
     P = P * z + 0.2222222238779068;
     P = P * z + 0.2857142984867096;
     P = P * z + 0.4000000059604645;
-    P = P * z + 0.6666666865348816;
-    precise float t = sh * (z * P);
+    precise float rest = (tl + (ch * -1.9868215517249155e-08 + cll * 0.6666666865348816))
+                         + (ch * z) * P + 2.0 * sl * (1.0 + z);
     hi = 2.0 * sh;
-    lo = 2.0 * sl + t;
+    lo = th + rest;
 }
 
 const float KMATH_IL2_HI = 1.4426950216293335;       // 1 / ln 2 as a pair
@@ -376,20 +383,28 @@ float kmath_log1p(float x) {
 }
 
 // ---- exp2 of H + L (|L| <= ulp(H)): n = round(H), r = (H - n) + L in [-1/2, 1/2] (H - n exact),
-// 2^r = 1 + r P(r) (Taylor, truncation < 2^-32), 2^n in two halves as in exp
+// 2^r = 1 + r ln2 + r^2 Q(r) (Taylor, truncation < 2^-32) with r ln2 as an exact product plus
+// the small terms, summed into 1 exactly (two-sum): the result is rounded about once;
+// 2^n applied in two halves as in exp
 float kmath_exp2_dd(float H, float L) {
     float hc = clamp(H, -160.0, 130.0);
     float n = floor(hc + 0.5);
-    precise float r = (hc - n) + (H == hc ? L : 0.0);
-    float p = 1.3215486660556053e-06;
-    p = p * r + 1.5252733646775596e-05;
-    p = p * r + 1.540352968731895e-04;
-    p = p * r + 1.3333557872101665e-03;
-    p = p * r + 9.618128649890423e-03;
-    p = p * r + 5.550410971045494e-02;
-    p = p * r + 2.4022650718688965e-01;
-    p = p * r + 6.931471824645996e-01;
-    precise float e = 1.0 + r * p;
+    float rh = hc - n;
+    float rl = H == hc ? L : 0.0;
+    float r = rh + rl;
+    float q = 1.3215486660556053e-06;
+    q = q * r + 1.5252733646775596e-05;
+    q = q * r + 1.540352968731895e-04;
+    q = q * r + 1.3333557872101665e-03;
+    q = q * r + 9.618128649890423e-03;
+    q = q * r + 5.550410971045494e-02;
+    q = q * r + 2.4022650718688965e-01;
+    float ph, pl, s, se;
+    kmath_two_prod(rh, 0.6931471824645996, ph, pl);      // ln 2 = 0.693147182 - 1.9e-9
+    precise float tail = pl + (rl * 0.6931471824645996 + rh * -1.9046542121259336e-09)
+                         + r * r * q;
+    kmath_two_sum(1.0, ph, s, se);
+    precise float e = s + (se + tail);
     int ni = int(n);
     int n1 = ni >> 1;
     return (e * kmath_pow2i(n1)) * kmath_pow2i(ni - n1);
