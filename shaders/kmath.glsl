@@ -1,5 +1,7 @@
-// kmath.glsl — float32 transcendental functions accurate to a few ulp on every Vulkan device
-// (#include "kmath.glsl"; the fused elementwise kernels call these instead of the built-ins).
+// kmath.glsl — float32 math functions accurate to a few ulp on every Vulkan device, with C99's
+// special values (#include "kmath.glsl"; the fused elementwise kernels call these instead of the
+// built-ins): exp, exp2, expm1, log, log2, log10, log1p, sqrt, pow, sin, cos, tan, asin, acos,
+// atan, atan2, sinh, cosh, tanh, asinh, acosh, atanh, sigmoid.
 //
 // Why not the built-ins: Vulkan bounds exp/log/sin/cos only loosely (log and log2 by an *absolute*
 // 2^-21 on [0.5, 2], so near 1 the relative error is unbounded; sin/cos by an absolute 2^-11 on
