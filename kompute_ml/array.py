@@ -24,10 +24,12 @@ type rules (NEP 50 for Python scalars) with the same mapping. Where kompute_ml d
 - no views: indexing, slicing and transposes return copies; ``reshape`` of a realized array shares
   its buffer. No item assignment. Advanced (array) indexing runs on the host.
 - division by zero and invalid values give numpy's values (inf, nan, 0 for integers) but no
-  RuntimeWarning. exp, log, sqrt, sin, cos, tanh and sigmoid are our own (shaders/kmath.glsl),
-  within 4 ulp of the correctly rounded float32 over the whole range on any device (docs/arrays.md
-  has the measured table); ``**`` of floats still uses the driver's pow; float ``//`` and
-  ``%`` are exact (numpy's float32 results, bit for bit), through an exact fmod.
+  RuntimeWarning. The float32 math functions (exp, exp2, expm1, log, log2, log10, log1p, sqrt,
+  sin, cos, tan, arcsin, arccos, arctan, arctan2, sinh, cosh, tanh, arcsinh, arccosh, arctanh,
+  sigmoid, ``**`` of floats) are our own (shaders/kmath.glsl), within 4 ulp of the correctly
+  rounded float32 over the whole range on any device, with C99's special values (docs/arrays.md
+  has the measured table); float ``//`` and ``%`` are exact (numpy's float32 results, bit for
+  bit), through an exact fmod.
 - ``dot`` takes at most 2-D arrays; ``matmul`` follows numpy fully (stacks broadcast).
 """
 

@@ -1,11 +1,15 @@
-"""float32 transcendental functions against correctly rounded references, in ulp (not rtol).
+"""float32 math functions (shaders/kmath.glsl) against correctly rounded references, in ulp.
 
 The reference is numpy's float64 result (float64 carries 29 more bits than float32, so its
 rounding to float32 is the correctly rounded value except within ~2^-29 ulp of a tie); the error
 of a result is its distance from that float64 value in ulps of the float32 reference (subnormal
 results: in units of the smallest subnormal). Inputs cover the whole float32 range:
-log-uniform magnitudes of both signs, subnormals, arguments near 1 (log), near multiples of pi
-(sin/cos) and huge ones, plus numpy's own validation data, read from the installed numpy.
+log-uniform magnitudes of both signs, subnormals, arguments near 1 (logarithms), near +-1
+(arcsin, arccos, arctanh), near multiples of pi/2 (sin, cos, tan) and huge ones, pow with
+results over the whole range, plus numpy's own validation data, read from the installed numpy;
+and the special values C99 / the Array API specify (signed zeros, infinities, nan). On a device
+that flushes float32 subnormals the comparison reads subnormal inputs as zeros too (see
+``errors``; docs/arrays.md).
 
 benchmarks/ulp.py prints the table of worst errors over these inputs (docs/arrays.md).
 """
