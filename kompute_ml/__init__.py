@@ -38,6 +38,7 @@ from ._api.namespace import (
 from ._api.namespace import newaxis  # None, as numpy's: an attribute, not in __all__
 from .array import (
     Array, absolute, sigmoid, true_divide, power, invert, dot, transpose,
+    exp2, arcsin, arccos, arctan, arctan2, arcsinh, arccosh, arctanh,
 )
 from . import random
 
@@ -79,6 +80,7 @@ __all__ = [
     'cumulative_sum', 'cumulative_prod', 'max', 'mean', 'min', 'prod', 'std', 'sum', 'var', 'all',
     'any', 'diff', 'take', 'take_along_axis', 'Array', 'absolute', 'sigmoid', 'true_divide',
     'power', 'invert', 'dot', 'transpose',
+    'exp2', 'arcsin', 'arccos', 'arctan', 'arctan2', 'arcsinh', 'arccosh', 'arctanh',
 ]
 
 

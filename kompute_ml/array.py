@@ -24,10 +24,12 @@ type rules (NEP 50 for Python scalars) with the same mapping. Where kompute_ml d
 - no views: indexing, slicing and transposes return copies; ``reshape`` of a realized array shares
   its buffer. No item assignment. Advanced (array) indexing runs on the host.
 - division by zero and invalid values give numpy's values (inf, nan, 0 for integers) but no
-  RuntimeWarning. exp, log, sqrt, sin, cos, tanh and sigmoid are our own (shaders/kmath.glsl),
-  within 4 ulp of the correctly rounded float32 over the whole range on any device (docs/arrays.md
-  has the measured table); ``**`` of floats still uses the driver's pow; float ``//`` and
-  ``%`` are exact (numpy's float32 results, bit for bit), through an exact fmod.
+  RuntimeWarning. The float32 math functions (exp, exp2, expm1, log, log2, log10, log1p, sqrt,
+  sin, cos, tan, arcsin, arccos, arctan, arctan2, sinh, cosh, tanh, arcsinh, arccosh, arctanh,
+  sigmoid, ``**`` of floats) are our own (shaders/kmath.glsl), within 4 ulp of the correctly
+  rounded float32 over the whole range on any device, with C99's special values (docs/arrays.md
+  has the measured table); float ``//`` and ``%`` are exact (numpy's float32 results, bit for
+  bit), through an exact fmod.
 - ``dot`` takes at most 2-D arrays; ``matmul`` follows numpy fully (stacks broadcast).
 """
 
@@ -54,6 +56,8 @@ from .errors import DeviceError
 __all__ = ["Array", "asarray", "array", "zeros", "ones", "full", "empty", "arange",
            "zeros_like", "ones_like", "full_like", "empty_like",
            "exp", "log", "sqrt", "abs", "absolute", "sin", "cos", "tanh", "sigmoid", "floor", "ceil",
+           "exp2", "expm1", "log2", "log10", "log1p", "tan", "sinh", "cosh", "arcsin", "arccos",
+           "arctan", "arctan2", "arcsinh", "arccosh", "arctanh",
            "negative", "maximum", "minimum", "where", "clip",
            "add", "subtract", "multiply", "divide", "true_divide", "floor_divide", "remainder",
            "power", "equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
@@ -697,6 +701,21 @@ sqrt = _ufunc("sqrt", "Elementwise square root (lazy): nan below 0.")
 sin = _ufunc("sin", "Elementwise sine (lazy).")
 cos = _ufunc("cos", "Elementwise cosine (lazy).")
 tanh = _ufunc("tanh", "Elementwise hyperbolic tangent (lazy).")
+exp2 = _ufunc("exp2", "Elementwise 2**x (lazy).")
+expm1 = _ufunc("expm1", "Elementwise exp(x) - 1, accurate near 0 (lazy).")
+log2 = _ufunc("log2", "Elementwise base-2 logarithm (lazy): -inf at 0, nan below.")
+log10 = _ufunc("log10", "Elementwise base-10 logarithm (lazy): -inf at 0, nan below.")
+log1p = _ufunc("log1p", "Elementwise log(1 + x), accurate near 0 (lazy): -inf at -1, nan below.")
+tan = _ufunc("tan", "Elementwise tangent (lazy).")
+sinh = _ufunc("sinh", "Elementwise hyperbolic sine (lazy).")
+cosh = _ufunc("cosh", "Elementwise hyperbolic cosine (lazy).")
+arcsin = _ufunc("arcsin", "Elementwise inverse sine (lazy): nan outside [-1, 1].")
+arccos = _ufunc("arccos", "Elementwise inverse cosine (lazy): nan outside [-1, 1].")
+arctan = _ufunc("arctan", "Elementwise inverse tangent (lazy).")
+arctan2 = _ufunc("arctan2", "Elementwise angle of the point (x2, x1), in [-pi, pi] (lazy).")
+arcsinh = _ufunc("arcsinh", "Elementwise inverse hyperbolic sine (lazy).")
+arccosh = _ufunc("arccosh", "Elementwise inverse hyperbolic cosine (lazy): nan below 1.")
+arctanh = _ufunc("arctanh", "Elementwise inverse hyperbolic tangent (lazy): +-inf at +-1.")
 sigmoid = _ufunc("sigmoid", "Elementwise logistic function 1 / (1 + exp(-x)) (lazy), overflow-free.")
 floor = _ufunc("floor", "Elementwise floor (lazy); integers are returned unchanged.")
 ceil = _ufunc("ceil", "Elementwise ceiling (lazy); integers are returned unchanged.")
@@ -765,6 +784,9 @@ _NUMPY_UFUNCS = {
     "not_equal": not_equal, "less": less, "less_equal": less_equal, "greater": greater,
     "greater_equal": greater_equal, "negative": negative, "absolute": absolute, "exp": exp,
     "log": log, "sqrt": sqrt, "sin": sin, "cos": cos, "tanh": tanh, "floor": floor, "ceil": ceil,
+    "exp2": exp2, "expm1": expm1, "log2": log2, "log10": log10, "log1p": log1p, "tan": tan,
+    "sinh": sinh, "cosh": cosh, "arcsin": arcsin, "arccos": arccos, "arctan": arctan,
+    "arctan2": arctan2, "arcsinh": arcsinh, "arccosh": arccosh, "arctanh": arctanh,
     "bitwise_and": bitwise_and, "bitwise_or": bitwise_or, "bitwise_xor": bitwise_xor,
     "invert": invert, "matmul": lambda a, b: matmul(a, b),
 }

@@ -11,7 +11,8 @@ import struct
 import numpy as np
 
 __all__ = ["FLOAT32", "INT32", "UINT32", "BOOL", "DTYPES", "GLSL_TYPE", "STORAGE_TYPE",
-           "STORAGE_DTYPE", "VEC4_TYPE", "ARITHMETIC", "COMPARISONS", "FLOAT_UNARY", "SAME_UNARY",
+           "STORAGE_DTYPE", "VEC4_TYPE", "ARITHMETIC", "COMPARISONS", "FLOAT_UNARY", "FLOAT_BINARY",
+           "SAME_UNARY",
            "canonical_dtype", "resolve", "scalar_value"]
 
 FLOAT32, INT32, UINT32, BOOL = (np.dtype(np.float32), np.dtype(np.int32), np.dtype(np.uint32),
@@ -45,6 +46,10 @@ _UFUNCS = {
     "greater": np.greater, "greater_equal": np.greater_equal,
     "negative": np.negative, "absolute": np.absolute, "floor": np.floor, "ceil": np.ceil,
     "exp": np.exp, "log": np.log, "sqrt": np.sqrt, "sin": np.sin, "cos": np.cos, "tanh": np.tanh,
+    "exp2": np.exp2, "expm1": np.expm1, "log2": np.log2, "log10": np.log10, "log1p": np.log1p,
+    "tan": np.tan, "sinh": np.sinh, "cosh": np.cosh, "arcsin": np.arcsin, "arccos": np.arccos,
+    "arctan": np.arctan, "arcsinh": np.arcsinh, "arccosh": np.arccosh, "arctanh": np.arctanh,
+    "arctan2": np.arctan2,
     "sigmoid": np.exp, "bitwise_and": np.bitwise_and, "bitwise_or": np.bitwise_or,
     "bitwise_xor": np.bitwise_xor, "invert": np.invert,
 }
@@ -52,7 +57,11 @@ ARITHMETIC = {"add", "subtract", "multiply", "floor_divide", "remainder", "power
               "bitwise_and", "bitwise_or", "bitwise_xor"}
 COMPARISONS = {"equal": "==", "not_equal": "!=", "less": "<", "less_equal": "<=", "greater": ">",
                "greater_equal": ">="}
-FLOAT_UNARY = {"exp", "log", "sqrt", "sin", "cos", "tanh", "sigmoid"}
+# float32 functions (integer and bool inputs are converted, as numpy's float loops do)
+FLOAT_UNARY = {"exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "sin", "cos", "tan",
+               "tanh", "sinh", "cosh", "arcsin", "arccos", "arctan", "arcsinh", "arccosh",
+               "arctanh", "sigmoid"}
+FLOAT_BINARY = {"true_divide", "arctan2"}
 SAME_UNARY = {"negative", "absolute", "floor", "ceil", "invert"}
 
 _resolve_cache = {}
@@ -100,7 +109,7 @@ def resolve(op, operands):
         with np.errstate(all="ignore"):
             res = _UFUNCS[op](*proxies)
         out = canonical_dtype(res.dtype)
-        if op == "true_divide" or op in FLOAT_UNARY:
+        if op in FLOAT_BINARY or op in FLOAT_UNARY:
             result = (FLOAT32, (FLOAT32,) * len(operands))
         elif op in SAME_UNARY or op in ARITHMETIC:
             result = (out, (out,) * len(operands))
