@@ -89,8 +89,20 @@ def test_full_batch_loss_gradient_matches_numpy(device, n, d, K, chunked, monkey
                                    (130, 33, 10), (200, 1, 4), (90, 300, 2)])
 @pytest.mark.parametrize("chunked", [False, True])
 @pytest.mark.parametrize("source", ["host64", "host32", "device"])
-def test_fused_loss_gradient_matches_numpy(device, n, d, K, chunked, source, monkeypatch):
-    """logreg_fused.comp: one pass per evaluation, over host-uploaded or device-resident rows."""
+@pytest.mark.parametrize("kernel", ["auto", "tiles", "lanes4"])
+def test_fused_loss_gradient_matches_numpy(device, n, d, K, chunked, source, kernel,
+                                           monkeypatch):
+    """The one-pass kernels (logreg_lanes.comp where the device has subgroup shuffles, else
+    logreg_fused.comp: 'tiles'; 'lanes4': 4 lanes per row, 3 rows in flight, coefficients read
+    from memory), over host-uploaded or device-resident rows."""
+    lay = None
+    if kernel == "tiles":
+        lay = _fullbatch.layout(device, d, K)
+    elif kernel == "lanes4":
+        lay = _fullbatch.lanes_layout(device, d, K, lanes=min(4, device.subgroup_size), unroll=3)
+        if lay is None:
+            pytest.skip("no lanes layout of 4 lanes for this shape on this device")
+        lay["WREG"] = 0
     if chunked:
         monkeypatch.setattr(_loss, "_CHUNK_BYTES", 4 * d * 37)   # chunks of 37 rows
     X, codes, sw, W = _problem(n, d, K)
@@ -99,7 +111,7 @@ def test_fused_loss_gradient_matches_numpy(device, n, d, K, chunked, source, mon
     else:
         data = _fullbatch.DenseDataset(device, X.astype(np.float64) if source == "host64" else X,
                                        codes, sw)
-    prog = _fullbatch.FusedLogLoss(data, K, l2=0.1, fit_intercept=True)
+    prog = _fullbatch.FusedLogLoss(data, K, l2=0.1, fit_intercept=True, layout_=lay)
     prog.total_weight = sw.sum()
     try:
         assert len(data.chunks) == (-(-n // 37) if chunked else 1)
@@ -110,6 +122,29 @@ def test_fused_loss_gradient_matches_numpy(device, n, d, K, chunked, source, mon
         data.release()
     f_ref, G_ref = reference_loss_grad(X, codes, sw, W.astype(np.float64), 0.1)
     assert f == pytest.approx(f_ref, rel=1e-5) and f2 == f
+    np.testing.assert_allclose(G, G_ref, rtol=1e-4, atol=1e-5 * np.abs(G_ref).max())
+
+
+def test_lanes_kernel_splits_passes_within_the_loop_budget(device, monkeypatch):
+    """With a loop budget (lavapipe's, here a tiny one) a pass goes in several dispatches that
+    accumulate into the partials; the sums equal one pass's."""
+    X, codes, sw, W = _problem(3000, 16, 1, seed=2)
+    lay = _fullbatch.lanes_layout(device, 16, 1)
+    if lay is None:
+        pytest.skip("the device has no subgroup shuffles: logreg_lanes.comp is not used")
+    budget = _fullbatch._lanes_block_cost(lay) * 3 + _fullbatch._lanes_end_cost(lay)
+    monkeypatch.setattr(_loss, "_loop_budget", lambda device: budget)
+    data = _fullbatch.DenseDataset(device, X, codes, sw)
+    prog = _fullbatch.FusedLogLoss(data, 1, l2=0.1, fit_intercept=True, layout_=lay)
+    prog.total_weight = sw.sum()
+    try:
+        assert prog.rows_per_dispatch < 3000       # several dispatches
+        f, G = prog.loss_gradient(W)
+    finally:
+        prog.release()
+        data.release()
+    f_ref, G_ref = reference_loss_grad(X, codes, sw, W.astype(np.float64), 0.1)
+    assert f == pytest.approx(f_ref, rel=1e-5)
     np.testing.assert_allclose(G, G_ref, rtol=1e-4, atol=1e-5 * np.abs(G_ref).max())
 
 
