@@ -631,13 +631,20 @@ def test_partial_fit_on_device_data(device):
     np.testing.assert_array_equal(a.coef_, b.coef_)
 
 
-def test_device_data_errors(device):
+def test_device_data_errors(device, monkeypatch):
     X, y = make_classification(n_samples=50, n_features=4, random_state=0)
     clf = LogisticRegression(max_iter=2)
     bad = X.astype(np.float32)
     bad[7, 2] = np.nan
     with pytest.raises(ValueError, match="NaN or infinity"):
-        clone(clf).fit(km.asarray(bad), y)
+        clone(clf).fit(km.asarray(bad), y)               # found by the fused kernel's check
+    with pytest.raises(ValueError, match="NaN or infinity"):
+        LogisticRegression(solver="adam", max_iter=2).fit(km.asarray(bad), y)
+    with monkeypatch.context() as mp:     # no fused layout: the device reductions test X
+        mp.setattr(_fullbatch, "lanes_layout", lambda *a, **k: None)
+        mp.setattr(_fullbatch, "layout", lambda *a, **k: None)
+        with pytest.raises(ValueError, match="NaN or infinity"):
+            clone(clf).fit(km.asarray(bad), y)
     bad[7, 2] = np.inf
     with pytest.raises(ValueError, match="NaN or infinity"):
         clone(clf).fit(km.asarray(bad), y)

@@ -41,7 +41,7 @@ _MAX_R = 128              # rows per tile at most
 LANES_GROUPS = 1024       # workgroups of a logreg_lanes pass on a GPU (8 slots of 256 threads:
                           # enough resident warps to keep ~3 TB/s of loads in flight)
 LANES_MAX_ACC = 24        # vectors of gradient accumulators per invocation (C * K) at most
-LANES_MAX_WREG = 8        # ... of coefficients kept in registers (beyond: read from W per row)
+LANES_MAX_WREG = 16       # ... of coefficients kept in registers (beyond: read from W per row)
 _SUBGROUP_BASIC, _SUBGROUP_SHUFFLE = 0x1, 0x10
 _COPY_BLOCK = 8 << 20     # bytes per host copy task
 MEMORY_FRACTION = 0.5     # solver='auto': full batch when X takes at most this much device memory

@@ -118,10 +118,11 @@ class DeviceDataset:
     kernels read rows through it, so X itself never moves).
     """
 
-    def __init__(self, device, X, codes, weights):
+    def __init__(self, device, X, codes, weights, index=True):
         n, d = X.shape
         self.device, self.n, self.d = device, int(n), int(d)
         rows = chunk_rows(device, d)
+        # the fused full-batch pass reads rows in order: index=False leaves idx unallocated
         self.chunks = []
         try:
             on_device = hasattr(X, "_realize")     # a kompute_ml Array: its rows stay put
@@ -133,17 +134,19 @@ class DeviceDataset:
                     # the whole Array's buffer, or a device copy of the rows (slices copy)
                     part = X if (a, b) == (0, self.n) else X[a:b]
                     chunk = _Chunk(a, b - a, part._realize(), _memory.alloc(device, meta.nbytes),
-                                   _memory.alloc(device, 4 * (b - a)), owner=part)
+                                   _memory.alloc(device, 4 * (b - a)) if index else None,
+                                   owner=part)
                     self.chunks.append(chunk)
                 else:
                     Xc = _dense_f32(X[a:b])
                     chunk = _Chunk(a, b - a, _memory.alloc(device, Xc.nbytes),
                                    _memory.alloc(device, meta.nbytes),
-                                   _memory.alloc(device, 4 * (b - a)))
+                                   _memory.alloc(device, 4 * (b - a)) if index else None)
                     self.chunks.append(chunk)
                     _stream.upload(chunk.X, Xc)
                 _stream.upload(chunk.meta, meta)
-                _stream.upload(chunk.idx, np.arange(b - a, dtype=np.uint32))
+                if index:
+                    _stream.upload(chunk.idx, np.arange(b - a, dtype=np.uint32))
         except BaseException:
             self.release()
             raise
@@ -159,7 +162,8 @@ class DeviceDataset:
         """Give every buffer back to the pool (idempotent)."""
         for c in self.chunks:
             for buf in (c.meta, c.idx) if c.owner is not None else (c.X, c.meta, c.idx):
-                buf.release()
+                if buf is not None:
+                    buf.release()
         self.chunks = []
 
     def __del__(self):
