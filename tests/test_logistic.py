@@ -148,6 +148,42 @@ def test_lanes_kernel_splits_passes_within_the_loop_budget(device, monkeypatch):
     np.testing.assert_allclose(G, G_ref, rtol=1e-4, atol=1e-5 * np.abs(G_ref).max())
 
 
+@pytest.mark.parametrize("solver", ["adam", "sgd"])
+def test_replayed_epochs_equal_recorded_ones(device, solver):
+    """An epoch recorded once and replayed (permutation in the index buffer, step size and step
+    count in the hyper buffer) gives the epochs that recording every step gives, and submits
+    the whole epoch at once: no per-step work on the host after the first epoch."""
+    X, codes, sw, W0 = _problem(700, 12, 3, seed=4)
+    results = []
+    for replay in (True, False):
+        data = _loss.DeviceDataset(device, X, codes, sw)
+        prog = _loss.LogLossProgram(data, 3, l2=0.01, fit_intercept=True, batch_size=32)
+        prog.total_weight = sw.sum()
+        prog.replay = replay
+        opt = _optim.make_optimizer(solver, 0.05 if solver == "adam" else 0.01, sw.mean())
+        rng = np.random.default_rng(0)
+        prog.set_state(W0)
+        try:
+            got = []
+            for epoch in range(3):
+                if epoch == 1:
+                    opt.lr /= 5                   # the schedule changes the step size
+                data.shuffle(rng)
+                km.synchronize()
+                before = km.stats()["dispatches"]
+                loss, W = prog.epoch(opt)
+                got.append((loss, W.copy(), km.stats()["dispatches"] - before))
+        finally:
+            prog.release()
+            data.release()
+        results.append(got)
+    for (l1, W1, n1), (l2, W2, n2) in zip(*results):
+        assert l1 == pytest.approx(l2, rel=1e-4)
+        np.testing.assert_allclose(W1, W2, rtol=1e-3, atol=1e-5)
+        assert n2 == 2 * 22                       # recorded: two dispatches per step
+    assert [n for _, _, n in results[0][1:]] == [0, 0]     # replayed: none recorded
+
+
 @pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf, 1e39])
 def test_fused_path_reports_bad_values(bad):
     """Finiteness and float32's range are checked by the kernel (no host pass): same errors."""
@@ -225,10 +261,12 @@ def test_fit_reuses_pipelines(device):
     LogisticRegression(solver="adam", max_iter=3, tol=None, random_state=0).fit(X, y)
     stats = km.stats()
     assert stats["pipelines_created"] == 0
-    # 3 epochs: 2 dispatches per step and one submit (the loss download) per epoch
+    # 3 epochs, recorded once (2 dispatches per step) and replayed: per epoch one replay, the
+    # permutation's and step size's upload and the loss download
     steps = -(-300 // _logistic._auto_batch(300))
-    assert stats["dispatches"] == 3 * 2 * steps
-    assert stats["submits"] <= 3 + 1
+    assert stats["dispatches"] == 2 * steps
+    assert stats["replays"] >= 3
+    assert stats["submits"] <= 3 * 3          # a few per epoch, not one per step
 
 
 def test_full_batch_fit_reuses_pipelines_one_submit_per_evaluation(device):

@@ -1,15 +1,23 @@
 """Full-batch logistic loss and gradient on the device: one fused pass over X per evaluation.
 
-``shaders/logreg_fused.comp`` reads each tile of rows once into shared memory and computes the
-logits, the weighted residuals, the loss and the gradient contributions from it (so X crosses the
-memory bus once per evaluation, where ``logreg_grad.comp`` walks rows through an index buffer
-for the micro-batch trainer). ``logreg_update.comp`` (mode 0) sums the per-workgroup partials.
+Two one-pass kernels compute the logits, the weighted residuals, the loss and the gradient
+contributions of each row from a single read of it (so X crosses the memory bus once per
+evaluation, where ``logreg_grad.comp`` walks rows through an index buffer for the micro-batch
+trainer):
+
+- ``shaders/logreg_lanes.comp`` (where the device has subgroup shuffles): L lanes per row load
+  it in coalesced 16-byte vectors straight into registers, reduce the dot products with subgroup
+  shuffles and keep coefficients and gradient accumulators in registers; no shared-memory tile,
+  no barrier per row. :func:`lanes_layout` picks L, the vectors per lane and the rows in flight.
+- ``shaders/logreg_fused.comp`` (otherwise, or where the lanes' accumulators would not fit
+  registers): tiles of rows through shared memory; :func:`layout` picks the tile.
+
+``logreg_reduce.comp`` then sums the per-workgroup partials (a workgroup per parameter).
 One evaluation is: W up (P floats), two dispatches, P + 1 floats down, in one submit.
 
-The kernel is compiled per (features, logits) with everything a compile-time constant (loops of
-known trip count, registers for the accumulators); :func:`layout` picks its tile from the
-device's shared memory, or returns None where the accumulators would not fit registers (the
-caller then uses ``_loss.LogLossProgram``).
+The kernels are compiled per (features, logits) with everything a compile-time constant (loops
+of known trip count, registers for the accumulators); where neither layout exists the caller uses
+``_loss.LogLossProgram``.
 
 Host data goes up through :func:`upload_dense`: rows are copied (and cast, for float64 input)
 straight into the pooled buffer's staging memory by a few threads, so a float32 X is read once
