@@ -8,6 +8,8 @@ Per size (make_classification, standardized; 20,000 held-out rows):
   ``logreg_fused.comp`` and ``logreg_lanes.comp`` swept over lanes per row, rows in flight and
   workgroups (one line per layout: device ms and GB/s); the default layout's time, and the
   wall clock of one evaluation (upload W, two dispatches, one download);
+- micro-batch Adam (batch 256): wall time per step with the epoch recorded once and replayed,
+  and with every step recorded (the earlier path);
 - upload of X: the first of a shape (creates the kp tensor: allocating and touching 2 x X's
   bytes of device and staging memory) and the second (the pooled buffer, as a fit pays);
 - ``fit`` wall clock: kompute_ml ``solver='auto'`` from host numpy and from device data
@@ -129,6 +131,42 @@ def eval_times(km, dev, Xtr, ytr, k):
     return out
 
 
+def micro_step_times(dev, Xtr, ytr, k, batch=256, epochs=3):
+    """Wall time per micro-batch Adam step: an epoch recorded once, then replayed (one submit
+    per epoch), against recording every step (the path before replay)."""
+    from kompute_ml.linear_model import _loss, _optim
+    n, d = Xtr.shape
+    K = 1 if k == 2 else k
+    sw = np.ones(n)
+    out = {}
+    data = _loss.DeviceDataset(dev, Xtr, ytr, sw)
+    try:
+        for replay in (True, False):
+            prog = _loss.LogLossProgram(data, K, l2=1.0 / n, fit_intercept=True,
+                                        batch_size=batch)
+            prog.total_weight = float(n)
+            prog.replay = replay
+            opt = _optim.make_optimizer("adam", 0.05, 1.0)
+            prog.set_state(np.zeros((K, d + 1)))
+            rng = np.random.default_rng(0)
+            data.shuffle(rng)
+            prog.epoch(opt)                       # records (replay) / warms the pipelines
+            times = []
+            for _ in range(epochs if replay else 1):
+                data.shuffle(rng)
+                t0 = time.perf_counter()
+                prog.epoch(opt)
+                times.append(time.perf_counter() - t0)
+            key = "replayed" if replay else "recorded"
+            out[f"adam_{key}_us_per_step"] = 1e6 * min(times) / prog.steps
+            if replay:
+                out["adam_steps_per_epoch"] = prog.steps
+            prog.release()
+    finally:
+        data.release()
+    return out
+
+
 def sweep(dev, dd, K, W, n, d):
     """Device time of one pass (kernel + the partials' sum) for several layouts: the tiled
     logreg_fused.comp and logreg_lanes.comp over lanes per row, rows in flight and workgroups."""
@@ -188,6 +226,10 @@ def main(argv=None):
                 row.update(eval_times(km, dev, Xtr, ytr, k))
         except Exception as exc:            # keep the fit timings
             row["eval_error"] = repr(exc)
+        try:
+            row.update(micro_step_times(dev, Xtr, ytr, k))
+        except Exception as exc:
+            row["micro_error"] = repr(exc)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             LogisticRegression().fit(Xtr, ytr)                       # warm-up, same shape
