@@ -51,6 +51,7 @@ LANES_GROUPS = 1024       # workgroups of a logreg_lanes pass on a GPU (8 slots 
 LANES_MAX_ACC = 24        # vectors of gradient accumulators per invocation (C * K) at most
 LANES_MAX_WREG = 16       # ... of coefficients kept in registers (beyond: read from W per row)
 _SUBGROUP_BASIC, _SUBGROUP_SHUFFLE = 0x1, 0x10
+_INTEL_MIN_SUBGROUP = 8
 _COPY_BLOCK = 8 << 20     # bytes per host copy task
 MEMORY_FRACTION = 0.5     # solver='auto': full batch when X takes at most this much device memory
 
@@ -107,6 +108,10 @@ def lanes_layout(device, d, K, *, lanes=None, unroll=None):
         return None
     if sg < 2 or sg & (sg - 1):
         return None
+    if "intel" in f"{device.info.vendor} {device.name}".lower():
+        # Intel compiles a shader SIMD8, 16 or 32 whatever subgroupSize says: lanes of one row
+        # must sit in one subgroup, so no more than the narrowest
+        sg = min(sg, _INTEL_MIN_SUBGROUP)
     wg = WG_CPU if device.info.type == "cpu" else WG
     vec4 = d % 4 == 0
     nv = d // 4 if vec4 else d
