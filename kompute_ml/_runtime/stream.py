@@ -663,3 +663,60 @@ def loop_limit(device):
             out.release()
         st.loop_limit = None if got >= _PROBE_N else got
     return st.loop_limit
+
+
+# ---------------------------------------------------------------------------------------------
+# Recorded sequences: work recorded once into a kp.Sequence of its own and submitted many times
+# (an epoch of micro-batch steps: thousands of dispatches, past the batch replay's
+# REPLAY_MAX_OPS). Push constants are frozen at recording; what changes between submits must
+# live in device buffers.
+
+class Recorded:
+    """A kp.Sequence holding the operations ``fn()`` issued; :meth:`run` submits it and waits."""
+
+    def __init__(self, device, seq, ops):
+        self.device, self.seq, self.ops = device, seq, ops
+
+    def run(self):
+        """Submit the device's pending work, then the recorded sequence; wait for both."""
+        with self.device.lock:
+            if self.seq is None:
+                raise ValueError("this recorded sequence was released")
+            _submit(_stream(self.device))
+            _kp.sequence_eval(self.seq, self.device.name)
+            _count("replays")
+
+    def release(self):
+        """Destroy the sequence (idempotent)."""
+        if self.seq is not None:
+            _kp.sequence_destroy(self.seq)
+            self.seq = None
+
+    def __del__(self):
+        self.release()
+
+
+def record(device, fn):
+    """Run ``fn()`` (which issues dispatches, uploads... on ``device``) and capture its
+    operations, unsubmitted, into a :class:`Recorded` sequence (of any length: no automatic
+    flush while recording). The buffers and pipelines it uses must outlive the sequence."""
+    global MAX_PENDING
+    with device.lock:
+        st = _stream(device)
+        _submit(st)
+        saved = MAX_PENDING
+        MAX_PENDING = 1 << 62          # under the device's lock: no flush mid-capture
+        try:
+            fn()
+            ops, st.ops = st.ops, []
+        finally:
+            MAX_PENDING = saved
+            st.ops = []
+        seq = _kp.sequence_create(device.manager, device.name)
+        try:
+            _record_into(seq, ops, device.name)
+        except BaseException:
+            _kp.sequence_destroy(seq)
+            raise
+        # the descriptors hold the kp objects (pipelines, tensors) the command buffer uses
+        return Recorded(device, seq, ops)
