@@ -18,7 +18,7 @@ for phase in "$@"; do
     echo "=== $phase $(date +%T)"
     case "$phase" in
         suite)
-            timeout 420 python3 -m pytest -q -p no:cacheprovider -x --timeout 300 tests \
+            timeout 420 python3 -m pytest -q -p no:cacheprovider --timeout 300 tests \
                 2>&1 | tail -n 60 | tee "$OUT/suite.log" ;;
         arrays)
             timeout 240 python3 benchmarks/run_all.py --reps 20 2>&1 | tail -n 40

@@ -48,9 +48,11 @@ def _kernel(name, in_kind, acc_kind, op, arg, subgroup, vec4=False):
 
 
 def _has_subgroup_reduce(device):
-    """Subgroup basic (bit 0), vote (bit 1) and arithmetic (bit 3) in compute shaders."""
+    """Subgroup basic (VkSubgroupFeatureFlagBits 0x1), vote (0x2) and arithmetic (0x4) in
+    compute shaders: what reduce_rows.comp uses."""
     ops = int(device.limits.get("subgroup_operations") or 0)
-    return (ops & 0b1011) == 0b1011 and int(device.limits.get("subgroup_size") or 0) > 1
+    want = 0x1 | 0x2 | 0x4
+    return (ops & want) == want and int(device.limits.get("subgroup_size") or 0) > 1
 
 
 def _result_dtype(op, dtype):
