@@ -18,6 +18,7 @@ instead, and the key holds their values.
 
 import collections
 import math
+import struct
 import threading
 
 import numpy as np
@@ -25,8 +26,8 @@ import numpy as np
 from .._compile import glslang as _glslang
 from .._runtime import program as _program
 from . import buffers as _buffers
-from .codegen import generate
-from .dtypes import FLOAT32
+from .codegen import generate, push_words
+from .dtypes import FLOAT32, FLOAT64
 
 __all__ = ["Leaf", "Node", "Scalar", "node", "realize", "kernel_source", "cached_kernels",
            "MAX_NODES"]
@@ -194,7 +195,7 @@ def _push_words(plan, device):
     """(bake_scalars, bake_dims): what must go into the source because the push block is full."""
     limit = push_limit_words(device)
     dims = len(plan.dims) - 1 if plan.need_coords else 0
-    if 1 + dims + len(plan.scalars) <= limit:
+    if 1 + dims + sum(push_words(dt) for dt, _ in plan.scalars) <= limit:
         return False, False
     return True, 1 + dims > limit
 
@@ -261,7 +262,10 @@ def _pack(plan, bake_scalars, bake_dims):
         words += [int(d) for d in plan.dims[1:]]
     if not bake_scalars:
         for dt, v in plan.scalars:
-            words.append(int(v) if dt != FLOAT32 else v)
+            if dt == FLOAT64:        # two uint words: the double's low and high halves
+                words += struct.unpack("<II", struct.pack("<d", v))
+            else:
+                words.append(int(v) if dt != FLOAT32 else v)
     return words
 
 
@@ -282,7 +286,7 @@ def realize(root, device):
 def _realize_locked(root, device):
     plan = _split(root, device)
     n = plan.n
-    out = _buffers.alloc(device, root.shape)
+    out = _buffers.alloc(device, root.shape, root.dtype)
     if n:
         (prog, _), bake_scalars, bake_dims = _kernel(plan, device)
         # generated kernel: binding 0 = the output, bindings 1..k = the distinct input buffers

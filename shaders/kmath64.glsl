@@ -1,0 +1,296 @@
+// kmath64.glsl — float64 functions of the fused elementwise kernels (#include "kmath64.glsl"; the
+// generator includes it only in kernels that touch float64, since it needs the Float64 capability).
+//
+// GLSL.std.450 takes no double in exp/log/sin/cos/tanh/pow, so they are built here from +, -, *,
+// /, sqrt, floor, frexp and bit casts, all of which are exact or correctly rounded in double:
+// a range reduction that is exact (Cody-Waite with split constants whose products with the
+// reduction integer are exact) and a truncated Taylor series whose omitted terms are below 1e-17
+// relative on the reduced range. Results are within a few ulp (1e-15 relative) of numpy's; the
+// split constants are given by their bits so that no decimal-to-binary rounding of the compiler
+// enters. Special values (nan, +-inf, +-0, domain errors) follow numpy. Limits: sin/cos reduce
+// exactly for |x| < 2^28; beyond, the absolute error grows like |x| * 2^-53 (numpy reduces exactly
+// at any size). Also the helpers numpy semantics need in double (maximum with NaN, floor division,
+// remainder, power, conversion to uint32), named like elementwise.glsl's with the suffix _d.
+#ifndef KOMPUTE_ML_KMATH64_GLSL
+#define KOMPUTE_ML_KMATH64_GLSL
+
+#define KM64_NAN packDouble2x32(uvec2(0u, 0x7ff80000u))
+#define KM64_INF packDouble2x32(uvec2(0u, 0x7ff00000u))
+// ln 2 = LN2_HI + LN2_LO, LN2_HI of 32 significant bits: k * LN2_HI is exact for |k| < 2^21
+#define KM64_LN2_HI packDouble2x32(uvec2(0xfee00000u, 0x3fe62e42u))
+#define KM64_LN2_LO packDouble2x32(uvec2(0x35793c76u, 0x3dea39efu))
+#define KM64_INV_LN2 packDouble2x32(uvec2(0x652b82feu, 0x3ff71547u))
+// pi / 2 as 5 pieces of 24 significant bits (to 2^-120): k * piece is exact for |k| < 2^29
+#define KM64_PIO2_1 packDouble2x32(uvec2(0x40000000u, 0x3ff921fbu))
+#define KM64_PIO2_2 packDouble2x32(uvec2(0x00000000u, 0x3e74442du))
+#define KM64_PIO2_3 packDouble2x32(uvec2(0x80000000u, 0x3cf84698u))
+#define KM64_PIO2_4 packDouble2x32(uvec2(0x60000000u, 0x3b78cc51u))
+#define KM64_PIO2_5 packDouble2x32(uvec2(0x80000000u, 0x39f01b83u))
+#define KM64_2_OVER_PI packDouble2x32(uvec2(0x6dc9c883u, 0x3fe45f30u))
+
+// 2^k for k in [-1022, 1023], straight from the exponent bits
+double kmath64_pow2i(int k) { return packDouble2x32(uvec2(0u, uint(k + 1023) << 20)); }
+
+// ---- exp: x = k ln2 + r, |r| <= ln2 / 2, r exact to 2^-85; exp(r) = 1 + r + r^2 P(r), P the
+// Taylor series to r^11 / 13!; 2^k applied in two factors, so that k = 1024 (finite results near
+// the overflow threshold) works and a subnormal result rounds once.
+double kmath64_exp(double x) {
+    if (isnan(x)) return x;
+    if (x > 709.782712893384lf) return KM64_INF;
+    if (x < -745.1332191019412lf) return 0.0lf;
+    double k = floor(x * KM64_INV_LN2 + 0.5lf);
+    precise double r = x - k * KM64_LN2_HI;
+    r = r - k * KM64_LN2_LO;
+    double p = 1.6059043836821613e-10lf;
+    p = p * r + 2.08767569878681e-09lf;
+    p = p * r + 2.505210838544172e-08lf;
+    p = p * r + 2.755731922398589e-07lf;
+    p = p * r + 2.7557319223985893e-06lf;
+    p = p * r + 2.48015873015873e-05lf;
+    p = p * r + 0.0001984126984126984lf;
+    p = p * r + 0.001388888888888889lf;
+    p = p * r + 0.008333333333333333lf;
+    p = p * r + 0.041666666666666664lf;
+    p = p * r + 0.16666666666666666lf;
+    p = p * r + 0.5lf;
+    precise double e = 1.0lf + (r + r * r * p);
+    int ki = int(k);
+    int k1 = ki / 2;
+    return (e * kmath64_pow2i(k1)) * kmath64_pow2i(ki - k1);
+}
+
+// expm1 for |y| <= 0.7 (tanh's small arguments): y + y^2 Q(y), Taylor to y^17 / 17!
+double kmath64_expm1_small(double y) {
+    double q = 2.8114572543455206e-15lf;
+    q = q * y + 4.779477332387385e-14lf;
+    q = q * y + 7.647163731819816e-13lf;
+    q = q * y + 1.1470745597729725e-11lf;
+    q = q * y + 1.6059043836821613e-10lf;
+    q = q * y + 2.08767569878681e-09lf;
+    q = q * y + 2.505210838544172e-08lf;
+    q = q * y + 2.755731922398589e-07lf;
+    q = q * y + 2.7557319223985893e-06lf;
+    q = q * y + 2.48015873015873e-05lf;
+    q = q * y + 0.0001984126984126984lf;
+    q = q * y + 0.001388888888888889lf;
+    q = q * y + 0.008333333333333333lf;
+    q = q * y + 0.041666666666666664lf;
+    q = q * y + 0.16666666666666666lf;
+    q = q * y + 0.5lf;
+    return y + y * y * q;
+}
+
+// ---- log: x = 2^e m, m in [sqrt(1/2), sqrt(2)), f = m - 1 (exact), s = f / (2 + f);
+// log(m) = 2 atanh(s) = f - s (f - R), R = 2 s^2 / 3 + 2 s^4 / 5 + ... (to s^22; |s| < 0.172):
+// the correction s (f - R) is small next to f, so its rounding barely shows
+double kmath64_log(double x) {
+    if (isnan(x)) return x;
+    if (x < 0.0lf) return KM64_NAN;
+    if (x == 0.0lf) return -KM64_INF;
+    if (isinf(x)) return x;
+    int e;
+    int bias = 0;
+    if (x < 2.2250738585072014e-308lf) {      // subnormal: scaled up by 2^54 first (exact)
+        x *= 18014398509481984.0lf;
+        bias = 54;
+    }
+    double m = frexp(x, e);
+    e -= bias;
+    if (m < 0.7071067811865476lf) {
+        m *= 2.0lf;
+        e -= 1;
+    }
+    precise double f = m - 1.0lf;
+    double s = f / (2.0lf + f);
+    double z = s * s;
+    double p = 0.08695652173913043lf;
+    p = p * z + 0.09523809523809523lf;
+    p = p * z + 0.10526315789473684lf;
+    p = p * z + 0.11764705882352941lf;
+    p = p * z + 0.13333333333333333lf;
+    p = p * z + 0.15384615384615385lf;
+    p = p * z + 0.18181818181818182lf;
+    p = p * z + 0.2222222222222222lf;
+    p = p * z + 0.2857142857142857lf;
+    p = p * z + 0.4lf;
+    p = p * z + 0.6666666666666666lf;
+    double R = z * p;
+    double de = double(e);
+    precise double lm = f - (s * (f - R) - de * KM64_LN2_LO);
+    return de * KM64_LN2_HI + lm;
+}
+
+double kmath64_sqrt(double x) {
+    if (isnan(x)) return x;
+    return x < 0.0lf ? KM64_NAN : sqrt(x);
+}
+
+// ---- sin / cos: r = x - k pi/2 (|r| <= pi/4, Cody-Waite over 5 pieces), then the series of
+// sin or cos of r chosen and signed by k mod 4
+double kmath64_sin_poly(double r) {        // Taylor to r^17 / 17!
+    double z = r * r;
+    double p = 2.8114572543455206e-15lf;
+    p = p * z - 7.647163731819816e-13lf;
+    p = p * z + 1.6059043836821613e-10lf;
+    p = p * z - 2.505210838544172e-08lf;
+    p = p * z + 2.7557319223985893e-06lf;
+    p = p * z - 0.0001984126984126984lf;
+    p = p * z + 0.008333333333333333lf;
+    p = p * z - 0.16666666666666666lf;
+    return r + r * z * p;
+}
+double kmath64_cos_poly(double r) {        // Taylor to r^18 / 18!
+    double z = r * r;
+    double p = -1.5619206968586225e-16lf;
+    p = p * z + 4.779477332387385e-14lf;
+    p = p * z - 1.1470745597729725e-11lf;
+    p = p * z + 2.08767569878681e-09lf;
+    p = p * z - 2.755731922398589e-07lf;
+    p = p * z + 2.48015873015873e-05lf;
+    p = p * z - 0.001388888888888889lf;
+    p = p * z + 0.041666666666666664lf;
+    return (1.0lf - 0.5lf * z) + z * z * p;
+}
+// r and the quadrant k mod 4 of x (finite)
+double kmath64_reduce_pio2(double x, out int quadrant) {
+    double k = floor(x * KM64_2_OVER_PI + 0.5lf);
+    precise double r = x - k * KM64_PIO2_1;
+    r = r - k * KM64_PIO2_2;
+    r = r - k * KM64_PIO2_3;
+    r = r - k * KM64_PIO2_4;
+    r = r - k * KM64_PIO2_5;
+    quadrant = int(k - 4.0lf * floor(k * 0.25lf));
+    return r;
+}
+double kmath64_sin(double x) {
+    if (isnan(x) || isinf(x)) return KM64_NAN;
+    if (abs(x) < 1.0e-9lf) return x;           // sin x = x to 1e-19 (and -0 stays -0)
+    int q;
+    double r = kmath64_reduce_pio2(x, q);
+    double v = (q & 1) == 0 ? kmath64_sin_poly(r) : kmath64_cos_poly(r);
+    return q >= 2 ? -v : v;
+}
+double kmath64_cos(double x) {
+    if (isnan(x) || isinf(x)) return KM64_NAN;
+    if (abs(x) < 1.0e-9lf) return 1.0lf;
+    int q;
+    double r = kmath64_reduce_pio2(x, q);
+    double v = (q & 1) == 0 ? kmath64_cos_poly(r) : kmath64_sin_poly(r);
+    return (q == 1 || q == 2) ? -v : v;
+}
+
+// ---- tanh = -expm1(-2|x|) / (2 + expm1(-2|x|)) for |x| < 0.35 (no cancellation),
+// (1 - e) / (1 + e), e = exp(-2|x|) <= 1/2, above; 1 past 19.1 (e < 2^-55)
+double kmath64_tanh(double x) {
+    if (isnan(x)) return x;
+    double ax = abs(x);
+    double t;
+    if (ax < 1.0e-9lf) {
+        return x;
+    } else if (ax < 0.35lf) {
+        double em = kmath64_expm1_small(-2.0lf * ax);
+        t = -em / (2.0lf + em);
+    } else if (ax < 19.1lf) {
+        double e = kmath64_exp(-2.0lf * ax);
+        t = (1.0lf - e) / (1.0lf + e);
+    } else {
+        t = 1.0lf;
+    }
+    return x < 0.0lf ? -t : t;
+}
+
+// ---- sigmoid: exp of a non-positive number only (no overflow on either side)
+double kmath64_sigmoid(double x) {
+    if (isnan(x)) return x;
+    if (x >= 0.0lf) return 1.0lf / (1.0lf + kmath64_exp(-x));
+    double e = kmath64_exp(x);
+    return e / (1.0lf + e);
+}
+
+// ---- numpy's semantics in double (see elementwise.glsl's float versions for the reasoning)
+double km_max_d(double a, double b) { return (isnan(a) || a >= b) ? a : b; }
+double km_min_d(double a, double b) { return (isnan(a) || a <= b) ? a : b; }
+uint km_d2u(double x) { return x < 0.0lf ? uint(int(x)) : uint(x); }
+
+// exact fmod by long division (each step exact, Sterbenz), at most ~2100 steps
+double km_fmod_d(double a, double b) {
+    double x = abs(a), y = abs(b);
+    if (x < y) return a;
+    int ex, ey;
+    frexp(x, ex);
+    frexp(y, ey);
+    double r = x;
+    for (int k = ex - ey; k >= 0; k--) {
+        double t = ldexp(y, k);
+        if (r >= t) r -= t;
+    }
+    return a < 0.0lf ? -r : r;
+}
+double km_mod_d(double a, double b) {
+    if (b == 0.0lf || isnan(a) || isnan(b) || isinf(a)) return KM64_NAN;
+    if (isinf(b)) return (a == 0.0lf || (a < 0.0lf) == (b < 0.0lf)) ? a : b;
+    double m = km_fmod_d(a, b);
+    if (m != 0.0lf) {
+        if ((b < 0.0lf) != (m < 0.0lf)) m += b;
+    } else {
+        m = b < 0.0lf ? -0.0lf : 0.0lf;
+    }
+    return m;
+}
+double km_floordiv_d(double a, double b) {
+    if (b == 0.0lf || isnan(a) || isnan(b) || isinf(a) || isinf(b)) return a / b;
+    double m = km_fmod_d(a, b);
+    double d = (a - m) / b;
+    if (m != 0.0lf && ((b < 0.0lf) != (m < 0.0lf))) d -= 1.0lf;
+    if (d == 0.0lf) return (a / b) < 0.0lf ? -0.0lf : 0.0lf;
+    double f = floor(d);
+    if (d - f > 0.5lf) f += 1.0lf;
+    return f;
+}
+
+// power: numpy's special cases; integer exponents up to 2^10 by squaring (a few ulp), others as
+// exp(y log|x|) (relative error about |y log x| * 2^-53: 1e-13 near the overflow threshold)
+bool km_is_odd_integer_d(double y) { return floor(y) == y && abs(mod(y, 2.0lf)) == 1.0lf; }
+double km_pow_d(double x, double y) {
+    if (y == 0.0lf || x == 1.0lf) return 1.0lf;
+    if (isnan(x) || isnan(y)) return KM64_NAN;
+    if (y == 1.0lf) return x;
+    if (x == 0.0lf) {
+        bool odd = km_is_odd_integer_d(y);
+        if (y > 0.0lf) return odd ? x : 0.0lf;
+        return odd ? 1.0lf / x : KM64_INF;
+    }
+    if (x == -1.0lf && isinf(y)) return 1.0lf;
+    if (isinf(x) && x < 0.0lf) {
+        bool odd = km_is_odd_integer_d(y);
+        if (y > 0.0lf) return odd ? x : KM64_INF;
+        return odd ? -0.0lf : 0.0lf;
+    }
+    double ax = abs(x);
+    double r;
+    if (floor(y) == y && abs(y) <= 1024.0lf) {
+        uint n = uint(abs(y));
+        double b = ax;
+        r = 1.0lf;
+        while (n > 0u) {
+            if ((n & 1u) != 0u) r *= b;
+            b *= b;
+            n >>= 1;
+        }
+        if (y < 0.0lf) r = 1.0lf / r;
+    } else if (isinf(y)) {
+        r = (ax < 1.0lf) == (y < 0.0lf) ? KM64_INF : 0.0lf;
+    } else if (isinf(ax)) {
+        r = y < 0.0lf ? 0.0lf : KM64_INF;
+    } else {
+        r = kmath64_exp(y * kmath64_log(ax));
+    }
+    if (x < 0.0lf) {
+        if (isinf(y)) return r;
+        if (floor(y) != y) return KM64_NAN;
+        if (km_is_odd_integer_d(y)) r = -r;
+    }
+    return r;
+}
+
+#endif
