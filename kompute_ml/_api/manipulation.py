@@ -65,6 +65,8 @@ def scatter(src, dst, offset, strides):
         return
     shape = list(src.shape) or [1]
     strides = list(strides) or [0]
+    if src.dtype.itemsize == 8:      # float64: words, an innermost dim of the element's 2 words
+        shape, strides, offset, n = shape + [2], [2 * s for s in strides] + [1], 2 * offset, 2 * n
     if len(shape) > 8:
         raise ValueError("scatter: at most 8 dimensions")
     if not _scatter_spirv:

@@ -139,8 +139,10 @@ def resolve(op, operands, float64=True):
         out = canonical_dtype(res.dtype)
         if op == "true_divide" or op in FLOAT_UNARY:
             # float64 only where an operand is float64 (int / int gives float32: see the top)
+            # (Python scalars have no dtype; np.dtype(None) would read as float64)
             ft = FLOAT64 if out == FLOAT64 and any(
-                getattr(p, "dtype", None) == FLOAT64 for p in proxies) else FLOAT32
+                isinstance(p, (np.ndarray, np.generic)) and p.dtype == FLOAT64
+                for p in proxies) else FLOAT32
             result = (ft, (ft,) * len(operands))
         elif op in SAME_UNARY or op in ARITHMETIC:
             result = (out, (out,) * len(operands))
