@@ -16,14 +16,16 @@ numpy's 1 byte), and float64 on a device with shaderFloat64 (computed in double:
 fusion, reductions, matmul, indexing; exp/log/sin/... from shaders/kmath64.glsl). Other inputs
 map onto them: float16 -> float32, int64/int16/int8 -> int32, uint64/uint16/uint8 -> uint32
 (integers that do not fit raise OverflowError); float64 data on a device without float64 becomes
-float32, and an explicit ``dtype=float64`` there raises TypeError. Results follow numpy's type
+float32, and an explicit ``dtype=float64`` there raises TypeError. Python floats (scalars, lists)
+take the default float dtype, float32, as in PyTorch and JAX: float64 comes from numpy float64
+data, numpy float64 scalars or an explicit dtype. Results follow numpy's type
 rules (NEP 50 for Python scalars: float32 array + Python float stays float32, float32 + float64
-arrays give float64) with the same mapping. Where kompute_ml differs from numpy:
+arrays give float64, int / int gives float64) with the same mapping (float64 -> float32 on a
+device without it). Where kompute_ml differs from numpy:
 
 - ``int32 op uint32`` arithmetic gives int32 (numpy: int64); comparisons of the two stay exact.
 - sums of int32/uint32/bool accumulate in 32 bits and wrap (numpy: 64-bit); argmax/argmin give
-  int32 indices; ``mean`` of integers is float32, and so is ``int / int`` and ``exp(int)`` (float64
-  only comes from float64 operands: it is slow on most GPUs).
+  int32 indices.
 - integer ``**`` with a negative exponent: a scalar exponent raises ValueError as in numpy; an
   array exponent gives 0 there (1 or -1 for bases 1 and -1) instead of raising.
 - no views: indexing, slicing and transposes return copies; ``reshape`` of a realized array shares
@@ -724,6 +726,8 @@ def _to_numpy(obj, dtype, device):
                         f"integers beyond 64 bits); arrays hold float32, float64, int32, uint32 "
                         f"or bool")
     want = device_dtype(data.dtype, device)
+    if want == FLOAT64 and not isinstance(obj, (np.ndarray, np.generic)):
+        want = FLOAT32        # Python floats (lists, scalars) take the default float dtype
     if data.dtype != want and data.dtype.kind in "iu":
         _check_int_range(data, want)
     return data.astype(want, copy=False)
@@ -882,6 +886,9 @@ def arange(start, stop=None, step=None, dtype=None, device=None):
     if step is not None:
         args = (start, stop, step) if stop is not None else (0, start, step)
     data = np.arange(*args)
+    if dtype is None and data.dtype.kind == "f" and not any(
+            isinstance(x, np.floating) and x.dtype.itemsize == 8 for x in args):
+        dtype = FLOAT32           # Python float bounds: the default float dtype
     return asarray(data, dtype=dtype, device=device)
 
 

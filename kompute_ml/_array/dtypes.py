@@ -3,10 +3,9 @@
 An Array holds float32, int32, uint32 or bool, each element one 32-bit word (bool as 0/1 uint32),
 or float64 (two words) on a device with ``shaderFloat64``. Result types are numpy's own, computed
 on zero-size stand-ins and mapped onto ours, so every numpy rule (NEP 50 weak Python scalars, bool
-arithmetic errors, float32 + float64 -> float64) holds by construction. Two departures: integer
-operands of a float-valued operation (``int / int``, ``exp(int)``, ``mean(int)``) give float32,
-not float64 (float64 is slow on most GPUs: it is used only when asked for), and a device without
-float64 maps float64 data to float32 (``device_dtype``), refusing only an explicit request.
+arithmetic errors, float32 + float64 -> float64, int / int -> float64) holds by construction. On a
+device without float64 every float64 result is float32 instead (``resolve(..., float64=False)``),
+float64 data maps to float32 (``device_dtype``), and only an explicit request raises.
 """
 
 import struct
@@ -138,12 +137,7 @@ def resolve(op, operands, float64=True):
             res = _UFUNCS[op](*proxies)
         out = canonical_dtype(res.dtype)
         if op == "true_divide" or op in FLOAT_UNARY:
-            # float64 only where an operand is float64 (int / int gives float32: see the top)
-            # (Python scalars have no dtype; np.dtype(None) would read as float64)
-            ft = FLOAT64 if out == FLOAT64 and any(
-                isinstance(p, (np.ndarray, np.generic)) and p.dtype == FLOAT64
-                for p in proxies) else FLOAT32
-            result = (ft, (ft,) * len(operands))
+            result = (out, (out,) * len(operands))     # numpy's float result (int / int: float64)
         elif op in SAME_UNARY or op in ARITHMETIC:
             result = (out, (out,) * len(operands))
         else:

@@ -55,10 +55,11 @@ def _has_subgroup_reduce(device):
     return (ops & 0b1011) == 0b1011 and int(device.limits.get("subgroup_size") or 0) > 1
 
 
-def _result_dtype(op, dtype):
-    """(accumulator kind, dtype of the result) of ``op`` over ``dtype`` (numpy's, mapped)."""
+def _result_dtype(op, dtype, float64):
+    """(accumulator kind, dtype of the result) of ``op`` over ``dtype`` (numpy's, mapped; the
+    mean of integers is float64 as numpy's where the device has it, else float32)."""
     if op == "mean":
-        return (_DOUBLE, FLOAT64) if dtype == FLOAT64 else (0, FLOAT32)
+        return (_DOUBLE, FLOAT64) if dtype != FLOAT32 and float64 else (0, FLOAT32)
     if op in ("argmax", "argmin"):
         return _KIND[dtype], INT32
     if op == "sum":
@@ -129,7 +130,7 @@ def reduce(buf, shape, dtype, device, op, axis=None, keepdims=False):
     ndim = len(shape)
     axes = _axes(axis, ndim, op)
     arg = op in ("argmax", "argmin")
-    acc_kind, out_dtype = _result_dtype(op, dtype)
+    acc_kind, out_dtype = _result_dtype(op, dtype, bool(device.limits.get("float64")))
     kept = tuple(1 if k in axes else s for k, s in enumerate(shape))
     out_shape = kept if keepdims else tuple(s for k, s in enumerate(shape) if k not in axes)
     r_total = math.prod(shape[k] for k in axes)
