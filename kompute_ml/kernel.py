@@ -8,14 +8,13 @@ results are read through the arrays (``out.numpy()``), which submits the pending
 """
 
 import os
-import struct
 
 import numpy as np
 
 from ._compile import glslang as _glslang
 from ._compile import spirv as _spirv
 from ._runtime import stream as _stream
-from ._runtime import program as shaders
+from ._runtime import program as _program
 from ._runtime import device as _device
 from .errors import SpirvError
 
@@ -48,7 +47,7 @@ def find_shader(name):
     name = os.fspath(name)
     names = [name] if os.path.splitext(name)[1] else [name, name + ".comp"]
     searched = []
-    for d in [None] + _shader_path_dirs() + shaders.shader_dirs():
+    for d in [None] + _shader_path_dirs() + _program.shader_dirs():
         for n in names:
             p = n if d is None else os.path.join(d, n)
             if os.path.isfile(p):
@@ -77,68 +76,8 @@ def _check_grid(grid):
     return tuple(int(x) for x in g) + (1,) * (3 - len(g))
 
 
-_KIND_NAMES = {"f": "float", "i": "int", "u": "uint", "b": "bool"}
-
-
-def _pack_word(v, kind, what):
-    """One number as a little-endian 4-byte word of the shader's declared ``kind`` ("" unknown).
-
-    An int for a float is converted (as numpy casts); a float for an int, a negative number for a
-    uint, or a value out of 32 bits raises: a word of the wrong type is a wrong answer, not an error,
-    once it reaches the device.
-    """
-    if not isinstance(v, (bool, int, float, np.bool_, np.integer, np.floating)):
-        raise TypeError(f"{what} must be a number, got {type(v).__name__}")
-    declared = _KIND_NAMES.get(kind)
-    if kind == "f":
-        return np.asarray(float(v), dtype="<f4").tobytes()
-    if isinstance(v, (float, np.floating)):
-        if declared:
-            raise TypeError(f"{what} is a float ({v!r}) but the shader declares it {declared} "
-                            f"there; pass an int")
-        return np.asarray(v, dtype="<f4").tobytes()
-    v = int(v)
-    if kind == "u" or kind == "b":
-        if not 0 <= v < 2**32:
-            raise OverflowError(f"{what} = {v} does not fit the shader's {declared} (0 to 2**32-1)")
-        return struct.pack("<I", v)
-    if kind == "i":
-        if not -2**31 <= v < 2**31:
-            raise OverflowError(f"{what} = {v} does not fit the shader's int (32 bits, signed)")
-        return struct.pack("<i", v)
-    if -2**31 <= v < 2**31:
-        return struct.pack("<i", v)
-    if 2**31 <= v < 2**32:
-        return struct.pack("<I", v)
-    raise OverflowError(f"{what} = {v} does not fit 32 bits")
-
-
-def _pack_push(push, kinds=(), what="push constant"):
-    """Push constants (or specialization constants) as bytes.
-
-    bytes / numpy arrays go as they are; each number of a tuple becomes one 4-byte word of the type
-    the shader declares for that word (``kinds``, from reflection; see :func:`_pack_word`).
-    """
-    if push is None:
-        return b""
-    if isinstance(push, (bytes, bytearray, memoryview)):
-        data = bytes(push)
-    elif isinstance(push, np.ndarray):
-        if push.dtype.itemsize != 4 or push.dtype.kind not in "iuf":
-            raise TypeError(f"`push` as a numpy array needs 4-byte numbers, got dtype {push.dtype}")
-        data = np.ascontiguousarray(push, dtype=push.dtype.newbyteorder("<")).tobytes()
-    else:
-        values = (push,) if isinstance(push, (int, float, np.number, np.bool_)) else push
-        try:
-            values = list(values)
-        except TypeError:
-            raise TypeError(f"`push` must be a tuple of numbers, bytes or a numpy array, got "
-                            f"{type(push).__name__}") from None
-        data = b"".join(_pack_word(v, kinds[i] if i < len(kinds) else "", f"{what} {i}")
-                        for i, v in enumerate(values))
-    if len(data) % 4:
-        raise ValueError(f"`push` must be a whole number of 4-byte words, got {len(data)} bytes")
-    return data
+# packing by the shader's declared types is shared with the built-in Programs
+_pack_push = _program.pack_values
 
 
 class Kernel:
@@ -245,7 +184,8 @@ class Kernel:
         return self
 
     def _setup(self, spirv, name, source, path):
-        info = _spirv.reflect(spirv)
+        program = _program.Program(spirv, name=name)
+        info = program.reflection
         n = len(info.bindings)
         if n == 0:
             raise SpirvError(f"kernel {name}: the shader has no buffer binding; kp dispatches "
@@ -258,6 +198,7 @@ class Kernel:
                              "uniform blocks; kp binds storage buffers only (declare them "
                              "`readonly buffer`)")
         self.spirv, self.info, self.name, self.source, self.path = spirv, info, name, source, path
+        self._program = program
         self._lengths = ()      # python2shader: (spec id, binding, stride) of len() constants
 
     @property
@@ -358,7 +299,6 @@ class Kernel:
         # every limit kp/the driver would crash on or ignore, before any kp call
         _spirv.check_device_limits(self.info, dev.limits, f"kernel {self.name} on {dev.name!r}")
         buffers = [_ARRAY_TYPES[type(a)](a) for a in arrays]   # realizes lazy arrays
-        # binding i: arrays[i]
-        _stream.dispatch(dev, self.spirv, buffers, groups, push=data, spec=spec or None,
-                         info=self.info)
+        # binding i: arrays[i]; push and spec are packed above (the Kernel's own messages)
+        self._program.dispatch(dev, buffers, groups, push=data, spec=spec or None)
 

@@ -23,9 +23,9 @@ class WarmDevice(WorkerPlugin):
     name = "kompute-ml-warm-device"
 
     def setup(self, worker):
-        import kompute_ml as km
-        dev = km.get_device()
-        float(km.ones(256, device=dev).sum())
+        from .. import array as _array
+        dev = _device.get_device()
+        float(_array.ones(256, device=dev).sum())
         worker.kompute_ml_device = dev.name
 
 

@@ -12,6 +12,7 @@ import time
 import numpy as np
 
 from .. import array as _km
+from .._runtime import device as _device
 from .._api import namespace as _ns
 from ..linear_model import _loss, _optim
 
@@ -27,14 +28,13 @@ class _Shard:
     """One worker's rows on its device: the dataset and the loss program of this fit."""
 
     def __init__(self, blocks, K, fit_intercept):
-        import kompute_ml as km
         X = np.concatenate([b[0] for b in blocks]) if len(blocks) > 1 else blocks[0][0]
         codes = np.concatenate([b[1] for b in blocks])
         weights = np.concatenate([b[2] for b in blocks])
         if isinstance(X, _km.Array):
             X = X if len(blocks) == 1 else _ns.concat([b[0] for b in blocks])
         self.n = len(codes)
-        dev = km.get_device()
+        dev = _device.get_device()
         self.data = _loss.DeviceDataset(dev, X, codes, weights)
         self.prog = _loss.LogLossProgram(self.data, K, l2=0.0, fit_intercept=fit_intercept)
         self.prog.total_weight = 1.0     # sums come back; the driver divides by the total weight
