@@ -18,7 +18,8 @@ from .errors import (DeviceError, DeviceLimitError, DeviceNotFoundError, Kompute
 # the two differ) and array.py's numpy-style extras. Importing _api also installs the
 # handlers of the Array's numpy protocols.
 from ._api.namespace import (
-    __array_api_version__, __array_namespace_info__, float32, int32, uint32, bool, e, pi, inf, nan,
+    __array_api_version__, __array_namespace_info__, float32, float64, int32, uint32, bool, e, pi,
+    inf, nan,
     isdtype, result_type, can_cast, finfo, iinfo, astype, asarray, from_dlpack, empty, zeros, ones,
     full, empty_like, zeros_like, ones_like, full_like, arange, linspace, eye, meshgrid, tril,
     triu, linalg, matmul, matrix_transpose, tensordot, vecdot, abs, acos, acosh, add, asin, asinh,
@@ -58,7 +59,8 @@ __all__ = [
     "KomputeMLError", "DeviceNotFoundError", "DeviceError", "DeviceLimitError", "OutOfMemoryError",
     "ShaderCompileError", "SpirvError", "TranslationError",
     # arrays: the Array API namespace, then array.py's numpy-style extras
-    '__array_api_version__', '__array_namespace_info__', 'float32', 'int32', 'uint32', 'bool', 'e',
+    '__array_api_version__', '__array_namespace_info__', 'float32', 'float64', 'int32', 'uint32',
+    'bool', 'e',
     'pi', 'inf', 'nan', 'isdtype', 'result_type', 'can_cast', 'finfo', 'iinfo', 'astype',
     'asarray', 'from_dlpack', 'empty', 'zeros', 'ones', 'full', 'empty_like', 'zeros_like',
     'ones_like', 'full_like', 'arange', 'linspace', 'eye', 'meshgrid', 'tril', 'triu', 'linalg',

@@ -7,10 +7,11 @@ lazy and fuse), and the numpy protocols (NEP 13 ufuncs, NEP 18 functions). Manip
 searching, sorting, set and statistical functions live in ``_namespace_ops``; ``linalg`` in
 ``_linalg_namespace``.
 
-dtypes: float32, int32, uint32 and bool on every device. Arrays store 32-bit words, so float64,
-int64 and the 8/16-bit types are absent from the namespace (``__array_namespace_info__().dtypes()``
-says so) rather than silently narrowed; ``asarray`` of host float64 data still maps to float32 as
-documented in array.py.
+dtypes: float32, int32, uint32 and bool on every device, and float64 on a device with
+shaderFloat64 (``__array_namespace_info__().dtypes(device=...)`` lists what a device has; asking a
+device without float64 for it raises TypeError). int64 and the 8/16-bit types are absent rather
+than silently narrowed; ``asarray`` of host float64 data maps to float32 on a device without
+float64, as documented in array.py. The default real floating dtype is float32 everywhere.
 """
 
 import builtins
@@ -21,15 +22,16 @@ import sys
 import numpy as np
 
 from .. import array as _a
-from .._array.dtypes import BOOL, FLOAT32, INT32, UINT32, canonical_dtype
+from .._array.dtypes import BOOL, FLOAT32, FLOAT64, INT32, UINT32, canonical_dtype, has_float64
 from .._runtime import device as _device
 
 __array_api_version__ = "2024.12"
 
-float32, int32, uint32 = FLOAT32, INT32, UINT32
+float32, float64, int32, uint32 = FLOAT32, FLOAT64, INT32, UINT32
 bool = BOOL                      # the standard's name; shadows the builtin in this module only
 _bool = type(True)
 _DTYPES = {"bool": BOOL, "int32": INT32, "uint32": UINT32, "float32": FLOAT32}
+_DTYPES64 = dict(_DTYPES, float64=FLOAT64)      # a device with shaderFloat64
 
 e, pi, inf, nan, newaxis = math.e, math.pi, math.inf, math.nan, None
 
@@ -57,10 +59,11 @@ class _Info:
                 "indexing": INT32}
 
     def dtypes(self, *, device=None, kind=None):
-        # every device: arrays hold 32-bit words, whatever the device's float64 support
+        # float64 only where the device computes in it (Vulkan's shaderFloat64)
+        table = _DTYPES64 if has_float64(_a._get_device(device)) else _DTYPES
         if kind is None:
-            return dict(_DTYPES)
-        return {n: d for n, d in _DTYPES.items() if isdtype(d, kind)}
+            return dict(table)
+        return {n: d for n, d in table.items() if isdtype(d, kind)}
 
 
 def __array_namespace_info__():
@@ -114,7 +117,7 @@ def can_cast(from_, to, /):
 
 
 def finfo(type, /):
-    """Machine limits of float32 (the only floating dtype)."""
+    """Machine limits of float32 or float64."""
     return np.finfo(_check_dtype(_dt(type) if isinstance(type, Array) else np.dtype(type)))
 
 
@@ -124,9 +127,9 @@ def iinfo(type, /):
 
 
 def _check_dtype(dt):
-    if dt not in (FLOAT32, INT32, UINT32, BOOL):
-        raise TypeError(f"dtype {dt} is not supported by kompute_ml arrays (float32, int32, "
-                        f"uint32, bool)")
+    if dt not in (FLOAT32, FLOAT64, INT32, UINT32, BOOL):
+        raise TypeError(f"dtype {dt} is not supported by kompute_ml arrays (float32, float64 "
+                        f"where the device has it, int32, uint32, bool)")
     return dt
 
 
@@ -242,7 +245,7 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None):
     n = builtins.max(0, math.ceil((stop - start) / step)) if step else 0
     if step == 0:
         raise ZeroDivisionError("arange: step must not be 0")
-    data = (np.arange(n, dtype=np.float64) * step + start).astype(dtype) if dtype == FLOAT32 \
+    data = (np.arange(n, dtype=np.float64) * step + start).astype(dtype) if dtype.kind == "f" \
         else np.arange(start, stop, step, dtype=np.int64).astype(dtype)
     return _a.asarray(data, dtype=dtype, device=device)
 
@@ -315,7 +318,8 @@ from .manipulation import __all__ as _ops_all     # noqa: E402
 from . import linalg           # noqa: E402
 from .linalg import matmul, matrix_transpose, tensordot, vecdot  # noqa: E402,F401
 
-__all__ = ["__array_api_version__", "__array_namespace_info__", "float32", "int32", "uint32",
+__all__ = ["__array_api_version__", "__array_namespace_info__", "float32", "float64", "int32",
+           "uint32",
            "bool", "e", "pi", "inf", "nan", "newaxis", "isdtype", "result_type", "can_cast",
            "finfo", "iinfo", "astype", "asarray", "from_dlpack", "empty", "zeros", "ones", "full",
            "empty_like", "zeros_like", "ones_like", "full_like", "arange", "linspace", "eye",
