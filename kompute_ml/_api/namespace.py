@@ -204,7 +204,7 @@ def ones(shape, dtype=None, device=None):
 
 
 def full(shape, fill_value, dtype=None, device=None):
-    if dtype is None and isinstance(fill_value, float):
+    if dtype is None and isinstance(fill_value, float) and not isinstance(fill_value, np.generic):
         dtype = FLOAT32          # a Python float is the default floating dtype
     return _a.full(shape, fill_value, dtype, device)
 
