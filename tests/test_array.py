@@ -187,7 +187,7 @@ def test_from_buffer_wraps_an_existing_buffer():
 BINARY = ["add", "subtract", "multiply", "true_divide", "floor_divide", "remainder", "power",
           "maximum", "minimum", "equal", "not_equal", "less", "less_equal", "greater",
           "greater_equal", "bitwise_and", "bitwise_or", "bitwise_xor"]
-DTYPES = [np.float32, np.int32, np.uint32, np.bool_]
+DTYPES = [np.float32, np.float64, np.int32, np.uint32, np.bool_]    # float64: see ours()
 
 
 def _operands(rng, op, shapes, dtypes):
@@ -284,7 +284,8 @@ def _sigmoid(x):
 
 @SETTINGS
 @given(shape=st.lists(st.integers(0, 6), min_size=0, max_size=4).map(tuple),
-       fn=st.sampled_from(UNARY), dtype=st.sampled_from([np.float32, np.int32, np.uint32]),
+       fn=st.sampled_from(UNARY),
+       dtype=st.sampled_from([np.float32, np.float64, np.int32, np.uint32]),
        seed=st.integers(0, 2 ** 31))
 def test_unary_functions_like_numpy(shape, fn, dtype, seed):
     rng = np.random.default_rng(seed)
