@@ -966,7 +966,7 @@ def matmul(a, b):
 def _product(fn, a, b):
     """``fn`` (``_linalg.matmul`` or ``dot``) on Arrays: the conversions to the compute dtype
     stay lazy until the product reads them, so they fuse with the operands' expressions."""
-    out_dtype, ct = _linalg.result_dtypes(a.dtype, b.dtype)
+    out_dtype, ct = _linalg.result_dtypes(a.dtype, b.dtype, a.device)
     a, b = a.astype(ct, copy=False), b.astype(ct, copy=False)
     return a._wrap(fn(a.device, (a._realize(), a.shape), (b._realize(), b.shape), out_dtype))
 

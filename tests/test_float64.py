@@ -107,6 +107,13 @@ def test_a_device_without_float64_narrows_data_and_refuses_requests(no_float64_d
     i = km.asarray(np.arange(4), device=dev)
     assert (i / 2).dtype == np.float32 and i.mean().dtype == np.float32
     np.testing.assert_allclose((i / 2).numpy(), np.arange(4) / 2)
+    # int32 meeting float32 is float64 in numpy: float32 there, in every path that promotes
+    f = km.asarray(np.ones((4, 4), np.float32), device=dev)
+    j = km.asarray(np.ones((4, 4), np.int32), device=dev)
+    for got in (f + j, j @ f, km.concat([f, j]), km.where(f > 0, j, f), km.tensordot(j, f, axes=1),
+                km.atan2(j, f)):
+        assert got.dtype == np.float32
+        got.numpy()
     info = km.__array_namespace_info__()
     assert "float64" not in info.dtypes(device=dev)
     assert "float64" in info.dtypes(device=km.get_device())

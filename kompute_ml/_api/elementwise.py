@@ -204,8 +204,8 @@ def _shift_operands(x1, x2):
 
 
 def _ns_result_type(ops):
-    from .._array.dtypes import canonical_dtype
-    return canonical_dtype(np.result_type(*(o.dtype for o in ops)))
+    from .._array.dtypes import result_dtype
+    return result_dtype(ops[0].device, *(o.dtype for o in ops))
 
 
 def bitwise_left_shift(x1, x2, /):

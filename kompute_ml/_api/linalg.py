@@ -13,7 +13,7 @@ import operator
 import numpy as np
 
 from .. import array as _a
-from .._array.dtypes import FLOAT32, INT32, canonical_dtype
+from .._array.dtypes import FLOAT32, INT32, result_dtype
 
 __all__ = ["cholesky", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv", "matmul",
            "matrix_norm", "matrix_power", "matrix_rank", "matrix_transpose", "outer", "pinv", "qr",
@@ -49,7 +49,7 @@ def tensordot(x1, x2, /, *, axes=2):
     n = math.prod(x2.shape[j] for j in free2)
     a = x1.transpose(free1 + a1).reshape(m, k) if x1.ndim else x1.reshape(1, 1)
     b = x2.transpose(a2 + free2).reshape(k, n) if x2.ndim else x2.reshape(1, 1)
-    dt = canonical_dtype(np.result_type(x1.dtype, x2.dtype))
+    dt = result_dtype(x1.device, x1.dtype, x2.dtype)
     out = _a.matmul(a.astype(dt, copy=False), b.astype(dt, copy=False))
     return out.reshape(tuple(x1.shape[i] for i in free1) + tuple(x2.shape[j] for j in free2))
 
@@ -212,5 +212,5 @@ def svdvals(x, /):
 def cross(x1, x2, /, *, axis=-1):
     if x1.shape[axis] != 3 or x2.shape[axis] != 3:
         raise ValueError("cross: both arrays need size 3 along axis")
-    dt = canonical_dtype(np.result_type(x1.dtype, x2.dtype))
+    dt = result_dtype(x1.device, x1.dtype, x2.dtype)
     return _up(np.cross(x1.numpy(), x2.numpy(), axis=axis), x1, dt)

@@ -15,7 +15,7 @@ import operator
 import numpy as np
 
 from .. import array as _a
-from .._array.dtypes import BOOL, FLOAT32, INT32, UINT32, canonical_dtype
+from .._array.dtypes import BOOL, FLOAT32, INT32, UINT32, canonical_dtype, result_dtype
 from .._compile import glslang as _glslang
 from .._runtime import stream as _stream
 
@@ -130,7 +130,7 @@ def concat(arrays, /, *, axis=0):
         if builtins.any(a.shape[k] != arrays[0].shape[k] for k in range(nd) if k != axis):
             raise ValueError(f"all the input array dimensions except for the concatenation axis "
                              f"must match exactly, got {arrays[0].shape} and {a.shape}")
-    dtype = canonical_dtype(np.result_type(*(a.dtype for a in arrays)))
+    dtype = result_dtype(dev, *(a.dtype for a in arrays))
     shape = list(arrays[0].shape)
     shape[axis] = builtins.sum(a.shape[axis] for a in arrays)
     out = _a.empty(tuple(shape), dtype, dev)

@@ -14,7 +14,8 @@ import numpy as np
 
 __all__ = ["FLOAT32", "FLOAT64", "INT32", "UINT32", "BOOL", "DTYPES", "GLSL_TYPE", "STORAGE_TYPE",
            "STORAGE_DTYPE", "VEC4_TYPE", "ARITHMETIC", "COMPARISONS", "FLOAT_UNARY", "SAME_UNARY",
-           "FLOATS", "canonical_dtype", "device_dtype", "has_float64", "resolve", "scalar_value"]
+           "FLOATS", "canonical_dtype", "device_dtype", "has_float64", "result_dtype", "resolve",
+           "scalar_value"]
 
 FLOAT32, INT32, UINT32, BOOL = (np.dtype(np.float32), np.dtype(np.int32), np.dtype(np.uint32),
                                 np.dtype(np.bool_))
@@ -63,6 +64,12 @@ def device_dtype(dtype, device, explicit=False):
                             f"float32, or pass float64 data without dtype= to have it converted")
         return FLOAT32
     return dt
+
+
+def result_dtype(device, *dtypes):
+    """numpy's result type of arrays of ``dtypes`` on ``device`` (int32 with float32 gives float64
+    as numpy's, float32 where the device has no float64)."""
+    return device_dtype(np.result_type(*dtypes), device)
 
 
 _UFUNCS = {

@@ -21,7 +21,7 @@ from . import buffers as _buffers
 from . import fusion as _fusion
 from . import indexing as _indexing
 from . import reduction as _reduction
-from .dtypes import BOOL, FLOAT32, FLOAT64, INT32, UINT32, canonical_dtype
+from .dtypes import BOOL, FLOAT32, FLOAT64, INT32, UINT32, result_dtype
 
 __all__ = ["result_dtypes", "matmul", "dot"]
 
@@ -40,9 +40,9 @@ def _core_error(which, size_a, size_b, dim):
                       f"from {size_a})")
 
 
-def result_dtypes(a_dtype, b_dtype):
-    """(dtype of ``a @ b``, dtype both operands are converted to before the product)."""
-    out_dtype = canonical_dtype(np.result_type(a_dtype, b_dtype))
+def result_dtypes(a_dtype, b_dtype, device):
+    """(dtype of ``a @ b`` on ``device``, dtype both operands are converted to before the product)."""
+    out_dtype = result_dtype(device, a_dtype, b_dtype)
     return out_dtype, (INT32 if out_dtype == BOOL else out_dtype)
 
 
