@@ -909,6 +909,12 @@ def _reduce(a, op, axis, keepdims, dtype, out):
     if out is not None:
         raise TypeError("out= is not supported; kompute_ml arrays are returned, never filled")
     a = asarray(a)
+    if dtype is not None and op in ("sum", "mean"):
+        # numpy accumulates in ``dtype`` (sum(dtype=float64) of float32 adds in double): the
+        # elements convert first, the conversion fusing into the pass that reads them
+        want = device_dtype(dtype, a.device, explicit=True)
+        if want.kind == "f" and want.itemsize > a.dtype.itemsize:
+            a = a.astype(want, copy=False)
     res = a._wrap(_reduction.reduce(a._realize(), a.shape, a.dtype, a.device, op, axis,
                                     keepdims))
     if dtype is not None:
@@ -922,7 +928,8 @@ def sum(a, axis=None, keepdims=False):
 
 
 def mean(a, axis=None, keepdims=False):
-    """Arithmetic mean over ``axis`` (float32; pairwise sums)."""
+    """Arithmetic mean over ``axis`` (pairwise sums; numpy's dtype: float32 for float32 input,
+    float64 for float64 and integers where the device has float64)."""
     return _reduce(a, "mean", axis, keepdims, None, None)
 
 

@@ -291,3 +291,13 @@ def test_float64_kernel_source_passes_scalars_as_two_words():
     src = _fusion.kernel_source(km.array.node_of(a * 0.1), km.get_device())
     assert "packDouble2x32(uvec2(pc.s0lo, pc.s0hi))" in src
     assert _codegen.push_words(np.dtype(np.float64)) == 2
+
+
+def test_float32_sums_with_dtype_float64_accumulate_in_double():
+    x = np.random.default_rng(10).random(10**6, dtype=np.float32)
+    a = km.asarray(x)
+    s, m = a.sum(dtype=np.float64), a.mean(dtype=np.float64)
+    assert s.dtype == m.dtype == np.float64
+    exact = x.sum(dtype=np.float64)
+    assert abs(float(s) - exact) <= 1e-13 * exact
+    assert abs(float(m) - exact / x.size) <= 1e-13 * exact / x.size
