@@ -7,10 +7,10 @@
 // reduction integer are exact) and a truncated Taylor series whose omitted terms are below 1e-17
 // relative on the reduced range. Results are within a few ulp (1e-15 relative) of numpy's; the
 // split constants are given by their bits so that no decimal-to-binary rounding of the compiler
-// enters. Special values (nan, +-inf, +-0, domain errors) follow numpy. Limits: sin/cos reduce
-// exactly for |x| < 2^28; beyond, the absolute error grows like |x| * 2^-53 (numpy reduces exactly
-// at any size). Also the helpers numpy semantics need in double (maximum with NaN, floor division,
-// remainder, power, conversion to uint32), named like elementwise.glsl's with the suffix _d.
+// enters. Special values (nan, +-inf, +-0, domain errors) follow numpy. sin/cos reduce by
+// Cody-Waite for |x| < 2^28 and by Payne-Hanek (to 2^-128 of a quarter turn) above. Also the
+// helpers numpy semantics need in double (maximum with NaN, floor division, remainder, power,
+// conversion to uint32), named like elementwise.glsl's with the suffix _d.
 #ifndef KOMPUTE_ML_KMATH64_GLSL
 #define KOMPUTE_ML_KMATH64_GLSL
 
@@ -162,20 +162,132 @@ double kmath64_reduce_pio2(double x, out int quadrant) {
     quadrant = int(k - 4.0lf * floor(k * 0.25lf));
     return r;
 }
+
+// ---- sin / cos of |x| >= 2^28: Payne-Hanek. x = M 2^s (M the 53-bit significand); the words of
+// 2/pi (its binary fraction, 32 bits each, to 2^-1280) that can change x * 2/pi mod 4 are a window
+// of 7 starting at word j0; M times the window (a 277-bit integer, 9 words, built from 32 x 32-bit
+// products) holds the quadrant and 128 bits of the fraction, enough for the worst cancellation
+// of any double against a multiple of pi/2 (61 bits). The fraction, rounded to the nearest
+// quadrant, times pi/2 in double-double gives r = hi + lo.
+const uint KM64_TWO_OVER_PI[40] = uint[40](
+    0xa2f9836eu, 0x4e441529u, 0xfc2757d1u, 0xf534ddc0u, 0xdb629599u, 0x3c439041u,
+    0xfe5163abu, 0xdebbc561u, 0xb7246e3au, 0x424dd2e0u, 0x06492eeau, 0x09d1921cu,
+    0xfe1deb1cu, 0xb129a73eu, 0xe88235f5u, 0x2ebb4484u, 0xe99c7026u, 0xb45f7e41u,
+    0x3991d639u, 0x835339f4u, 0x9c845f8bu, 0xbdf9283bu, 0x1ff897ffu, 0xde05980fu,
+    0xef2f118bu, 0x5a0a6d1fu, 0x6d367ecfu, 0x27cb09b7u, 0x4f463f66u, 0x9e5fea2du,
+    0x7527bac7u, 0xebe5f17bu, 0x3d0739f7u, 0x8a5292eau, 0x6bfb5fb1u, 0x1f8d5d08u,
+    0x56033046u, 0xfc7b6babu, 0xf0cfbc20u, 0x9af4361du);
+
+// P += (hi:lo) << (32 k), carries propagated
+void kmath64_add_at(inout uint P[9], int k, uint lo, uint hi) {
+    uint carry;
+    P[k] = uaddCarry(P[k], lo, carry);
+    uint add = hi;
+    for (int i = k + 1; i < 9; i++) {
+        uint c1, c2;
+        uint t = uaddCarry(P[i], add, c1);
+        P[i] = uaddCarry(t, carry, c2);
+        carry = c1 + c2;
+        add = 0u;
+        if (carry == 0u) break;
+    }
+}
+// bits pos .. pos + 31 of P (0 <= pos)
+uint kmath64_bits(uint P[9], int pos) {
+    int w = pos >> 5, sh = pos & 31;
+    uint lo = w < 9 ? P[w] >> sh : 0u;
+    uint hi = (sh == 0 || w + 1 >= 9) ? 0u : P[w + 1] << (32 - sh);
+    return lo | hi;
+}
+// a * b == p + e exactly (Dekker's product over Veltkamp's 27-bit split; no fma needed)
+void kmath64_two_prod(double a, double b, out double p, out double e) {
+    precise double ca = 134217729.0lf * a;
+    precise double ah = ca - (ca - a);
+    precise double al = a - ah;
+    precise double cb = 134217729.0lf * b;
+    precise double bh = cb - (cb - b);
+    precise double bl = b - bh;
+    precise double pp = a * b;
+    precise double ee = ((ah * bh - pp) + ah * bl + al * bh) + al * bl;
+    p = pp;
+    e = ee;
+}
+// |x| >= 2^28, finite: r = hi + lo in [-pi/4, pi/4] and the quadrant (mod 4) of |x|
+double kmath64_reduce_big(double ax, out double lo, out int quadrant) {
+    uvec2 b = unpackDouble2x32(ax);
+    int s = int((b.y >> 20) & 0x7ffu) - 1075;               // ax = M 2^s
+    uint mh = (b.y & 0xfffffu) | 0x100000u, ml = b.x;
+    int j0 = s >= 2 ? (s - 2) / 32 + 1 : 1;                 // earlier words give multiples of 4
+    int q = s - 32 * (j0 - 1);
+    uint P[9];
+    for (int i = 0; i < 9; i++) P[i] = 0u;
+    for (int k = 0; k < 7; k++) {                           // window word k, least significant first
+        uint f = KM64_TWO_OVER_PI[j0 + 5 - k];
+        uint h, l;
+        umulExtended(f, ml, h, l);
+        kmath64_add_at(P, k, l, h);
+        umulExtended(f, mh, h, l);
+        kmath64_add_at(P, k + 1, l, h);
+    }
+    int u = 224 - q;                                        // the units bit of x * 2/pi in P
+    quadrant = int(kmath64_bits(P, u) & 3u);
+    uint g0 = kmath64_bits(P, u - 32), g1 = kmath64_bits(P, u - 64);
+    uint g2 = kmath64_bits(P, u - 96), g3 = kmath64_bits(P, u - 128);
+    double sgn = 1.0lf;
+    if ((g0 & 0x80000000u) != 0u) {                         // fraction >= 1/2: next quadrant, 1 - f
+        quadrant = (quadrant + 1) & 3;
+        sgn = -1.0lf;
+        g0 = ~g0; g1 = ~g1; g2 = ~g2; g3 = ~g3;
+        uint c;
+        g3 = uaddCarry(g3, 1u, c);
+        g2 = uaddCarry(g2, c, c);
+        g1 = uaddCarry(g1, c, c);
+        g0 = g0 + c;
+    }
+    // the fraction as a double-double (each word times its power of 2 is exact)
+    precise double a0 = double(g0) * 2.3283064365386963e-10lf;           // 2^-32
+    precise double a1 = double(g1) * 5.421010862427522e-20lf;            // 2^-64
+    precise double dh = a0 + a1;
+    precise double bb = dh - a0;
+    precise double dl = (a0 - (dh - bb)) + (a1 - bb);
+    dl = dl + (double(g2) * 1.262177448353619e-29lf + double(g3) * 2.938735877055719e-39lf);
+    // times pi/2 = PIO2_HI + PIO2_LO
+    double ph, pe;
+    kmath64_two_prod(dh, 1.5707963267948966lf, ph, pe);
+    precise double t = pe + (dh * 6.123233995736766e-17lf + dl * 1.5707963267948966lf);
+    precise double rh = ph + t;
+    lo = sgn * (t - (rh - ph));
+    return sgn * rh;
+}
+
+// r = hi + lo and the quadrant of x (|x| >= 2^28: of |x|, the caller restoring the sign)
+double kmath64_reduce(double x, out double lo, out int q) {
+    if (abs(x) < 268435456.0lf) {
+        lo = 0.0lf;
+        return kmath64_reduce_pio2(x, q);
+    }
+    return kmath64_reduce_big(abs(x), lo, q);
+}
 double kmath64_sin(double x) {
     if (isnan(x) || isinf(x)) return KM64_NAN;
     if (abs(x) < 1.0e-9lf) return x;           // sin x = x to 1e-19 (and -0 stays -0)
     int q;
-    double r = kmath64_reduce_pio2(x, q);
-    double v = (q & 1) == 0 ? kmath64_sin_poly(r) : kmath64_cos_poly(r);
-    return q >= 2 ? -v : v;
+    double lo;
+    double r = kmath64_reduce(x, lo, q);
+    // sin(r + lo) = sin r + lo cos r, cos(r + lo) = cos r - lo sin r (|lo| < 2^-50 |r|)
+    double v = (q & 1) == 0 ? kmath64_sin_poly(r) + lo * (1.0lf - 0.5lf * r * r)
+                            : kmath64_cos_poly(r) - lo * r;
+    v = q >= 2 ? -v : v;
+    return (abs(x) >= 268435456.0lf && x < 0.0lf) ? -v : v;
 }
 double kmath64_cos(double x) {
     if (isnan(x) || isinf(x)) return KM64_NAN;
     if (abs(x) < 1.0e-9lf) return 1.0lf;
     int q;
-    double r = kmath64_reduce_pio2(x, q);
-    double v = (q & 1) == 0 ? kmath64_cos_poly(r) : kmath64_sin_poly(r);
+    double lo;
+    double r = kmath64_reduce(x, lo, q);
+    double v = (q & 1) == 0 ? kmath64_cos_poly(r) - lo * r
+                            : kmath64_sin_poly(r) + lo * (1.0lf - 0.5lf * r * r);
     return (q == 1 || q == 2) ? -v : v;
 }
 

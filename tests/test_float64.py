@@ -189,8 +189,12 @@ _INPUTS = {
                                      1 + r.uniform(-1e-9, 1e-9, 100),
                                      [0, -1, np.inf, np.nan, 5e-324, 1e-310]]),
     "sqrt": lambda r: np.concatenate([np.exp(r.uniform(-700, 700, 2000)), [0, -1, np.inf, np.nan]]),
+    # past 2^28 the reduction is Payne-Hanek; 6381956970095103 * 2^797 is the double closest to
+    # a multiple of pi/2 (its reduced argument has 61 cancelled bits)
     "sin": lambda r: np.concatenate([r.uniform(-10, 10, 4000), r.uniform(-1e8, 1e8, 1000),
-                                     [0, -0.0, np.pi, 1e-12, np.inf, np.nan]]),
+                                     np.exp(r.uniform(19, 709, 2000)) * r.choice([-1, 1], 2000),
+                                     [0, -0.0, np.pi, 1e-12, np.inf, np.nan, 2.0**28, 2.0**53,
+                                      1e22, 1.7976931348623157e308, 6381956970095103 * 2.0**797]]),
     "tanh": lambda r: np.concatenate([r.uniform(-25, 25, 4000), r.uniform(-0.5, 0.5, 1000),
                                       [0, -0.0, 1e-12, np.inf, -np.inf, np.nan]]),
 }
