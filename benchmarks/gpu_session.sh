@@ -7,6 +7,7 @@
 #   arrays     run_all.py (device time and wall clock vs torch/CuPy), ulp.py, latency.py
 #   logistic   logreg_fullbatch.py and logistic.py at the issue's sizes
 #   dask       dask_scaling.py: the seeds' experiment and the distributed fit
+#   sklearn    sklearn_array_api.py: PCA and Ridge on numpy, kompute_ml and torch CUDA arrays
 set -u
 OUT="${OUT:-/tmp/out}"; mkdir -p "$OUT"
 export PYTHONUNBUFFERED=1
@@ -17,7 +18,7 @@ for phase in "$@"; do
     echo "=== $phase $(date +%T)"
     case "$phase" in
         suite)
-            timeout 420 python3 -m pytest -q -p no:cacheprovider -x --timeout 300 tests \
+            timeout 420 python3 -m pytest -q -p no:cacheprovider --timeout 300 tests \
                 2>&1 | tail -n 60 | tee "$OUT/suite.log" ;;
         arrays)
             timeout 240 python3 benchmarks/run_all.py --reps 20 2>&1 | tail -n 40
@@ -29,6 +30,8 @@ for phase in "$@"; do
         dask)
             timeout 400 python3 benchmarks/dask_scaling.py --n "${DASK_N:-40000}" --chunk "${DASK_CHUNK:-10000}" \
                 --fit-rows "${DASK_FIT_ROWS:-2000000}" 2>&1 | tail -n 30 ;;
+        sklearn)
+            timeout 240 python3 benchmarks/sklearn_array_api.py --n "${SKLEARN_N:-1000000}" --d 256 2>&1 | tail -n 20 ;;
         *) echo "unknown phase $phase" ;;
     esac
     cp_results

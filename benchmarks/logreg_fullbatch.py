@@ -4,8 +4,14 @@
 
 Per size (make_classification, standardized; 20,000 held-out rows):
 - device time of one loss + gradient evaluation (Vulkan timestamps): the micro-batch kernel
-  pair (``_loss.LogLossProgram``, the old full-batch path) vs ``logreg_fused.comp``; and the
+  pair (``_loss.LogLossProgram``, the old full-batch path) vs the one-pass kernels: the tiled
+  ``logreg_fused.comp`` and ``logreg_lanes.comp`` swept over lanes per row, rows in flight and
+  workgroups (one line per layout: device ms and GB/s); the default layout's time, and the
   wall clock of one evaluation (upload W, two dispatches, one download);
+- micro-batch Adam (batch 256): wall time per step with the epoch recorded once and replayed,
+  and with every step recorded (the earlier path);
+- upload of X: the first of a shape (creates the kp tensor: allocating and touching 2 x X's
+  bytes of device and staging memory) and the second (the pooled buffer, as a fit pays);
 - ``fit`` wall clock: kompute_ml ``solver='auto'`` from host numpy and from device data
   (``km.asarray``), median of 3 after a warm-up fit of the same shape; its iterations;
 - scikit-learn ``LogisticRegression(max_iter=300)`` (lbfgs, all cores);
@@ -95,10 +101,19 @@ def eval_times(km, dev, Xtr, ytr, k):
     out["old_wall_ms"] = 1e3 * med(lambda: old.loss_gradient(W), 10)[0]
     old.release()
     data.release()
-    t0 = time.perf_counter()
-    dd = _fullbatch.DenseDataset(dev, Xtr, ytr, sw)
-    km.synchronize(dev)
-    out["upload_s"] = time.perf_counter() - t0
+    # the first upload of a shape creates X's kp tensor (device memory and its staging memory,
+    # allocated and touched: most of the time at 1 GB); the fit reuses the pooled buffer, so the
+    # second upload is what a fit from numpy pays
+    for key in ("upload_cold_s", "upload_warm_s"):
+        t0 = time.perf_counter()
+        dd = _fullbatch.DenseDataset(dev, Xtr, ytr, sw)
+        km.synchronize(dev)
+        out[key] = time.perf_counter() - t0
+        if key == "upload_cold_s":
+            dd.release()
+    out["layouts"] = sweep(dev, dd, K, W, n, d)
+    best = min(out["layouts"], key=lambda r: r["device_ms"])
+    out["best_layout"] = best
     fb = _fullbatch.FusedLogLoss(dd, K, l2=1.0 / n, fit_intercept=True)
     fb.total_weight = float(n)
     fb.loss_gradient(W)
@@ -114,6 +129,75 @@ def eval_times(km, dev, Xtr, ytr, k):
     fb.release()
     dd.release()
     return out
+
+
+def micro_step_times(dev, Xtr, ytr, k, batch=256, epochs=3):
+    """Wall time per micro-batch Adam step: an epoch recorded once, then replayed (one submit
+    per epoch), against recording every step (the path before replay)."""
+    from kompute_ml.linear_model import _loss, _optim
+    n, d = Xtr.shape
+    K = 1 if k == 2 else k
+    sw = np.ones(n)
+    out = {}
+    data = _loss.DeviceDataset(dev, Xtr, ytr, sw)
+    try:
+        for replay in (True, False):
+            prog = _loss.LogLossProgram(data, K, l2=1.0 / n, fit_intercept=True,
+                                        batch_size=batch)
+            prog.total_weight = float(n)
+            prog.replay = replay
+            opt = _optim.make_optimizer("adam", 0.05, 1.0)
+            prog.set_state(np.zeros((K, d + 1)))
+            rng = np.random.default_rng(0)
+            data.shuffle(rng)
+            prog.epoch(opt)                       # records (replay) / warms the pipelines
+            times = []
+            for _ in range(epochs if replay else 1):
+                data.shuffle(rng)
+                t0 = time.perf_counter()
+                prog.epoch(opt)
+                times.append(time.perf_counter() - t0)
+            key = "replayed" if replay else "recorded"
+            out[f"adam_{key}_us_per_step"] = 1e6 * min(times) / prog.steps
+            if replay:
+                out["adam_steps_per_epoch"] = prog.steps
+            prog.release()
+    finally:
+        data.release()
+    return out
+
+
+def sweep(dev, dd, K, W, n, d):
+    """Device time of one pass (kernel + the partials' sum) for several layouts: the tiled
+    logreg_fused.comp and logreg_lanes.comp over lanes per row, rows in flight and workgroups."""
+    from kompute_ml._runtime import stream as _stream
+    from kompute_ml.linear_model import _fullbatch
+    configs = [("tiles", _fullbatch.layout(dev, d, K), None)]
+    sg = int(dev.subgroup_size or 0)
+    for lanes in sorted({min(sg, 32), min(sg, 16)}):
+        for unroll in (1, 2, 4):
+            lay = _fullbatch.lanes_layout(dev, d, K, lanes=lanes, unroll=unroll)
+            for groups in (264, 528, 1056, 2112):
+                if lay is not None:
+                    configs.append((f"lanes L={lanes} U={unroll} groups={groups}", lay, groups))
+    rows = []
+    for name, lay, groups in configs:
+        if lay is None:
+            continue
+        try:
+            fb = _fullbatch.FusedLogLoss(dd, K, l2=1.0 / n, fit_intercept=True, layout_=lay,
+                                         groups=groups)
+        except ValueError:
+            continue
+        fb.total_weight = float(n)
+        f0, g0 = fb.loss_gradient(W)              # compile, bind; the check pass
+        ms = 1e3 * min(_stream.device_time(dev, lambda: fb.record(False)) for _ in range(5))
+        row = {"layout": name, "groups": fb.groups, "device_ms": round(ms, 4),
+               "GBps": round(4 * n * d / (ms * 1e-3) / 1e9, 1), "loss": f0}
+        print("   ", json.dumps(row), flush=True)
+        rows.append(row)
+        fb.release()
+    return rows
 
 
 def main(argv=None):
@@ -142,6 +226,10 @@ def main(argv=None):
                 row.update(eval_times(km, dev, Xtr, ytr, k))
         except Exception as exc:            # keep the fit timings
             row["eval_error"] = repr(exc)
+        try:
+            row.update(micro_step_times(dev, Xtr, ytr, k))
+        except Exception as exc:
+            row["micro_error"] = repr(exc)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             LogisticRegression().fit(Xtr, ytr)                       # warm-up, same shape
@@ -154,6 +242,10 @@ def main(argv=None):
             s, clf2 = med(lambda: LogisticRegression().fit(Xd, ytr), args.reps)
             row["km_auto_device_s"] = s
             row["km_device_acc"] = float(clf2.score(Xte, yte))
+            # the fixed per-fit cost of device data: a 1-iteration fit (validation, labels,
+            # meta upload, buffers, the checked first pass, ~2 evaluations) minus its passes
+            s1, _ = med(lambda: LogisticRegression(max_iter=1).fit(Xd, ytr), args.reps)
+            row["km_device_1iter_s"] = s1
             del Xd
             s, sk = med(lambda: Sk(max_iter=300).fit(Xtr, ytr), 1)
             row["sklearn_s"] = s

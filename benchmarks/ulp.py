@@ -1,4 +1,4 @@
-"""Worst float32 error in ulp of each transcendental function over the test inputs.
+"""Worst float32 error in ulp of each math function (kmath.glsl) over the test inputs.
 
 Prints the table in docs/arrays.md and writes ``results/<device>-ulp.json``::
 
@@ -43,16 +43,18 @@ def main(argv=None):
         x = t.inputs(name)
         if name in t.VALIDATION:
             x = np.concatenate([x, t.validation_rows(name)[0]])
-        err, x, got, ref = t.measure(name, x, device=device)
+        err, x0, got, ref = t.measure(name, x, device=device)
+        args = x if name in t.BINARY else (x,)
         npy = float("nan")               # numpy has no sigmoid ufunc
         if name != "sigmoid":
             with np.errstate(all="ignore"):
-                npy = float(t.ulp_error(getattr(np, name)(x), ref).max())
+                npy = float(t.ulp_error(getattr(np, name)(*args), ref).max())
         i = int(np.argmax(err))
+        worst = ", ".join(repr(float(a[i])) for a in args)
         rows.append({"function": name, "worst_ulp": round(float(err[i]), 3),
-                     "numpy_worst_ulp": round(npy, 3), "inputs": int(x.size),
-                     "worst_input": float(x[i]), "denormals_kept": t.keeps_denormals(device)})
-        print(f"{name:10s} {err[i]:10.2f} {npy:8.2f}  {x[i]!r}")
+                     "numpy_worst_ulp": round(npy, 3), "inputs": int(x0.size),
+                     "worst_input": worst, "denormals_kept": t.keeps_denormals(device)})
+        print(f"{name:10s} {err[i]:10.2f} {npy:8.2f}  {worst}")
     out = {"device": device.name, "command": "python benchmarks/ulp.py", "results": rows}
     os.makedirs(_common.RESULTS_DIR, exist_ok=True)
     path = os.path.join(_common.RESULTS_DIR, f"{_common.slug(device.name)}-ulp.json")

@@ -18,8 +18,8 @@ from .errors import (DeviceError, DeviceLimitError, DeviceNotFoundError, Kompute
 # the two differ) and array.py's numpy-style extras. Importing _api also installs the
 # handlers of the Array's numpy protocols.
 from ._api.namespace import (
-    __array_api_version__, __array_namespace_info__, float32, float64, int32, uint32, bool, e, pi,
-    inf, nan,
+    __array_api_version__, __array_namespace_info__, float32, int32, uint32, bool, e, pi, inf, nan,
+    float64, int64,
     isdtype, result_type, can_cast, finfo, iinfo, astype, asarray, from_dlpack, empty, zeros, ones,
     full, empty_like, zeros_like, ones_like, full_like, arange, linspace, eye, meshgrid, tril,
     triu, linalg, matmul, matrix_transpose, tensordot, vecdot, abs, acos, acosh, add, asin, asinh,
@@ -38,6 +38,7 @@ from ._api.namespace import (
 from ._api.namespace import newaxis  # None, as numpy's: an attribute, not in __all__
 from .array import (
     Array, absolute, sigmoid, true_divide, power, invert, dot, transpose,
+    exp2, arcsin, arccos, arctan, arctan2, arcsinh, arccosh, arctanh,
 )
 from . import random
 
@@ -59,8 +60,8 @@ __all__ = [
     "KomputeMLError", "DeviceNotFoundError", "DeviceError", "DeviceLimitError", "OutOfMemoryError",
     "ShaderCompileError", "SpirvError", "TranslationError",
     # arrays: the Array API namespace, then array.py's numpy-style extras
-    '__array_api_version__', '__array_namespace_info__', 'float32', 'float64', 'int32', 'uint32',
-    'bool', 'e',
+    '__array_api_version__', '__array_namespace_info__', 'float32', 'int32', 'uint32', 'bool', 'e',
+    'float64', 'int64',
     'pi', 'inf', 'nan', 'isdtype', 'result_type', 'can_cast', 'finfo', 'iinfo', 'astype',
     'asarray', 'from_dlpack', 'empty', 'zeros', 'ones', 'full', 'empty_like', 'zeros_like',
     'ones_like', 'full_like', 'arange', 'linspace', 'eye', 'meshgrid', 'tril', 'triu', 'linalg',
@@ -79,6 +80,7 @@ __all__ = [
     'cumulative_sum', 'cumulative_prod', 'max', 'mean', 'min', 'prod', 'std', 'sum', 'var', 'all',
     'any', 'diff', 'take', 'take_along_axis', 'Array', 'absolute', 'sigmoid', 'true_divide',
     'power', 'invert', 'dot', 'transpose',
+    'exp2', 'arcsin', 'arccos', 'arctan', 'arctan2', 'arcsinh', 'arccosh', 'arctanh',
 ]
 
 

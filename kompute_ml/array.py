@@ -31,10 +31,12 @@ device without it). Where kompute_ml differs from numpy:
 - no views: indexing, slicing and transposes return copies; ``reshape`` of a realized array shares
   its buffer. No item assignment. Advanced (array) indexing runs on the host.
 - division by zero and invalid values give numpy's values (inf, nan, 0 for integers) but no
-  RuntimeWarning. exp, log, sqrt, sin, cos, tanh and sigmoid are our own (shaders/kmath.glsl),
-  within 4 ulp of the correctly rounded float32 over the whole range on any device (docs/arrays.md
-  has the measured table); ``**`` of floats still uses the driver's pow; float ``//`` and
-  ``%`` are exact (numpy's float32 results, bit for bit), through an exact fmod.
+  RuntimeWarning. The float32 math functions (exp, exp2, expm1, log, log2, log10, log1p, sqrt,
+  sin, cos, tan, arcsin, arccos, arctan, arctan2, sinh, cosh, tanh, arcsinh, arccosh, arctanh,
+  sigmoid, ``**`` of floats) are our own (shaders/kmath.glsl), within 4 ulp of the correctly
+  rounded float32 over the whole range on any device, with C99's special values (docs/arrays.md
+  has the measured table); float ``//`` and ``%`` are exact (numpy's float32 results, bit for
+  bit), through an exact fmod.
 - ``dot`` takes at most 2-D arrays; ``matmul`` follows numpy fully (stacks broadcast).
 """
 
@@ -61,6 +63,8 @@ from .errors import DeviceError
 __all__ = ["Array", "asarray", "array", "zeros", "ones", "full", "empty", "arange",
            "zeros_like", "ones_like", "full_like", "empty_like",
            "exp", "log", "sqrt", "abs", "absolute", "sin", "cos", "tanh", "sigmoid", "floor", "ceil",
+           "exp2", "expm1", "log2", "log10", "log1p", "tan", "sinh", "cosh", "arcsin", "arccos",
+           "arctan", "arctan2", "arcsinh", "arccosh", "arctanh",
            "negative", "maximum", "minimum", "where", "clip",
            "add", "subtract", "multiply", "divide", "true_divide", "floor_divide", "remainder",
            "power", "equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
@@ -70,17 +74,17 @@ __all__ = ["Array", "asarray", "array", "zeros", "ones", "full", "empty", "arang
 
 _SCALARS = (bool, int, float, np.bool_, np.integer, np.floating)
 
-# Lazy arrays that read a buffer, by buffer: a kernel about to write the buffer realizes them
-# first, so they keep the values they had when they were written down (numpy's eager semantics).
-_readers = weakref.WeakKeyDictionary()      # Buffer -> {id(Array): weakref to Array}
+# Lazy arrays that read a buffer are listed on the buffer (``Buffer.readers``: {id(Array):
+# weakref to Array}): a kernel about to write the buffer realizes them first, so they keep the
+# values they had when they were written down (numpy's eager semantics).
 _readers_lock = threading.Lock()             # threads share arrays, hence these reader lists
 
 
 def _note_reader(buf, arr):
     with _readers_lock:
-        readers = _readers.get(buf)
+        readers = buf.readers
         if readers is None:
-            readers = _readers[buf] = {}
+            readers = buf.readers = {}
         elif len(readers) > 64:
             for k, r in list(readers.items()):
                 alive = r()                      # one call: the referent may die in between
@@ -161,7 +165,7 @@ class Array:
         """
         buf = self._realize()
         with _readers_lock:
-            readers = _readers.pop(buf, None)
+            readers, buf.readers = buf.readers, None
         for ref in (readers or {}).values():
             arr = ref()
             if arr is not None and arr.is_lazy:
@@ -220,7 +224,7 @@ class Array:
     def item(self):
         if self.size != 1:
             raise ValueError("can only convert an array of size 1 to a Python scalar")
-        return self.numpy().reshape(()).item()
+        return _buffers.read_scalar(self._realize(), self.dtype)
 
     def tolist(self):
         return self.numpy().tolist()
@@ -234,6 +238,12 @@ class Array:
         if self.size != 1:
             raise TypeError("only length-1 arrays can be converted to Python scalars")
         return int(self.item())
+
+    def __complex__(self):
+        # the standard's conversion of a one-element array; ours hold real values only
+        if self.size != 1:
+            raise TypeError("only length-1 arrays can be converted to Python scalars")
+        return complex(self.item())
 
     def __index__(self):
         if self.dtype not in (INT32, UINT32, BOOL) or self.ndim:
@@ -580,7 +590,81 @@ def _out_of_range_comparison(op, ops, compute):
             "greater_equal": not above, "equal": False, "not_equal": True}[op]
 
 
+# The per-op fast path of elementwise(): (op, dtype or scalar type, ...) -> (result dtype,
+# compute dtypes), for the cases that need none of elementwise's checks beyond the types: two
+# arrays of one shape on one device, or an array and a Python float/int (not for comparisons,
+# whose out-of-range ints are constant, nor ``**``, whose negative int exponents raise).
+_fast_types = {}
+_NO_FAST = frozenset(_dtypes.COMPARISONS) | {"power", "matmul"}
+
+
+def _fast_entry(op, operands):
+    """(result dtype, compute dtypes, whether float64 is among them: a device without it then
+    resolves again, narrowed) for _fast_types."""
+    out_dtype, compute = _dtypes.resolve(op, operands)
+    return out_dtype, compute, FLOAT64 in (out_dtype,) + tuple(compute)
+
+
+def _fast_binop(op, a, b):
+    """``op`` of an Array ``a`` and ``b`` as a lazy Array, or None when it needs the full path."""
+    tb = type(b)
+    if tb is Array:
+        if b.device is not a.device or b.shape != a.shape:
+            return None
+        key = (op, a.dtype, b.dtype)
+    elif tb is float or tb is int:
+        key = (op, a.dtype, tb)
+    else:
+        return None
+    hit = _fast_types.get(key)
+    if hit is None:
+        if op in _NO_FAST:
+            return None
+        hit = _fast_types[key] = _fast_entry(op, (a, b))
+    out_dtype, compute, f64 = hit
+    if f64 and not _dtypes.has_float64(a.device):
+        out_dtype, compute = _dtypes.resolve(op, (a, b), False)
+    x = a._operand()
+    y = b._operand() if tb is Array else Scalar(_dtypes.scalar_value(b, compute[1]), compute[1])
+    return _fast_lazy(a.device, op, x, y, out_dtype, a.shape, compute)
+
+
+def _fast_rbinop(op, a, b):
+    """``op`` of a Python float/int ``a`` and an Array ``b`` (reflected operators)."""
+    ta = type(a)
+    if ta is not float and ta is not int:
+        return None
+    key = (op, ta, b.dtype)
+    hit = _fast_types.get(key)
+    if hit is None:
+        if op in _NO_FAST:
+            return None
+        hit = _fast_types[key] = _fast_entry(op, (a, b))
+    out_dtype, compute, f64 = hit
+    if f64 and not _dtypes.has_float64(b.device):
+        out_dtype, compute = _dtypes.resolve(op, (a, b), False)
+    x = Scalar(_dtypes.scalar_value(a, compute[0]), compute[0])
+    return _fast_lazy(b.device, op, x, b._operand(), out_dtype, b.shape, compute)
+
+
+def _fast_lazy(device, op, x, y, dtype, shape, compute):
+    node = _fusion.node(device, op, (x, y), dtype, shape, compute)
+    arr = Array._new(device, shape, dtype, node=node)
+    for v in (x, y):
+        if type(v) is not Scalar and v.buf is not None:     # realized operands: read buffers
+            _note_reader(v.buf, arr)
+    return arr
+
+
 def _binop(op, a, b):
+    if type(a) is Array:
+        out = _fast_binop(op, a, b)
+        if out is not None:
+            return out
+    elif type(b) is Array:
+        out = _fast_rbinop(op, a, b)
+        if out is not None:
+            return out
     if op == "matmul":
         ops = _coerce((a, b), True)
         return NotImplemented if ops is None else matmul(*ops)
@@ -616,45 +700,70 @@ def _from_pickle(data, index, name):
     return _upload(_to_numpy(data, None, dev), dev)
 
 
-def _ufunc(op, doc):
-    def fn(*args):
-        return elementwise(op, *args)
+def _ufunc(op, doc, nargs=1):
+    # the Array API's signatures: ``f(x, /)`` and ``f(x1, x2, /)`` (positional-only, so
+    # inspect.signature and a wrong argument count both say what the standard says)
+    if nargs == 1:
+        def fn(x, /):
+            return elementwise(op, x)
+    else:
+        def fn(x1, x2, /):
+            return elementwise(op, x1, x2)
     fn.__name__ = fn.__qualname__ = op
     fn.__doc__ = doc
     return fn
 
 
-exp = _ufunc("exp", "Elementwise e**x (lazy). Integer inputs give float32.")
+exp = _ufunc("exp", "Elementwise e**x (lazy). Integer inputs give float64 (float32 on a device "
+                    "without float64).")
 log = _ufunc("log", "Elementwise natural logarithm (lazy): -inf at 0, nan below.")
 sqrt = _ufunc("sqrt", "Elementwise square root (lazy): nan below 0.")
 sin = _ufunc("sin", "Elementwise sine (lazy).")
 cos = _ufunc("cos", "Elementwise cosine (lazy).")
 tanh = _ufunc("tanh", "Elementwise hyperbolic tangent (lazy).")
+exp2 = _ufunc("exp2", "Elementwise 2**x (lazy).")
+expm1 = _ufunc("expm1", "Elementwise exp(x) - 1, accurate near 0 (lazy).")
+log2 = _ufunc("log2", "Elementwise base-2 logarithm (lazy): -inf at 0, nan below.")
+log10 = _ufunc("log10", "Elementwise base-10 logarithm (lazy): -inf at 0, nan below.")
+log1p = _ufunc("log1p", "Elementwise log(1 + x), accurate near 0 (lazy): -inf at -1, nan below.")
+tan = _ufunc("tan", "Elementwise tangent (lazy).")
+sinh = _ufunc("sinh", "Elementwise hyperbolic sine (lazy).")
+cosh = _ufunc("cosh", "Elementwise hyperbolic cosine (lazy).")
+arcsin = _ufunc("arcsin", "Elementwise inverse sine (lazy): nan outside [-1, 1].")
+arccos = _ufunc("arccos", "Elementwise inverse cosine (lazy): nan outside [-1, 1].")
+arctan = _ufunc("arctan", "Elementwise inverse tangent (lazy).")
+arctan2 = _ufunc("arctan2", "Elementwise angle of the point (x2, x1), in [-pi, pi] (lazy).", 2)
+arcsinh = _ufunc("arcsinh", "Elementwise inverse hyperbolic sine (lazy).")
+arccosh = _ufunc("arccosh", "Elementwise inverse hyperbolic cosine (lazy): nan below 1.")
+arctanh = _ufunc("arctanh", "Elementwise inverse hyperbolic tangent (lazy): +-inf at +-1.")
 sigmoid = _ufunc("sigmoid", "Elementwise logistic function 1 / (1 + exp(-x)) (lazy), overflow-free.")
 floor = _ufunc("floor", "Elementwise floor (lazy); integers are returned unchanged.")
 ceil = _ufunc("ceil", "Elementwise ceiling (lazy); integers are returned unchanged.")
 absolute = _ufunc("absolute", "Elementwise absolute value (lazy).")
 abs = absolute
 negative = _ufunc("negative", "Elementwise -x (lazy).")
-add = _ufunc("add", "Elementwise a + b with broadcasting (lazy).")
-subtract = _ufunc("subtract", "Elementwise a - b with broadcasting (lazy).")
-multiply = _ufunc("multiply", "Elementwise a * b with broadcasting (lazy).")
-true_divide = _ufunc("true_divide", "Elementwise a / b (lazy); integers give float32.")
+add = _ufunc("add", "Elementwise a + b with broadcasting (lazy).", 2)
+subtract = _ufunc("subtract", "Elementwise a - b with broadcasting (lazy).", 2)
+multiply = _ufunc("multiply", "Elementwise a * b with broadcasting (lazy).", 2)
+true_divide = _ufunc("true_divide", "Elementwise a / b (lazy); integers give float32.", 2)
 divide = true_divide
-floor_divide = _ufunc("floor_divide", "Elementwise a // b (lazy): floor semantics; int // 0 is 0.")
-remainder = _ufunc("remainder", "Elementwise a % b (lazy): the sign of b; int % 0 is 0.")
-power = _ufunc("power", "Elementwise a ** b (lazy).")
-maximum = _ufunc("maximum", "Elementwise maximum (lazy); nan wins, as in numpy.")
-minimum = _ufunc("minimum", "Elementwise minimum (lazy); nan wins, as in numpy.")
-equal = _ufunc("equal", "Elementwise a == b (lazy), a bool array.")
-not_equal = _ufunc("not_equal", "Elementwise a != b (lazy), a bool array.")
-less = _ufunc("less", "Elementwise a < b (lazy), a bool array.")
-less_equal = _ufunc("less_equal", "Elementwise a <= b (lazy), a bool array.")
-greater = _ufunc("greater", "Elementwise a > b (lazy), a bool array.")
-greater_equal = _ufunc("greater_equal", "Elementwise a >= b (lazy), a bool array.")
-bitwise_and = _ufunc("bitwise_and", "Elementwise a & b (lazy): logical and of bools, bits of ints.")
-bitwise_or = _ufunc("bitwise_or", "Elementwise a | b (lazy): logical or of bools, bits of ints.")
-bitwise_xor = _ufunc("bitwise_xor", "Elementwise a ^ b (lazy): logical xor of bools, bits of ints.")
+floor_divide = _ufunc(
+    "floor_divide", "Elementwise a // b (lazy): floor semantics; int // 0 is 0.", 2)
+remainder = _ufunc("remainder", "Elementwise a % b (lazy): the sign of b; int % 0 is 0.", 2)
+power = _ufunc("power", "Elementwise a ** b (lazy).", 2)
+maximum = _ufunc("maximum", "Elementwise maximum (lazy); nan wins, as in numpy.", 2)
+minimum = _ufunc("minimum", "Elementwise minimum (lazy); nan wins, as in numpy.", 2)
+equal = _ufunc("equal", "Elementwise a == b (lazy), a bool array.", 2)
+not_equal = _ufunc("not_equal", "Elementwise a != b (lazy), a bool array.", 2)
+less = _ufunc("less", "Elementwise a < b (lazy), a bool array.", 2)
+less_equal = _ufunc("less_equal", "Elementwise a <= b (lazy), a bool array.", 2)
+greater = _ufunc("greater", "Elementwise a > b (lazy), a bool array.", 2)
+greater_equal = _ufunc("greater_equal", "Elementwise a >= b (lazy), a bool array.", 2)
+bitwise_and = _ufunc(
+    "bitwise_and", "Elementwise a & b (lazy): logical and of bools, bits of ints.", 2)
+bitwise_or = _ufunc("bitwise_or", "Elementwise a | b (lazy): logical or of bools, bits of ints.", 2)
+bitwise_xor = _ufunc(
+    "bitwise_xor", "Elementwise a ^ b (lazy): logical xor of bools, bits of ints.", 2)
 invert = _ufunc("invert", "Elementwise ~a (lazy): logical not of bools, bitwise not of ints.")
 
 
@@ -695,6 +804,9 @@ _NUMPY_UFUNCS = {
     "not_equal": not_equal, "less": less, "less_equal": less_equal, "greater": greater,
     "greater_equal": greater_equal, "negative": negative, "absolute": absolute, "exp": exp,
     "log": log, "sqrt": sqrt, "sin": sin, "cos": cos, "tanh": tanh, "floor": floor, "ceil": ceil,
+    "exp2": exp2, "expm1": expm1, "log2": log2, "log10": log10, "log1p": log1p, "tan": tan,
+    "sinh": sinh, "cosh": cosh, "arcsin": arcsin, "arccos": arccos, "arctan": arctan,
+    "arctan2": arctan2, "arcsinh": arcsinh, "arccosh": arccosh, "arctanh": arctanh,
     "bitwise_and": bitwise_and, "bitwise_or": bitwise_or, "bitwise_xor": bitwise_xor,
     "invert": invert, "matmul": lambda a, b: matmul(a, b),
 }

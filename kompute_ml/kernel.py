@@ -199,6 +199,7 @@ class Kernel:
                              "`readonly buffer`)")
         self.spirv, self.info, self.name, self.source, self.path = spirv, info, name, source, path
         self._program = program
+        _stream.name_spirv(spirv, name)     # a timed-out submit names its kernels
         self._lengths = ()      # python2shader: (spec id, binding, stride) of len() constants
 
     @property
@@ -218,7 +219,7 @@ class Kernel:
         return (f"<Kernel {self.name}: {n} buffer{'s' * (n != 1)}, local_size={self.local_size}, "
                 f"push constants {self.push_constant_size} bytes>")
 
-    def __call__(self, *arrays, grid, push=(), spec=(), device=None):
+    def __call__(self, *arrays, grid, push=(), spec=(), device=None, timeout=None):
         """Record one dispatch of the kernel over ``arrays`` (array i at binding i).
 
         Parameters
@@ -239,6 +240,12 @@ class Kernel:
             rules as ``push``.
         device : None, int, str or Device
             Must be the arrays' device when given.
+        timeout : float, optional
+            Seconds: submit the dispatch (with the work pending before it) now and wait at most
+            this long. A kernel that runs longer raises DeviceError naming it, and the device
+            then counts as lost (every later use raises) until the work finishes after all.
+            None: the dispatch waits in the pending batch as usual, and its wait is bounded by
+            ``KOMPUTE_ML_KERNEL_TIMEOUT`` (seconds) when that is set.
 
         Raises
         ------
@@ -301,4 +308,6 @@ class Kernel:
         buffers = [_ARRAY_TYPES[type(a)](a) for a in arrays]   # realizes lazy arrays
         # binding i: arrays[i]; push and spec are packed above (the Kernel's own messages)
         self._program.dispatch(dev, buffers, groups, push=data, spec=spec or None)
+        if timeout is not None:
+            _stream.flush(dev, timeout)
 

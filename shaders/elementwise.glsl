@@ -1,7 +1,7 @@
 // elementwise.glsl — scalar helpers of the kernels that _fusion.py generates (#include "elementwise.glsl").
 // Each helper gives numpy's result where GLSL leaves it undefined or differs: NaN propagation of
 // maximum/minimum, floor semantics of // and % (Python sign rules, x // 0 == x % 0 == 0 for
-// integers), pow of negative bases, log/sqrt outside their domain, tanh without inf/inf.
+// integers), integer powers. The float32 math functions are in kmath.glsl.
 #ifndef KOMPUTE_ML_ELEMENTWISE_GLSL
 #define KOMPUTE_ML_ELEMENTWISE_GLSL
 
@@ -11,25 +11,6 @@
 // ---- maximum / minimum: a NaN operand wins (numpy.maximum / numpy.minimum)
 float km_max_f(float a, float b) { return (isnan(a) || a >= b) ? a : b; }
 float km_min_f(float a, float b) { return (isnan(a) || a <= b) ? a : b; }
-
-// ---- sin / cos: Vulkan bounds their error only on [-pi, pi] (absolute 2^-11), and GPUs evaluate them
-// in hardware on a reduced argument: NVIDIA's cos(96) is off by 7e-6. So reduce first, to
-// r = x - 2 pi k with k = round(x / 2 pi): 2 pi is split into pieces of 8 significant bits (the
-// last of 24), so each k * piece is exact for |k| < 2^16 and r carries about 56 bits of 2 pi. The
-// error stays near one ulp of pi (3.5e-7 absolute) for |x| < 4e5; past that (k*piece no longer
-// exact), and for x = +-0 (sign kept), inf and nan, x goes to the driver as it is.
-float km_reduce_2pi(float x) {
-    if (!(abs(x) >= 3.15 && abs(x) < 4.0e5)) return x;
-    float k = round(x * 0.15915494309189535);
-    precise float r = x - k * 6.28125;
-    r = r - k * 1.9378662109375e-3;
-    r = r + k * 2.562999725341797e-6;
-    r = r - k * 3.958120942115784e-9;
-    r = r - k * 1.0253376273028358e-11;
-    return r;
-}
-float km_sin(float x) { return sin(km_reduce_2pi(x)); }
-float km_cos(float x) { return cos(km_reduce_2pi(x)); }
 
 // ---- floor division and remainder, integers: q = floor(a / b); a % b has the sign of b; b == 0 -> 0
 int km_floordiv_i(int a, int b) {
@@ -84,38 +65,15 @@ float km_floordiv_f(float a, float b) {
     float m = km_fmod(a, b);
     float d = (a - m) / b;
     if (m != 0.0 && ((b < 0.0) != (m < 0.0))) d -= 1.0;
-    if (d == 0.0) return (a / b) < 0.0 ? -0.0 : 0.0;
+    // a zero quotient carries the sign of a / b (numpy's copysign): -0 // 5 and 0 // -5 are -0
+    uint sign = (floatBitsToUint(a) ^ floatBitsToUint(b)) & 0x80000000u;
+    if (d == 0.0) return uintBitsToFloat(sign);
     float f = floor(d);
     if (d - f > 0.5) f += 1.0;
     return f;
 }
 
-// ---- power
-bool km_is_odd_integer(float y) { return floor(y) == y && abs(mod(y, 2.0)) == 1.0; }
-float km_pow_f(float x, float y) {
-    if (y == 0.0 || x == 1.0) return 1.0;
-    if (isnan(x) || isnan(y)) return KM_NAN;
-    if (y == 1.0) return x;
-    if (y == 2.0) return x * x;
-    if (x == 0.0) {
-        bool odd = km_is_odd_integer(y);
-        if (y > 0.0) return odd ? x : 0.0;
-        return odd ? 1.0 / x : KM_INF;
-    }
-    if (x == -1.0 && isinf(y)) return 1.0;
-    if (isinf(x) && x < 0.0) {
-        bool odd = km_is_odd_integer(y);
-        if (y > 0.0) return odd ? x : KM_INF;
-        return odd ? -0.0 : 0.0;
-    }
-    float r = pow(abs(x), y);
-    if (x < 0.0) {
-        if (isinf(y)) return r;
-        if (floor(y) != y) return KM_NAN;
-        if (km_is_odd_integer(y)) r = -r;
-    }
-    return r;
-}
+// ---- power (float32: kmath_pow in kmath.glsl)
 // integer powers by squaring; a negative exponent gives 0 (numpy raises), except for bases 1 and -1
 int km_pow_i(int x, int y) {
     if (y < 0) return x == 1 ? 1 : (x == -1 ? ((y & 1) != 0 ? -1 : 1) : 0);
@@ -135,23 +93,6 @@ uint km_pow_u(uint x, uint y) {
         y >>= 1;
     }
     return r;
-}
-
-// ---- transcendental functions with numpy's values outside the domain
-float km_log(float x) { return x < 0.0 ? KM_NAN : (x == 0.0 ? -KM_INF : log(x)); }
-float km_sqrt(float x) { return x < 0.0 ? KM_NAN : sqrt(x); }
-float km_tanh(float x) {
-    float ax = abs(x);
-    if (ax < 0.004) return x * (1.0 - x * x / 3.0);   // 1 - e cancels for tiny x
-    float e = exp(-2.0 * ax);                          // never overflows: no inf / inf
-    float t = (1.0 - e) / (1.0 + e);
-    return x < 0.0 ? -t : t;
-}
-float km_sigmoid(float x) {
-    // exp of a non-positive number only: no overflow on either side
-    if (x >= 0.0) return 1.0 / (1.0 + exp(-x));
-    float e = exp(x);
-    return e / (1.0 + e);
 }
 
 // ---- conversions numpy defines and GLSL leaves undefined

@@ -1,5 +1,7 @@
-// kmath.glsl — float32 transcendental functions accurate to a few ulp on every Vulkan device
-// (#include "kmath.glsl"; the fused elementwise kernels call these instead of the built-ins).
+// kmath.glsl — float32 math functions accurate to a few ulp on every Vulkan device, with C99's
+// special values (#include "kmath.glsl"; the fused elementwise kernels call these instead of the
+// built-ins): exp, exp2, expm1, log, log2, log10, log1p, sqrt, pow, sin, cos, tan, asin, acos,
+// atan, atan2, sinh, cosh, tanh, asinh, acosh, atanh, sigmoid.
 //
 // Why not the built-ins: Vulkan bounds exp/log/sin/cos only loosely (log and log2 by an *absolute*
 // 2^-21 on [0.5, 2], so near 1 the relative error is unbounded; sin/cos by an absolute 2^-11 on
@@ -41,11 +43,28 @@ void kmath_two_prod(float a, float b, out float p, out float e) {
     e = ee;
 }
 
+// a / b within ~0.5 ulp whatever the driver's division (Vulkan allows 2.5 ulp, and GPUs use
+// that: a reciprocal and a product): the quotient corrected once by the exact remainder
+// a - q b (Dekker's product). Where the product could overflow, q is 0, inf or nan, or the
+// correction comes out non-finite, q is kept as it is.
+float kmath_div(float a, float b) {
+    float q = a / b;
+    float p, e;
+    kmath_two_prod(q, b, p, e);
+    precise float r = (a - p) - e;
+    precise float c = q + r / b;
+    // (Dekker's product is exact only while its partial products stay normal)
+    bool safe = abs(q) < 1.0e30 && abs(q) > 1.0e-30 && abs(b) < 1.0e30 && abs(b) > 1.0e-30
+                && abs(a) > 1.0e-20 && !isnan(c) && !isinf(c);
+    return safe ? c : q;
+}
+
 // ---- exp: x = k ln2 + r, |r| <= ln2 / 2 (r exact: Cody-Waite with a 16-bit ln2_hi), then
-// exp(r) = 1 + r + r^2 P(r), and 2^k applied in two halves so that subnormal results round once
-// (and are kept where the device keeps denormals) and k = 128 still gives a finite result.
-float kmath_exp(float x) {
-    float xc = clamp(x, -104.0, 89.0);               // beyond: 0 / inf, reached through 2^k
+// exp(r) = 1 + r + r^2 P(r), and 2^(k + shift) applied in two halves so that subnormal results
+// round once (and are kept where the device keeps denormals) and k = 129 still gives a finite
+// result (shift = -1: exp(x) / 2, which cosh and sinh need finite up to x = 89.4).
+float kmath_exp_scaled(float x, int shift) {
+    float xc = clamp(x, -104.0, 90.0);               // beyond: 0 / inf, reached through 2^k
     float k = floor(xc * 1.44269504 + 0.5);
     precise float r = xc - k * KMATH_LN2_HI;
     r = r - k * KMATH_LN2_LO;
@@ -56,16 +75,17 @@ float kmath_exp(float x) {
     p = p * r + 1.666666567325592e-01;
     p = p * r + 0.5;
     precise float e = 1.0 + (r + r * r * p);
-    int ki = int(k);
+    int ki = int(k) + shift;
     int k1 = ki >> 1;
     float res = (e * kmath_pow2i(k1)) * kmath_pow2i(ki - k1);
     return isnan(x) ? x : res;
 }
+float kmath_exp(float x) { return kmath_exp_scaled(x, 0); }
 
 // ---- sigmoid 1 / (1 + exp(-x)): exp of -|x| only, so nothing overflows on either side
 float kmath_sigmoid(float x) {
     float e = kmath_exp(-abs(x));
-    return (x >= 0.0 ? 1.0 : e) / (1.0 + e);         // one rounding on either side
+    return kmath_div(x >= 0.0 ? 1.0 : e, 1.0 + e);   // 1 + e: one rounding on either side
 }
 
 // ---- tanh: an odd polynomial below 0.625 (where 1 - e^-2|x| would cancel), else
@@ -82,7 +102,7 @@ float kmath_tanh(float x) {
     float ps = x + x * (z * p);
     float a = abs(x);
     float e = kmath_exp(-2.0 * a);
-    float t = (1.0 - e) / (1.0 + e);
+    float t = kmath_div(1.0 - e, 1.0 + e);
     ps = x == 0.0 ? x : ps;                            // tanh(-0) = -0
     return a < 0.625 ? ps : (x < 0.0 ? -t : t);
 }
@@ -184,14 +204,15 @@ float kmath_reduce_pio2(float a, out uint q, out float rl) {
     return up ? -r : r;
 }
 
-float kmath_sin_poly(float r) {          // sin on [-pi/4, pi/4]
+float kmath_sin_tail(float r) {          // sin(r) - r on [-pi/4, pi/4]
     float z = r * r;
     float p = 2.7183114070794545e-06;
     p = p * z - 1.983933470910415e-04;
     p = p * z + 8.333329111337662e-03;
     p = p * z - 1.666666716337204e-01;
-    return r + r * (z * p);
+    return r * (z * p);
 }
+float kmath_sin_poly(float r) { return r + kmath_sin_tail(r); }
 float kmath_cos_poly(float r) {          // cos on [-pi/4, pi/4]
     float z = r * r;
     float p = -2.7210231223762094e-07;
@@ -212,8 +233,8 @@ float kmath_sincos(float x, bool cosine) {
     rl = small ? 0.0 : rl;
     q = small ? 0u : q;
     q += cosine ? 1u : 0u;                               // cos(a) = sin(a + pi/2)
-    float s0 = kmath_sin_poly(r), c0 = kmath_cos_poly(r);
-    float s = s0 + rl * c0, c = c0 - rl * s0;            // sin / cos of r + rl, to first order
+    float ts = kmath_sin_tail(r), c0 = kmath_cos_poly(r);
+    float s = r + (ts + rl * c0), c = c0 - rl * (r + ts);   // sin / cos of r + rl, to first order
     float v = (q & 1u) != 0u ? c : s;
     v = (q & 2u) != 0u ? -v : v;
     // sin is odd: carry x's sign bit over (sin(-0) = -0)
@@ -222,5 +243,239 @@ float kmath_sincos(float x, bool cosine) {
 }
 float kmath_sin(float x) { return kmath_sincos(x, false); }
 float kmath_cos(float x) { return kmath_sincos(x, true); }
+
+// ================================================================================================
+// Helpers of the functions below: exact sums (Knuth's two-sum, no ordering needed), sign
+// transfer, and values carried as unevaluated float pairs hi + lo ("double-float") where one
+// float's 24 bits are not enough (pow's logarithm, the pi constants, sqrt(x^2 +- 1)).
+
+const float KMATH_PIO2_HI = 1.5707963705062866;
+const float KMATH_PIO2_LO = -4.371138828673793e-08;
+const float KMATH_PI_HI = 3.1415927410125732;
+const float KMATH_PI_LO = -8.742277657347586e-08;
+const float KMATH_PIO4_HI = 0.7853981852531433;
+const float KMATH_PIO4_LO = -2.1855694143368964e-08;
+
+// a + b == s + e exactly
+void kmath_two_sum(float a, float b, out float s, out float e) {
+    precise float ss = a + b;
+    precise float bb = ss - a;
+    precise float ee = (a - (ss - bb)) + (b - bb);
+    s = ss;
+    e = ee;
+}
+
+// (ah + al) - (bh + bl) as a pair
+void kmath_sub_dd(float ah, float al, float bh, float bl, out float h, out float l) {
+    float s, e;
+    kmath_two_sum(ah, -bh, s, e);
+    precise float t = e + (al - bl);
+    precise float hh = s + t;
+    h = hh;
+    l = t - (hh - s);
+}
+
+// |v| with the sign bit of x
+float kmath_copysign(float v, float x) {
+    return uintBitsToFloat((floatBitsToUint(v) & 0x7fffffffu) | (floatBitsToUint(x) & 0x80000000u));
+}
+
+// sqrt(h + l) as sh + sl (h >= 0): the driver's root, then its first-order correction from the
+// exact residual (h - sh^2) + l; the driver's few-ulp error is squared away
+void kmath_sqrt_dd(float h, float l, out float sh, out float sl) {
+    float r = sqrt(h);
+    float p, e;
+    kmath_two_prod(r, r, p, e);
+    precise float res = ((h - p) - e) + l;
+    sh = r;
+    sl = r > 0.0 ? res / (2.0 * r) : 0.0;
+}
+
+// ---- logarithm in extended precision: x = 2^k m, m in [sqrt(1/2), sqrt(2)), and
+// ln m = 2 atanh(s) = 2s + 2s^3/3 + ..., s = (m - 1) / (m + 1) in [-0.172, 0.172] carried as
+// sh + sl (the division's remainder exact through Dekker's product): hi + lo carries ~2^-40
+// relative, which pow needs (its error is |y| times the logarithm's).
+void kmath_ln_m(float x, out int k, out float hi, out float lo) {
+    bool sub = x < 1.17549435e-38;
+    float xs = sub ? x * 8388608.0 : x;
+    int ix = floatBitsToInt(xs) + (0x3f800000 - 0x3f3504f3);
+    k = (ix >> 23) - 127 - (sub ? 23 : 0);
+    float f = intBitsToFloat((ix & 0x007fffff) + 0x3f3504f3) - 1.0;
+    precise float dh = 2.0 + f;
+    precise float dl = f - (dh - 2.0);
+    float sh = f / dh;
+    float p, e;
+    kmath_two_prod(sh, dh, p, e);
+    precise float sl = (((f - p) - e) - sh * dl) / dh;
+    // 2 atanh(sh + sl) = 2 sh + 2 sl (1 + z) + (2/3) sh^3 + sh^5 P(z): the cubic term (up to
+    // 0.0034) as a pair too (sh^3 and 2/3 through Dekker's product), the rest in float
+    float zh, zl, ch, cl, th, tl;
+    kmath_two_prod(sh, sh, zh, zl);
+    kmath_two_prod(zh, sh, ch, cl);
+    kmath_two_prod(ch, 0.6666666865348816, th, tl);     // 2/3 = 0.6666666865 - 1.99e-8
+    precise float cll = cl + zl * sh;
+    float z = zh;
+    float P = 0.18181818723678589;                    // 2/11, 2/9, 2/7, 2/5 (Taylor: z <= 0.03)
+    P = P * z + 0.2222222238779068;
+    P = P * z + 0.2857142984867096;
+    P = P * z + 0.4000000059604645;
+    precise float rest = (tl + (ch * -1.9868215517249155e-08 + cll * 0.6666666865348816))
+                         + (ch * z) * P + 2.0 * sl * (1.0 + z);
+    hi = 2.0 * sh;
+    lo = th + rest;
+}
+
+const float KMATH_IL2_HI = 1.4426950216293335;       // 1 / ln 2 as a pair
+const float KMATH_IL2_LO = 1.925963033500011e-08;
+
+// log2(x) as H + L for finite x > 0
+void kmath_log2_dd(float x, out float H, out float L) {
+    int k;
+    float hi, lo, ph, pl;
+    kmath_ln_m(x, k, hi, lo);
+    kmath_two_prod(hi, KMATH_IL2_HI, ph, pl);
+    precise float tail = pl + (hi * KMATH_IL2_LO + lo * KMATH_IL2_HI);
+    float dk = float(k);
+    precise float s = dk + ph;
+    precise float se = (dk - s) + ph;                 // exact: |k| >= 1 > |ph|, or k = 0
+    precise float t = se + tail;
+    precise float h = s + t;
+    H = h;
+    L = t - (h - s);
+}
+
+// the values at the ends of log's domain (C99 / the Array API): nan below 0, -inf at +-0, inf at inf
+float kmath_log_special(float x, float res) {
+    if (!(x > 0.0)) res = x == 0.0 ? -KMATH_INF : KMATH_NAN;
+    return x == KMATH_INF ? x : res;
+}
+
+float kmath_log2(float x) {
+    float H, L;
+    kmath_log2_dd(x, H, L);
+    return kmath_log_special(x, H);
+}
+
+// log10 x = k log10(2) + ln(m) / ln(10); k * LG2_HI is exact (LG2_HI has 15 bits, |k| < 2^8)
+float kmath_log10(float x) {
+    int k;
+    float hi, lo, ph, pl, s, e;
+    kmath_ln_m(x, k, hi, lo);
+    kmath_two_prod(hi, 0.4342944920063019, ph, pl);
+    float dk = float(k);
+    precise float tail = pl + (hi * -1.0103049952192578e-08 + lo * 0.4342944920063019)
+                         + dk * 4.605039066518657e-06;
+    kmath_two_sum(dk * 0.301025390625, ph, s, e);
+    precise float res = s + (e + tail);
+    return kmath_log_special(x, res);
+}
+
+// log1p(h + l) for h + l > -1: u = 1 + h rounded, c = the part of h + l that u lost (exact by
+// Fast2Sum); log(u) + c / u
+float kmath_log1p_dd(float h, float l) {
+    precise float u = 1.0 + h;
+    precise float c = (abs(h) <= 1.0 ? h - (u - 1.0) : 1.0 - (u - h)) + l;
+    return kmath_log(u) + c / u;
+}
+
+float kmath_log1p(float x) {
+    float r = kmath_log1p_dd(x, 0.0);
+    r = x < -1.0 ? KMATH_NAN : (x == -1.0 ? -KMATH_INF : r);
+    return (x == 0.0 || x == KMATH_INF || isnan(x)) ? x : r;     // log1p(-0) = -0
+}
+
+// ---- exp2 of H + L (|L| <= ulp(H)): n = round(H), r = (H - n) + L in [-1/2, 1/2] (H - n exact),
+// 2^r = 1 + r ln2 + r^2 Q(r) (Taylor, truncation < 2^-32) with r ln2 as an exact product plus
+// the small terms, summed into 1 exactly (two-sum): the result is rounded about once;
+// 2^n applied in two halves as in exp
+float kmath_exp2_dd(float H, float L) {
+    float hc = clamp(H, -160.0, 130.0);
+    float n = floor(hc + 0.5);
+    float rh = hc - n;
+    float rl = H == hc ? L : 0.0;
+    float r = rh + rl;
+    float q = 1.3215486660556053e-06;
+    q = q * r + 1.5252733646775596e-05;
+    q = q * r + 1.540352968731895e-04;
+    q = q * r + 1.3333557872101665e-03;
+    q = q * r + 9.618128649890423e-03;
+    q = q * r + 5.550410971045494e-02;
+    q = q * r + 2.4022650718688965e-01;
+    float ph, pl, s, se;
+    kmath_two_prod(rh, 0.6931471824645996, ph, pl);      // ln 2 = 0.693147182 - 1.9e-9
+    precise float tail = pl + (rl * 0.6931471824645996 + rh * -1.9046542121259336e-09)
+                         + r * r * q;
+    kmath_two_sum(1.0, ph, s, se);
+    precise float e = s + (se + tail);
+    int ni = int(n);
+    int n1 = ni >> 1;
+    return (e * kmath_pow2i(n1)) * kmath_pow2i(ni - n1);
+}
+
+float kmath_exp2(float x) {
+    return isnan(x) ? x : kmath_exp2_dd(x, 0.0);
+}
+
+// ---- expm1: a Taylor polynomial to x^11 for |x| <= 0.75 (relative error near 0); up to 16,
+// x = k ln2 + r and expm1 = 2^k expm1(r) + (2^k - 1) (2^k - 1 exact for |k| <= 23); beyond,
+// exp(x) - 1 rounds once.
+float kmath_expm1_poly(float r) {                    // (expm1(r) - r) / r^2
+    float p = 2.5052107943679403e-08;
+    p = p * r + 2.755731998149713e-07;
+    p = p * r + 2.7557318844628753e-06;
+    p = p * r + 2.4801587642286904e-05;
+    p = p * r + 1.9841270113829523e-04;
+    p = p * r + 1.3888889225199819e-03;
+    p = p * r + 8.333333767950535e-03;
+    p = p * r + 4.16666679084301e-02;
+    p = p * r + 1.666666716337204e-01;
+    p = p * r + 0.5;
+    return p;
+}
+float kmath_expm1(float x) {
+    float a = abs(x);
+    float xm = clamp(x, -16.0, 16.0);
+    float k = a <= 0.75 ? 0.0 : floor(xm * 1.44269504 + 0.5);
+    precise float r = xm - k * KMATH_LN2_HI;
+    r = r - k * KMATH_LN2_LO;
+    precise float em = r + r * r * kmath_expm1_poly(r);
+    float s = kmath_pow2i(int(k));
+    precise float mid = s * em + (s - 1.0);
+    float res = a <= 16.0 ? mid : kmath_exp(x) - 1.0;
+    return (x == 0.0 || isnan(x)) ? x : res;          // expm1(-0) = -0
+}
+
+// ---- pow (C99 Annex F / IEEE 754 special cases, as the Array API lists them): |x|^y =
+// exp2(y log2|x|) with log2 as a pair and y log2|x| as a pair (Dekker's product), so the
+// exponent carries ~2^-40 relative; |y| is capped at 2^40, past which every result with
+// |x| != 1 over- or underflows anyway.
+bool kmath_is_odd_integer(float y) {
+    float h = 0.5 * y;
+    return floor(y) == y && floor(h) != h;
+}
+float kmath_pow(float x, float y) {
+    float ax = abs(x);
+    float H, L, ph, pl;
+    kmath_log2_dd(ax, H, L);
+    float yc = clamp(y, -1099511627776.0, 1099511627776.0);
+    kmath_two_prod(yc, H, ph, pl);
+    precise float pll = pl + yc * L;
+    float r = kmath_exp2_dd(ph, pll);
+    bool odd = kmath_is_odd_integer(y);
+    if (x < 0.0) r = odd ? -r : (floor(y) == y ? r : KMATH_NAN);
+    // x = +-0 or +-inf: 0 or inf by the sign of y (and of the exponent), negated for odd y
+    float zi = ((ax == 0.0) == (y > 0.0)) ? 0.0 : KMATH_INF;
+    zi = (odd && x < 0.0) || (odd && x == 0.0 && floatBitsToUint(x) != 0u) ? -zi : zi;
+    r = (ax == 0.0 || ax == KMATH_INF) ? zi : r;
+    // y = +-inf: 1 for |x| = 1, else 0 or inf
+    float yi = ax == 1.0 ? 1.0 : (((ax < 1.0) == (y > 0.0)) ? 0.0 : KMATH_INF);
+    r = isinf(y) ? yi : r;
+    r = (isnan(x) || isnan(y)) ? KMATH_NAN : r;
+    r = y == 1.0 ? x : (y == 2.0 ? x * x : r);       // exact (correctly rounded) as numpy's
+    return (y == 0.0 || x == 1.0) ? 1.0 : r;
+}
+
+// tan, the inverse trigonometric functions and the hyperbolic ones (they use the above)
+#include "kmath_trig.glsl"
 
 #endif

@@ -7,14 +7,19 @@
 // those have a zero gradient when fit_intercept == 0, which leaves them as they are).
 // In modes 1 and 2 out[p] receives the updated W[p] (the host reads W and the losses in one go).
 // Invocation P writes the batch's loss sum to out[loss_index].
+//   modes 3 (Adam) and 4 (SGD): the step's hyper-parameters come from the hyper buffer, not the
+//   push constants, so that an epoch recorded once replays with the schedule's current step size
+//   and step count: hyper = [bits of t0, lr, beta1 (momentum), beta2, eps (SGD: nesterov)]; the
+//   step count is t0 + (loss_index - P) + 1 and Adam's bias corrections are computed here.
 // binding 0: part (float, ngroups x (P + 1))   binding 1: state (float; W, M, V at 0, P, 2P)
-// binding 2: out (float; P values, then loss slots)
+// binding 2: out (float; P values, then loss slots)   binding 3: hyper (float, 5)
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
 layout(local_size_x = 64) in;
 layout(set = 0, binding = 0) readonly buffer Part { float part[]; };
 layout(set = 0, binding = 1) buffer State { float S[]; };
 layout(set = 0, binding = 2) buffer Out { float out_[]; };
+layout(set = 0, binding = 3) readonly buffer Hyper { float H[]; };
 layout(push_constant) uniform Push {
     uint P;           // parameters: (d + 1) * K
     uint d1;          // d + 1: parameter p is an intercept when p % d1 == d
@@ -48,16 +53,28 @@ void main() {
         out_[p] = grad;
         return;
     }
-    if (pc.mode == 1u) {
-        float v = pc.beta1 * S[P + p] - pc.lr * grad;
+    uint mode = pc.mode;
+    float lr = pc.lr, beta1 = pc.beta1, beta2 = pc.beta2, eps = pc.eps;
+    if (mode >= 3u) {
+        mode -= 2u;
+        lr = H[1]; beta1 = H[2]; beta2 = H[3]; eps = H[4];
+        if (mode == 2u) {
+            float t = float(floatBitsToUint(H[0]) + (pc.loss_index - P) + 1u);
+            float c2 = sqrt(1.0 - pow(beta2, t));
+            lr = lr * c2 / (1.0 - pow(beta1, t));
+            eps *= c2;
+        }
+    }
+    if (mode == 1u) {
+        float v = beta1 * S[P + p] - lr * grad;
         S[P + p] = v;
-        w += pc.eps != 0.0 ? pc.beta1 * v - pc.lr * grad : v;
+        w += eps != 0.0 ? beta1 * v - lr * grad : v;
     } else {
-        float m = pc.beta1 * S[P + p] + (1.0 - pc.beta1) * grad;
-        float v = pc.beta2 * S[2u * P + p] + (1.0 - pc.beta2) * grad * grad;
+        float m = beta1 * S[P + p] + (1.0 - beta1) * grad;
+        float v = beta2 * S[2u * P + p] + (1.0 - beta2) * grad * grad;
         S[P + p] = m;
         S[2u * P + p] = v;
-        w -= pc.lr * m / (sqrt(v) + pc.eps);
+        w -= lr * m / (sqrt(v) + eps);
     }
     S[p] = w;
     out_[p] = w;

@@ -1,7 +1,7 @@
 // reduce.glsl — the reduction operator of reduce_rows.comp / reduce_axis.comp, chosen by defines:
 //   KM_IN_KIND, KM_ACC_KIND: 0 float, 1 int, 2 uint, 3 double (storage type of the input,
-//   accumulator type; double goes with double only)
-//   KM_OP: 0 sum, 1 max, 2 min          KM_ARG: 1 tracks the index of the max/min (argmax/argmin)
+//   accumulator type; a double accumulator also takes integers: numpy's float64 mean of them)
+//   KM_OP: 0 sum, 1 max, 2 min, 3 product          KM_ARG: 1 tracks the index of the max/min (argmax/argmin)
 // A NaN wins max/min (numpy); argmax/argmin return the first index of the winner (first NaN).
 #ifndef KOMPUTE_ML_REDUCE_GLSL
 #define KOMPUTE_ML_REDUCE_GLSL
@@ -46,6 +46,8 @@
 // the identity of the operator: what padding lanes hold
 #if KM_OP == 0
 #define KM_IDENTITY KM_ACC(0)
+#elif KM_OP == 3
+#define KM_IDENTITY KM_ACC(1)
 #elif KM_OP == 1
 #if KM_ACC_KIND == 0
 #define KM_IDENTITY uintBitsToFloat(0xff800000u)
@@ -71,6 +73,8 @@
 KM_ACC km_combine(KM_ACC a, KM_ACC b) {
 #if KM_OP == 0
     return a + b;
+#elif KM_OP == 3
+    return a * b;
 #elif KM_ACC_FLOAT && KM_OP == 1
     return (isnan(a) || a >= b) ? a : b;
 #elif KM_ACC_FLOAT

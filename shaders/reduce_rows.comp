@@ -97,6 +97,8 @@ void main() {
 #if KM_SUBGROUP && !KM_ARG
 #if KM_OP == 0
     acc = subgroupAdd(acc);
+#elif KM_OP == 3
+    acc = subgroupMul(acc);
 #else
 #if KM_ACC_KIND == 0
     bool nan_here = subgroupAny(isnan(acc));   // subgroupMax/Min leave NaN undefined

@@ -297,6 +297,10 @@ def test_unary_functions_like_numpy(shape, fn, dtype, seed):
                                    fn not in ("floor", "ceil", "abs", "negative") else x)
         if dtype == np.float32:
             expected = expected.astype(np.float32)
+        elif fn in ("floor", "ceil"):
+            # integers keep their dtype (the Array API, and the numpy make test installs; numpy 2.0 gives
+            # float64, and the minimum-versions run uses 2.0)
+            expected = expected.astype(dtype)
     check(getattr(km, fn)(km.asarray(x)), expected, rtol=2e-6 if fn != "tanh" else 1e-5, atol=2e-6)
 
 

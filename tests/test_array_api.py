@@ -20,7 +20,8 @@ def test_namespace_identity_and_info():
     # float64 where the device has shaderFloat64 (tests/test_float64.py covers a device without)
     f64 = {"float64"} if a.device.limits["float64"] else set()
     assert set(info.dtypes()) == {"bool", "int32", "uint32", "float32"} | f64
-    assert xp.float64 == np.float64 and not hasattr(xp, "int64")
+    # int64 is named (scikit-learn spells it) but not offered
+    assert xp.float64 == np.float64 and "int64" not in info.dtypes()
     assert info.default_device() is a.device and a.device in info.devices()
     assert info.capabilities()["boolean indexing"] is True
     assert xp.isdtype(xp.int32, "integral") and not xp.isdtype(xp.float32, "integral")
@@ -162,3 +163,174 @@ def test_to_device_and_dlpack():
     a = xp.asarray([1.0, 2.0])
     assert a.to_device(a.device) is a
     np.testing.assert_array_equal(np.from_dlpack(a), [1.0, 2.0])
+
+
+# ---- O(n) functions on the device: numpy's answers, and no host round trip -------------------
+
+def _moved(fn):
+    """fn() after every pending upload, with the bytes it uploaded and downloaded."""
+    xp.synchronize()
+    before = xp.stats()
+    out = fn()
+    xp.synchronize()
+    after = xp.stats()
+    return out, (after["bytes_uploaded"] - before["bytes_uploaded"],
+                 after["bytes_downloaded"] - before["bytes_downloaded"])
+
+
+# 0 (empty), 1, odd, one block (1024 = 256 invocations x 4), past one block, past a block of
+# block totals (so the scan recurses twice)
+SIZES = [0, 1, 7, 1024, 1025, 3001, 1024 * 1024 + 5]
+
+
+@pytest.mark.parametrize("n", SIZES)
+def test_cumulative_sum_prod_on_device(n):
+    x = _f((n,))
+    k = xp.asarray(x)
+    out, (up, down) = _moved(lambda: xp.cumulative_sum(k))
+    assert up == 0 and down == 0          # the scan never leaves the device
+    np.testing.assert_allclose(out.numpy(), np.cumsum(x.astype(np.float64)),
+                               rtol=1e-5, atol=1e-5 * np.sqrt(max(n, 1)))
+    i = rng.integers(-9, 10, n).astype(np.int32)        # int32 sums wrap like numpy's int32
+    np.testing.assert_array_equal(xp.cumulative_sum(xp.asarray(i)).numpy(),
+                                  np.cumsum(i, dtype=np.int32))
+    s = rng.choice(np.array([-1, 1], np.int32), n)      # products of +-1: exact in any order
+    np.testing.assert_array_equal(
+        xp.cumulative_prod(xp.asarray(s), include_initial=True).numpy(),
+        np.concatenate([[1], np.cumprod(s)]).astype(np.int32))
+
+
+@pytest.mark.parametrize("shape,axis", [((3, 5), 0), ((3, 5), 1), ((2, 1100, 3), 1),
+                                        ((4, 0, 2), 1), ((2, 3, 4), -1)])
+def test_cumulative_along_axes(shape, axis):
+    x = np.round(_f(shape))
+    k = xp.asarray(x)
+    np.testing.assert_allclose(xp.cumulative_sum(k, axis=axis).numpy(), np.cumsum(x, axis),
+                               rtol=1e-6)
+    b = x > 0                                          # bool -> int32 (numpy's default int)
+    got = xp.cumulative_sum(xp.asarray(b), axis=axis, include_initial=True).numpy()
+    want = np.cumsum(b, axis, dtype=np.int32)
+    pad = list(want.shape)
+    pad[axis] = 1
+    want = np.concatenate([np.zeros(pad, np.int32), want], axis=axis)
+    assert got.dtype == np.int32
+    np.testing.assert_array_equal(got, want)
+    with pytest.raises(ValueError, match="axis must be given"):
+        xp.cumulative_sum(xp.ones((2, 2)))
+
+
+@pytest.mark.parametrize("shape,axis", [((0,), None), ((1,), None), ((7,), 0), ((3, 5), 1),
+                                        ((3, 5), (0, 1)), ((2, 9000), 1), ((9000, 3), 0)])
+def test_prod_on_device(shape, axis):
+    s = rng.choice(np.array([-1.0, 1.0, 0.5, 2.0], np.float32), shape)
+    k = xp.asarray(s)
+    out, (up, down) = _moved(lambda: xp.prod(k, axis=axis))
+    assert up == 0 and down == 0
+    np.testing.assert_allclose(out.numpy(), np.prod(s.astype(np.float64), axis=axis), rtol=1e-5)
+    i = rng.integers(-3, 4, shape).astype(np.int32)
+    np.testing.assert_array_equal(xp.prod(xp.asarray(i), axis=axis).numpy(),
+                                  np.prod(i, axis=axis, dtype=np.int32))
+    b = i > 0
+    np.testing.assert_array_equal(xp.prod(xp.asarray(b), axis=axis, keepdims=True).numpy(),
+                                  np.prod(b, axis=axis, keepdims=True, dtype=np.int32))
+    f = xp.prod(xp.asarray(i), axis=axis, dtype=xp.float32)
+    assert f.dtype == xp.float32
+
+
+@pytest.mark.parametrize("shape", [(0,), (1,), (7,), (300,), (3, 5), (2, 0, 3), (40, 37),
+                                   (2, 3, 4, 5)])
+def test_nonzero_on_device(shape):
+    x = rng.integers(-1, 2, shape).astype(np.float32) * rng.integers(0, 2, shape)
+    k = xp.asarray(x)
+    out, (up, down) = _moved(lambda: xp.nonzero(k))
+    assert up == 0 and down <= 4          # only the count: it is the result's length
+    want = np.nonzero(x)
+    assert len(out) == len(want)
+    for a, b in zip(out, want):
+        assert a.dtype == xp.int32
+        np.testing.assert_array_equal(a.numpy(), b)
+    with pytest.raises(ValueError, match="0-d"):
+        xp.nonzero(xp.asarray(1.0))
+
+
+def test_nonzero_past_one_workgroup():
+    x = (rng.random(5000) < 0.3).astype(np.int32)
+    for a, b in zip(xp.nonzero(xp.asarray(x)), np.nonzero(x)):
+        np.testing.assert_array_equal(a.numpy(), b)
+    assert xp.nonzero(xp.zeros((3, 3)))[1].shape == (0,)
+
+
+@pytest.mark.parametrize("shape,axis,m", [((7,), 0, 5), ((1,), 0, 0), ((0, 3), 1, 4),
+                                          ((4, 300), 1, 513), ((5, 3, 2), 1, 7),
+                                          ((3000,), 0, 2049)])
+def test_take_on_device(shape, axis, m):
+    x = _f(shape)
+    n = shape[axis]
+    idx = rng.integers(-n, n, m).astype(np.int32)
+    k, ki = xp.asarray(x), xp.asarray(idx)
+    out, (up, down) = _moved(lambda: xp.take(k, ki, axis=axis))
+    assert up == 0 and down <= 4          # only the bounds flag
+    np.testing.assert_array_equal(out.numpy(), np.take(x, idx, axis=axis))
+    if n:
+        u = rng.integers(0, n, m).astype(np.uint32)
+        np.testing.assert_array_equal(xp.take(k, xp.asarray(u), axis=axis).numpy(),
+                                      np.take(x, u, axis=axis))
+
+
+def test_take_bad_indices():
+    k = xp.asarray([1.0, 2.0, 3.0])
+    for bad in ([3], [-4], [0, 1, 7]):
+        with pytest.raises(IndexError, match="out of bounds"):
+            xp.take(k, xp.asarray(bad))
+    with pytest.raises(TypeError, match="integer"):
+        xp.take(k, xp.asarray([0.0]))
+    with pytest.raises(ValueError, match="axis is required"):
+        xp.take(xp.ones((2, 2)), xp.asarray([0]))
+
+
+@pytest.mark.parametrize("shape,axis,m", [((7,), 0, 3), ((4, 5), 1, 5), ((4, 5), 0, 9),
+                                          ((3, 700), -1, 700), ((2, 3, 4), 1, 2),
+                                          ((3, 0), 1, 0)])
+def test_take_along_axis_on_device(shape, axis, m):
+    x = _f(shape)
+    n = shape[axis]
+    ishape = list(shape)
+    ishape[axis] = m
+    idx = rng.integers(-n, n, ishape).astype(np.int32) if n else np.zeros(ishape, np.int32)
+    k, ki = xp.asarray(x), xp.asarray(idx)
+    out, (up, down) = _moved(lambda: xp.take_along_axis(k, ki, axis=axis))
+    assert up == 0 and down <= 4
+    np.testing.assert_array_equal(out.numpy(), np.take_along_axis(x, idx, axis=axis))
+    # argsort's indices take the array back in order (the usual use)
+    if x.size:
+        o = xp.argsort(k, axis=axis)
+        np.testing.assert_array_equal(xp.take_along_axis(k, o, axis=axis).numpy(),
+                                      np.sort(x, axis=axis, kind="stable"))
+
+
+def test_take_along_axis_broadcasts_and_checks():
+    x = _f((3, 4))
+    idx = np.array([[0, 3]], np.int32)                 # broadcast over the 3 rows
+    np.testing.assert_array_equal(
+        xp.take_along_axis(xp.asarray(x), xp.asarray(idx), axis=1).numpy(),
+        np.take_along_axis(x, np.broadcast_to(idx, (3, 2)), axis=1))
+    with pytest.raises(ValueError, match="as many dimensions"):
+        xp.take_along_axis(xp.asarray(x), xp.asarray([0]), axis=1)
+    with pytest.raises(IndexError):
+        xp.take_along_axis(xp.asarray(x), xp.asarray([[4]]), axis=1)
+
+
+def test_standard_signatures_and_scalars():
+    import inspect
+    assert str(inspect.signature(xp.add)) == "(x1, x2, /)"
+    assert str(inspect.signature(xp.exp)) == "(x, /)"
+    with pytest.raises(TypeError):
+        xp.add(xp.ones(2))
+    assert complex(xp.asarray(2.5)) == 2.5 + 0j
+    fi = xp.finfo(xp.float32)
+    assert type(fi.eps) is float and fi.eps == float(np.finfo(np.float32).eps)
+    assert fi.bits == 32 and fi.smallest_normal == float(np.finfo(np.float32).tiny)
+    k = xp.asarray([1.0, -0.0])
+    assert xp.from_dlpack(k, copy=False).numpy().tolist() == [1.0, -0.0]
+    z = (xp.asarray([-0.0, 0.0]) // xp.asarray([5.0, -5.0])).numpy()
+    assert np.signbit(z).all() and (z == 0).all()      # numpy: -0 // 5 and 0 // -5 are -0

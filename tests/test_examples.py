@@ -45,3 +45,11 @@ def test_pyshader_example_kp_and_kernel_agree():
 def test_custom_kernel_example():
     text = _run("custom_kernel.py")
     assert "softplus (python2shader): ok" in text, text
+
+
+def test_sklearn_array_api_example():
+    text = _run("sklearn_array_api.py")
+    err = float(text.split("max relative difference to numpy:")[1].split()[0])
+    assert err < 1e-4, text
+    moved, x_bytes = text.split("fit/transform/predict:")[1].replace("(X is", "").split(")")[0].split()
+    assert int(moved) < int(x_bytes) // 20, text      # d x d matrices, never X

@@ -213,6 +213,32 @@ def test_tiny_c_is_named_not_the_learning_rate():
     ''', timeout=300)
 
 
+def test_tiny_c_with_adam_is_refused_or_fits_zero_coefficients():
+    # C=1e-30: Adam's float32 second moment overflowed, the coefficients froze at +-lr with a
+    # loss of 1e25 and no error. Past the bound: ValueError naming C; below it: coefficients ~0
+    # as scikit-learn gives, and the intercept (unpenalized) at the log-odds of the classes
+    run_case('''
+    import warnings
+    from kompute_ml import LogisticRegression
+    from sklearn.linear_model import LogisticRegression as SkLogisticRegression
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 3)).astype(np.float32)
+    y = (X[:, 0] > 0.3).astype(int)
+    for C in (1e-30, 1e-300):
+        expect(ValueError, lambda: LogisticRegression(C=C, solver="adam").fit(X, y),
+               f"C={C:g} is too small for solver='adam'")
+    for C in (1e-6, 1e-12):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")    # a ConvergenceWarning is fine; the answer counts
+            m = LogisticRegression(C=C, solver="adam", random_state=0).fit(X, y)
+        ref = SkLogisticRegression(C=C).fit(X.astype(np.float64), y)
+        scale = np.abs(ref.coef_).max()
+        np.testing.assert_allclose(m.coef_, ref.coef_, atol=0.05 * scale + 1e-8)
+        p = y.mean()
+        np.testing.assert_allclose(m.intercept_, [np.log(p / (1 - p))], atol=0.05)
+    ''', timeout=300)
+
+
 def test_too_wide_for_the_loop_budget_leaves_no_ignored_exception():
     # LogLossProgram.__init__ raises DeviceLimitError before its buffers exist; its __del__
     # must not then print "Exception ignored" (run_case fails on that text in stderr)
@@ -273,3 +299,137 @@ def test_use_device_with_a_device_object_uses_that_object():
     exc = expect(ValueError, lambda: a + b, "two Device objects for the same physical device")
     d.close()
     ''')
+
+
+# Host memory under an address-space limit (`prlimit --as`, `ulimit -v`): lavapipe's device memory
+# is host memory, and a failed allocation inside kp used to segfault (rc 139) in tensor creation.
+_LIMIT_AS = '''
+    import gc, resource
+    from kompute_ml._runtime import memory as _memory
+    km.zeros(4).numpy()        # the driver's threads and JIT exist before the limit is measured
+    used = _memory._proc_status_bytes("VmSize")["VmSize"]
+    hard = resource.getrlimit(resource.RLIMIT_AS)[1]
+    resource.setrlimit(resource.RLIMIT_AS, (used + (1200 << 20), hard))
+'''
+
+
+def test_host_address_space_limit_gives_out_of_memory_error():
+    run_case(_LIMIT_AS + '''
+    xs = []
+    for i in range(100):
+        try:
+            xs.append(km.zeros(2**25))        # 128 MiB each: ~256 MiB of host memory on lavapipe
+        except km.OutOfMemoryError as exc:
+            assert isinstance(exc, MemoryError) and "RLIMIT_AS" in str(exc), exc
+            print("REFUSED after", i, exc)
+            break
+    else:
+        raise AssertionError("100 arrays of 128 MiB fitted a 1.2 GB address-space limit")
+    assert len(xs) >= 1
+    # the pool then recovers: released arrays go to its cache, and an allocation of another size
+    # frees that cache and retries (the guard's refusal goes through the same free-and-retry)
+    n = len(xs)
+    del xs[:]
+    gc.collect()
+    ys = [km.full(3 * 2**23, 2.0) for _ in range(n)]     # 96 MiB: another pool bucket
+    assert float(ys[-1].sum().numpy()) == 2.0 * 3 * 2**23
+    ''', timeout=300)
+
+
+def _installed_kp_has_current_patches():
+    """Whether the kp imported here was built from this tree's patches/kp (build_kp.sh's hash)."""
+    import hashlib
+    import importlib.util
+    import pathlib
+    root = pathlib.Path(__file__).resolve().parents[1]
+    files = sorted((root / "patches" / "kp").glob("*.patch")) + [root / "scripts" / "build_kp.sh"]
+    want = hashlib.sha256(b"".join(f.read_bytes() for f in files)).hexdigest()[:12]
+    spec = importlib.util.find_spec("kp")
+    for parent in pathlib.Path(spec.origin).parents if spec and spec.origin else ():
+        stamp = parent / "kp-patches.sha"
+        if stamp.is_file():
+            return stamp.read_text().strip() == want
+    return False
+
+
+@pytest.mark.skipif(not _installed_kp_has_current_patches(),
+                    reason="the installed kp predates patches/kp (scripts/build_kp.sh rebuilds it)")
+def test_kp_allocation_failure_is_an_exception_not_a_crash():
+    # patches/kp/0011: kp itself checks vkAllocateMemory's result; called past the guard, the
+    # failed allocation is an OutOfMemoryError instead of a segfault in the driver
+    run_case(_LIMIT_AS + '''
+    from kompute_ml._runtime import kp as _kp
+    dev = km.get_device()
+    tensors = []
+    for i in range(20):                    # 128 MiB each, ~256 MiB of host memory on lavapipe
+        try:
+            tensors.append(_kp.tensor_create(dev.manager, 1 << 27, dev.name))
+        except MemoryError as exc:         # kp's allocation (OutOfMemoryError) or numpy's zeros
+            print("REFUSED after", i, type(exc).__name__, exc)
+            break
+    else:
+        raise AssertionError("20 tensors of 128 MiB fitted 1.2 GB of address space")
+    del tensors
+    assert float(km.ones(1000).sum().numpy()) == 1000.0      # the device still works
+    ''', timeout=300)
+
+
+# A kernel that runs too long: lavapipe cuts each invocation's loops at 65535 iterations, so the
+# kernel is long through many invocations (32768 x 60000 iterations: seconds on lavapipe)
+_SLOW_KERNEL = '''
+    import time
+    SLOW = km.Kernel.from_glsl("""#version 450
+    layout(local_size_x = 64) in;
+    layout(std430, binding = 0) buffer Out { float y[]; };
+    layout(push_constant) uniform Push { uint iters; } pc;
+    void main() {
+        float x = float(gl_GlobalInvocationID.x);
+        for (uint i = 0u; i < pc.iters; i++) x = x * 0.999 + 1.0;
+        y[gl_GlobalInvocationID.x] = x;
+    }
+    """)
+'''
+
+
+def test_kernel_timeout_names_the_kernel():
+    run_case(_SLOW_KERNEL + '''
+    # a short kernel with a timeout is unaffected
+    z = km.zeros(64)
+    SLOW(z, grid=64, push=(10,), timeout=30)
+    ref = np.arange(64, dtype=np.float64)
+    for _ in range(10):
+        ref = ref * 0.999 + 1.0
+    np.testing.assert_allclose(z.numpy(), ref, rtol=1e-5)
+    # a long one raises DeviceError naming it ("<glsl>": a kernel from GLSL source)
+    y = km.zeros(32768)
+    t = time.perf_counter()
+    exc = expect(km.DeviceError, lambda: SLOW(y, grid=32768, push=(60000,), timeout=0.05),
+                 "<glsl>")
+    assert "timeout of 0.05 s" in str(exc) or "within 0.05 s" in str(exc), exc
+    # then the device works again as soon as that work has finished (on a GPU, a later submit
+    # raises "is lost" until then); lavapipe finished it inside the submit
+    for _ in range(600):
+        try:
+            km.synchronize()
+            break
+        except km.DeviceError as exc:
+            assert "is lost" in str(exc), exc
+            time.sleep(0.1)
+    np.testing.assert_allclose(y.numpy()[:100], 1000.0, atol=0.1)   # 1000 + (x0-1000)*0.999^n
+    assert float(km.ones(10).sum().numpy()) == 10.0
+    expect(ValueError, lambda: km.synchronize(timeout=-1), "timeout")
+    expect(ValueError, lambda: km.synchronize(timeout="soon"), "timeout")
+    ''', timeout=300)
+
+
+def test_kernel_timeout_from_the_environment():
+    run_case(_SLOW_KERNEL + '''
+    y = km.zeros(32768)
+    SLOW(y, grid=32768, push=(60000,))           # recorded: the submit below is timed
+    expect(km.DeviceError, lambda: km.synchronize(), "<glsl>")
+    import os
+    os.environ["KOMPUTE_ML_KERNEL_TIMEOUT"] = "soon"
+    expect(ValueError, lambda: km.ones(3).numpy(), "KOMPUTE_ML_KERNEL_TIMEOUT")
+    os.environ["KOMPUTE_ML_KERNEL_TIMEOUT"] = "0"  # 0: no timeout
+    assert float(km.ones(3).sum().numpy()) == 3.0
+    ''', env={"KOMPUTE_ML_KERNEL_TIMEOUT": "0.05"}, timeout=300)

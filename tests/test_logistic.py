@@ -89,8 +89,20 @@ def test_full_batch_loss_gradient_matches_numpy(device, n, d, K, chunked, monkey
                                    (130, 33, 10), (200, 1, 4), (90, 300, 2)])
 @pytest.mark.parametrize("chunked", [False, True])
 @pytest.mark.parametrize("source", ["host64", "host32", "device"])
-def test_fused_loss_gradient_matches_numpy(device, n, d, K, chunked, source, monkeypatch):
-    """logreg_fused.comp: one pass per evaluation, over host-uploaded or device-resident rows."""
+@pytest.mark.parametrize("kernel", ["auto", "tiles", "lanes4"])
+def test_fused_loss_gradient_matches_numpy(device, n, d, K, chunked, source, kernel,
+                                           monkeypatch):
+    """The one-pass kernels (logreg_lanes.comp where the device has subgroup shuffles, else
+    logreg_fused.comp: 'tiles'; 'lanes4': 4 lanes per row, 3 rows in flight, coefficients read
+    from memory), over host-uploaded or device-resident rows."""
+    lay = None
+    if kernel == "tiles":
+        lay = _fullbatch.layout(device, d, K)
+    elif kernel == "lanes4":
+        lay = _fullbatch.lanes_layout(device, d, K, lanes=min(4, device.subgroup_size), unroll=3)
+        if lay is None:
+            pytest.skip("no lanes layout of 4 lanes for this shape on this device")
+        lay["WREG"] = 0
     if chunked:
         monkeypatch.setattr(_loss, "_CHUNK_BYTES", 4 * d * 37)   # chunks of 37 rows
     X, codes, sw, W = _problem(n, d, K)
@@ -99,7 +111,7 @@ def test_fused_loss_gradient_matches_numpy(device, n, d, K, chunked, source, mon
     else:
         data = _fullbatch.DenseDataset(device, X.astype(np.float64) if source == "host64" else X,
                                        codes, sw)
-    prog = _fullbatch.FusedLogLoss(data, K, l2=0.1, fit_intercept=True)
+    prog = _fullbatch.FusedLogLoss(data, K, l2=0.1, fit_intercept=True, layout_=lay)
     prog.total_weight = sw.sum()
     try:
         assert len(data.chunks) == (-(-n // 37) if chunked else 1)
@@ -111,6 +123,65 @@ def test_fused_loss_gradient_matches_numpy(device, n, d, K, chunked, source, mon
     f_ref, G_ref = reference_loss_grad(X, codes, sw, W.astype(np.float64), 0.1)
     assert f == pytest.approx(f_ref, rel=1e-5) and f2 == f
     np.testing.assert_allclose(G, G_ref, rtol=1e-4, atol=1e-5 * np.abs(G_ref).max())
+
+
+def test_lanes_kernel_splits_passes_within_the_loop_budget(device, monkeypatch):
+    """With a loop budget (lavapipe's, here a tiny one) a pass goes in several dispatches that
+    accumulate into the partials; the sums equal one pass's."""
+    X, codes, sw, W = _problem(3000, 16, 1, seed=2)
+    lay = _fullbatch.lanes_layout(device, 16, 1)
+    if lay is None:
+        pytest.skip("the device has no subgroup shuffles: logreg_lanes.comp is not used")
+    budget = _fullbatch._lanes_block_cost(lay) + _fullbatch._lanes_end_cost(lay)
+    monkeypatch.setattr(_loss, "_loop_budget", lambda device: budget)
+    data = _fullbatch.DenseDataset(device, X, codes, sw)
+    prog = _fullbatch.FusedLogLoss(data, 1, l2=0.1, fit_intercept=True, layout_=lay)
+    prog.total_weight = sw.sum()
+    try:
+        assert prog.rows_per_dispatch < 3000       # several dispatches
+        f, G = prog.loss_gradient(W)
+    finally:
+        prog.release()
+        data.release()
+    f_ref, G_ref = reference_loss_grad(X, codes, sw, W.astype(np.float64), 0.1)
+    assert f == pytest.approx(f_ref, rel=1e-5)
+    np.testing.assert_allclose(G, G_ref, rtol=1e-4, atol=1e-5 * np.abs(G_ref).max())
+
+
+@pytest.mark.parametrize("solver", ["adam", "sgd"])
+def test_replayed_epochs_equal_recorded_ones(device, solver):
+    """An epoch recorded once and replayed (permutation in the index buffer, step size and step
+    count in the hyper buffer) gives the epochs that recording every step gives, and submits
+    the whole epoch at once: no per-step work on the host after the first epoch."""
+    X, codes, sw, W0 = _problem(700, 12, 3, seed=4)
+    results = []
+    for replay in (True, False):
+        data = _loss.DeviceDataset(device, X, codes, sw)
+        prog = _loss.LogLossProgram(data, 3, l2=0.01, fit_intercept=True, batch_size=32)
+        prog.total_weight = sw.sum()
+        prog.replay = replay
+        opt = _optim.make_optimizer(solver, 0.05 if solver == "adam" else 0.01, sw.mean())
+        rng = np.random.default_rng(0)
+        prog.set_state(W0)
+        try:
+            got = []
+            for epoch in range(3):
+                if epoch == 1:
+                    opt.lr /= 5                   # the schedule changes the step size
+                data.shuffle(rng)
+                km.synchronize()
+                before = km.stats()["dispatches"]
+                loss, W = prog.epoch(opt)
+                got.append((loss, W.copy(), km.stats()["dispatches"] - before))
+        finally:
+            prog.release()
+            data.release()
+        results.append(got)
+    for (l1, W1, n1), (l2, W2, n2) in zip(*results):
+        assert l1 == pytest.approx(l2, rel=1e-4)
+        np.testing.assert_allclose(W1, W2, rtol=1e-3, atol=1e-5)
+        assert n2 == 2 * 22                       # recorded: two dispatches per step
+    assert [n for _, _, n in results[0][1:]] == [0, 0]     # replayed: none recorded
 
 
 @pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf, 1e39])
@@ -190,10 +261,12 @@ def test_fit_reuses_pipelines(device):
     LogisticRegression(solver="adam", max_iter=3, tol=None, random_state=0).fit(X, y)
     stats = km.stats()
     assert stats["pipelines_created"] == 0
-    # 3 epochs: 2 dispatches per step and one submit (the loss download) per epoch
+    # 3 epochs, recorded once (2 dispatches per step) and replayed: per epoch one replay, the
+    # permutation's and step size's upload and the loss download
     steps = -(-300 // _logistic._auto_batch(300))
-    assert stats["dispatches"] == 3 * 2 * steps
-    assert stats["submits"] <= 3 + 1
+    assert stats["dispatches"] == 2 * steps
+    assert stats["replays"] >= 3
+    assert stats["submits"] <= 3 * 3          # a few per epoch, not one per step
 
 
 def test_full_batch_fit_reuses_pipelines_one_submit_per_evaluation(device):
@@ -596,13 +669,20 @@ def test_partial_fit_on_device_data(device):
     np.testing.assert_array_equal(a.coef_, b.coef_)
 
 
-def test_device_data_errors(device):
+def test_device_data_errors(device, monkeypatch):
     X, y = make_classification(n_samples=50, n_features=4, random_state=0)
     clf = LogisticRegression(max_iter=2)
     bad = X.astype(np.float32)
     bad[7, 2] = np.nan
     with pytest.raises(ValueError, match="NaN or infinity"):
-        clone(clf).fit(km.asarray(bad), y)
+        clone(clf).fit(km.asarray(bad), y)               # found by the fused kernel's check
+    with pytest.raises(ValueError, match="NaN or infinity"):
+        LogisticRegression(solver="adam", max_iter=2).fit(km.asarray(bad), y)
+    with monkeypatch.context() as mp:     # no fused layout: the device reductions test X
+        mp.setattr(_fullbatch, "lanes_layout", lambda *a, **k: None)
+        mp.setattr(_fullbatch, "layout", lambda *a, **k: None)
+        with pytest.raises(ValueError, match="NaN or infinity"):
+            clone(clf).fit(km.asarray(bad), y)
     bad[7, 2] = np.inf
     with pytest.raises(ValueError, match="NaN or infinity"):
         clone(clf).fit(km.asarray(bad), y)

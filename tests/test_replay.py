@@ -3,6 +3,8 @@
 import numpy as np
 
 import kompute_ml as km
+from kompute_ml import array as ka
+from kompute_ml._array import fusion as _fusion
 from kompute_ml._runtime import memory as _memory
 from kompute_ml._runtime import stream as _stream
 
@@ -95,3 +97,71 @@ def test_dropped_tensor_drops_its_replays(device):
     buf.release()
     _memory.free_all_blocks(device)
     assert not any(sig in st.replays for sig in kept) and uid not in st.by_uid
+
+
+def test_repeated_expression_skips_trace_and_codegen(device):
+    """A repeated `c = a * b + 1` is realized from its signature: no trace, codegen or compile,
+    no new pipeline, and its submit replays; new scalar values still reach the kernel."""
+    rng = np.random.default_rng(1)
+    a_host = rng.standard_normal(1000).astype(np.float32)
+    b_host = rng.standard_normal(1000).astype(np.float32)
+    a = km.asarray(a_host, device=device)
+    b = km.asarray(b_host, device=device)
+    for _ in range(3):
+        (a * b + 1).numpy()
+    kernels = _fusion.cached_kernels()
+    s0 = km.stats()
+    for k in range(5):
+        got = (a * b + 1).numpy()
+        np.testing.assert_allclose(got, a_host.astype(np.float64) * b_host + 1,
+                                   rtol=1e-6, atol=1e-6)
+    d = _delta(s0, km.stats(), "traces", "fast_realizations", "shader_compiles",
+               "pipelines_created", "ops_recorded", "replays")
+    assert d == {"traces": 0, "fast_realizations": 5, "shader_compiles": 0,
+                 "pipelines_created": 0, "ops_recorded": 0, "replays": 5}
+    assert _fusion.cached_kernels() == kernels
+    s0 = km.stats()
+    for k in range(3):                        # other scalar values: same kernel, new push words
+        np.testing.assert_allclose((a * b + (2.5 + k)).numpy(),
+                                   a_host.astype(np.float64) * b_host + 2.5 + k,
+                                   rtol=1e-6, atol=1e-5)
+    d = _delta(s0, km.stats(), "traces", "fast_realizations", "shader_compiles")
+    assert d == {"traces": 0, "fast_realizations": 3, "shader_compiles": 0}
+
+
+def test_fast_path_keeps_aliasing_order_and_sharing_apart(device):
+    """Signatures that differ only in which operands alias, in argument order or in a shared
+    subexpression never take each other's kernels."""
+    x_host = np.arange(1, 9, dtype=np.float32)
+    y_host = x_host[::-1].copy()
+    x, y = km.asarray(x_host, device=device), km.asarray(y_host, device=device)
+    for _ in range(2):                        # the second round runs on the fast path
+        np.testing.assert_array_equal((x - y).numpy(), x_host - y_host)
+        np.testing.assert_array_equal((y - x).numpy(), y_host - x_host)
+        np.testing.assert_array_equal((x - x).numpy(), np.zeros(8, np.float32))
+        np.testing.assert_array_equal((2.0 - x).numpy(), 2 - x_host)
+        np.testing.assert_array_equal((x - 2.0).numpy(), x_host - 2)
+        t = x * 3.0                           # read twice: a shared subexpression (traced)
+        np.testing.assert_array_equal((t + t).numpy(), x_host * 6)
+        u, v = x * 3.0, x * 5.0               # the same shape of tree, distinct scalars
+        np.testing.assert_array_equal((u + v).numpy(), x_host * 8)
+
+
+def test_realized_subexpression_sends_its_parents_back_to_the_trace(device):
+    """A lazy parent built before its child was realized keeps numpy's eager values when an
+    input is then written in place (the fast path's flattened operands are stale by then)."""
+    x_host = np.arange(8, dtype=np.float32)
+    x = km.asarray(x_host, device=device)
+    for _ in range(2):
+        (x * 2.0 + 1.0).numpy()               # the signature is known to the fast path
+    t = x * 2.0
+    c = t + 1.0
+    t.numpy()                                 # t realized while c still reads it lazily
+    s0 = km.stats()
+    # a kernel writing x in place (what km.Kernel does): lazy readers of x realize first, but
+    # c reads t, not x; from its flattened operands it would read the new x
+    buf = ka.writable_buffer_of(x)
+    _stream.upload(buf, np.full(8, 100.0, np.float32))
+    np.testing.assert_array_equal(c.numpy(), x_host * 2 + 1)
+    d = _delta(s0, km.stats(), "fast_realizations", "traces")
+    assert d == {"fast_realizations": 0, "traces": 1}

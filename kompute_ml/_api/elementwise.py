@@ -1,10 +1,12 @@
-"""Elementwise functions of the Array API that the fused kernels have no op for, composed from
-the ops they have (exp, log, sqrt, sin, cos, tanh, floor, ceil, where, comparisons, arithmetic).
+"""Elementwise functions of the Array API: the fused ops of ``array`` under the standard's names,
+and the functions the fused kernels have no op for, composed from the ops they have.
 
-Every function here returns a lazy Array: a composition fuses into one generated kernel like any
-other expression, so it runs on the device. Accuracy: float32, a few ulps (atan and its family use
-a Cephes-style minimax polynomial after range reduction); ``nextafter`` alone runs on the host
-(it needs the float's bits, which the fused ops do not expose).
+The math functions (exp, expm1, log, log1p, log2, log10, sqrt, sin, cos, tan, sinh, cosh, tanh,
+asin, acos, atan, atan2, asinh, acosh, atanh, pow) are fused ops computed by shaders/kmath.glsl:
+float32 within a few ulp of the correctly rounded result, with the standard's special cases
+(signed zeros, infinities, nan outside the domain). Every function here returns a lazy Array: a
+composition fuses into one generated kernel like any other expression, so it runs on the device;
+``nextafter`` alone runs on the host (it needs the float's bits, which the fused ops do not expose).
 """
 
 import math
@@ -33,9 +35,12 @@ equal, not_equal, less, less_equal = _a.equal, _a.not_equal, _a.less, _a.less_eq
 greater, greater_equal = _a.greater, _a.greater_equal
 bitwise_and, bitwise_or, bitwise_xor, bitwise_invert = (_a.bitwise_and, _a.bitwise_or,
                                                         _a.bitwise_xor, _a.invert)
+# the float32 functions of shaders/kmath.glsl (a few ulp, C99's special values): fused ops
 exp, log, sqrt, sin, cos, tanh = _a.exp, _a.log, _a.sqrt, _a.sin, _a.cos, _a.tanh
+expm1, log1p, log2, log10, tan = _a.expm1, _a.log1p, _a.log2, _a.log10, _a.tan
+sinh, cosh, asin, acos, atan, atan2 = _a.sinh, _a.cosh, _a.arcsin, _a.arccos, _a.arctan, _a.arctan2
+asinh, acosh, atanh = _a.arcsinh, _a.arccosh, _a.arctanh
 abs = _a.absolute
-_HALF_PI = math.pi / 2
 
 
 def _float(x):
@@ -232,30 +237,6 @@ def bitwise_right_shift(x1, x2, /):
 
 # ---- exponentials and logarithms ----------------------------------------------------------------
 
-def expm1(x, /):
-    x = _float(x)
-    # Kahan's trick: (u - 1) * x / log(u) cancels the rounding of u = exp(x) near 0
-    u = _a.exp(x)
-    small = (u - 1.0) * x / _a.log(u)
-    return _a.where(_a.absolute(x) < 0.5,
-                    _a.where(x == 0, x, _a.where(u == 1.0, x, small)), u - 1.0)
-
-
-def log1p(x, /):
-    x = _float(x)
-    u = 1.0 + x
-    # Kahan: log(u) * x / (u - 1) corrects for the rounding of 1 + x
-    return _a.where(u == 1.0, x, _a.where(u == math.inf, u, _a.log(u) * (x / (u - 1.0))))
-
-
-def log2(x, /):
-    return _a.log(_float(x)) * (1.0 / math.log(2.0))
-
-
-def log10(x, /):
-    return _a.log(_float(x)) * (1.0 / math.log(10.0))
-
-
 def logaddexp(x1, x2, /):
     a, b = _float(x1), _float(x2)
     m = _a.maximum(a, b)
@@ -273,96 +254,6 @@ def hypot(x1, x2, /):
     r = n / safe
     out = m * _a.sqrt(1.0 + r * r)
     return _a.where((a == math.inf) | (b == math.inf), math.inf, _a.where(m == 0, 0.0, out))
-
-
-# ---- trigonometric and hyperbolic ----------------------------------------------------------------
-
-def tan(x, /):
-    x = _float(x)
-    return _a.sin(x) / _a.cos(x)
-
-
-def _atan_core(x):
-    """atan of x >= 0 (inf included): Cephes' range reduction and minimax polynomial."""
-    big = x > 2.414213562373095
-    mid = (x > 0.4142135623730950) & ~big
-    base = _a.where(big, _HALF_PI, _a.where(mid, math.pi / 4, 0.0))
-    t = _a.where(big, -1.0 / _a.where(big, x, 1.0),
-                 _a.where(mid, (x - 1.0) / (x + 1.0), x))
-    z = t * t
-    poly = (((8.05374449538e-2 * z - 1.38776856032e-1) * z + 1.99777106478e-1) * z
-            - 3.33329491539e-1) * z * t + t
-    return base + poly
-
-
-def atan(x, /):
-    x = _float(x)
-    r = _atan_core(_a.absolute(x))
-    return _a.where(x == 0, x, _copysign_float(r, x))
-
-
-def atan2(x1, x2, /):
-    """The angle of (x2, x1), with the standard's signed-zero and infinity cases."""
-    y, x = _float(x1), _float(x2)
-    ay, ax = _a.absolute(y), _a.absolute(x)
-    both_inf = (ay == math.inf) & (ax == math.inf)
-    ratio = _a.where(both_inf, 1.0, ay / _a.where(ax == 0, 1.0, ax))
-    r = _a.where(ax == 0, _HALF_PI, _atan_core(ratio))
-    r = _a.where(ay == 0, 0.0, r)
-    r = _a.where(signbit(x), math.pi - r, r)
-    r = _copysign_float(r, y)
-    return _a.where((x != x) | (y != y), math.nan, r)
-
-
-def asin(x, /):
-    x = _float(x)
-    r = _atan_core(_a.absolute(x) / _a.sqrt((1.0 - x) * (1.0 + x)))
-    return _a.where(x == 0, x, _copysign_float(r, x))
-
-
-def acos(x, /):
-    x = _float(x)
-    return 2.0 * _atan_core(_a.sqrt((1.0 - x) / (1.0 + x)))
-
-
-def sinh(x, /):
-    x = _float(x)
-    ax = _a.absolute(x)
-    small = x * (1.0 + x * x * (1.0 / 6.0 + x * x / 120.0))
-    e = _a.exp(ax * 0.5)             # exp(|x|/2)^2: finite further than exp(|x|) alone
-    big = _copysign_float((0.5 * e) * e - 0.5 / (e * e), x)
-    return _a.where(ax < 0.5, small, big)
-
-
-def cosh(x, /):
-    x = _float(x)
-    e = _a.exp(_a.absolute(x) * 0.5)
-    return (0.5 * e) * e + 0.5 / (e * e)
-
-
-def asinh(x, /):
-    x = _float(x)
-    ax = _a.absolute(x)
-    # log(2|x|) past 2**28, where |x| + sqrt(x*x + 1) overflows or x*x swamps 1
-    big = _a.log(ax) + math.log(2.0)
-    mid = log1p(ax + ax * ax / (1.0 + _a.sqrt(1.0 + ax * ax)))
-    r = _a.where(ax > 268435456.0, big, mid)
-    return _a.where(x == 0, x, _copysign_float(r, x))
-
-
-def acosh(x, /):
-    x = _float(x)
-    big = _a.log(x) + math.log(2.0)
-    t = x - 1.0
-    mid = log1p(t + _a.sqrt(2.0 * t + t * t))
-    return _a.where(x > 268435456.0, big, mid)
-
-
-def atanh(x, /):
-    x = _float(x)
-    ax = _a.absolute(x)
-    r = 0.5 * log1p(2.0 * ax / (1.0 - ax))
-    return _a.where(x == 0, x, _copysign_float(r, x))
 
 
 def nextafter(x1, x2, /):

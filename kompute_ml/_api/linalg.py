@@ -1,7 +1,8 @@
 """``kompute_ml.linalg``: the Array API linear algebra extension.
 
 On the device: matmul, vecdot, matrix_transpose, tensordot, outer, vector_norm,
-matrix_power (except n < 0). On the host also: diagonal and trace (a strided read). On the host (small matrices: a download, numpy in float64, the result
+matrix_power (except n < 0), svd of a tall or wide well-conditioned matrix with
+full_matrices=False (only its short side's square crosses to the host). On the host also: diagonal and trace (a strided read). On the host (small matrices: a download, numpy in float64, the result
 converted to float32 and uploaded): cholesky, det, eigh, eigvalsh, inv, matrix_norm, matrix_rank,
 pinv, qr, slogdet, solve, svd, svdvals, cross.
 """
@@ -199,10 +200,67 @@ def solve(x1, x2, /):
     return _up(np.linalg.solve(_f64(x1), b), x1)
 
 
+_SVDResult = collections.namedtuple("SVDResult", ["U", "S", "Vh"])
+
+# The device path of a tall svd (below) is taken for matrices whose short side is at most this
+# (its k x k factors go through the host) and whose condition number is at most _SVD_MAX_COND:
+# Q = X R^-1 is formed with a float32 matmul, so X's reconstruction error grows as eps * cond(X)
+# (LAPACK's: eps); 100 keeps that under 1e-5 of the largest singular value.
+_SVD_MAX_SIDE = 4096
+_SVD_MAX_COND = 100.0
+
+
 def svd(x, /, *, full_matrices=True):
+    """Singular value decomposition.
+
+    A tall or wide 2-D matrix with ``full_matrices=False`` whose short side is at most 4096 and
+    whose condition number is at most 100 is decomposed on the device (CholeskyQR2 on its Gram
+    matrix; only k x k matrices cross to the host, k the short side): this is what keeps
+    scikit-learn's PCA(svd_solver='full') and Ridge(solver='svd') from downloading X. Anything
+    else, and a matrix the device path finds ill-conditioned, is decomposed on the host
+    (numpy, float64).
+    """
+    if not full_matrices and x.ndim == 2 and x.size and x.shape[0] != x.shape[1] \
+            and min(x.shape) <= _SVD_MAX_SIDE:
+        wide = x.shape[1] > x.shape[0]
+        res = _tall_svd(x.mT if wide else x)
+        if res is not None:
+            u, s, vh = res
+            return _SVDResult(vh.mT, s, u.mT) if wide else _SVDResult(u, s, vh)
     u, s, vh = np.linalg.svd(_f64(x), full_matrices=full_matrices)
-    return collections.namedtuple("SVDResult", ["U", "S", "Vh"])(_up(u, x), _up(s, x),
-                                                                 _up(vh, x))
+    return _SVDResult(_up(u, x), _up(s, x), _up(vh, x))
+
+
+def _tall_svd(a):
+    """(U, S, Vh) of a tall m x k matrix by CholeskyQR2 on the device, or None to use the host.
+
+    A = Q1 R1 with R1 from the Cholesky factor of A^T A and Q1 = A R1^-1 (device matmuls); the
+    second pass re-orthogonalizes: Q1 = Q R2. Then R2 R1 = Ur S Vh on the host (k x k, float64)
+    and U = Q1 (R2^-1 Ur), one more device matmul. Downloads: two k x k Gram matrices.
+    """
+    a = a.astype(FLOAT32, copy=False)
+    r1 = _gram_cholesky(a)
+    if r1 is None:
+        return None
+    s1 = np.linalg.svd(r1, compute_uv=False)
+    if not s1[-1] * _SVD_MAX_COND >= s1[0]:       # also catches nan
+        return None
+    q1 = a @ _up(np.linalg.inv(r1), a)
+    r2 = _gram_cholesky(q1)
+    if r2 is None:
+        return None
+    ur, s, vh = np.linalg.svd(r2 @ r1)
+    u = q1 @ _up(np.linalg.solve(r2, ur), a)
+    return u, _up(s, a), _up(vh, a)
+
+
+def _gram_cholesky(a):
+    """Upper R with R^T R = A^T A (the Gram matrix on the device, Cholesky in float64), or None."""
+    g = (a.mT @ a).numpy().astype(np.float64)
+    try:
+        return np.linalg.cholesky(g).T
+    except np.linalg.LinAlgError:       # rank-deficient in float32: the host decomposes A
+        return None
 
 
 def svdvals(x, /):

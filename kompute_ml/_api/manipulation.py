@@ -2,10 +2,11 @@
 
 On the device: concat/stack/roll/tile (a strided-copy kernel writing each piece into its place),
 flip, moveaxis, permute_dims (gathers), repeat with an int, broadcasts, diff, all/any,
-count_nonzero, sum/prod-free statistics (sum, mean, var, std, max, min, argmax, argmin).
+count_nonzero, the statistics (sum, prod, mean, var, std, max, min, argmax, argmin: reductions),
+take/take_along_axis (_array/take.py), cumulative_sum/prod and nonzero (_array/scan.py).
 On the host (a download, numpy, an upload; documented in docs/arrays.md): sort, argsort,
-unique_*, nonzero, searchsorted, cumulative_sum/prod, prod, take, take_along_axis, repeat with
-an array of counts -- the data-dependent or scan-shaped work no built-in kernel does yet.
+unique_*, searchsorted, repeat with an array of counts -- O(n log n) or data-dependent work no
+built-in kernel does yet.
 """
 
 import builtins
@@ -16,6 +17,8 @@ import numpy as np
 
 from .. import array as _a
 from .._array.dtypes import BOOL, FLOAT32, INT32, UINT32, canonical_dtype, result_dtype
+from .._array import scan as _scan
+from .._array import take as _take
 from .._compile import glslang as _glslang
 from .._runtime import stream as _stream
 
@@ -311,43 +314,49 @@ def _host(x, fn, dtype=None):
     return _a.asarray(res, dtype=dtype, device=x.device)
 
 
+def _default_acc_dtype(x, dtype):
+    # numpy's accumulator for sums and products (bool -> int), mapped onto our 32-bit dtypes
+    return canonical_dtype(dtype) if dtype is not None else {BOOL: INT32}.get(x.dtype, x.dtype)
+
+
 def prod(x, /, *, axis=None, dtype=None, keepdims=False):
-    """Product over ``axis`` (on the host; integer products wrap at 32 bits)."""
+    """Product over ``axis`` (a device reduction; integer products wrap at 32 bits)."""
     if isinstance(axis, list):
         axis = tuple(axis)
-    if dtype is None:
-        dtype = {BOOL: INT32}.get(x.dtype, x.dtype)
-    return _host(x, lambda h: np.prod(h, axis=axis, keepdims=keepdims,
-                                      dtype=np.dtype(dtype)), dtype)
+    return _a._reduce(x.astype(_default_acc_dtype(x, dtype), copy=False), "prod", axis,
+                      keepdims, None, None)
 
 
 def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False):
-    return _cumulative(x, np.cumsum, 0, axis, dtype, include_initial)
+    """Inclusive running sum along ``axis`` (a device scan; integers wrap at 32 bits)."""
+    return _cumulative(x, "sum", axis, dtype, include_initial)
 
 
 def cumulative_prod(x, /, *, axis=None, dtype=None, include_initial=False):
-    return _cumulative(x, np.cumprod, 1, axis, dtype, include_initial)
+    """Inclusive running product along ``axis`` (a device scan; integers wrap at 32 bits)."""
+    return _cumulative(x, "prod", axis, dtype, include_initial)
 
 
-def _cumulative(x, fn, identity, axis, dtype, include_initial):
-    """Inclusive scan on the host (no scan kernel yet); integers accumulate and wrap at 32 bits."""
+def _cumulative(x, op, axis, dtype, include_initial):
+    """Scan along ``axis``: moved last (a device transpose when it is not), scanned as rows."""
     if axis is None:
         if x.ndim > 1:
             raise ValueError("axis must be given for arrays of more than one dimension")
         axis = 0
-    axis = _axis(axis, builtins.max(x.ndim, 1))
-    if dtype is None:
-        dtype = {BOOL: INT32}.get(x.dtype, x.dtype)
-    dtype = canonical_dtype(dtype)
-
-    def run(h):
-        out = fn(h.astype(dtype), axis=axis, dtype=dtype)
-        if include_initial:
-            shape = list(h.shape)
-            shape[axis] = 1
-            out = np.concatenate([np.full(shape, identity, dtype=dtype), out], axis=axis)
-        return out
-    return _host(x, run, dtype)
+    if x.ndim == 0:
+        raise ValueError("cumulative functions need an array of at least one dimension")
+    axis = _axis(axis, x.ndim)
+    dtype = _default_acc_dtype(x, dtype)
+    y = moveaxis(x, axis, -1) if axis != x.ndim - 1 else x
+    y = y.astype(dtype, copy=False)
+    n = y.shape[-1] if y.ndim else 1
+    rows = y.size // n if n else 0
+    buf = _scan.scan_rows(y._realize(), rows, n, dtype, y.device, op)
+    out = y._wrap((buf, y.shape, dtype))
+    if include_initial:
+        first = _a.full(y.shape[:-1] + (1,), 0 if op == "sum" else 1, dtype, y.device)
+        out = concat([first, out], axis=-1)
+    return moveaxis(out, -1, axis) if axis != x.ndim - 1 else out
 
 
 # ---- utility ---------------------------------------------------------------------------------------
@@ -402,9 +411,13 @@ def diff(x, /, *, axis=-1, n=1, prepend=None, append=None):
 # ---- searching, sorting, sets, indexing (host) ---------------------------------------------------
 
 def nonzero(x, /):
+    """Coordinates of the nonzero elements, one int32 array per dimension (on the device: flags,
+    a scan, a scatter; only the count, 4 bytes, is read back: it is the result's length)."""
     if x.ndim == 0:
         raise ValueError("nonzero is not defined for 0-d arrays")
-    return tuple(_a.asarray(i, dtype=INT32, device=x.device) for i in np.nonzero(x.numpy()))
+    flags = _truth(x).astype(INT32)
+    coords = x._wrap(_scan.nonzero(flags._realize(), x.shape, x.device))
+    return tuple(coords[d] for d in range(x.ndim))
 
 
 def searchsorted(x1, x2, /, *, side="left", sorter=None):
@@ -474,15 +487,39 @@ def unique_all(x, /):
                            _a.asarray(counts, dtype=INT32, device=d))
 
 
+def _indices(indices, x):
+    return indices if isinstance(indices, Array) else _a.asarray(indices, device=x.device)
+
+
 def take(x, indices, /, *, axis=None):
+    """Elements of ``x`` at ``indices`` (1-D; negative ones count from the end) along ``axis``:
+    a gather kernel on the device; an out-of-range index raises IndexError."""
     if axis is None:
         if x.ndim != 1:
             raise ValueError("take: axis is required for arrays of more than one dimension")
         axis = 0
-    ind = indices.numpy() if isinstance(indices, Array) else np.asarray(indices)
-    return _host(x, lambda h: np.take(h, ind, axis=axis), x.dtype)
+    axis = _axis(axis, x.ndim)
+    ind = _indices(indices, x)
+    _same_device([x, ind])
+    return x._wrap(_take.take(x._realize(), x.shape, x.dtype, x.device, ind._realize(),
+                              ind.shape, ind.dtype, axis, along=False))
 
 
 def take_along_axis(x, indices, /, *, axis=-1):
-    ind = indices.numpy() if isinstance(indices, Array) else np.asarray(indices)
-    return _host(x, lambda h: np.take_along_axis(h, ind, axis=axis), x.dtype)
+    """``x`` gathered along ``axis`` by ``indices`` (an index per result element; the other
+    dimensions broadcast): a gather kernel on the device."""
+    ind = _indices(indices, x)
+    _same_device([x, ind])
+    if ind.ndim != x.ndim:
+        raise ValueError(f"take_along_axis: indices must have as many dimensions as x "
+                         f"({x.ndim}), got {ind.ndim}")
+    axis = _axis(axis, x.ndim)
+    # broadcast every dimension but the axis (lazy broadcasts, realized by the gather's inputs)
+    other = np.broadcast_shapes(tuple(s for k, s in enumerate(x.shape) if k != axis),
+                                tuple(s for k, s in enumerate(ind.shape) if k != axis))
+    xs = other[:axis] + (x.shape[axis],) + other[axis:]
+    is_ = other[:axis] + (ind.shape[axis],) + other[axis:]
+    x = x if x.shape == xs else _a.broadcast_to(x, xs)
+    ind = ind if ind.shape == is_ else _a.broadcast_to(ind, is_)
+    return x._wrap(_take.take(x._realize(), x.shape, x.dtype, x.device, ind._realize(),
+                              ind.shape, ind.dtype, axis, along=True))

@@ -27,8 +27,16 @@ from .._runtime import device as _device
 
 __array_api_version__ = "2024.12"
 
-float32, float64, int32, uint32 = FLOAT32, FLOAT64, INT32, UINT32
+float32, int32, uint32 = FLOAT32, INT32, UINT32
 bool = BOOL                      # the standard's name; shadows the builtin in this module only
+# float64 is a real dtype where the device has shaderFloat64 (dtypes(device=...) lists it there).
+# int64 everywhere, and float64 on a device without it, are named but not supported, as torch
+# names float64 on its MPS device: consumers spell them in dtype lists and casts (scikit-learn:
+# ``dtype=[xp.float64, xp.float32]``, ``xp.astype(y, xp.int64)``) and need the names to exist;
+# dtypes() omits them, which is what tells scikit-learn and array-api-compat to compute in
+# float32. ``astype`` to them gives int32 / float32 there (ints that do not fit raise
+# OverflowError); other explicit float64 requests on such a device raise TypeError.
+float64, int64 = FLOAT64, np.dtype(np.int64)
 _bool = type(True)
 _DTYPES = {"bool": BOOL, "int32": INT32, "uint32": UINT32, "float32": FLOAT32}
 _DTYPES64 = dict(_DTYPES, float64=FLOAT64)      # a device with shaderFloat64
@@ -116,14 +124,34 @@ def can_cast(from_, to, /):
     return np.can_cast(_dt(from_), canonical_dtype(to), casting="safe")
 
 
+class finfo_object:
+    """What ``finfo`` returns: the standard's fields, as Python floats (numpy's are float32)."""
+
+    __slots__ = ("bits", "eps", "max", "min", "smallest_normal", "dtype")
+
+    def __init__(self, info):
+        self.bits = int(info.bits)
+        self.eps, self.max, self.min = float(info.eps), float(info.max), float(info.min)
+        self.smallest_normal = float(info.smallest_normal)
+        self.dtype = info.dtype
+
+    def __repr__(self):
+        return (f"finfo(bits={self.bits}, eps={self.eps}, max={self.max}, min={self.min}, "
+                f"smallest_normal={self.smallest_normal}, dtype={self.dtype})")
+
+
 def finfo(type, /):
     """Machine limits of float32 or float64."""
-    return np.finfo(_check_dtype(_dt(type) if isinstance(type, Array) else np.dtype(type)))
+    dt = _check_dtype(_dt(type) if isinstance(type, Array) else np.dtype(type))
+    return finfo_object(np.finfo(dt))
 
 
 def iinfo(type, /):
     """Machine limits of int32 or uint32."""
     return np.iinfo(_check_dtype(_dt(type) if isinstance(type, Array) else np.dtype(type)))
+
+
+_NARROW = {np.dtype(np.int64): INT32}
 
 
 def _check_dtype(dt):
@@ -134,8 +162,15 @@ def _check_dtype(dt):
 
 
 def astype(x, dtype, /, *, copy=True, device=None):
-    """``x`` converted to ``dtype`` (and moved to ``device``); lazy on the device."""
-    out = x.astype(_check_dtype(np.dtype(dtype)), copy=copy)
+    """``x`` converted to ``dtype`` (and moved to ``device``); lazy on the device.
+
+    int64 (named, not supported: see the top of this module) gives int32, and float64 float32
+    on a device without float64.
+    """
+    dtype = np.dtype(dtype)
+    if dtype == FLOAT64 and not has_float64(x.device):
+        dtype = FLOAT32
+    out = x.astype(_check_dtype(_NARROW.get(dtype, dtype)), copy=copy)
     return out if device is None else out.to_device(device)
 
 
@@ -186,8 +221,12 @@ def _flat(seq):
 
 def from_dlpack(x, /, *, device=None, copy=None):
     """An Array holding the data of a DLPack producer (a host copy is uploaded)."""
+    if isinstance(x, Array) and (device is None or _a._get_device(device) is x.device):
+        # our own array on its own device: shared, never copied (copy=False is honoured)
+        return x.copy() if copy else x.reshape(x.shape)      # a new Array, same buffer
     if copy is False:
-        raise ValueError("from_dlpack(copy=False): data is always copied to the Vulkan device")
+        raise BufferError("from_dlpack(copy=False): a host producer's data is always copied to "
+                          "the Vulkan device")
     return _a.asarray(np.from_dlpack(x), device=device)
 
 
@@ -318,8 +357,8 @@ from .manipulation import __all__ as _ops_all     # noqa: E402
 from . import linalg           # noqa: E402
 from .linalg import matmul, matrix_transpose, tensordot, vecdot  # noqa: E402,F401
 
-__all__ = ["__array_api_version__", "__array_namespace_info__", "float32", "float64", "int32",
-           "uint32",
+__all__ = ["__array_api_version__", "__array_namespace_info__", "float32", "int32", "uint32",
+           "float64", "int64",
            "bool", "e", "pi", "inf", "nan", "newaxis", "isdtype", "result_type", "can_cast",
            "finfo", "iinfo", "astype", "asarray", "from_dlpack", "empty", "zeros", "ones", "full",
            "empty_like", "zeros_like", "ones_like", "full_like", "arange", "linspace", "eye",

@@ -342,11 +342,21 @@ def _functions():
          np.linalg.inv: lambda a: ns.linalg.inv(a),
          np.linalg.solve: lambda a, b: ns.linalg.solve(*_on([a, b])),
          np.linalg.cholesky: lambda a, **kw: ns.linalg.cholesky(a, **kw),
-         np.linalg.det: lambda a: ns.linalg.det(a)}
+         np.linalg.det: lambda a: ns.linalg.det(a),
+         np.may_share_memory: _shares_memory, np.shares_memory: _shares_memory}
     if hasattr(np, "concat"):                  # numpy >= 2
         f[np.concat] = _concatenate
         f[np.permute_dims] = lambda a, axes=None: _transpose(a, axes)
     return f
+
+
+def _shares_memory(a, b, max_work=None):
+    # scikit-learn's check_array asks after np.asarray(X) whether the copy it was told to make is
+    # still needed: a host array never shares the device's memory; two Arrays do when they are
+    # the same one or one realized buffer
+    if not (isinstance(a, Array) and isinstance(b, Array)):
+        return False
+    return a is b or (a._node is None and b._node is None and a._buf is b._buf)
 
 
 def _round(a, decimals, out):

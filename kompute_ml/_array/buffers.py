@@ -15,7 +15,7 @@ from .._runtime import program as shaders
 from ..errors import DeviceLimitError
 from .dtypes import BOOL, FLOAT32, STORAGE_DTYPE
 
-__all__ = ["check_size", "alloc", "fill", "upload", "download", "words_per_element"]
+__all__ = ["check_size", "alloc", "fill", "upload", "download", "read_scalar", "words_per_element"]
 
 
 def words_per_element(dtype):
@@ -82,3 +82,9 @@ def download(buf, shape, dtype):
     if dtype == BOOL:
         data = data != 0
     return data.reshape(shape)
+
+
+def read_scalar(buf, dtype):
+    """The first element of ``buf`` as a Python scalar (``item()``: one 4-byte readback)."""
+    value = _stream.download(buf, 1, STORAGE_DTYPE[dtype])[0]
+    return bool(value) if dtype == BOOL else value.item()

@@ -46,19 +46,34 @@ def _binary(op, ct, a, b):
         return f"({a} {dict(add='+', subtract='-', multiply='*', true_divide='/')[op]} {b})"
     if op in ("maximum", "minimum"):
         return f"km_{op[:3]}_{t}({a}, {b})" if ct in FLOATS else f"{op[:3]}({a}, {b})"
+    if ct == FLOAT32 and op in MATH_BINARY:
+        return f"{MATH_BINARY[op]}({a}, {b})"
+    if ct == FLOAT64 and op in MATH64_BINARY:
+        return f"{MATH64_BINARY[op]}({a}, {b})"
+    if op not in ("floor_divide", "remainder", "power"):
+        raise TypeError(f"{op} is not implemented for {ct} on the device")
     name = {"floor_divide": "floordiv", "remainder": "mod", "power": "pow"}[op]
     return f"km_{name}_{t}({a}, {b})"
 
 
-# float32 functions -> their GLSL in shaders/kmath.glsl (a few ulp on every device; the built-ins
-# are bounded by Vulkan only loosely: log absolutely near 1, sin/cos on [-pi, pi] only)
-MATH_FUNCTIONS = {"exp": "kmath_exp", "log": "kmath_log", "sqrt": "kmath_sqrt", "sin": "kmath_sin",
-                  "cos": "kmath_cos", "tanh": "kmath_tanh", "sigmoid": "kmath_sigmoid"}
 # float64 functions -> shaders/kmath64.glsl (GLSL.std.450 has no double exp/log/sin/...: range
 # reduction + polynomials in double, within a few ulp; sqrt is the core double sqrt)
 MATH64_FUNCTIONS = {"exp": "kmath64_exp", "log": "kmath64_log", "sqrt": "kmath64_sqrt",
                     "sin": "kmath64_sin", "cos": "kmath64_cos", "tanh": "kmath64_tanh",
                     "sigmoid": "kmath64_sigmoid"}
+MATH64_BINARY = {"power": "km_pow_d"}                                   # float64 operands
+# float32 functions -> their GLSL in shaders/kmath.glsl (a few ulp on every device, C99's values
+# at the special points; the built-ins are bounded by Vulkan only loosely: log absolutely near 1,
+# sin/cos on [-pi, pi] only, pow not at all near overflow)
+MATH_FUNCTIONS = {
+    "exp": "kmath_exp", "exp2": "kmath_exp2", "expm1": "kmath_expm1", "log": "kmath_log",
+    "log2": "kmath_log2", "log10": "kmath_log10", "log1p": "kmath_log1p", "sqrt": "kmath_sqrt",
+    "sin": "kmath_sin", "cos": "kmath_cos", "tan": "kmath_tan", "tanh": "kmath_tanh",
+    "sinh": "kmath_sinh", "cosh": "kmath_cosh", "arcsin": "kmath_asin", "arccos": "kmath_acos",
+    "arctan": "kmath_atan", "arcsinh": "kmath_asinh", "arccosh": "kmath_acosh",
+    "arctanh": "kmath_atanh", "sigmoid": "kmath_sigmoid",
+}
+MATH_BINARY = {"power": "kmath_pow", "arctan2": "kmath_atan2"}      # float32 operands
 
 
 def _unary(op, ct, a):

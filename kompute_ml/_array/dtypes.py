@@ -13,9 +13,9 @@ import struct
 import numpy as np
 
 __all__ = ["FLOAT32", "FLOAT64", "INT32", "UINT32", "BOOL", "DTYPES", "GLSL_TYPE", "STORAGE_TYPE",
-           "STORAGE_DTYPE", "VEC4_TYPE", "ARITHMETIC", "COMPARISONS", "FLOAT_UNARY", "SAME_UNARY",
-           "FLOATS", "canonical_dtype", "device_dtype", "has_float64", "result_dtype", "resolve",
-           "scalar_value"]
+           "STORAGE_DTYPE", "VEC4_TYPE", "ARITHMETIC", "COMPARISONS", "FLOAT_UNARY", "FLOAT_BINARY",
+           "SAME_UNARY", "FLOATS", "canonical_dtype", "device_dtype", "has_float64", "result_dtype",
+           "resolve", "scalar_value"]
 
 FLOAT32, INT32, UINT32, BOOL = (np.dtype(np.float32), np.dtype(np.int32), np.dtype(np.uint32),
                                 np.dtype(np.bool_))
@@ -80,6 +80,10 @@ _UFUNCS = {
     "greater": np.greater, "greater_equal": np.greater_equal,
     "negative": np.negative, "absolute": np.absolute, "floor": np.floor, "ceil": np.ceil,
     "exp": np.exp, "log": np.log, "sqrt": np.sqrt, "sin": np.sin, "cos": np.cos, "tanh": np.tanh,
+    "exp2": np.exp2, "expm1": np.expm1, "log2": np.log2, "log10": np.log10, "log1p": np.log1p,
+    "tan": np.tan, "sinh": np.sinh, "cosh": np.cosh, "arcsin": np.arcsin, "arccos": np.arccos,
+    "arctan": np.arctan, "arcsinh": np.arcsinh, "arccosh": np.arccosh, "arctanh": np.arctanh,
+    "arctan2": np.arctan2,
     "sigmoid": np.exp, "bitwise_and": np.bitwise_and, "bitwise_or": np.bitwise_or,
     "bitwise_xor": np.bitwise_xor, "invert": np.invert,
 }
@@ -87,7 +91,11 @@ ARITHMETIC = {"add", "subtract", "multiply", "floor_divide", "remainder", "power
               "bitwise_and", "bitwise_or", "bitwise_xor"}
 COMPARISONS = {"equal": "==", "not_equal": "!=", "less": "<", "less_equal": "<=", "greater": ">",
                "greater_equal": ">="}
-FLOAT_UNARY = {"exp", "log", "sqrt", "sin", "cos", "tanh", "sigmoid"}
+# float32 functions (integer and bool inputs are converted, as numpy's float loops do)
+FLOAT_UNARY = {"exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "sin", "cos", "tan",
+               "tanh", "sinh", "cosh", "arcsin", "arccos", "arctan", "arcsinh", "arccosh",
+               "arctanh", "sigmoid"}
+FLOAT_BINARY = {"true_divide", "arctan2"}
 SAME_UNARY = {"negative", "absolute", "floor", "ceil", "invert"}
 
 _resolve_cache = {}
@@ -143,7 +151,7 @@ def resolve(op, operands, float64=True):
         with np.errstate(all="ignore"):
             res = _UFUNCS[op](*proxies)
         out = canonical_dtype(res.dtype)
-        if op == "true_divide" or op in FLOAT_UNARY:
+        if op in FLOAT_BINARY or op in FLOAT_UNARY:
             result = (out, (out,) * len(operands))     # numpy's float result (int / int: float64)
         elif op in SAME_UNARY or op in ARITHMETIC:
             result = (out, (out,) * len(operands))

@@ -17,6 +17,7 @@ instead, and the key holds their values.
 """
 
 import collections
+import itertools
 import math
 import struct
 import threading
@@ -24,7 +25,9 @@ import threading
 import numpy as np
 
 from .._compile import glslang as _glslang
+from .._runtime import memory as _memory
 from .._runtime import program as _program
+from .._runtime import stream as _stream
 from . import buffers as _buffers
 from .codegen import generate, push_words
 from .dtypes import FLOAT32, FLOAT64
@@ -64,26 +67,90 @@ class Node:
     ``compute`` holds the dtype each argument is converted to before the operation. Once
     realized, ``buf`` holds the result and the Node reads as a Leaf (``args`` are dropped, so a
     realized subtree frees its buffers).
+
+    The fast path (see ``realize``): a Node also carries ``sig``, a small int naming its whole
+    expression (structure, dtypes, shapes; never buffers or scalar values), and the operands in
+    the order a trace meets them: ``bufs`` (the realized buffers, repeated where read twice) and
+    ``vals`` (the scalars as (dtype, value)). A Node whose tree shares no subexpression
+    (``flat``) is realized from these alone: one dictionary lookup finds its kernel, bindings and
+    push layout, with no trace. ``sig`` is None for a Node that is not flat.
     """
 
-    __slots__ = ("op", "args", "dtype", "shape", "compute", "count", "buf")
+    __slots__ = ("op", "args", "dtype", "shape", "compute", "count", "buf", "sig", "bufs",
+                 "vals", "uses", "epoch")
 
     def __init__(self, op, args, dtype, shape, compute):
         self.op = op
-        self.args = tuple(args)
+        self.args = args = tuple(args)
         self.dtype = dtype
-        self.shape = tuple(shape)
-        self.compute = tuple(compute)
+        self.shape = shape = tuple(shape)
+        self.compute = compute = tuple(compute)
         self.buf = None
-        # nodes in the tree still to compute (shared subtrees counted each time): bounds the
-        # work of a trace
-        self.count = 1 + sum(a.count for a in self.args if not isinstance(a, Scalar))
+        self.uses = 0
+        self.epoch = _epoch[0]
+        # count: nodes in the tree still to compute (shared subtrees counted each time): bounds
+        # the work of a trace. The flattened operands follow the trace's post-order: each lazy
+        # argument's subtree in argument order, then this node's own scalars and buffers.
+        count = 1
+        flat = True
+        parts = [op, dtype, shape, compute]
+        bufs, vals = [], []
+        for a in args:
+            if type(a) is Scalar:
+                parts.append(a.dtype)
+            elif a.buf is not None:
+                parts.append((a.dtype, a.shape))
+            else:
+                count += a.count
+                if a.uses or a.sig is None:
+                    flat = False        # read twice in one tree, or already not flat
+                a.uses += 1
+                parts.append(a.sig)
+                if flat:
+                    bufs += a.bufs
+                    vals += a.vals
+        if flat:
+            for a in args:
+                if type(a) is Scalar:
+                    vals.append((a.dtype, a.value))
+                elif a.buf is not None:
+                    bufs.append(a.buf)
+        self.count = count
+        if flat:
+            parts = tuple(parts)
+            sig = _sigs.get(parts)
+            if sig is None:
+                sig = _intern(parts)
+            self.sig = sig
+            self.bufs = bufs
+            self.vals = vals
+        else:
+            self.sig = self.bufs = self.vals = None
+
+
+# Expression signatures: each distinct (op, dtypes, shapes, argument signatures) gets an int
+# from a counter that never restarts, so an int never names two expressions even after the
+# table is cleared (a cleared table only costs fast-path misses).
+_sigs = {}
+_sig_ids = itertools.count(1)
+_MAX_SIGS = 1 << 16
+# Bumped whenever a Node that other Nodes read is realized: their flattened operands may then
+# name buffers a later in-place write changes, so Nodes built before the bump take the trace.
+_epoch = [0]
+
+
+def _intern(parts):
+    if len(_sigs) >= _MAX_SIGS:
+        _sigs.clear()
+        _fast.clear()
+    sig = _sigs[parts] = next(_sig_ids)
+    return sig
 
 
 def node(device, op, args, dtype, shape, compute):
     """A new Node; an argument subtree past MAX_NODES is realized first (kernel size, recursion)."""
     for a in args:
-        if isinstance(a, Node) and a.count > MAX_NODES:
+        if type(a) is Node and a.count > MAX_NODES:
             realize(a, device)
     return Node(op, args, dtype, shape, compute)
 
@@ -255,17 +322,28 @@ def cached_kernels():
 # ---------------------------------------------------------------------------------------------
 # run
 
+def _scalar_words(scalars):
+    """Push words of the scalars [(dtype, value)], in the block's order (packed by declared type;
+    a float64 as two uint words, its low and high halves)."""
+    words = []
+    for dt, v in scalars:
+        if dt == FLOAT64:
+            words += _DOUBLE_WORDS.unpack(_DOUBLE.pack(v))
+        else:
+            words.append(v if dt == FLOAT32 else int(v))
+    return words
+
+
+_DOUBLE, _DOUBLE_WORDS = struct.Struct("<d"), struct.Struct("<II")
+
+
 def _pack(plan, bake_scalars, bake_dims):
     """Push values of the generated kernel, in its block's order (packed by declared type)."""
     words = [plan.n]
     if plan.need_coords and not bake_dims:
         words += [int(d) for d in plan.dims[1:]]
     if not bake_scalars:
-        for dt, v in plan.scalars:
-            if dt == FLOAT64:        # two uint words: the double's low and high halves
-                words += struct.unpack("<II", struct.pack("<d", v))
-            else:
-                words.append(int(v) if dt != FLOAT32 else v)
+        words += _scalar_words(plan.scalars)
     return words
 
 
@@ -279,24 +357,104 @@ def realize(root, device):
     """Compute the Node ``root`` with one generated kernel (once); return its Buffer."""
     with _realize_lock:
         if root.buf is None:
-            _realize_locked(root, device)
+            if root.sig is None or root.epoch != _epoch[0] or not _realize_fast(root, device):
+                _realize_locked(root, device)
         return root.buf
+
+
+def _finish(root, out):
+    # buf before args and count: a reader that sees args dropped finds the buffer
+    root.buf = out
+    root.count = 0
+    root.args = ()
+    root.bufs = root.vals = None
+    if root.uses:
+        # Nodes built over this one hold its operands flattened: they must trace from now on
+        _epoch[0] += 1
+        _count_stat("fast_invalidations")
 
 
 def _realize_locked(root, device):
     plan = _split(root, device)
     n = plan.n
     out = _buffers.alloc(device, root.shape, root.dtype)
+    _count_stat("traces")
     if n:
         (prog, _), bake_scalars, bake_dims = _kernel(plan, device)
         # generated kernel: binding 0 = the output, bindings 1..k = the distinct input buffers
         invocations = n if plan.need_coords else -(-n // 4)     # 4 elements each: see codegen
-        prog.dispatch_1d(device, [out] + list(plan.buffers), invocations,
-                         push=_pack(plan, bake_scalars, bake_dims))
-    # buf before args and count: a reader that sees args dropped finds the buffer
-    root.buf = out
-    root.count = 0
-    root.args = ()
+        groups = _stream.groups_1d(device, invocations, prog.reflection.local_size[0])
+        prog.dispatch(device, [out] + list(plan.buffers), groups,
+                      push=_pack(plan, bake_scalars, bake_dims))
+        if not bake_scalars:
+            _remember(root, device, plan, prog, groups, _pack(plan, True, bake_dims), out.nbytes)
+    else:
+        _remember(root, device, plan, None, None, None, out.nbytes)
+    _finish(root, out)
+
+
+# ---------------------------------------------------------------------------------------------
+# the fast path: a flat Node's signature -> everything its dispatch needs
+
+class _Fast:
+    """What realizing one expression signature on one device takes, the trace done once."""
+
+    __slots__ = ("prog", "ready", "prefix", "nbytes")
+
+
+_fast = {}              # (sig, aliasing, device) -> _Fast
+_MAX_FAST = 4096
+
+
+def _operands(root):
+    """(distinct buffers in binding order, aliasing pattern or None when all are distinct)."""
+    bufs = root.bufs
+    if len(bufs) < 2 or len(set(bufs)) == len(bufs):
+        return bufs, None
+    uniq = list(dict.fromkeys(bufs))
+    return uniq, tuple([uniq.index(b) for b in bufs])
+
+
+def _remember(root, device, plan, prog, groups, prefix, nbytes):
+    """Keep what the slow path found for ``root``'s signature, when the fast path can replay it."""
+    if root.sig is None or root.epoch != _epoch[0]:
+        return
+    uniq, pattern = _operands(root)
+    # the flattened operands must be exactly what the trace bound and pushed (no split, the
+    # same order): checked here, once per signature, rather than assumed
+    if len(uniq) != len(plan.buffers) or any(a is not b for a, b in zip(uniq, plan.buffers)):
+        return
+    if [dt for dt, _ in root.vals] != [dt for dt, _ in plan.scalars]:
+        return
+    entry = _Fast()
+    entry.prog = prog
+    entry.ready = None if prog is None else _stream.prepare(device, prog.spirv, groups,
+                                                            info=prog.reflection)
+    entry.prefix = prefix
+    entry.nbytes = nbytes
+    if len(_fast) >= _MAX_FAST:
+        _fast.clear()
+    _fast[(root.sig, pattern, device)] = entry
+
+
+def _realize_fast(root, device):
+    """Realize a flat ``root`` from its signature alone; False when the signature is new."""
+    uniq, pattern = _operands(root)
+    entry = _fast.get((root.sig, pattern, device))
+    if entry is None:
+        return False
+    out = _memory.alloc(device, entry.nbytes)
+    if entry.ready is not None:
+        words = entry.prefix + _scalar_words(root.vals) if root.vals else entry.prefix
+        # generated kernel: binding 0 = the output, bindings 1..k = the distinct input buffers
+        _stream.dispatch_ready(device, entry.ready, [out, *uniq], entry.prog.pack_push(*words))
+    _count_stat("fast_realizations")
+    _finish(root, out)
+    return True
+
+
+def _count_stat(name):
+    _stream.count(name)
 
 
 def kernel_source(root, device):

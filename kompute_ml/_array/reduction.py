@@ -1,4 +1,4 @@
-"""Reductions on the device: sum, mean, max, min, argmax, argmin over all elements or some axes.
+"""Reductions on the device: sum, prod, mean, max, min, argmax, argmin over all elements or some axes.
 
 The input (realized, C order) is viewed as (outer, r, inner), r being the reduced axis. Two kernels,
 each run in passes until one value per output is left:
@@ -30,7 +30,7 @@ from .indexing import norm_axis
 
 __all__ = ["reduce"]
 
-_OP_CODE = {"sum": 0, "mean": 0, "max": 1, "min": 2, "argmax": 1, "argmin": 2}
+_OP_CODE = {"sum": 0, "mean": 0, "max": 1, "min": 2, "argmax": 1, "argmin": 2, "prod": 3}
 _KIND = {FLOAT32: 0, INT32: 1, UINT32: 2, BOOL: 2, FLOAT64: 3}
 _DOUBLE = 3               # reduce.glsl's kind of float64 (8-byte values, a two-word mean scale)
 PER_THREAD = 32           # elements each invocation of reduce_rows combines before the tree
@@ -50,9 +50,11 @@ def _kernel(name, in_kind, acc_kind, op, arg, subgroup, vec4=False):
 
 
 def _has_subgroup_reduce(device):
-    """Subgroup basic (bit 0), vote (bit 1) and arithmetic (bit 3) in compute shaders."""
+    """Subgroup basic (VkSubgroupFeatureFlagBits 0x1), vote (0x2) and arithmetic (0x4) in
+    compute shaders: what reduce_rows.comp uses."""
     ops = int(device.limits.get("subgroup_operations") or 0)
-    return (ops & 0b1011) == 0b1011 and int(device.limits.get("subgroup_size") or 0) > 1
+    want = 0x1 | 0x2 | 0x4
+    return (ops & want) == want and int(device.limits.get("subgroup_size") or 0) > 1
 
 
 def _result_dtype(op, dtype, float64):
@@ -62,14 +64,17 @@ def _result_dtype(op, dtype, float64):
         return (_DOUBLE, FLOAT64) if dtype != FLOAT32 and float64 else (0, FLOAT32)
     if op in ("argmax", "argmin"):
         return _KIND[dtype], INT32
-    if op == "sum":
+    if op in ("sum", "prod"):
         return {FLOAT32: (0, FLOAT32), INT32: (1, INT32), UINT32: (2, UINT32), BOOL: (1, INT32),
                 FLOAT64: (_DOUBLE, FLOAT64)}[dtype]
     return _KIND[dtype], dtype
 
 
-def _one_axis(device, buf, outer, r, inner, op, in_kind, acc_kind, scale):
-    """Reduce ``buf`` viewed as (outer, r, inner) along r; return (values, indices or None)."""
+def _one_axis(device, buf, outer, r, inner, op, in_kind, acc_kind, scale, passes=None):
+    """Reduce ``buf`` viewed as (outer, r, inner) along r; return (values, indices or None).
+
+    ``passes`` (a list) receives (program, workgroups, push bytes, output bytes) per pass.
+    """
     arg = op in ("argmax", "argmin")
     code = _OP_CODE[op]
     # (double subgroup arithmetic is optional hardware-wise: float64 combines in shared memory)
@@ -99,12 +104,16 @@ def _one_axis(device, buf, outer, r, inner, op, in_kind, acc_kind, scale):
         # the scale word(s): a float, or a double's low and high halves
         s = struct.unpack("<II", struct.pack("<d", s)) if acc_kind == _DOUBLE else (s,)
         if rows_kernel:
-            # reduce_rows.comp — binding 0: src values, 1: dst values (2: src indices, 3: dst indices)
-            prog.dispatch(device, bufs, _stream.groups_1d(device, count, 1),
-                          push=(r, nblk, count, 0 if first else 1, *s))
+            groups = _stream.groups_1d(device, count, 1)
+            push = prog.pack_push(r, nblk, count, 0 if first else 1, *s)
         else:
-            # reduce_axis.comp — binding 0: src values, 1: dst values (2: src indices, 3: dst indices)
-            prog.dispatch_1d(device, bufs, count, push=(count, r, inner, nblk, 0 if first else 1, *s))
+            groups = _stream.groups_1d(device, count, prog.local_size[0])
+            push = prog.pack_push(count, r, inner, nblk, 0 if first else 1, *s)
+        # reduce_rows.comp / reduce_axis.comp — binding 0: src values, 1: dst values
+        # (2: src indices, 3: dst indices)
+        prog.dispatch(device, bufs, groups, push=push)
+        if passes is not None:
+            passes.append((prog, groups, push, count * acc_bytes))
         src, src_idx, first, r = dst, (dst_idx if arg else None), False, nblk
         if last:
             return src, src_idx
@@ -123,8 +132,35 @@ def _axes(axis, ndim, op):
     return (norm_axis(axis, ndim),)
 
 
+# (shape, dtype, op, axis, keepdims, device) -> (passes, result shape, result dtype): a repeated
+# reduction (a loss, a norm, float(x.sum()) in a loop) replays its passes without re-planning
+_plans = {}
+_MAX_PLANS = 1024
+
+
 def reduce(buf, shape, dtype, device, op, axis=None, keepdims=False):
     """Reduce a realized array; return (Buffer, result shape, result dtype)."""
+    key = (shape, dtype, op, axis, keepdims, device) if axis is None or type(axis) is int \
+        else None
+    plan = _plans.get(key) if key is not None else None
+    if plan is not None:
+        passes, out_shape, out_dtype = plan
+        src = buf
+        for prog, groups, push, nbytes in passes:
+            dst = _memory.alloc(device, nbytes)
+            prog.dispatch(device, [src, dst], groups, push=push)   # binding 0: src, 1: dst
+            src = dst
+        return src, out_shape, out_dtype
+    passes = [] if key is not None and op not in ("argmax", "argmin") else None
+    out = _reduce(buf, shape, dtype, device, op, axis, keepdims, passes)
+    if passes:
+        if len(_plans) >= _MAX_PLANS:
+            _plans.clear()
+        _plans[key] = (passes, out[1], out[2])
+    return out
+
+
+def _reduce(buf, shape, dtype, device, op, axis, keepdims, passes):
     if op not in _OP_CODE:
         raise ValueError(f"unknown reduction {op!r}")
     ndim = len(shape)
@@ -135,8 +171,9 @@ def reduce(buf, shape, dtype, device, op, axis=None, keepdims=False):
     out_shape = kept if keepdims else tuple(s for k, s in enumerate(shape) if k not in axes)
     r_total = math.prod(shape[k] for k in axes)
     if r_total == 0:
-        if op == "sum":
-            return _buffers.fill(device, out_shape, out_dtype, 0), out_shape, out_dtype
+        if op in ("sum", "prod"):
+            empty = 0 if op == "sum" else 1       # the operator's identity
+            return _buffers.fill(device, out_shape, out_dtype, empty), out_shape, out_dtype
         if op == "mean":
             warnings.warn("Mean of empty slice", RuntimeWarning, stacklevel=4)
             return _buffers.fill(device, out_shape, out_dtype, np.nan), out_shape, out_dtype
@@ -159,7 +196,8 @@ def reduce(buf, shape, dtype, device, op, axis=None, keepdims=False):
         inner = math.prod(cur_shape[a1:])
         last = i == len(axes_runs) - 1
         scale = 1.0 / r_total if (op == "mean" and last) else 1.0
-        values, idx = _one_axis(device, cur, outer, r, inner, op, in_kind, acc_kind, scale)
+        values, idx = _one_axis(device, cur, outer, r, inner, op, in_kind, acc_kind, scale,
+                                passes)
         cur = idx if arg else values
         cur_shape[a0:a1] = [1] * (a1 - a0)
         in_kind = acc_kind

@@ -20,8 +20,8 @@ from ..errors import DeviceError, DeviceLimitError, KomputeMLError, OutOfMemoryE
 
 __all__ = ["classify", "make_manager", "destroy_manager", "tensor_create", "tensor_destroy",
            "tensor_data", "sequence_create", "sequence_record", "sequence_eval",
-           "sequence_eval_async", "sequence_await", "sequence_clear", "sequence_destroy",
-           "get_timestamps", "op_sync_device", "op_sync_local", "op_dispatch", "algorithm_create"]
+           "sequence_eval_async", "sequence_await", "sequence_await_for", "sequence_clear",
+           "sequence_destroy", "get_timestamps", "op_sync_device", "op_sync_local", "op_dispatch", "algorithm_create"]
 
 _kp = None
 
@@ -128,6 +128,28 @@ def sequence_eval_async(seq, device_name=""):
 def sequence_await(seq, device_name=""):
     """Wait for the submit of ``sequence_eval_async``."""
     _call("waiting for submitted work", device_name, seq.eval_await)
+
+
+# kp's binding takes evalAwait's timeout as a uint32 of nanoseconds (at most ~4.29 s per call)
+_MAX_WAIT_NS = (1 << 32) - 1
+
+
+def sequence_await_for(seq, seconds, device_name=""):
+    """Wait at most ``seconds`` for the submit of ``sequence_eval_async``; True when it finished.
+
+    On False the work is still running: the sequence must be neither cleared, recorded into nor
+    destroyed (kp's destroy would block until it finishes) until a later call returns True.
+    """
+    import time
+    deadline = time.monotonic() + max(0.0, float(seconds))
+    while True:
+        left_ns = int((deadline - time.monotonic()) * 1e9)
+        _call("waiting for submitted work", device_name, seq.eval_await,
+              min(max(left_ns, 0), _MAX_WAIT_NS))
+        if not seq.is_running():
+            return True
+        if left_ns <= _MAX_WAIT_NS:
+            return False
 
 
 def sequence_clear(seq):

@@ -18,6 +18,10 @@ import gc
 import heapq
 import itertools
 import os
+try:
+    import resource
+except ImportError:     # not on Windows: no address-space limits to check there
+    resource = None
 
 import numpy as np
 
@@ -62,13 +66,14 @@ def bucket_size(nbytes):
 class _Block:
     """One kp tensor owned by the pool."""
 
-    __slots__ = ("uid", "tensor", "nbytes", "staging_batch", "__weakref__")
+    __slots__ = ("uid", "tensor", "nbytes", "staging_batch", "staging", "__weakref__")
 
     def __init__(self, tensor, nbytes):
         self.uid = next(_uids)
         self.tensor = tensor
         self.nbytes = nbytes
         self.staging_batch = -1   # stream batch whose pending upload reads this staging buffer
+        self.staging = None       # the mapped staging memory as uint8 (kp maps it for good)
 
 
 class _Pool:
@@ -84,6 +89,8 @@ class _Pool:
         local = int(device.limits.get("device_local_memory") or 0)
         self.cache_limit = min(1 << 30, local // 4) if local else 1 << 30
         self.drop_listeners = []  # called with a block's uid when the pool drops its tensor
+        self.sizes = {}           # requested bytes -> bucket (the per-op path skips the checks)
+        self.pressure_listeners = []  # called when an allocation failed (the stream submits)
 
     def total(self):
         return self.live_bytes + self.free_bytes
@@ -105,13 +112,15 @@ def _forget_device(device):
 class Buffer:
     """A device buffer handed out by the pool; ``release()`` (or garbage collection) returns it."""
 
-    __slots__ = ("device", "nbytes", "_block", "_pool", "__weakref__")
+    # readers: the array layer's lazy arrays reading this buffer (see kompute_ml.array)
+    __slots__ = ("device", "nbytes", "_block", "_pool", "readers", "__weakref__")
 
     def __init__(self, device, block, pool):
         self.device = device
         self.nbytes = block.nbytes
         self._block = block
         self._pool = pool
+        self.readers = None
 
     @property
     def tensor(self):
@@ -166,22 +175,17 @@ def _drop_free(pool, keep=0, all_blocks=False):
             pool.free_bytes -= block.nbytes
             for listener in pool.drop_listeners:
                 listener(block.uid)
-            block.tensor = None
+            block.tensor = block.staging = None
         if not blocks:
             del pool.free[size]
 
 
 def alloc(device, nbytes):
     """Return a Buffer of at least ``nbytes`` bytes on ``device`` (from the pool when possible)."""
-    nbytes = int(nbytes)
-    if nbytes < 0:
-        raise ValueError(f"buffer size must be >= 0, got {nbytes}")
-    if nbytes > device.max_buffer_bytes:
-        raise DeviceLimitError(
-            f"{nbytes} bytes exceed the device's maxStorageBufferRange "
-            f"({device.max_buffer_bytes} bytes) on {device.name!r}")
-    size = min(bucket_size(nbytes), max(device.max_buffer_bytes // 16 * 16, _MIN_BYTES))
     pool = _pool(device)
+    size = pool.sizes.get(nbytes) if type(nbytes) is int else None
+    if size is None:
+        size = _size(device, pool, nbytes)
     with device.lock:
         blocks = pool.free.get(size)
         if blocks:
@@ -197,6 +201,24 @@ def alloc(device, nbytes):
         return Buffer(device, block, pool)
 
 
+def _size(device, pool, nbytes):
+    """The bucket of an ``nbytes`` allocation on ``device`` (checked; remembered per pool)."""
+    key = nbytes
+    nbytes = int(nbytes)
+    if nbytes < 0:
+        raise ValueError(f"buffer size must be >= 0, got {nbytes}")
+    if nbytes > device.max_buffer_bytes:
+        raise DeviceLimitError(
+            f"{nbytes} bytes exceed the device's maxStorageBufferRange "
+            f"({device.max_buffer_bytes} bytes) on {device.name!r}")
+    size = min(bucket_size(nbytes), max(device.max_buffer_bytes // 16 * 16, _MIN_BYTES))
+    if type(key) is int:
+        if len(pool.sizes) > 4096:
+            pool.sizes.clear()
+        pool.sizes[key] = size
+    return size
+
+
 def _create(device, pool, size):
     if pool.limit and pool.total() + size > pool.limit:
         _drop_free(pool)
@@ -207,14 +229,75 @@ def _create(device, pool, size):
     last = None
     for attempt in range(3):
         try:
+            _check_host_room(device, size)
             return _Block(_kp.tensor_create(manager, size, device.name), size)
         except OutOfMemoryError as exc:   # any other failure (DeviceError, ...) goes up at once
             last = exc
-            # free what we cache, then what Python holds, then give up (as CuPy's pool does)
+            # free what we cache, then what Python holds, then give up (as CuPy's pool does);
+            # pending work may still hold dropped tensors: submitting it lets kp free them
             _drop_free(pool, all_blocks=True)
+            for listener in pool.pressure_listeners:
+                listener()
             if attempt == 1:
                 gc.collect()
     raise last
+
+
+# Host memory a tensor needs besides its bytes: page rounding, kp's and the driver's bookkeeping
+_HOST_SLACK = 16 << 20
+
+
+def _host_cost(device, size):
+    """Bytes of this process's address space creating a ``size``-byte tensor takes at its peak.
+
+    The staging buffer is host memory on every device, and the zeroed array kp copies from
+    exists while it is created; on a CPU device (lavapipe) the device memory is host memory too.
+    """
+    return size * (3 if device.info.type == "cpu" else 2) + _HOST_SLACK
+
+
+def _proc_status_bytes(*fields):
+    """The named fields (VmSize, VmData, ...) of /proc/self/status in bytes (None: unknown)."""
+    out = dict.fromkeys(fields)
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                key, _, value = line.partition(":")
+                if key in out:
+                    out[key] = int(value.split()[0]) * 1024     # the kernel reports kB
+    except (OSError, ValueError, IndexError):
+        pass
+    return out
+
+
+def _check_host_room(device, size):
+    """OutOfMemoryError when the process's address-space (or data) limit cannot hold the tensor.
+
+    Under ``ulimit -v`` / ``prlimit --as`` a failed allocation inside the Vulkan driver is
+    reported by some drivers and crashes others (lavapipe segfaulted in vkBindBufferMemory on
+    the null memory an unchecked vkAllocateMemory left): checking the limit first turns that into
+    an exception the pool can recover from (free its cache, collect, retry) on any kp build.
+    """
+    if resource is None:
+        return
+    limits = []
+    for name, field in (("RLIMIT_AS", "VmSize"), ("RLIMIT_DATA", "VmData")):
+        soft = resource.getrlimit(getattr(resource, name))[0]
+        if soft != resource.RLIM_INFINITY:
+            limits.append((name, field, soft))
+    if not limits:
+        return
+    used = _proc_status_bytes(*[field for _, field, _ in limits])
+    need = _host_cost(device, size)
+    parts = "staging and device memory: a CPU device's memory is host memory" \
+        if device.info.type == "cpu" else "staging memory"
+    for name, field, soft in limits:
+        if used[field] is not None and used[field] + need > soft:
+            raise OutOfMemoryError(
+                size, device.name,
+                f"host memory exhausted: the process's {name} limit is {soft} bytes, {used[field]} "
+                f"are in use ({field}) and the buffer needs about {need} more on the host ({parts});"
+                " release arrays (del, km.free_all_blocks()) or raise the limit")
 
 
 def write(buf, array, offset=0):
@@ -222,8 +305,17 @@ def write(buf, array, offset=0):
     src = np.ascontiguousarray(array).reshape(-1).view(np.uint8)
     if offset < 0 or offset + src.nbytes > buf.nbytes:
         raise ValueError(f"{src.nbytes} bytes at offset {offset} do not fit a {buf.nbytes}-byte buffer")
-    staging = _kp.tensor_data(buf.tensor).view(np.uint8)
-    staging[offset:offset + src.nbytes] = src
+    _staging(buf)[offset:offset + src.nbytes] = src
+
+
+def _staging(buf):
+    """The buffer's host staging memory as uint8 (kp's view of it, made once per tensor)."""
+    tensor = buf.tensor                    # (raises for a released buffer or a closed device)
+    block = buf._block
+    staging = block.staging
+    if staging is None:
+        staging = block.staging = _kp.tensor_data(tensor).view(np.uint8)
+    return staging
 
 
 def read(buf, count, dtype, offset=0):
@@ -232,9 +324,8 @@ def read(buf, count, dtype, offset=0):
     nbytes = int(count) * dtype.itemsize
     if offset < 0 or offset + nbytes > buf.nbytes:
         raise ValueError(f"{nbytes} bytes at offset {offset} exceed a {buf.nbytes}-byte buffer")
-    staging = _kp.tensor_data(buf.tensor).view(np.uint8)
     out = np.empty(int(count), dtype=dtype)
-    out.view(np.uint8)[...] = staging[offset:offset + nbytes]
+    out.view(np.uint8)[...] = _staging(buf)[offset:offset + nbytes]
     return out
 
 
@@ -281,6 +372,13 @@ def add_drop_listener(device, fn):
     pool = _pool(device)
     if fn not in pool.drop_listeners:
         pool.drop_listeners.append(fn)
+
+
+def add_pressure_listener(device, fn):
+    """Register ``fn()``, called when an allocation failed, before the pool retries it."""
+    pool = _pool(device)
+    if fn not in pool.pressure_listeners:
+        pool.pressure_listeners.append(fn)
 
 
 def _on_close(device):

@@ -15,8 +15,10 @@ pooled buffers. Every kp call of this layer runs under the device's lock.
 import collections
 import hashlib
 import itertools
+import os
 import struct
 import threading
+import time
 
 import numpy as np
 
@@ -25,9 +27,9 @@ from .._compile import spirv as _spirv
 from . import device as _device
 import kompute_ml._runtime.kp as _kp   # (the kp wrapper; only it imports kp itself)
 from . import memory as _memory
-from ..errors import DeviceLimitError
+from ..errors import DeviceError, DeviceLimitError
 
-__all__ = ["dispatch", "dispatch_1d", "groups_1d", "upload", "download", "flush", "synchronize",
+__all__ = ["dispatch", "dispatch_1d", "prepare", "dispatch_ready", "groups_1d", "upload", "download", "flush", "synchronize",
            "stats", "reset_stats", "pack"]
 
 MAX_PENDING = 1024          # operations per submit before an automatic flush
@@ -43,6 +45,9 @@ _counters_lock = threading.Lock()
 def _count(name, n=1):
     with _counters_lock:
         _counters[name] += n
+
+
+count = _count      # for the array layer's counters (traces, fast realizations)
 
 
 class _DeviceStream:
@@ -66,7 +71,10 @@ class _DeviceStream:
         self.seen = collections.OrderedDict()        # signatures submitted once (not yet kept)
         self.spirv_hashes = {}     # id(bytes) -> (bytes, digest): hashing big modules once
         self.loop_limit = _UNPROBED   # see loop_limit()
+        self.wait_timeout = None   # seconds a submit may take (None: KOMPUTE_ML_KERNEL_TIMEOUT)
+        self.stuck = None          # (sequence, ops, message) of a submit that timed out
         _memory.add_drop_listener(device, self.forget_tensor)
+        _memory.add_pressure_listener(device, self.submit)
 
     @property
     def pending(self):
@@ -78,6 +86,10 @@ class _DeviceStream:
             if self.pipelines.pop(key, None) is None:
                 self.replays.pop(key, None)
                 self.seen.pop(key, None)
+
+    def submit(self):
+        """Submit the pending work (which may hold tensors the pool dropped) and wait."""
+        _submit(self)
 
     def seq(self):
         if self.sequence is None:
@@ -139,6 +151,8 @@ def _submit(st, on_done=None):
     with ``on_done``, or submitted while another sequence stands in for the stream's own (a timed
     one), is recorded afresh.
     """
+    if st.stuck is not None:
+        _check_stuck(st)
     ops = st.ops
     if not ops:
         return
@@ -149,7 +163,7 @@ def _submit(st, on_done=None):
     seq = st.replays.get(sig) if replay else None
     if seq is not None:
         st.replays.move_to_end(sig)
-        _kp.sequence_eval(seq, name)
+        _eval(st, seq, ops)
         _count("replays")
     elif replay and sig in st.seen:
         # second occurrence: record it into a sequence of its own, kept for the next ones
@@ -157,9 +171,10 @@ def _submit(st, on_done=None):
         seq = _kp.sequence_create(st.device.manager, name)
         try:
             _record_into(seq, ops, name)
-            _kp.sequence_eval(seq, name)
+            _eval(st, seq, ops)
         except Exception:
-            _kp.sequence_destroy(seq)
+            if st.stuck is None or st.stuck[0] is not seq:   # (a running one must stay)
+                _kp.sequence_destroy(seq)
             raise
         st.replays[sig] = seq
         for desc in ops:
@@ -172,12 +187,13 @@ def _submit(st, on_done=None):
         seq = st.seq()
         try:
             _record_into(seq, ops, name)
-            _kp.sequence_eval(seq, name)
+            _eval(st, seq, ops)
             if on_done is not None:
                 on_done(seq)
         finally:
             # the recorded work is done, or lost on a failure: the next batch starts empty
-            _kp.sequence_clear(seq)
+            if st.stuck is None or st.stuck[0] is not seq:   # (a running one must stay)
+                _kp.sequence_clear(seq)
         if replay:
             st.seen[sig] = None
             for desc in ops:
@@ -187,6 +203,99 @@ def _submit(st, on_done=None):
                 st.seen.popitem(last=False)
     st.batch += 1
     _count("submits")
+
+
+# -- bounded waits ----------------------------------------------------------------------------
+# A submit waits for its fence without limit unless a timeout is set (KOMPUTE_ML_KERNEL_TIMEOUT
+# seconds, or the timeout= of flush / synchronize / Kernel.__call__). Past it the batch's kernels
+# are named in a DeviceError and the device counts as lost: its running sequence can be neither
+# reused nor destroyed, so every later submit raises until that work finishes after all.
+
+TIMEOUT_ENV = "KOMPUTE_ML_KERNEL_TIMEOUT"
+_env_cache = (None, None)      # (raw value, parsed seconds)
+_kernel_names = {}             # SPIR-V sha1 -> the kernel's name, for timeout messages
+
+
+def name_spirv(spirv, name):
+    """Remember ``name`` for the kernel ``spirv`` (a timeout names the kernels it waited for)."""
+    if len(_kernel_names) > 65536:
+        _kernel_names.clear()
+    _kernel_names[hashlib.sha1(spirv).digest()] = str(name)
+
+
+def _check_timeout(value, what):
+    try:
+        seconds = float(value)
+    except (TypeError, ValueError):
+        seconds = float("nan")
+    if not seconds > 0:        # also nan; inf waits forever, as no timeout does
+        raise ValueError(f"{what} must be a positive number of seconds, got {value!r}")
+    return seconds
+
+
+def _env_timeout():
+    """KOMPUTE_ML_KERNEL_TIMEOUT in seconds (None: unset, empty or 0)."""
+    global _env_cache
+    raw = os.environ.get(TIMEOUT_ENV)
+    if raw != _env_cache[0]:
+        text = (raw or "").strip()
+        seconds = None if text in ("", "0") else _check_timeout(text, TIMEOUT_ENV)
+        _env_cache = (raw, seconds)
+    return _env_cache[1]
+
+
+def _batch_names(st, ops):
+    """The kernels dispatched by ``ops``, in order, as 'name' or 'name (xN)'."""
+    digests = {value[1]: key[0] for key, value in st.pipelines.items()}
+    counts = collections.Counter()
+    for desc in ops:
+        if desc[2] == "d":
+            digest = digests.get(desc[0][1])
+            counts[_kernel_names.get(digest, "an unnamed kernel") if digest else
+                   "an evicted pipeline"] += 1
+    return ", ".join(name if n == 1 else f"{name} (x{n})" for name, n in counts.items()) or \
+        "no kernel (copies only)"
+
+
+def _eval(st, seq, ops):
+    """Submit ``seq`` and wait for it, at most the stream's timeout when one is set."""
+    timeout = st.wait_timeout if st.wait_timeout is not None else _env_timeout()
+    name = st.device.name
+    if timeout is None or timeout == float("inf"):
+        _kp.sequence_eval(seq, name)
+        return
+    start = time.monotonic()
+    _kp.sequence_eval_async(seq, name)
+    if _kp.sequence_await_for(seq, max(0.0, timeout - (time.monotonic() - start)), name):
+        took = time.monotonic() - start
+        if took <= timeout:
+            return
+        # the driver ran the work inside vkQueueSubmit (lavapipe does): nothing could cut the
+        # wait short, but the budget was exceeded all the same; the work is complete
+        raise DeviceError(f"the work submitted to {name!r} took {took:.3g} s, over the timeout "
+                          f"of {timeout:g} s; its kernels: {_batch_names(st, ops)}. This driver "
+                          "runs work inside its submit call, so the wait could not be cut short; "
+                          "the device is usable")
+    message = (f"the work submitted to {name!r} did not finish within {timeout:g} s; its kernels: "
+               f"{_batch_names(st, ops)}")
+    # the sequence stays as it is (clearing or destroying it while it runs would free what the
+    # device still uses), held with its operations until it finishes
+    st.stuck = (seq, ops, message)
+    st.replays = collections.OrderedDict((k, v) for k, v in st.replays.items() if v is not seq)
+    if seq is st.own:
+        st.sequence = st.own = None
+    raise DeviceError(message + ". The device is treated as lost until that work finishes "
+                      "(a GPU's watchdog may end it; lavapipe ends long loops); raise "
+                      f"{TIMEOUT_ENV} or the timeout= argument for longer kernels")
+
+
+def _check_stuck(st):
+    """Clear the lost state when the timed-out work has finished since; DeviceError if not."""
+    seq, _, message = st.stuck
+    if not _kp.sequence_await_for(seq, 0, st.device.name):
+        raise DeviceError(f"device {st.device.name!r} is lost: {message}, and it still runs")
+    st.stuck = None
+    _kp.sequence_destroy(seq)
 
 
 def pack(fmt, *values):
@@ -324,6 +433,43 @@ def dispatch(device, spirv, buffers, groups, push=b"", spec=None, info=None):
         _count("dispatches")
 
 
+class Ready:
+    """A dispatch checked once (SPIR-V, reflection, workgroups): see :func:`prepare`."""
+
+    __slots__ = ("spirv", "info", "digest", "groups")
+
+
+def prepare(device, spirv, groups, info=None):
+    """Check and hash a dispatch of ``spirv`` over ``groups`` once, for :func:`dispatch_ready`."""
+    if not isinstance(spirv, bytes):
+        raise TypeError(f"spirv must be bytes, got {type(spirv).__name__}")
+    ready = Ready()
+    ready.spirv = spirv
+    ready.info = info or _spirv.reflect(spirv)
+    ready.digest = hashlib.sha1(spirv).digest()
+    ready.groups = check_groups(device, groups)
+    return ready
+
+
+def dispatch_ready(device, ready, buffers, push):
+    """Record a dispatch prepared by :func:`prepare`: the per-op fast path of :func:`dispatch`.
+
+    The caller guarantees what ``dispatch`` would check per call: ``buffers`` are on ``device``
+    and match the shader's bindings, ``push`` is bytes of the block's size. A pipeline not yet
+    created for these buffers (or a released buffer) takes ``dispatch``, which checks it all.
+    """
+    with device.lock:
+        st = _stream(device)
+        uids = tuple([b.uid for b in buffers])
+        hit = st.pipelines.get((ready.digest, uids, ready.groups, len(push), b""))
+        if hit is not None:
+            st.pipelines.move_to_end((ready.digest, uids, ready.groups, len(push), b""))
+            _record(st, (("d", hit[1], push), uids, "d", hit[0], push))
+            _count("dispatches")
+            return
+    dispatch(device, ready.spirv, buffers, ready.groups, push, info=ready.info)
+
+
 _BINDING_RANGES = [tuple(range(k)) for k in range(33)]
 
 
@@ -382,16 +528,26 @@ def download(buf, count, dtype, offset=0):
     return out
 
 
-def flush(device):
-    """Submit the device's pending work and wait for it."""
+def flush(device, timeout=None):
+    """Submit the device's pending work and wait for it (at most ``timeout`` seconds)."""
     with device.lock:
         st = _streams.peek(device)
         if st is not None:
-            _submit(st)
+            if timeout is None:
+                _submit(st)
+                return
+            st.wait_timeout = _check_timeout(timeout, "timeout")
+            try:
+                _submit(st)
+            finally:
+                st.wait_timeout = None
 
 
-def synchronize(device=None):
+def synchronize(device=None, timeout=None):
     """Submit pending work and wait (one device, or every device in use when None).
+
+    ``timeout`` (seconds) bounds each device's wait; past it a DeviceError names the kernels
+    that did not finish (KOMPUTE_ML_KERNEL_TIMEOUT sets a default for every submit).
 
     Examples
     --------
@@ -400,9 +556,9 @@ def synchronize(device=None):
     """
     if device is None:
         for st in _streams.values():
-            flush(st.device)
+            flush(st.device, timeout)
     else:
-        flush(_device.get_device(device))
+        flush(_device.get_device(device), timeout)
 
 
 def stats():
@@ -415,11 +571,15 @@ def stats():
         bytes_downloaded, tensors_live, bytes_allocated`` (and ``bytes_cached``);
         ``replays`` counts submits that re-ran a recorded command buffer, ``ops_recorded`` the
         operations recorded into command buffers (a repeated batch records none).
+        ``traces`` counts fused expressions realized through a trace, ``fast_realizations``
+        those realized from their signature alone (no trace, no code generation),
+        ``fast_invalidations`` realizations that sent older lazy expressions back to tracing.
     """
     with _counters_lock:
         out = {name: int(_counters[name]) for name in
                ("pipelines_created", "dispatches", "submits", "replays", "ops_recorded",
-                "bytes_uploaded", "bytes_downloaded")}
+                "bytes_uploaded", "bytes_downloaded", "traces", "fast_realizations",
+                "fast_invalidations")}
     out["shader_compiles"] = int(getattr(_glslang, "compile_count", 0)) - _counters["_compiles0"]
     pool = _memory.pool_stats()
     out["tensors_live"] = pool["tensors_live"]
@@ -503,3 +663,60 @@ def loop_limit(device):
             out.release()
         st.loop_limit = None if got >= _PROBE_N else got
     return st.loop_limit
+
+
+# ---------------------------------------------------------------------------------------------
+# Recorded sequences: work recorded once into a kp.Sequence of its own and submitted many times
+# (an epoch of micro-batch steps: thousands of dispatches, past the batch replay's
+# REPLAY_MAX_OPS). Push constants are frozen at recording; what changes between submits must
+# live in device buffers.
+
+class Recorded:
+    """A kp.Sequence holding the operations ``fn()`` issued; :meth:`run` submits it and waits."""
+
+    def __init__(self, device, seq, ops):
+        self.device, self.seq, self.ops = device, seq, ops
+
+    def run(self):
+        """Submit the device's pending work, then the recorded sequence; wait for both."""
+        with self.device.lock:
+            if self.seq is None:
+                raise ValueError("this recorded sequence was released")
+            _submit(_stream(self.device))
+            _kp.sequence_eval(self.seq, self.device.name)
+            _count("replays")
+
+    def release(self):
+        """Destroy the sequence (idempotent)."""
+        if self.seq is not None:
+            _kp.sequence_destroy(self.seq)
+            self.seq = None
+
+    def __del__(self):
+        self.release()
+
+
+def record(device, fn):
+    """Run ``fn()`` (which issues dispatches, uploads... on ``device``) and capture its
+    operations, unsubmitted, into a :class:`Recorded` sequence (of any length: no automatic
+    flush while recording). The buffers and pipelines it uses must outlive the sequence."""
+    global MAX_PENDING
+    with device.lock:
+        st = _stream(device)
+        _submit(st)
+        saved = MAX_PENDING
+        MAX_PENDING = 1 << 62          # under the device's lock: no flush mid-capture
+        try:
+            fn()
+            ops, st.ops = st.ops, []
+        finally:
+            MAX_PENDING = saved
+            st.ops = []
+        seq = _kp.sequence_create(device.manager, device.name)
+        try:
+            _record_into(seq, ops, device.name)
+        except BaseException:
+            _kp.sequence_destroy(seq)
+            raise
+        # the descriptors hold the kp objects (pipelines, tensors) the command buffer uses
+        return Recorded(device, seq, ops)

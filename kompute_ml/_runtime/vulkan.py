@@ -84,6 +84,13 @@ class _DriverProperties(ctypes.Structure):
                 ("conformanceVersion", ctypes.c_uint8 * 4)]
 
 
+class _FloatControlsProperties(ctypes.Structure):
+    # VkPhysicalDeviceFloatControlsProperties (core in Vulkan 1.2): two enums, then 15 VkBool32
+    # flags for float16/32/64 each: signed-zero-inf-nan, denorm preserve, denorm flush, RTE, RTZ
+    _fields_ = [("sType", u32), ("pNext", ctypes.c_void_p), ("denormBehaviorIndependence", u32),
+                ("roundingModeIndependence", u32), ("flags", u32 * 15)]
+
+
 class _Properties2(ctypes.Structure):
     _fields_ = [("sType", u32), ("pNext", ctypes.c_void_p), ("properties", _Properties)]
 
@@ -171,9 +178,11 @@ def _describe(lib, inst, phys, index):
     lib.vkGetPhysicalDeviceProperties(ctypes.c_void_p(phys), ctypes.byref(props))
     subgroup = _SubgroupProperties(1000094000, None)
     driver = _DriverProperties(1000196000, None)
+    floats = _FloatControlsProperties(1000197000, None)
     api = props.apiVersion
-    if (api >> 12) >= ((1 << 10) | 2):  # driver properties are core in Vulkan 1.2
+    if (api >> 12) >= ((1 << 10) | 2):  # driver and float-controls properties are core in 1.2
         subgroup.pNext = ctypes.cast(ctypes.pointer(driver), ctypes.c_void_p)
+        driver.pNext = ctypes.cast(ctypes.pointer(floats), ctypes.c_void_p)
     if (api >> 12) >= ((1 << 10) | 1):
         props2 = _Properties2(1000059001, ctypes.cast(ctypes.pointer(subgroup), ctypes.c_void_p))
         lib.vkGetPhysicalDeviceProperties2(ctypes.c_void_p(phys), ctypes.byref(props2))
@@ -207,5 +216,9 @@ def _describe(lib, inst, phys, index):
             "float64": bool(features[_FEATURE_FLOAT64]),
             "timestamp_period_ns": float(lim.timestampPeriod),
             "device_local_memory": device_local,
+            # whether shaders keep float32 subnormals / may flush them to 0 (unknown before
+            # Vulkan 1.2: both False); kmath.glsl keeps them where the device does
+            "denorm_preserve_float32": bool(floats.flags[4]),
+            "denorm_flush_float32": bool(floats.flags[7]),
         },
     }

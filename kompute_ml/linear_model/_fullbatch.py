@@ -1,15 +1,23 @@
 """Full-batch logistic loss and gradient on the device: one fused pass over X per evaluation.
 
-``shaders/logreg_fused.comp`` reads each tile of rows once into shared memory and computes the
-logits, the weighted residuals, the loss and the gradient contributions from it (so X crosses the
-memory bus once per evaluation, where ``logreg_grad.comp`` walks rows through an index buffer
-for the micro-batch trainer). ``logreg_update.comp`` (mode 0) sums the per-workgroup partials.
+Two one-pass kernels compute the logits, the weighted residuals, the loss and the gradient
+contributions of each row from a single read of it (so X crosses the memory bus once per
+evaluation, where ``logreg_grad.comp`` walks rows through an index buffer for the micro-batch
+trainer):
+
+- ``shaders/logreg_lanes.comp`` (where the device has subgroup shuffles): L lanes per row load
+  it in coalesced 16-byte vectors straight into registers, reduce the dot products with subgroup
+  shuffles and keep coefficients and gradient accumulators in registers; no shared-memory tile,
+  no barrier per row. :func:`lanes_layout` picks L, the vectors per lane and the rows in flight.
+- ``shaders/logreg_fused.comp`` (otherwise, or where the lanes' accumulators would not fit
+  registers): tiles of rows through shared memory; :func:`layout` picks the tile.
+
+``logreg_reduce.comp`` then sums the per-workgroup partials (a workgroup per parameter).
 One evaluation is: W up (P floats), two dispatches, P + 1 floats down, in one submit.
 
-The kernel is compiled per (features, logits) with everything a compile-time constant (loops of
-known trip count, registers for the accumulators); :func:`layout` picks its tile from the
-device's shared memory, or returns None where the accumulators would not fit registers (the
-caller then uses ``_loss.LogLossProgram``).
+The kernels are compiled per (features, logits) with everything a compile-time constant (loops
+of known trip count, registers for the accumulators); where neither layout exists the caller uses
+``_loss.LogLossProgram``.
 
 Host data goes up through :func:`upload_dense`: rows are copied (and cast, for float64 input)
 straight into the pooled buffer's staging memory by a few threads, so a float32 X is read once
@@ -29,7 +37,7 @@ from .._runtime import program as _program
 from .._runtime import stream as _stream
 from . import _loss
 
-__all__ = ["layout", "upload_dense", "FusedLogLoss", "fits_device"]
+__all__ = ["layout", "lanes_layout", "upload_dense", "FusedLogLoss", "fits_device"]
 
 WG = 256                  # invocations per workgroup on a GPU
 WG_CPU = 64               # ... on a CPU device (lavapipe runs a workgroup's invocations as
@@ -38,6 +46,12 @@ MAX_GROUPS = 512          # workgroups of a pass (about 4 per SM of a large GPU)
 MAX_GROUPS_CPU = 16       # ... on a CPU device (a few per core; fewer partials to sum)
 MAX_ACC = 64              # backward accumulators per invocation (registers); beyond: no fused path
 _MAX_R = 128              # rows per tile at most
+LANES_GROUPS = 1024       # workgroups of a logreg_lanes pass on a GPU (8 slots of 256 threads:
+                          # enough resident warps to keep ~3 TB/s of loads in flight)
+LANES_MAX_ACC = 24        # vectors of gradient accumulators per invocation (C * K) at most
+LANES_MAX_WREG = 16       # ... of coefficients kept in registers (beyond: read from W per row)
+_SUBGROUP_BASIC, _SUBGROUP_SHUFFLE = 0x1, 0x10
+_INTEL_MIN_SUBGROUP = 8
 _COPY_BLOCK = 8 << 20     # bytes per host copy task
 MEMORY_FRACTION = 0.5     # solver='auto': full batch when X takes at most this much device memory
 
@@ -80,6 +94,53 @@ def layout(device, d, K):
     return lay
 
 
+def lanes_layout(device, d, K, *, lanes=None, unroll=None):
+    """Compile-time constants of logreg_lanes.comp for d features and K logits, or None.
+
+    None where the device lacks subgroup shuffles, the accumulators would not fit registers, or
+    (lavapipe) one block of rows costs more loop iterations than an invocation may run. ``lanes``
+    (invocations per row) and ``unroll`` (rows per slot in flight) override the defaults: the
+    benchmark sweeps them.
+    """
+    ops = int(device.limits.get("subgroup_operations") or 0)
+    sg = int(device.subgroup_size or 0)
+    if ops & (_SUBGROUP_BASIC | _SUBGROUP_SHUFFLE) != _SUBGROUP_BASIC | _SUBGROUP_SHUFFLE:
+        return None
+    if sg < 2 or sg & (sg - 1):
+        return None
+    if "intel" in f"{device.info.vendor} {device.name}".lower():
+        # Intel compiles a shader SIMD8, 16 or 32 whatever subgroupSize says: lanes of one row
+        # must sit in one subgroup, so no more than the narrowest
+        sg = min(sg, _INTEL_MIN_SUBGROUP)
+    wg = WG_CPU if device.info.type == "cpu" else WG
+    vec4 = d % 4 == 0
+    nv = d // 4 if vec4 else d
+    L = lanes or min(sg, _next_pow2(nv), wg)
+    if L > sg or L & (L - 1) or wg % L:
+        return None
+    C = -(-nv // L)
+    if C * K > LANES_MAX_ACC:
+        return None
+    U = unroll or max(1, min(4, 8 // (C * K)))
+    lay = {"WG": wg, "D": d, "KL": K, "L": L, "C": C, "U": U,
+           "WREG": int(C * K <= LANES_MAX_WREG), "VEC4": int(vec4)}
+    loops = _loss._loop_budget(device)
+    if loops is not None and _lanes_block_cost(lay) + _lanes_end_cost(lay) > loops:
+        return None
+    return lay
+
+
+def _lanes_block_cost(lay):
+    """Loop iterations one invocation spends per block of rows (a bound: as if not unrolled)."""
+    K, L, C, U = lay["KL"], lay["L"], lay["C"], lay["U"]
+    return 1 + 2 * U * C + U * (K * (2 * C + L.bit_length() + 4) + 4)
+
+
+def _lanes_end_cost(lay):
+    slots = lay["WG"] // lay["L"]
+    return 2 * lay["C"] * lay["KL"] * (slots + 2) + lay["C"] * lay["KL"] + slots + 3 * lay["KL"] + 8
+
+
 def _tile_cost(lay):
     """Loop iterations one invocation spends per tile (a bound, for lavapipe's loop budget)."""
     wg, d, K, R, CW, CPT = lay["WG"], lay["D"], lay["KL"], lay["R"], lay["CW"], lay["CPT"]
@@ -100,7 +161,8 @@ def _kernel(lay):
         with _kernels_lock:
             hit = _kernels.get(key)
             if hit is None:
-                spv = _program.spirv("logreg_fused", defines=dict(lay))
+                name = "logreg_lanes" if "L" in lay else "logreg_fused"
+                spv = _program.spirv(name, defines=dict(lay))
                 hit = _kernels[key] = (spv, _spirv.reflect(spv))
     return hit
 
@@ -207,7 +269,7 @@ class FusedLogLoss:
     a :class:`DenseDataset` or ``_loss.DeviceDataset`` (its index buffers are not read).
     """
 
-    def __init__(self, data, n_logits, *, l2, fit_intercept, layout_=None):
+    def __init__(self, data, n_logits, *, l2, fit_intercept, layout_=None, groups=None):
         self.data = data
         self.device = dev = data.device
         self.d, self.K = data.d, int(n_logits)
@@ -215,20 +277,26 @@ class FusedLogLoss:
         self.l2 = float(l2)
         self.fit_intercept = bool(fit_intercept)
         self.total_weight = None
-        self.lay = layout_ or layout(dev, self.d, self.K)
+        self.lay = layout_ or lanes_layout(dev, self.d, self.K) or layout(dev, self.d, self.K)
         if self.lay is None:
             raise ValueError(f"no fused layout for {self.d} features x {self.K} logits")
-        R = self.lay["R"]
+        lanes = "L" in self.lay
+        if lanes:       # rows per block of a workgroup; the loop costs of a block and the end
+            R = self.lay["WG"] // self.lay["L"] * self.lay["U"]
+            step, end = _lanes_block_cost(self.lay), _lanes_end_cost(self.lay)
+        else:
+            R = self.lay["R"]
+            step, end = _tile_cost(self.lay), _end_cost(self.lay)
+        self.rows_per_block = R
         rows = max(c.rows for c in data.chunks)
-        cap = MAX_GROUPS_CPU if dev.info.type == "cpu" else MAX_GROUPS
-        self.groups = max(1, min(cap, -(-rows // R),
+        cap = MAX_GROUPS_CPU if dev.info.type == "cpu" else (LANES_GROUPS if lanes else MAX_GROUPS)
+        self.groups = max(1, min(int(groups or cap), -(-rows // R),
                                  dev.max_buffer_bytes // (4 * (self.P + 1))))
         self.rows_per_dispatch = rows
         budget = _loss._loop_budget(dev)
         if budget is not None:      # lavapipe: each invocation may loop only so often
-            # layout() made sure that one tile and the final reduction fit the budget
-            tiles = max(1, (budget - _end_cost(self.lay)) // _tile_cost(self.lay))
-            self.rows_per_dispatch = self.groups * R * tiles
+            # the layout functions made sure that one block and the final reduction fit
+            self.rows_per_dispatch = self.groups * R * max(1, (budget - end) // step)
         self.checked = False
         self._bufs = []
         try:
@@ -256,7 +324,7 @@ class FusedLogLoss:
     def record(self, check):
         """Record the passes over every chunk and the sum of the partials (no submit)."""
         spv, info = _kernel(self.lay)
-        R, used, first = self.lay["R"], 0, True
+        R, used, first = self.rows_per_block, 0, True
         for chunk in self.data.chunks:
             for start in range(0, chunk.rows, self.rows_per_dispatch):
                 n = min(self.rows_per_dispatch, chunk.rows - start)
@@ -269,8 +337,11 @@ class FusedLogLoss:
                                  info=info)
                 used = max(used, active)
                 first = False
-        _loss.LogLossProgram._update(self, used, _loss.MODE_GRADIENT, self.P,
-                                     1.0 / self.total_weight)
+        # bindings: 0 part, 1 W, 2 out (gradient, loss); one workgroup per parameter
+        _program.get("logreg_reduce").dispatch(
+            self.device, [self.part, self.state, self.out], (self.P + 1, 1, 1),
+            push=(self.P, self.d + 1, int(self.fit_intercept), used, 1.0 / self.total_weight,
+                  self.l2))
 
     def loss_gradient(self, W):
         """Objective and gradient at W (float64, W's K x (d + 1) shape).

@@ -35,6 +35,7 @@ _PART_BYTES = 64 << 20    # cap of the partial-gradient buffer (lowers the workg
 _CHUNK_BYTES = None
 
 MODE_GRADIENT, MODE_SGD, MODE_ADAM = 0, 1, 2
+_MODE_FROM_HYPER = 2      # + MODE_SGD / MODE_ADAM: the step's hyper-parameters from a buffer
 
 
 def _kernel(name):
@@ -118,10 +119,11 @@ class DeviceDataset:
     kernels read rows through it, so X itself never moves).
     """
 
-    def __init__(self, device, X, codes, weights):
+    def __init__(self, device, X, codes, weights, index=True):
         n, d = X.shape
         self.device, self.n, self.d = device, int(n), int(d)
         rows = chunk_rows(device, d)
+        # the fused full-batch pass reads rows in order: index=False leaves idx unallocated
         self.chunks = []
         try:
             on_device = hasattr(X, "_realize")     # a kompute_ml Array: its rows stay put
@@ -133,17 +135,19 @@ class DeviceDataset:
                     # the whole Array's buffer, or a device copy of the rows (slices copy)
                     part = X if (a, b) == (0, self.n) else X[a:b]
                     chunk = _Chunk(a, b - a, part._realize(), _memory.alloc(device, meta.nbytes),
-                                   _memory.alloc(device, 4 * (b - a)), owner=part)
+                                   _memory.alloc(device, 4 * (b - a)) if index else None,
+                                   owner=part)
                     self.chunks.append(chunk)
                 else:
                     Xc = _dense_f32(X[a:b])
                     chunk = _Chunk(a, b - a, _memory.alloc(device, Xc.nbytes),
                                    _memory.alloc(device, meta.nbytes),
-                                   _memory.alloc(device, 4 * (b - a)))
+                                   _memory.alloc(device, 4 * (b - a)) if index else None)
                     self.chunks.append(chunk)
                     _stream.upload(chunk.X, Xc)
                 _stream.upload(chunk.meta, meta)
-                _stream.upload(chunk.idx, np.arange(b - a, dtype=np.uint32))
+                if index:
+                    _stream.upload(chunk.idx, np.arange(b - a, dtype=np.uint32))
         except BaseException:
             self.release()
             raise
@@ -159,7 +163,8 @@ class DeviceDataset:
         """Give every buffer back to the pool (idempotent)."""
         for c in self.chunks:
             for buf in (c.meta, c.idx) if c.owner is not None else (c.X, c.meta, c.idx):
-                buf.release()
+                if buf is not None:
+                    buf.release()
         self.chunks = []
 
     def __del__(self):
@@ -219,6 +224,7 @@ class LogLossProgram:
             self.part = self._alloc(self.groups * (self.P + 1))  # partial sums per workgroup
             self.scratch = self._alloc(self.groups * TILE * self.K)
             self.out = self._alloc(self.out_len)                 # W or gradient, then losses
+            self.hyper = self._alloc(8)        # a replayed epoch's t0, lr, beta1, beta2, eps
         except BaseException:
             self.release()
             raise
@@ -228,8 +234,15 @@ class LogLossProgram:
         self._bufs.append(buf)
         return buf
 
+    replay = True             # epochs over one chunk: recorded once, replayed (see epoch)
+    _recorded = None
+    _recorded_key = None
+
     def release(self):
         """Give the fit's buffers back to the pool (idempotent)."""
+        if self._recorded is not None:
+            self._recorded.release()
+            self._recorded = None
         for buf in self._bufs:
             buf.release()
         self._bufs = []
@@ -281,8 +294,9 @@ class LogLossProgram:
     def _update(self, ngroups, mode, loss_index, scale, lr=0.0, beta1=0.0, beta2=0.0, eps=0.0):
         prog = _kernel("logreg_update")
         # bindings: 0 part, 1 state (W, M, V), 2 out (W or gradient, then the loss slots)
+        # bindings: 3 hyper (modes 3 and 4)
         prog.dispatch_1d(
-            self.device, [self.part, self.state, self.out], self.P + 1,
+            self.device, [self.part, self.state, self.out, self.hyper], self.P + 1,
             push=(self.P, self.d + 1, int(self.fit_intercept), ngroups, mode,
                   loss_index, scale, self.l2, lr, beta1, beta2, eps))
 
@@ -308,10 +322,16 @@ class LogLossProgram:
     def epoch(self, optimizer, chunk_order=None):
         """One pass of micro-batch steps over every chunk; returns (mean loss sum, W).
 
+        Over one chunk (X within one storage buffer) the epoch's dispatches are recorded once into
+        a sequence of their own and each epoch is one submit of it (:meth:`_epoch_replayed`).
+
         ``optimizer.step_push(n_rows)`` gives the (mode, scale, lr, beta1, beta2, eps) of each step.
         The returned loss is the weighted data loss summed over the epoch (float64, unnormalized).
         """
         chunks = self.data.chunks
+        if (self.replay and len(chunks) == 1
+                and getattr(optimizer, "mode", None) in (MODE_SGD, MODE_ADAM)):
+            return self._epoch_replayed(optimizer)
         order = range(len(chunks)) if chunk_order is None else chunk_order
         step, B = 0, self.batch_size
         for ci in order:
@@ -323,6 +343,42 @@ class LogLossProgram:
                 self._update(used, mode, self.P + step, scale, lr, b1, b2, eps)
                 step += 1
         got = _stream.download(self.out, self.P + step, np.float32)
+        W = got[:self.P].reshape(self.K, self.d + 1)
+        return float(np.sum(got[self.P:].astype(np.float64))), W
+
+
+    def _record_epoch(self, optimizer):
+        """Record the steps of one epoch (one chunk) once: per step the grad and update
+        dispatches, their push constants frozen; the update reads its step size and step count
+        from ``hyper`` (modes 3 and 4), the rows' order from the chunk's index buffer."""
+        chunk, B = self.data.chunks[0], self.batch_size
+        mode = optimizer.mode + _MODE_FROM_HYPER
+
+        def steps():
+            for step, offset in enumerate(range(0, chunk.rows, B)):
+                count = min(B, chunk.rows - offset)
+                used = self._grad(chunk, offset, count, accumulate=False)
+                self._update(used, mode, self.P + step, 1.0 / (count * optimizer.mean_weight))
+        return _stream.record(self.device, steps)
+
+    def _epoch_replayed(self, optimizer):
+        """:meth:`epoch` over one chunk as one submit of a sequence recorded at the first epoch:
+        no per-step work on the host (the permutation is in ``idx``, the schedule in ``hyper``)."""
+        key = (optimizer.mode, optimizer.mean_weight)
+        if self._recorded is None or self._recorded_key != key:
+            if self._recorded is not None:
+                self._recorded.release()
+            self._recorded, self._recorded_key = self._record_epoch(optimizer), key
+        hyper = np.zeros(8, dtype=np.float32)
+        hyper[0] = np.uint32(optimizer.t).view(np.float32)
+        if optimizer.mode == MODE_ADAM:
+            hyper[1:5] = optimizer.lr, optimizer.beta1, optimizer.beta2, optimizer.eps
+        else:
+            hyper[1:5] = optimizer.lr, optimizer.momentum, 0.0, float(optimizer.nesterov)
+        _stream.upload(self.hyper, hyper)
+        self._recorded.run()
+        optimizer.t += self.steps
+        got = _stream.download(self.out, self.P + self.steps, np.float32)
         W = got[:self.P].reshape(self.K, self.d + 1)
         return float(np.sum(got[self.P:].astype(np.float64))), W
 

@@ -1,0 +1,53 @@
+"""take and take_along_axis on the device (shaders/take.comp): Buffers in, (Buffer, shape, dtype)
+out, like the other _array modules.
+
+The array is viewed as (outer, n, inner) around the axis; one invocation per result element reads
+its index and copies one 32-bit word. Indices are checked on the device: an index outside
+[-n, n) sets a flag that is read back (4 bytes, one wait) so that a bad index raises IndexError
+as in numpy instead of returning a wrong answer.
+"""
+
+import math
+
+from .._runtime import program as shaders
+from . import buffers as _buffers
+from .dtypes import INT32, UINT32
+
+__all__ = ["take"]
+
+
+def take(buf, shape, dtype, device, ind_buf, ind_shape, ind_dtype, axis, along):
+    """Gather ``buf`` (``shape``) along ``axis`` by the index Buffer ``ind_buf``.
+
+    ``along=False``: numpy's ``take`` (the result's axis is replaced by ``ind_shape``, which is
+    1-D here); ``along=True``: ``take_along_axis`` (``ind_shape`` is the result's shape, equal to
+    ``shape`` except along ``axis``).
+    """
+    if ind_dtype not in (INT32, UINT32):
+        raise TypeError(f"indices must be an integer array (int32 or uint32), got {ind_dtype}")
+    n = shape[axis]
+    outer, inner = math.prod(shape[:axis]), math.prod(shape[axis + 1:])
+    if along:
+        m = ind_shape[axis]
+        out_shape = tuple(ind_shape)
+    else:
+        if len(ind_shape) != 1:
+            raise ValueError("take: indices must be one-dimensional")
+        m = ind_shape[0]
+        out_shape = tuple(shape[:axis]) + (m,) + tuple(shape[axis + 1:])
+    total = outer * m * inner
+    out = _buffers.alloc(device, out_shape, dtype)
+    if total == 0:
+        return out, out_shape, dtype
+    if n == 0:
+        raise IndexError(f"cannot take from an empty axis {axis} (of shape {tuple(shape)})")
+    err = _buffers.fill(device, (1,), UINT32, 0)
+    defines = {"KM_ALONG": int(along), "KM_SIGNED": int(ind_dtype == INT32)}
+    if _buffers.words_per_element(dtype) == 2:
+        defines["KM_WORDS2"] = 1          # float64: elements of two words
+    prog = shaders.get("take", defines)
+    # take.comp — binding 0: x, 1: indices, 2: out, 3: err flag; push: total, n, m, inner
+    prog.dispatch_1d(device, [buf, ind_buf, out, err], total, push=(total, n, m, inner))
+    if int(_buffers.download(err, (1,), UINT32)[0]):
+        raise IndexError(f"index out of bounds for axis {axis} with size {n}")
+    return out, out_shape, dtype

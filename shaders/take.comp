@@ -1,0 +1,65 @@
+#version 450
+// take.comp — gather along one axis by an index array. x is viewed as (outer, n, inner) around
+// the axis, the result as (outer, m, inner):
+//   out[(o * m + k) * inner + j] = x[(o * n + idx) * inner + j]
+// with idx = ind[k] (take: one index list for every o, j) or ind[(o * m + k) * inner + j]
+// (KM_ALONG: take_along_axis, an index per output element). Negative indices count from the end
+// (numpy); an index outside [-n, n) writes 0 and sets err[0] = 1, which the caller checks.
+// 32-bit words, so it serves every dtype (KM_WORDS2: elements of two words, float64's).
+// KM_SIGNED: the indices are int32 (else uint32).
+// binding 0: x, binding 1: ind, binding 2: out, binding 3: err (one uint, zeroed by the caller)
+#extension GL_GOOGLE_include_directive : require
+#include "common.glsl"
+#ifndef KM_ALONG
+#define KM_ALONG 0
+#endif
+#ifndef KM_SIGNED
+#define KM_SIGNED 1
+#endif
+layout(local_size_x = 256) in;
+#ifndef KM_WORDS2
+#define KM_WORDS2 0
+#endif
+#if KM_WORDS2
+#define KM_WORD uvec2
+#else
+#define KM_WORD uint
+#endif
+layout(set = 0, binding = 0) readonly buffer X { KM_WORD x[]; };
+layout(set = 0, binding = 1) readonly buffer Ind { uint ind[]; };
+layout(set = 0, binding = 2) writeonly buffer Out { KM_WORD out_[]; };
+layout(set = 0, binding = 3) buffer Err { uint err[]; };
+layout(push_constant) uniform Push {
+    uint total;   // outer * m * inner
+    uint n;       // length of the axis of x
+    uint m;       // length of the axis of the result
+    uint inner;   // product of the dims after the axis
+} pc;
+void main() {
+    uint t = km_global_index();
+    if (t >= pc.total) return;
+    uint j = t % pc.inner;
+    uint ok = t / pc.inner;
+    uint k = ok % pc.m;
+    uint o = ok / pc.m;
+#if KM_ALONG
+    uint w = ind[t];
+#else
+    uint w = ind[k];
+#endif
+#if KM_SIGNED
+    int i = int(w);
+    if (i < 0) i += int(pc.n);
+    bool bad = i < 0 || i >= int(pc.n);
+    uint idx = uint(i);
+#else
+    uint idx = w;
+    bool bad = idx >= pc.n;
+#endif
+    if (bad) {
+        err[0] = 1u;          // every writer writes the same value: no atomic needed
+        out_[t] = KM_WORD(0u);
+        return;
+    }
+    out_[t] = x[(o * pc.n + idx) * pc.inner + j];
+}
