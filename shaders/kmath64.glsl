@@ -82,13 +82,9 @@ double kmath64_expm1_small(double y) {
 
 // ---- log: x = 2^e m, m in [sqrt(1/2), sqrt(2)), f = m - 1 (exact), s = f / (2 + f);
 // log(m) = 2 atanh(s) = f - s (f - R), R = 2 s^2 / 3 + 2 s^4 / 5 + ... (to s^22; |s| < 0.172):
-// the correction s (f - R) is small next to f, so its rounding barely shows
-double kmath64_log(double x) {
-    if (isnan(x)) return x;
-    if (x < 0.0lf) return KM64_NAN;
-    if (x == 0.0lf) return -KM64_INF;
-    if (isinf(x)) return x;
-    int e;
+// the correction c = s (f - R) is small next to f, so its rounding barely shows. For x finite > 0;
+// log2 and log10 share it.
+double kmath64_log_parts(double x, out double c, out int e) {
     int bias = 0;
     if (x < 2.2250738585072014e-308lf) {      // subnormal: scaled up by 2^54 first (exact)
         x *= 18014398509481984.0lf;
@@ -114,10 +110,62 @@ double kmath64_log(double x) {
     p = p * z + 0.2857142857142857lf;
     p = p * z + 0.4lf;
     p = p * z + 0.6666666666666666lf;
-    double R = z * p;
+    c = s * (f - z * p);
+    return f;
+}
+// numpy's values outside the domain: nan below 0 (and for nan), -inf at 0, inf at inf; else 0
+// with ok = true
+double kmath64_log_special(double x, out bool ok) {
+    ok = false;
+    if (isnan(x)) return x;
+    if (x < 0.0lf) return KM64_NAN;
+    if (x == 0.0lf) return -KM64_INF;
+    if (isinf(x)) return x;
+    ok = true;
+    return 0.0lf;
+}
+double kmath64_log(double x) {
+    bool ok;
+    double sp = kmath64_log_special(x, ok);
+    if (!ok) return sp;
+    double c;
+    int e;
+    double f = kmath64_log_parts(x, c, e);
     double de = double(e);
-    precise double lm = f - (s * (f - R) - de * KM64_LN2_LO);
+    precise double lm = f - (c - de * KM64_LN2_LO);
     return de * KM64_LN2_HI + lm;
+}
+// log2 x = e + log(m) / ln 2; log10 x = e log10(2) + log(m) / ln 10 (log10(2) split: e * hi exact)
+double kmath64_log2(double x) {
+    bool ok;
+    double sp = kmath64_log_special(x, ok);
+    if (!ok) return sp;
+    double c;
+    int e;
+    double f = kmath64_log_parts(x, c, e);
+    return double(e) + (f - c) * 1.4426950408889634lf;
+}
+double kmath64_log10(double x) {
+    bool ok;
+    double sp = kmath64_log_special(x, ok);
+    if (!ok) return sp;
+    double c;
+    int e;
+    double f = kmath64_log_parts(x, c, e);
+    double de = double(e);
+    precise double lo = (f - c) * 0.4342944819032518lf
+        + de * packDouble2x32(uvec2(0xf311f12bu, 0x3ddf79feu));
+    return de * packDouble2x32(uvec2(0x50800000u, 0x3fd34413u)) + lo;
+}
+// log1p: log(u) x / (u - 1) with u = 1 + x rounded (the quotient corrects u's rounding)
+double kmath64_log1p(double x) {
+    if (isnan(x) || x == KM64_INF) return x;
+    if (x < -1.0lf) return KM64_NAN;
+    if (x == -1.0lf) return -KM64_INF;
+    precise double u = 1.0lf + x;
+    if (u == 1.0lf) return x;
+    precise double d = u - 1.0lf;
+    return kmath64_log(u) * (x / d);
 }
 
 double kmath64_sqrt(double x) {
@@ -317,6 +365,210 @@ double kmath64_sigmoid(double x) {
     if (x >= 0.0lf) return 1.0lf / (1.0lf + kmath64_exp(-x));
     double e = kmath64_exp(x);
     return e / (1.0lf + e);
+}
+
+// ---- exp2: x = k + f (f = x - k exact, |f| <= 1/2), 2^f = exp(f ln 2) by exp's series
+double kmath64_exp2(double x) {
+    if (isnan(x)) return x;
+    if (x >= 1024.0lf) return KM64_INF;
+    if (x < -1075.0lf) return 0.0lf;
+    double k = floor(x + 0.5lf);
+    precise double f = x - k;
+    precise double r = f * KM64_LN2_HI + f * KM64_LN2_LO;
+    double p = 1.6059043836821613e-10lf;
+    p = p * r + 2.08767569878681e-09lf;
+    p = p * r + 2.505210838544172e-08lf;
+    p = p * r + 2.755731922398589e-07lf;
+    p = p * r + 2.7557319223985893e-06lf;
+    p = p * r + 2.48015873015873e-05lf;
+    p = p * r + 0.0001984126984126984lf;
+    p = p * r + 0.001388888888888889lf;
+    p = p * r + 0.008333333333333333lf;
+    p = p * r + 0.041666666666666664lf;
+    p = p * r + 0.16666666666666666lf;
+    p = p * r + 0.5lf;
+    precise double e = 1.0lf + (r + r * r * p);
+    int ki = int(k);
+    int k1 = ki / 2;
+    return (e * kmath64_pow2i(k1)) * kmath64_pow2i(ki - k1);
+}
+
+// ---- expm1: the series below 0.35 in magnitude; exp(x) - 1 above (at most ~1.5 bits cancel)
+double kmath64_expm1(double x) {
+    if (isnan(x)) return x;
+    if (x == 0.0lf) return x;                    // -0 stays -0
+    if (x < -38.0lf) return -1.0lf;              // exp(x) < 2^-54: -1 after rounding
+    if (abs(x) < 0.35lf) return kmath64_expm1_small(x);
+    return kmath64_exp(x) - 1.0lf;
+}
+
+// ---- sinh / cosh: the series of sinh below 1; (e -+ 1/e) / 2 to 22; past that 1/e is below
+// 2^-63 of e, and exp(|x|/2)^2 / 2 reaches up to the overflow threshold without overflowing first
+double kmath64_sinh(double x) {
+    if (isnan(x) || isinf(x)) return x;
+    double ax = abs(x), t;
+    if (ax < 1.0lf) {                              // x + x z P(z), Taylor to x^21 / 21!
+        double z = x * x;
+        double p = 1.9572941063391263e-20lf;
+        p = p * z + 8.22063524662433e-18lf;
+        p = p * z + 2.8114572543455206e-15lf;
+        p = p * z + 7.647163731819816e-13lf;
+        p = p * z + 1.6059043836821613e-10lf;
+        p = p * z + 2.505210838544172e-08lf;
+        p = p * z + 2.7557319223985893e-06lf;
+        p = p * z + 0.0001984126984126984lf;
+        p = p * z + 0.008333333333333333lf;
+        p = p * z + 0.16666666666666666lf;
+        return x + x * z * p;
+    } else if (ax < 22.0lf) {
+        double e = kmath64_exp(ax);
+        t = 0.5lf * (e - 1.0lf / e);
+    } else {
+        double h = kmath64_exp(0.5lf * ax);
+        t = (0.5lf * h) * h;
+    }
+    return x < 0.0lf ? -t : t;
+}
+double kmath64_cosh(double x) {
+    if (isnan(x)) return x;
+    double ax = abs(x);
+    if (ax < 22.0lf) {
+        double e = kmath64_exp(ax);
+        return 0.5lf * (e + 1.0lf / e);
+    }
+    double h = kmath64_exp(0.5lf * ax);
+    return (0.5lf * h) * h;
+}
+
+// ---- tan: sin / cos of the reduced argument (-cos / sin in odd quadrants)
+double kmath64_tan(double x) {
+    if (isnan(x) || isinf(x)) return KM64_NAN;
+    if (abs(x) < 1.0e-9lf) return x;
+    int q;
+    double lo;
+    double r = kmath64_reduce(x, lo, q);
+    double sn = kmath64_sin_poly(r) + lo * (1.0lf - 0.5lf * r * r);
+    double cs = kmath64_cos_poly(r) - lo * r;
+    double v = (q & 1) == 0 ? sn / cs : -cs / sn;
+    return (abs(x) >= 268435456.0lf && x < 0.0lf) ? -v : v;
+}
+
+// ---- atan: |x| > 1 through pi/2 - atan(1/|x|); t > tan(pi/8) through pi/4 + atan((t-1)/(t+1));
+// then the series u - u^3/3 + ... on |u| <= tan(pi/8) (to u^43); pi/4, pi/2 split in two doubles
+double kmath64_atan_series(double u) {
+    double z = u * u;
+    double p = -0.023255813953488372lf;
+    p = p * z + 0.024390243902439025lf;
+    p = p * z - 0.02564102564102564lf;
+    p = p * z + 0.02702702702702703lf;
+    p = p * z - 0.02857142857142857lf;
+    p = p * z + 0.030303030303030304lf;
+    p = p * z - 0.03225806451612903lf;
+    p = p * z + 0.034482758620689655lf;
+    p = p * z - 0.037037037037037035lf;
+    p = p * z + 0.04lf;
+    p = p * z - 0.043478260869565216lf;
+    p = p * z + 0.047619047619047616lf;
+    p = p * z - 0.05263157894736842lf;
+    p = p * z + 0.058823529411764705lf;
+    p = p * z - 0.06666666666666667lf;
+    p = p * z + 0.07692307692307693lf;
+    p = p * z - 0.09090909090909091lf;
+    p = p * z + 0.1111111111111111lf;
+    p = p * z - 0.14285714285714285lf;
+    p = p * z + 0.2lf;
+    p = p * z - 0.3333333333333333lf;
+    return u + u * z * p;
+}
+double kmath64_atan_pos(double ax) {               // ax >= 0 or +inf
+    bool big = ax > 1.0lf;
+    double t = big ? 1.0lf / ax : ax;
+    double a;
+    if (t > 0.41421356237309503lf) {
+        a = 0.7853981633974483lf + (3.061616997868383e-17lf
+                                    + kmath64_atan_series((t - 1.0lf) / (t + 1.0lf)));
+    } else {
+        a = kmath64_atan_series(t);
+    }
+    return big ? 1.5707963267948966lf - (a - 6.123233995736766e-17lf) : a;
+}
+double kmath64_atan(double x) {
+    if (isnan(x)) return x;
+    if (abs(x) < 1.0e-9lf) return x;
+    double a = kmath64_atan_pos(abs(x));
+    return x < 0.0lf ? -a : a;
+}
+// asin on [0, 1/2]: atan(y / sqrt((1 - y)(1 + y)))
+double kmath64_asin_half(double y) {
+    return kmath64_atan_pos(y / sqrt((1.0lf - y) * (1.0lf + y)));
+}
+// asin: above 1/2 through pi/2 - 2 asin(sqrt((1 - |x|) / 2)) (1 - |x| exact)
+double kmath64_asin(double x) {
+    if (isnan(x)) return x;
+    double ax = abs(x);
+    if (ax > 1.0lf) return KM64_NAN;
+    if (ax < 1.0e-9lf) return x;
+    double a = ax <= 0.5lf ? kmath64_asin_half(ax)
+        : 1.5707963267948966lf - (2.0lf * kmath64_asin_half(sqrt(0.5lf * (1.0lf - ax)))
+                                   - 6.123233995736766e-17lf);
+    return x < 0.0lf ? -a : a;
+}
+double kmath64_acos(double x) {
+    if (isnan(x)) return x;
+    if (abs(x) > 1.0lf) return KM64_NAN;
+    if (x >= 0.5lf) return 2.0lf * kmath64_asin_half(sqrt(0.5lf * (1.0lf - x)));
+    if (x <= -0.5lf)
+        return 3.141592653589793lf - (2.0lf * kmath64_asin_half(sqrt(0.5lf * (1.0lf + x)))
+                                      - 1.2246467991473532e-16lf);
+    return 1.5707963267948966lf - (kmath64_asin(x) - 6.123233995736766e-17lf);
+}
+// inverse hyperbolics through log1p (log(2|x|) past 2^28, where 1/x^2 no longer shows)
+double kmath64_asinh(double x) {
+    if (isnan(x) || isinf(x)) return x;
+    double ax = abs(x), a;
+    if (ax < 1.0e-9lf) return x;
+    if (ax > 268435456.0lf) {
+        a = kmath64_log(ax) + 0.6931471805599453lf;
+    } else {
+        a = kmath64_log1p(ax + ax * ax / (1.0lf + sqrt(1.0lf + ax * ax)));
+    }
+    return x < 0.0lf ? -a : a;
+}
+double kmath64_acosh(double x) {
+    if (isnan(x)) return x;
+    if (x < 1.0lf) return KM64_NAN;
+    if (x > 268435456.0lf) return kmath64_log(x) + 0.6931471805599453lf;
+    precise double t = x - 1.0lf;
+    return kmath64_log1p(t + sqrt(2.0lf * t + t * t));
+}
+double kmath64_atanh(double x) {
+    if (isnan(x)) return x;
+    double ax = abs(x);
+    if (ax > 1.0lf) return KM64_NAN;
+    if (ax == 1.0lf) return x * KM64_INF;
+    if (ax < 1.0e-9lf) return x;
+    double a = 0.5lf * kmath64_log1p(2.0lf * ax / (1.0lf - ax));
+    return x < 0.0lf ? -a : a;
+}
+// atan2(y, x), C99's (numpy's) values at zeros and infinities
+bool kmath64_signbit(double v) { return (unpackDouble2x32(v).y & 0x80000000u) != 0u; }
+double kmath64_atan2(double y, double x) {
+    if (isnan(x) || isnan(y)) return KM64_NAN;
+    bool ny = kmath64_signbit(y), nx = kmath64_signbit(x);
+    double a;
+    if (y == 0.0lf) {
+        a = nx ? 3.141592653589793lf : 0.0lf;
+    } else if (isinf(x) && isinf(y)) {
+        a = nx ? 2.356194490192345lf : 0.7853981633974483lf;
+    } else if (x == 0.0lf || isinf(y)) {
+        a = 1.5707963267948966lf;
+    } else if (isinf(x)) {
+        a = nx ? 3.141592653589793lf : 0.0lf;
+    } else {
+        double t = kmath64_atan_pos(abs(y) / abs(x));
+        a = nx ? 3.141592653589793lf - (t - 1.2246467991473532e-16lf) : t;
+    }
+    return ny ? -a : a;
 }
 
 // ---- numpy's semantics in double (see elementwise.glsl's float versions for the reasoning)

@@ -198,7 +198,27 @@ _INPUTS = {
     "tanh": lambda r: np.concatenate([r.uniform(-25, 25, 4000), r.uniform(-0.5, 0.5, 1000),
                                       [0, -0.0, 1e-12, np.inf, -np.inf, np.nan]]),
 }
-_INPUTS["cos"] = _INPUTS["sin"]
+_INPUTS["cos"] = _INPUTS["tan"] = _INPUTS["sin"]
+_SPECIAL = [0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -1.0, 5e-324, -5e-324]
+
+
+def _wide(r):
+    """Signed values over the whole range, [-1, 1] densely, and the special values."""
+    return np.concatenate([r.uniform(-800, 800, 2000), r.uniform(-1, 1, 1000), _SPECIAL,
+                           np.exp(r.uniform(-700, 700, 2000)) * r.choice([-1, 1], 2000)])
+
+
+for _name in ("expm1", "log2", "log10", "sinh", "cosh", "arctan", "arcsinh"):
+    _INPUTS[_name] = _wide
+_INPUTS["exp2"] = lambda r: np.concatenate([r.uniform(-1080, 1030, 3000), _SPECIAL])
+_INPUTS["log1p"] = lambda r: np.concatenate([_wide(r), r.uniform(-1, 0, 500),
+                                             1e-18 * r.standard_normal(100)])
+_INPUTS["arcsin"] = _INPUTS["arccos"] = lambda r: np.concatenate(
+    [r.uniform(-1.1, 1.1, 3000), 1 - r.uniform(0, 1e-8, 100), -1 + r.uniform(0, 1e-8, 100),
+     _SPECIAL])
+_INPUTS["arccosh"] = lambda r: np.concatenate([1 + np.exp(r.uniform(-40, 5, 2000)), _wide(r)])
+_INPUTS["arctanh"] = lambda r: np.concatenate([r.uniform(-1.1, 1.1, 3000),
+                                               1 - np.exp(r.uniform(-36, -1, 500)), _SPECIAL])
 
 
 @pytest.mark.parametrize("name", sorted(_INPUTS))
@@ -216,6 +236,27 @@ def test_float64_math_matches_numpy(name):
     fin = ~special
     rel = np.abs(got[fin] - want[fin]) / np.abs(want[fin])
     assert rel.max() <= 4e-15, (rel.max(), x[fin][np.argmax(rel)])
+
+
+def test_float64_arctan2_and_the_namespace_spellings():
+    r = np.random.default_rng(11)
+    sp = np.array(_SPECIAL)
+    y = np.concatenate([_wide(r)[:3000], np.repeat(sp, sp.size)])
+    x = np.concatenate([_wide(r)[:3000][::-1] * 3, np.tile(sp, sp.size)])
+    got = km.arctan2(km.asarray(y), km.asarray(x))
+    assert got.dtype == np.float64
+    got, want = got.numpy(), np.arctan2(y, x)
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+    np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
+    np.testing.assert_allclose(got, want, rtol=4e-15, atol=0)
+    v = np.linspace(-0.9, 0.9, 101)
+    for name, ref in (("atan", np.arctan), ("asin", np.arcsin), ("acos", np.arccos),
+                      ("atanh", np.arctanh), ("asinh", np.arcsinh)):
+        out = getattr(km, name)(km.asarray(v))
+        assert out.dtype == np.float64
+        np.testing.assert_allclose(out.numpy(), ref(v), rtol=4e-15, atol=1e-300)
+    np.testing.assert_allclose(km.atan2(km.asarray(v), km.asarray(v[::-1])).numpy(),
+                               np.arctan2(v, v[::-1]), rtol=4e-15)
 
 
 def test_float64_sigmoid():

@@ -58,10 +58,16 @@ def _binary(op, ct, a, b):
 
 # float64 functions -> shaders/kmath64.glsl (GLSL.std.450 has no double exp/log/sin/...: range
 # reduction + polynomials in double, within a few ulp; sqrt is the core double sqrt)
-MATH64_FUNCTIONS = {"exp": "kmath64_exp", "log": "kmath64_log", "sqrt": "kmath64_sqrt",
-                    "sin": "kmath64_sin", "cos": "kmath64_cos", "tanh": "kmath64_tanh",
-                    "sigmoid": "kmath64_sigmoid"}
-MATH64_BINARY = {"power": "km_pow_d"}                                   # float64 operands
+MATH64_FUNCTIONS = {
+    "exp": "kmath64_exp", "exp2": "kmath64_exp2", "expm1": "kmath64_expm1", "log": "kmath64_log",
+    "log2": "kmath64_log2", "log10": "kmath64_log10", "log1p": "kmath64_log1p",
+    "sqrt": "kmath64_sqrt", "sin": "kmath64_sin", "cos": "kmath64_cos", "tan": "kmath64_tan",
+    "tanh": "kmath64_tanh", "sinh": "kmath64_sinh", "cosh": "kmath64_cosh",
+    "arcsin": "kmath64_asin", "arccos": "kmath64_acos", "arctan": "kmath64_atan",
+    "arcsinh": "kmath64_asinh", "arccosh": "kmath64_acosh", "arctanh": "kmath64_atanh",
+    "sigmoid": "kmath64_sigmoid",
+}
+MATH64_BINARY = {"power": "km_pow_d", "arctan2": "kmath64_atan2"}       # float64 operands
 # float32 functions -> their GLSL in shaders/kmath.glsl (a few ulp on every device, C99's values
 # at the special points; the built-ins are bounded by Vulkan only loosely: log absolutely near 1,
 # sin/cos on [-pi, pi] only, pow not at all near overflow)
