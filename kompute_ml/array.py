@@ -1,7 +1,7 @@
 """Array: numpy-like arrays on a Vulkan device; elementwise work is lazy and fused.
 
 An Array is either *realized* (it owns a pooled ``_memory.Buffer`` holding its elements contiguously
-in C order, 4 bytes each) or *lazy* (a ``_array.fusion.Node``: an elementwise operation over
+in C order, 4 bytes each, 8 for float64) or *lazy* (a ``_array.fusion.Node``: an elementwise operation over
 realized buffers, other lazy nodes and scalars). Anything that is not elementwise (a reduction, a
 matmul, a readback, a reshape of a lazy array, indexing, a kernel call) realizes its inputs: the
 whole expression becomes one generated kernel (see ``_array.fusion``).
@@ -12,13 +12,20 @@ the package reach an Array's buffer through the internal accessors at the end of
 (:func:`buffer_of`, :func:`writable_buffer_of`, :func:`from_buffer`, :func:`node_of`).
 
 dtypes are float32, int32, uint32 and bool (bool is stored as 0/1 uint32 words; ``nbytes`` counts
-numpy's 1 byte). Other inputs map onto them: float64/float16 -> float32, int64/int16/int8 -> int32,
-uint64/uint16/uint8 -> uint32 (integers that do not fit raise OverflowError). Results follow numpy's
-type rules (NEP 50 for Python scalars) with the same mapping. Where kompute_ml differs from numpy:
+numpy's 1 byte), and float64 on a device with shaderFloat64 (computed in double: arithmetic,
+fusion, reductions, matmul, indexing; exp/log/sin/... from shaders/kmath64.glsl). Other inputs
+map onto them: float16 -> float32, int64/int16/int8 -> int32, uint64/uint16/uint8 -> uint32
+(integers that do not fit raise OverflowError); float64 data on a device without float64 becomes
+float32, and an explicit ``dtype=float64`` there raises TypeError. Python floats (scalars, lists)
+take the default float dtype, float32, as in PyTorch and JAX: float64 comes from numpy float64
+data, numpy float64 scalars or an explicit dtype. Results follow numpy's type
+rules (NEP 50 for Python scalars: float32 array + Python float stays float32, float32 + float64
+arrays give float64, int / int gives float64) with the same mapping (float64 -> float32 on a
+device without it). Where kompute_ml differs from numpy:
 
 - ``int32 op uint32`` arithmetic gives int32 (numpy: int64); comparisons of the two stay exact.
 - sums of int32/uint32/bool accumulate in 32 bits and wrap (numpy: 64-bit); argmax/argmin give
-  int32 indices; ``mean`` of integers is float32.
+  int32 indices.
 - integer ``**`` with a negative exponent: a scalar exponent raises ValueError as in numpy; an
   array exponent gives 0 there (1 or -1 for bases 1 and -1) instead of raising.
 - no views: indexing, slicing and transposes return copies; ``reshape`` of a realized array shares
@@ -47,7 +54,7 @@ from ._array import fusion as _fusion
 from ._array import indexing as _indexing
 from ._array import linalg as _linalg
 from ._array import reduction as _reduction
-from ._array.dtypes import BOOL, FLOAT32, INT32, UINT32, canonical_dtype
+from ._array.dtypes import BOOL, FLOAT32, FLOAT64, INT32, UINT32, canonical_dtype, device_dtype
 from ._array.fusion import Leaf, Scalar
 from . import kernel as _kernel
 from ._runtime import device as _device
@@ -297,7 +304,7 @@ class Array:
 
     def astype(self, dtype, copy=True):
         """Convert to ``dtype`` (lazy; fused with the expression it belongs to)."""
-        dtype = canonical_dtype(dtype)
+        dtype = device_dtype(dtype, self.device, explicit=True)
         if dtype == self.dtype and not copy:
             return self
         return _lazy("cast", (self,), dtype, self.shape, (self.dtype,))
@@ -492,7 +499,7 @@ class Array:
 def _lazy(op, args, dtype, shape, compute):
     """Wrap a new Node in a lazy Array (realizing oversized subtrees, noting buffer readers)."""
     device = next(a.device for a in args if isinstance(a, Array))
-    _buffers.check_size(device, shape)
+    _buffers.check_size(device, shape, dtype)
     operands = [a._operand() if isinstance(a, Array) else a for a in args]
     node = _fusion.node(device, op, operands, dtype, shape, compute)
     arr = Array._new(device, shape, dtype, node=node)
@@ -535,8 +542,8 @@ def elementwise(op, *operands, _foreign=False):
     ops = _coerce(operands, _foreign)
     if ops is None:
         return NotImplemented
-    out_dtype, compute = _dtypes.resolve(op, ops)
     arrays = [x for x in ops if isinstance(x, Array)]
+    out_dtype, compute = _dtypes.resolve(op, ops, _dtypes.has_float64(arrays[0].device))
     shape = arrays[0].shape
     for a in arrays:
         if a.shape != shape:              # equal shapes (the common case) skip numpy's broadcast
@@ -591,6 +598,13 @@ _fast_types = {}
 _NO_FAST = frozenset(_dtypes.COMPARISONS) | {"power", "matmul"}
 
 
+def _fast_entry(op, operands):
+    """(result dtype, compute dtypes, whether float64 is among them: a device without it then
+    resolves again, narrowed) for _fast_types."""
+    out_dtype, compute = _dtypes.resolve(op, operands)
+    return out_dtype, compute, FLOAT64 in (out_dtype,) + tuple(compute)
+
+
 def _fast_binop(op, a, b):
     """``op`` of an Array ``a`` and ``b`` as a lazy Array, or None when it needs the full path."""
     tb = type(b)
@@ -606,8 +620,10 @@ def _fast_binop(op, a, b):
     if hit is None:
         if op in _NO_FAST:
             return None
-        hit = _fast_types[key] = _dtypes.resolve(op, (a, b))
-    out_dtype, compute = hit
+        hit = _fast_types[key] = _fast_entry(op, (a, b))
+    out_dtype, compute, f64 = hit
+    if f64 and not _dtypes.has_float64(a.device):
+        out_dtype, compute = _dtypes.resolve(op, (a, b), False)
     x = a._operand()
     y = b._operand() if tb is Array else Scalar(_dtypes.scalar_value(b, compute[1]), compute[1])
     return _fast_lazy(a.device, op, x, y, out_dtype, a.shape, compute)
@@ -623,8 +639,10 @@ def _fast_rbinop(op, a, b):
     if hit is None:
         if op in _NO_FAST:
             return None
-        hit = _fast_types[key] = _dtypes.resolve(op, (a, b))
-    out_dtype, compute = hit
+        hit = _fast_types[key] = _fast_entry(op, (a, b))
+    out_dtype, compute, f64 = hit
+    if f64 and not _dtypes.has_float64(b.device):
+        out_dtype, compute = _dtypes.resolve(op, (a, b), False)
     x = Scalar(_dtypes.scalar_value(a, compute[0]), compute[0])
     return _fast_lazy(b.device, op, x, b._operand(), out_dtype, b.shape, compute)
 
@@ -678,7 +696,8 @@ def _from_pickle(data, index, name):
     land where the receiver computes); otherwise onto the device it came from if this process has
     it, else the default device."""
     dev = None if _device.default_is_pinned() else _device.find_device(index, name)
-    return _upload(_to_numpy(data, data.dtype), dev if dev is not None else _get_device(None))
+    dev = dev if dev is not None else _get_device(None)
+    return _upload(_to_numpy(data, None, dev), dev)
 
 
 def _ufunc(op, doc, nargs=1):
@@ -695,7 +714,8 @@ def _ufunc(op, doc, nargs=1):
     return fn
 
 
-exp = _ufunc("exp", "Elementwise e**x (lazy). Integer inputs give float32.")
+exp = _ufunc("exp", "Elementwise e**x (lazy). Integer inputs give float64 (float32 on a device "
+                    "without float64).")
 log = _ufunc("log", "Elementwise natural logarithm (lazy): -inf at 0, nan below.")
 sqrt = _ufunc("sqrt", "Elementwise square root (lazy): nan below 0.")
 sin = _ufunc("sin", "Elementwise sine (lazy).")
@@ -797,14 +817,15 @@ _NUMPY_UFUNCS = {
 
 def _upload(data, device):
     """A realized Array holding the numpy array ``data`` (already of one of our dtypes)."""
-    _buffers.check_size(device, data.shape)
+    _buffers.check_size(device, data.shape, data.dtype)
     return Array._new(device, data.shape, data.dtype, buf=_buffers.upload(device, data))
 
 
-def _to_numpy(obj, dtype):
-    """Host data as a numpy array of one of our dtypes (numpy's conversion rules, checked)."""
+def _to_numpy(obj, dtype, device):
+    """Host data as a numpy array of one of our dtypes on ``device`` (numpy's conversion rules,
+    checked; float64 data narrows to float32 on a device without float64, ``dtype`` raises)."""
     if dtype is not None:
-        want = canonical_dtype(dtype)
+        want = device_dtype(dtype, device, explicit=True)
         src = np.asarray(obj)
         if src.dtype.kind in "iu" and want in (INT32, UINT32):
             _check_int_range(src, want)
@@ -814,8 +835,11 @@ def _to_numpy(obj, dtype):
         what = "an array of dtype object" if isinstance(obj, np.ndarray) else \
             f"a {type(obj).__name__} that numpy converts to dtype object"
         raise TypeError(f"cannot make a kompute_ml array of {what} (non-numeric elements, or "
-                        f"integers beyond 64 bits); arrays hold float32, int32, uint32 or bool")
-    want = canonical_dtype(data.dtype)
+                        f"integers beyond 64 bits); arrays hold float32, float64, int32, uint32 "
+                        f"or bool")
+    want = device_dtype(data.dtype, device)
+    if want == FLOAT64 and not isinstance(obj, (np.ndarray, np.generic)):
+        want = FLOAT32        # Python floats (lists, scalars) take the default float dtype
     if data.dtype != want and data.dtype.kind in "iu":
         _check_int_range(data, want)
     return data.astype(want, copy=False)
@@ -838,8 +862,9 @@ def asarray(obj, dtype=None, device=None):
     ----------
     obj : array_like or Array
     dtype : dtype-like, optional
-        float32, int32, uint32 or bool; float64 maps to float32, int64 to int32 (as do the other
-        widths). Default: numpy's dtype of ``obj``, mapped the same way.
+        float32, float64 (a device with shaderFloat64 only: elsewhere TypeError), int32, uint32 or
+        bool; int64 maps to int32, float16 to float32 (as do the other widths). Default: numpy's
+        dtype of ``obj``, mapped the same way (float64 data on a device without float64: float32).
     device : None, int, str or Device, default=None
         Where the array lives (default: the current default device). An Array on another device
         is copied through the host.
@@ -850,16 +875,17 @@ def asarray(obj, dtype=None, device=None):
     >>> km.asarray([[1, 2], [3, 4]]).dtype
     dtype('int32')
     >>> import numpy as np
-    >>> km.asarray(np.arange(3.0)).dtype
+    >>> km.asarray(np.arange(3.0, dtype=np.float32)).dtype
     dtype('float32')
     """
     if isinstance(obj, Array):
         dev = obj.device if device is None else _get_device(device)
         out = obj if dev is obj.device else _upload(obj.numpy(), dev)
-        if dtype is not None and canonical_dtype(dtype) != out.dtype:
+        if dtype is not None and device_dtype(dtype, dev, explicit=True) != out.dtype:
             out = out.astype(dtype)
         return out
-    return _upload(_to_numpy(obj, dtype), _get_device(device))
+    dev = _get_device(device)
+    return _upload(_to_numpy(obj, dtype, dev), dev)
 
 
 def array(obj, dtype=None, device=None, copy=True):
@@ -870,9 +896,10 @@ def array(obj, dtype=None, device=None, copy=True):
 
 def empty(shape, dtype=FLOAT32, device=None):
     """A new array of ``shape`` with undefined contents (a buffer from the pool)."""
-    shape, dtype, device = _normalize_shape(shape), canonical_dtype(dtype), _get_device(device)
-    _buffers.check_size(device, shape)
-    return Array._new(device, shape, dtype, buf=_buffers.alloc(device, shape))
+    device = _get_device(device)
+    shape, dtype = _normalize_shape(shape), device_dtype(dtype, device, explicit=True)
+    _buffers.check_size(device, shape, dtype)
+    return Array._new(device, shape, dtype, buf=_buffers.alloc(device, shape, dtype))
 
 
 def full(shape, fill_value, dtype=None, device=None):
@@ -887,11 +914,15 @@ def full(shape, fill_value, dtype=None, device=None):
     """
     if isinstance(fill_value, Array):
         fill_value = fill_value.item()
+    device = _get_device(device)
     if dtype is None:
-        dtype = np.asarray(fill_value).dtype
-    _check_fill(fill_value, canonical_dtype(dtype))
-    shape, dtype, device = _normalize_shape(shape), canonical_dtype(dtype), _get_device(device)
-    _buffers.check_size(device, shape)
+        # a Python float fills the default float dtype, float32; a numpy float64 one, float64
+        dtype = FLOAT32 if isinstance(fill_value, float) and not isinstance(fill_value, np.generic) \
+            else device_dtype(np.asarray(fill_value).dtype, device)
+    dtype = device_dtype(dtype, device, explicit=True)
+    _check_fill(fill_value, dtype)
+    shape = _normalize_shape(shape)
+    _buffers.check_size(device, shape, dtype)
     return Array._new(device, shape, dtype, buf=_buffers.fill(device, shape, dtype, fill_value))
 
 
@@ -967,6 +998,9 @@ def arange(start, stop=None, step=None, dtype=None, device=None):
     if step is not None:
         args = (start, stop, step) if stop is not None else (0, start, step)
     data = np.arange(*args)
+    if dtype is None and data.dtype.kind == "f" and not any(
+            isinstance(x, np.floating) and x.dtype.itemsize == 8 for x in args):
+        dtype = FLOAT32           # Python float bounds: the default float dtype
     return asarray(data, dtype=dtype, device=device)
 
 
@@ -987,6 +1021,12 @@ def _reduce(a, op, axis, keepdims, dtype, out):
     if out is not None:
         raise TypeError("out= is not supported; kompute_ml arrays are returned, never filled")
     a = asarray(a)
+    if dtype is not None and op in ("sum", "mean"):
+        # numpy accumulates in ``dtype`` (sum(dtype=float64) of float32 adds in double): the
+        # elements convert first, the conversion fusing into the pass that reads them
+        want = device_dtype(dtype, a.device, explicit=True)
+        if want.kind == "f" and want.itemsize > a.dtype.itemsize:
+            a = a.astype(want, copy=False)
     res = a._wrap(_reduction.reduce(a._realize(), a.shape, a.dtype, a.device, op, axis,
                                     keepdims))
     if dtype is not None:
@@ -1000,7 +1040,8 @@ def sum(a, axis=None, keepdims=False):
 
 
 def mean(a, axis=None, keepdims=False):
-    """Arithmetic mean over ``axis`` (float32; pairwise sums)."""
+    """Arithmetic mean over ``axis`` (pairwise sums; numpy's dtype: float32 for float32 input,
+    float64 for float64 and integers where the device has float64)."""
     return _reduce(a, "mean", axis, keepdims, None, None)
 
 
@@ -1044,7 +1085,7 @@ def matmul(a, b):
 def _product(fn, a, b):
     """``fn`` (``_linalg.matmul`` or ``dot``) on Arrays: the conversions to the compute dtype
     stay lazy until the product reads them, so they fuse with the operands' expressions."""
-    out_dtype, ct = _linalg.result_dtypes(a.dtype, b.dtype)
+    out_dtype, ct = _linalg.result_dtypes(a.dtype, b.dtype, a.device)
     a, b = a.astype(ct, copy=False), b.astype(ct, copy=False)
     return a._wrap(fn(a.device, (a._realize(), a.shape), (b._realize(), b.shape), out_dtype))
 
@@ -1091,7 +1132,7 @@ def from_buffer(buffer, shape, dtype):
     """
     shape = _normalize_shape(shape)
     dtype = canonical_dtype(dtype)
-    if math.prod(shape) * 4 > buffer.nbytes:
+    if math.prod(shape) * 4 * _buffers.words_per_element(dtype) > buffer.nbytes:
         raise ValueError(f"a {buffer.nbytes}-byte buffer cannot hold shape {shape} of {dtype}")
     return Array._new(buffer.device, shape, dtype, buf=buffer)
 

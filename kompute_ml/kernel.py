@@ -115,7 +115,7 @@ class Kernel:
     ...     uint i = gl_GlobalInvocationID.x;
     ...     if (i < pc.n) x[i] *= pc.scale;
     ... }''')
-    >>> x = km.asarray(np.arange(4.0))
+    >>> x = km.asarray(np.arange(4.0, dtype=np.float32))
     >>> k(x, grid=x.size, push=(x.size, 3.0))
     >>> x.numpy()
     array([0., 3., 6., 9.], dtype=float32)

@@ -10,7 +10,9 @@ gives children with keys of their own (``SeedSequence.spawn``), as numpy's gener
 ``Generator`` follows ``numpy.random.Generator``; ``RandomState`` follows
 ``numpy.random.RandomState`` with the methods dask.array.random calls per chunk (a chunk's
 ``RandomState(state_data)`` seeds from the 624 words dask passes). Results are float32 / int32 /
-uint32 Arrays (the dtypes Arrays hold); the bits differ from numpy's (another generator).
+uint32 Arrays, or float64 where asked for (``dtype=np.float64``) on a device with float64 (53-bit
+uniforms, Box-Muller in double; float32 elsewhere, as km.asarray maps float64 data); the bits
+differ from numpy's (another generator).
 """
 
 import math
@@ -37,6 +39,7 @@ _MASK32 = 0xFFFFFFFF
 _INT32 = np.dtype(np.int32)
 _UINT32 = np.dtype(np.uint32)
 _FLOAT32 = np.dtype(np.float32)
+_FLOAT64 = np.dtype(np.float64)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -45,11 +48,16 @@ def _wrap(buffer, shape, dtype):
     return _array.from_buffer(buffer, shape, dtype)
 
 
-def _dispatch(device, buf, n, key, block, kind, p0=0, p1=0):
-    """Record random.comp filling ``n`` outputs of ``buf`` from counter ``block`` under ``key``."""
-    prog = _program.get("random", {"KM_LOCAL_SIZE": _LOCAL_SIZE})
-    # random.comp — binding 0: out (uint words); one invocation per block of 4 outputs
-    prog.dispatch_1d(device, [buf], -(-n // _OUTPUTS_PER_BLOCK),
+def _dispatch(device, buf, n, key, block, kind, p0=0, p1=0, float64=False):
+    """Record random.comp filling ``n`` outputs of ``buf`` from counter ``block`` under ``key``
+    (``float64``: outputs of two words, two per block, from its KM_FLOAT64 variant)."""
+    defines = {"KM_LOCAL_SIZE": _LOCAL_SIZE}
+    if float64:
+        defines["KM_FLOAT64"] = 1
+    prog = _program.get("random", defines)
+    # random.comp — binding 0: out (uint words); one invocation per block of 4 words
+    per_block = _OUTPUTS_PER_BLOCK // 2 if float64 else _OUTPUTS_PER_BLOCK
+    prog.dispatch_1d(device, [buf], -(-n // per_block),
                      push=(key[0], key[1], block & _MASK32, block >> 32, n, kind,
                            p0 & _MASK32, p1 & _MASK32))
 
@@ -79,14 +87,11 @@ def _shape(size):
 
 
 def _float_dtype(dtype):
+    """float32, or float64 (the device decides: see ``_generate``); others raise TypeError."""
     want = np.dtype(np.float32 if dtype is None else dtype)
-    if want == np.float64:
-        # as km.asarray does with float64 data: the Array's float dtype is float32 (dask's
-        # Generator asks for float64 by default, so this keeps da.random working on the device)
-        return _FLOAT32
-    if want != _FLOAT32:
-        raise TypeError(f"kompute_ml.random generates float32 numbers (kompute_ml Arrays hold "
-                        f"float32, int32, uint32, bool); dtype={want} is not supported")
+    if want not in (_FLOAT32, _FLOAT64):
+        raise TypeError(f"kompute_ml.random generates float32 or float64 numbers; dtype={want} "
+                        f"is not supported")
     return want
 
 
@@ -213,14 +218,21 @@ class Philox:
 def _generate(bitgen, device, size, kind, dtype, p0=0, p1=0):
     """A new Array of ``size`` outputs of ``kind`` from the next counters of ``bitgen``."""
     dev = _resolve_device(device)
+    if dtype == _FLOAT64 and not dev.limits.get("float64"):
+        # as km.asarray does with float64 data (dask's Generator asks for float64 by default,
+        # so this keeps da.random working on such a device)
+        dtype = _FLOAT32
     shape = _shape(size)
     n = math.prod(shape)
-    if n * 4 > dev.max_buffer_bytes:
-        raise DeviceLimitError(f"{n} random numbers need {n * 4} bytes, more than the device's "
-                               f"maxStorageBufferRange ({dev.max_buffer_bytes} bytes) on {dev.name!r}")
-    buf = _memory.alloc(dev, max(n, 1) * 4)
+    size_of = dtype.itemsize if dtype == _FLOAT64 else 4
+    if n * size_of > dev.max_buffer_bytes:
+        raise DeviceLimitError(f"{n} random numbers need {n * size_of} bytes, more than the "
+                               f"device's maxStorageBufferRange ({dev.max_buffer_bytes} bytes) on "
+                               f"{dev.name!r}")
+    buf = _memory.alloc(dev, max(n, 1) * size_of)
     if n:
-        _dispatch(dev, buf, n, bitgen._key, bitgen._take(n), kind, p0, p1)
+        f64 = dtype == _FLOAT64
+        _dispatch(dev, buf, n, bitgen._key, bitgen._take(2 * n if f64 else n), kind, p0, p1, f64)
     return _wrap(buf, shape, dtype)
 
 
@@ -283,14 +295,16 @@ class Generator:
         return f"Generator({self._bit_generator!r})"
 
     def random(self, size=None, dtype=np.float32, out=None):
-        """Uniform float32 numbers in [0, 1): 24 random bits each, equally spaced by 2^-24.
+        """Uniform numbers in [0, 1): float32 of 24 random bits each, equally spaced by 2^-24, or
+        float64 of 53 bits (spaced by 2^-53).
 
         Parameters
         ----------
         size : None, int or tuple of ints, default=None
             Shape of the result (None: a 0-d array).
-        dtype : float32
-            float32; float64 gives float32 (as km.asarray does); others raise TypeError.
+        dtype : float32 or float64
+            float64 gives float64 on a device with it, float32 elsewhere (as km.asarray maps
+            float64 data); others raise TypeError.
         out : None
             Not supported (results are new arrays).
 
@@ -312,7 +326,8 @@ class Generator:
         return _affine(u, low, high - low)
 
     def standard_normal(self, size=None, dtype=np.float32, out=None):
-        """Standard normal float32 numbers (Box-Muller on pairs of 24-bit uniforms)."""
+        """Standard normal numbers (Box-Muller on pairs of 24-bit uniforms; ``dtype=np.float64``:
+        of 53-bit uniforms, in double, on a device with float64)."""
         if out is not None:
             raise TypeError("out= is not supported; standard_normal returns a new Array")
         return _generate(self._bit_generator, self._device, size, _NORMAL, _float_dtype(dtype))

@@ -1,13 +1,26 @@
 #version 450
 // fill.comp — out[i] = value for i < n (value as raw 32-bit word, so any 4-byte dtype works).
+// KM_WORDS2: elements of two words (float64: low word, high word), out[2i], out[2i+1].
 // binding 0: out (uint words)
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
 layout(local_size_x = 256) in;
+#ifndef KM_WORDS2
+#define KM_WORDS2 0
+#endif
+#if KM_WORDS2
+layout(set = 0, binding = 0) buffer Out { uvec2 out_[]; };
+layout(push_constant) uniform Push { uint n; uint lo; uint hi; } pc;
+#else
 layout(set = 0, binding = 0) buffer Out { uint out_[]; };
 layout(push_constant) uniform Push { uint n; uint value; } pc;
+#endif
 void main() {
     uint i = km_global_index();
     if (i >= pc.n) return;
+#if KM_WORDS2
+    out_[i] = uvec2(pc.lo, pc.hi);
+#else
     out_[i] = pc.value;
+#endif
 }

@@ -2,13 +2,21 @@
 // gather.comp — strided copy: dst[i] = src[offset + sum_k coord_k(i) * stride_k] for i < n, where
 // coord(i) are the C-order coordinates of i in `shape` (at most 8 dims after coalescing).
 // Transposes, basic slicing (negative steps included) and materialized broadcasts (stride 0).
-// 32-bit words, so it serves every dtype.
+// 32-bit words, so it serves every dtype; KM_WORDS2: elements of two words (float64).
 // binding 0: src, binding 1: dst
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
 layout(local_size_x = 256) in;
-layout(set = 0, binding = 0) readonly buffer Src { uint src[]; };
-layout(set = 0, binding = 1) writeonly buffer Dst { uint dst[]; };
+#ifndef KM_WORDS2
+#define KM_WORDS2 0
+#endif
+#if KM_WORDS2
+#define KM_WORD uvec2
+#else
+#define KM_WORD uint
+#endif
+layout(set = 0, binding = 0) readonly buffer Src { KM_WORD src[]; };
+layout(set = 0, binding = 1) writeonly buffer Dst { KM_WORD dst[]; };
 layout(push_constant) uniform Push {
     uint n;
     uint ndim;

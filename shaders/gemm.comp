@@ -5,7 +5,7 @@
 // likewise from tx). K advances in steps of 16; the tiles are stored as 4-vectors (A by row
 // quads, B by column quads) so each k step is 4 vector loads and 16 vector multiply-adds, and
 // every element read from device memory serves 128 multiply-adds. Edges (M, N, K not multiples of
-// the tile) are bounds-checked. KM_KIND: 0 float (default), 1 int, 2 uint.
+// the tile) are bounds-checked. KM_KIND: 0 float (default), 1 int, 2 uint, 3 double.
 // binding 0: A, binding 1: B, binding 2: C
 // K elements an invocation covers per loop iteration, measured on lavapipe's loop budget
 // (the first wrong result: K = 43690); the host sizes split-K slices by it (_array/linalg.py)
@@ -16,6 +16,9 @@
 #if KM_KIND == 0
 #define KM_T float
 #define KM_V4 vec4
+#elif KM_KIND == 3
+#define KM_T double
+#define KM_V4 dvec4
 #elif KM_KIND == 1
 #define KM_T int
 #define KM_V4 ivec4
@@ -27,7 +30,11 @@
 #define WY 16u
 #define TM 128u          // WY * 8 rows
 #define TN 128u          // WX * 8 columns
+#if KM_KIND == 3
+#define TK 8u            // double tiles: 16 KiB of shared memory, as the 32-bit ones
+#else
 #define TK 16u
+#endif
 layout(local_size_x = 16, local_size_y = 16) in;
 layout(set = 0, binding = 0) readonly buffer A { KM_T a[]; };
 layout(set = 0, binding = 1) readonly buffer B { KM_T b[]; };

@@ -1,7 +1,7 @@
 #version 450
 // gemv.comp — y = A @ x for row-major A (M x K): a workgroup of 32 x 8 invocations handles 8 rows;
 // the 32 invocations of a row stride over K (coalesced reads of A), then combine their partial
-// sums as a shared-memory tree. KM_KIND: 0 float (default), 1 int, 2 uint.
+// sums as a shared-memory tree. KM_KIND: 0 float (default), 1 int, 2 uint, 3 double.
 // binding 0: A, binding 1: x, binding 2: y
 // K elements an invocation covers per loop iteration, measured on lavapipe's loop budget
 // (the first wrong result: K = 131070); the host sizes split-K slices by it (_array/linalg.py)
@@ -11,6 +11,8 @@
 #endif
 #if KM_KIND == 0
 #define KM_T float
+#elif KM_KIND == 3
+#define KM_T double
 #elif KM_KIND == 1
 #define KM_T int
 #else

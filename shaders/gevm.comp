@@ -1,7 +1,7 @@
 #version 450
 // gevm.comp — y = x @ B for row-major B (K x N): a workgroup of 64 x 4 invocations handles 64
 // columns; its 4 rows of invocations take every 4th k (reads of B coalesced along the columns),
-// then combine their partial sums through shared memory. KM_KIND: 0 float (default), 1 int, 2 uint.
+// then combine their partial sums through shared memory. KM_KIND: 0 float (default), 1 int, 2 uint, 3 double.
 // binding 0: x, binding 1: B, binding 2: y
 // K elements an invocation covers per loop iteration, measured on lavapipe's loop budget
 // (the first wrong result: K = 262140); the host sizes split-K slices by it (_array/linalg.py)
@@ -11,6 +11,8 @@
 #endif
 #if KM_KIND == 0
 #define KM_T float
+#elif KM_KIND == 3
+#define KM_T double
 #elif KM_KIND == 1
 #define KM_T int
 #else

@@ -16,9 +16,18 @@
 //         2^32 mod range, which makes every value equally likely (no modulo bias). A rejected
 //         output draws again from the counter (block + i, attempt = 1, 2, ...): counters with
 //         attempt > 0 are never used by the first draws.
+// KM_FLOAT64 (a device with shaderFloat64): kinds 1 and 2 write float64 instead, two per
+// invocation (its four words): uniforms of 53 bits, (w0 >> 5) * 2^26 + (w1 >> 6) times 2^-53
+// (numpy's construction), and Box-Muller on such a pair, in double (kmath64.glsl).
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
 #include "philox.glsl"
+#ifndef KM_FLOAT64
+#define KM_FLOAT64 0
+#endif
+#if KM_FLOAT64
+#include "kmath64.glsl"
+#endif
 #ifndef KM_LOCAL_SIZE
 #define KM_LOCAL_SIZE 256
 #endif
@@ -47,6 +56,31 @@ uint km_bounded(uint w, uint range, uint threshold, out bool ok) {
     return hi;
 }
 
+#if KM_FLOAT64
+void main() {
+    uint i = km_global_index();
+    if (i >= (pc.n + 1u) / 2u) return;            // pc.n float64 outputs, two per invocation
+    uint b0 = pc.block0 + i;
+    uint b1 = pc.block1 + uint(b0 < i);
+    uvec4 w = km_philox4x32_10(uvec4(b0, b1, 0u, 0u), uvec2(pc.key0, pc.key1));
+    const double two_m53 = 1.1102230246251565e-16lf;                    // 2^-53
+    double u0 = (double(w.x >> 5) * 67108864.0lf + double(w.y >> 6)) * two_m53;
+    double u1 = (double(w.z >> 5) * 67108864.0lf + double(w.w >> 6)) * two_m53;
+    dvec2 z = dvec2(u0, u1);
+    if (pc.kind == 2u) {
+        // 1 - u0 in (0, 1] (exact): log never sees 0; the angle spans [-pi, pi)
+        double r = kmath64_sqrt(-2.0lf * kmath64_log(1.0lf - u0));
+        double t = 3.141592653589793lf * (2.0lf * u1 - 1.0lf);
+        z = dvec2(r * kmath64_cos(t), r * kmath64_sin(t));
+    }
+    uint count = min(2u, pc.n - 2u * i);
+    for (uint j = 0u; j < count; j++) {
+        uvec2 bits = unpackDouble2x32(z[j]);
+        out_[4u * i + 2u * j] = bits.x;
+        out_[4u * i + 2u * j + 1u] = bits.y;
+    }
+}
+#else
 void main() {
     uint i = km_global_index();
     uint first = i * 4u;
@@ -93,3 +127,4 @@ void main() {
             out_[first + j] = w[j];
     }
 }
+#endif

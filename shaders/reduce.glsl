@@ -1,5 +1,6 @@
 // reduce.glsl — the reduction operator of reduce_rows.comp / reduce_axis.comp, chosen by defines:
-//   KM_IN_KIND, KM_ACC_KIND: 0 float, 1 int, 2 uint (storage type of the input, accumulator type)
+//   KM_IN_KIND, KM_ACC_KIND: 0 float, 1 int, 2 uint, 3 double (storage type of the input,
+//   accumulator type; a double accumulator also takes integers: numpy's float64 mean of them)
 //   KM_OP: 0 sum, 1 max, 2 min, 3 product          KM_ARG: 1 tracks the index of the max/min (argmax/argmin)
 // A NaN wins max/min (numpy); argmax/argmin return the first index of the winner (first NaN).
 #ifndef KOMPUTE_ML_REDUCE_GLSL
@@ -22,6 +23,8 @@
 #define KM_IN float
 #elif KM_IN_KIND == 1
 #define KM_IN int
+#elif KM_IN_KIND == 3
+#define KM_IN double
 #else
 #define KM_IN uint
 #endif
@@ -30,9 +33,13 @@
 #define KM_ACC float
 #elif KM_ACC_KIND == 1
 #define KM_ACC int
+#elif KM_ACC_KIND == 3
+#define KM_ACC double
 #else
 #define KM_ACC uint
 #endif
+// a floating accumulator (NaN rules, the mean's scale)
+#define KM_ACC_FLOAT (KM_ACC_KIND == 0 || KM_ACC_KIND == 3)
 
 #define KM_NO_INDEX 0xFFFFFFFFu
 
@@ -44,6 +51,8 @@
 #elif KM_OP == 1
 #if KM_ACC_KIND == 0
 #define KM_IDENTITY uintBitsToFloat(0xff800000u)
+#elif KM_ACC_KIND == 3
+#define KM_IDENTITY packDouble2x32(uvec2(0u, 0xfff00000u))
 #elif KM_ACC_KIND == 1
 #define KM_IDENTITY int(0x80000000u)
 #else
@@ -52,6 +61,8 @@
 #else
 #if KM_ACC_KIND == 0
 #define KM_IDENTITY uintBitsToFloat(0x7f800000u)
+#elif KM_ACC_KIND == 3
+#define KM_IDENTITY packDouble2x32(uvec2(0u, 0x7ff00000u))
 #elif KM_ACC_KIND == 1
 #define KM_IDENTITY 0x7fffffff
 #else
@@ -64,9 +75,9 @@ KM_ACC km_combine(KM_ACC a, KM_ACC b) {
     return a + b;
 #elif KM_OP == 3
     return a * b;
-#elif KM_ACC_KIND == 0 && KM_OP == 1
+#elif KM_ACC_FLOAT && KM_OP == 1
     return (isnan(a) || a >= b) ? a : b;
-#elif KM_ACC_KIND == 0
+#elif KM_ACC_FLOAT
     return (isnan(a) || a <= b) ? a : b;
 #elif KM_OP == 1
     return max(a, b);
@@ -79,7 +90,7 @@ KM_ACC km_combine(KM_ACC a, KM_ACC b) {
 bool km_arg_better(KM_ACC v, uint i, KM_ACC w, uint j) {
     if (j == KM_NO_INDEX) return false;
     if (i == KM_NO_INDEX) return true;
-#if KM_ACC_KIND == 0
+#if KM_ACC_FLOAT
     if (isnan(v)) return isnan(w) && j < i;
     if (isnan(w)) return true;
 #endif
@@ -90,5 +101,14 @@ bool km_arg_better(KM_ACC v, uint i, KM_ACC w, uint j) {
 #endif
     return w == v && j < i;
 }
+
+// the push block's mean scale: a float word, or a double's two halves (KM_ACC_KIND 3)
+#if KM_ACC_KIND == 3
+#define KM_SCALE_MEMBERS uint scale_lo; uint scale_hi;
+#define KM_SCALE packDouble2x32(uvec2(pc.scale_lo, pc.scale_hi))
+#else
+#define KM_SCALE_MEMBERS float scale;
+#define KM_SCALE pc.scale
+#endif
 
 #endif

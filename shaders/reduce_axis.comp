@@ -26,7 +26,7 @@ layout(push_constant) uniform Push {
     uint inner;        // product of the dims after it
     uint nc;           // chunks along r: ceil(r / KM_CHUNK)
     uint src_has_idx;  // KM_ARG: 0 on the first pass (indices are positions), 1 after
-    float scale;       // multiplies float sums on the last pass (mean)
+    KM_SCALE_MEMBERS   // multiplies float sums on the last pass (mean)
 } pc;
 
 void main() {
@@ -52,8 +52,8 @@ void main() {
         acc = km_combine(acc, v);
 #endif
     }
-#if KM_OP == 0 && KM_ACC_KIND == 0
-    acc *= pc.scale;
+#if KM_OP == 0 && KM_ACC_FLOAT
+    acc *= KM_SCALE;
 #endif
     dst[t] = acc;
 #if KM_ARG

@@ -30,6 +30,8 @@ layout(local_size_x = 256) in;
 // rows of a multiple of 4 elements, read as 4-vectors: a quarter of the loads and loop trips
 #if KM_IN_KIND == 0
 #define KM_IN4 vec4
+#elif KM_IN_KIND == 3
+#define KM_IN4 dvec4
 #elif KM_IN_KIND == 1
 #define KM_IN4 ivec4
 #else
@@ -49,7 +51,7 @@ layout(push_constant) uniform Push {
     uint nblk;         // blocks (workgroups) per row
     uint ngroups;      // rows * nblk
     uint src_has_idx;  // KM_ARG: 0 on the first pass (indices are positions), 1 after
-    float scale;       // multiplies float sums on the last pass (mean)
+    KM_SCALE_MEMBERS   // multiplies float sums on the last pass (mean)
 } pc;
 
 shared KM_ACC sh[256];
@@ -139,8 +141,8 @@ void main() {
 #endif
     if (lid == 0u) {
         KM_ACC result = sh[0];
-#if KM_OP == 0 && KM_ACC_KIND == 0
-        result *= pc.scale;
+#if KM_OP == 0 && KM_ACC_FLOAT
+        result *= KM_SCALE;
 #endif
         dst[g] = result;
 #if KM_ARG

@@ -5,7 +5,8 @@
 // with idx = ind[k] (take: one index list for every o, j) or ind[(o * m + k) * inner + j]
 // (KM_ALONG: take_along_axis, an index per output element). Negative indices count from the end
 // (numpy); an index outside [-n, n) writes 0 and sets err[0] = 1, which the caller checks.
-// 32-bit words, so it serves every dtype. KM_SIGNED: the indices are int32 (else uint32).
+// 32-bit words, so it serves every dtype (KM_WORDS2: elements of two words, float64's).
+// KM_SIGNED: the indices are int32 (else uint32).
 // binding 0: x, binding 1: ind, binding 2: out, binding 3: err (one uint, zeroed by the caller)
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
@@ -16,9 +17,17 @@
 #define KM_SIGNED 1
 #endif
 layout(local_size_x = 256) in;
-layout(set = 0, binding = 0) readonly buffer X { uint x[]; };
+#ifndef KM_WORDS2
+#define KM_WORDS2 0
+#endif
+#if KM_WORDS2
+#define KM_WORD uvec2
+#else
+#define KM_WORD uint
+#endif
+layout(set = 0, binding = 0) readonly buffer X { KM_WORD x[]; };
 layout(set = 0, binding = 1) readonly buffer Ind { uint ind[]; };
-layout(set = 0, binding = 2) writeonly buffer Out { uint out_[]; };
+layout(set = 0, binding = 2) writeonly buffer Out { KM_WORD out_[]; };
 layout(set = 0, binding = 3) buffer Err { uint err[]; };
 layout(push_constant) uniform Push {
     uint total;   // outer * m * inner
@@ -49,7 +58,7 @@ void main() {
 #endif
     if (bad) {
         err[0] = 1u;          // every writer writes the same value: no atomic needed
-        out_[t] = 0u;
+        out_[t] = KM_WORD(0u);
         return;
     }
     out_[t] = x[(o * pc.n + idx) * pc.inner + j];

@@ -12,15 +12,20 @@ from hypothesis.extra.numpy import mutually_broadcastable_shapes
 
 import kompute_ml as km
 from kompute_ml import array as ka
+from kompute_ml._array import dtypes as _dtypes
 # KM_HYPOTHESIS_EXAMPLES raises the example count for a deeper local run
 SETTINGS = settings(max_examples=int(os.environ.get("KM_HYPOTHESIS_EXAMPLES", 25)), deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])
 OUR = {np.dtype(np.float32), np.dtype(np.int32), np.dtype(np.uint32), np.dtype(np.bool_)}
 
 
+F64_RTOL = 1e-12     # float64 results against numpy's float64
+
+
 def ours(dtype):
-    """numpy's dtype mapped onto ours (float64 -> float32, int64 -> int32, ...)."""
-    return ka.canonical_dtype(dtype)
+    """numpy's dtype mapped onto ours on the default device (int64 -> int32, float64 -> float64
+    where the device has it, else float32, ...)."""
+    return _dtypes.device_dtype(dtype, km.get_device())
 
 
 def data(rng, shape, dtype, lo=-10, hi=10):
@@ -48,6 +53,9 @@ def check(got, expected, rtol=2e-6, atol=1e-6):
     if got.dtype == np.float32:
         np.testing.assert_allclose(value, expected.astype(np.float64), rtol=rtol, atol=atol,
                                    equal_nan=True)
+    elif got.dtype == np.float64:        # computed in double: numpy's float64 to ~1e-12
+        np.testing.assert_allclose(value, expected, rtol=F64_RTOL, atol=F64_RTOL * atol,
+                                   equal_nan=True)
     else:
         np.testing.assert_array_equal(value, expected.astype(got.dtype))
 
@@ -55,10 +63,11 @@ def check(got, expected, rtol=2e-6, atol=1e-6):
 # ---- creation and conversion ------------------------------------------------------------------
 
 @pytest.mark.parametrize("src, want", [
-    (np.float32, np.float32), (np.float64, np.float32), (np.float16, np.float32),
+    (np.float32, np.float32), (np.float64, np.float64), (np.float16, np.float32),
     (np.int32, np.int32), (np.int64, np.int32), (np.int8, np.int32), (np.uint32, np.uint32),
     (np.uint8, np.uint32), (np.uint64, np.uint32), (np.bool_, np.bool_)])
 def test_asarray_maps_dtypes(src, want):
+    want = ours(want)       # float64 on a device without it: float32
     x = data(np.random.default_rng(1), (3, 5), src)
     a = km.asarray(x)
     assert a.dtype == want and a.shape == (3, 5) and a.ndim == 2 and a.size == 15
@@ -73,7 +82,7 @@ def test_asarray_lists_scalars_and_explicit_dtype():
     assert km.asarray([True, False]).dtype == np.bool_
     s = km.asarray(3.5)
     assert s.shape == () and s.ndim == 0 and s.size == 1 and float(s) == 3.5
-    assert km.asarray([1, 2], dtype=np.float64).dtype == np.float32
+    assert km.asarray([1, 2], dtype=np.float64).dtype == ours(np.float64)
     assert km.asarray([1.7, -2.2], dtype="int32").numpy().tolist() == [1, -2]
     a = km.asarray([1, 2, 3])
     assert km.asarray(a) is a
@@ -109,8 +118,10 @@ def test_creation_defaults_and_arange():
     assert km.full((2,), 2).dtype == np.int32
     assert km.full((2,), True).dtype == np.bool_
     assert km.full((2,), -1.0, dtype=np.uint32).numpy().tolist() == [0xFFFFFFFF] * 2
-    for args in [(5,), (2, 9), (1, 10, 3), (10, 1, -2), (0.0, 1.0, 0.25), (0,)]:
+    for args in [(5,), (2, 9), (1, 10, 3), (10, 1, -2), (0,)]:
         check(km.arange(*args), np.arange(*args))
+    # Python float bounds: the default float dtype, float32
+    check(km.arange(0.0, 1.0, 0.25), np.arange(0.0, 1.0, 0.25, dtype=np.float32))
     check(km.arange(5, dtype=np.float32), np.arange(5, dtype=np.float32))
     with pytest.raises(ValueError):
         km.zeros((-1, 2))
@@ -176,7 +187,7 @@ def test_from_buffer_wraps_an_existing_buffer():
 BINARY = ["add", "subtract", "multiply", "true_divide", "floor_divide", "remainder", "power",
           "maximum", "minimum", "equal", "not_equal", "less", "less_equal", "greater",
           "greater_equal", "bitwise_and", "bitwise_or", "bitwise_xor"]
-DTYPES = [np.float32, np.int32, np.uint32, np.bool_]
+DTYPES = [np.float32, np.float64, np.int32, np.uint32, np.bool_]    # float64: see ours()
 
 
 def _operands(rng, op, shapes, dtypes):
@@ -216,9 +227,9 @@ def test_binary_ops_broadcast_like_numpy(shapes, op, dts, seed):
         with pytest.raises(TypeError):
             getattr(km, op)(*(km.asarray(x) for x in xs))
         return
-    if op == "power" and ours(expected.dtype) != np.float32:
+    if op == "power" and ours(expected.dtype).kind in "iub":
         expected = np.power(*(x.astype(np.int64) for x in xs)).astype(expected.dtype)
-    if op == "true_divide":
+    if op == "true_divide" and ours(expected.dtype) == np.float32:
         with np.errstate(all="ignore"):
             expected = np.true_divide(*(x.astype(np.float32) for x in xs))
     got = getattr(km, op)(*(km.asarray(x) for x in xs))
@@ -273,7 +284,8 @@ def _sigmoid(x):
 
 @SETTINGS
 @given(shape=st.lists(st.integers(0, 6), min_size=0, max_size=4).map(tuple),
-       fn=st.sampled_from(UNARY), dtype=st.sampled_from([np.float32, np.int32, np.uint32]),
+       fn=st.sampled_from(UNARY),
+       dtype=st.sampled_from([np.float32, np.float64, np.int32, np.uint32]),
        seed=st.integers(0, 2 ** 31))
 def test_unary_functions_like_numpy(shape, fn, dtype, seed):
     rng = np.random.default_rng(seed)

@@ -17,9 +17,11 @@ def test_namespace_identity_and_info():
     assert a.__array_namespace__() is xp and xp.__array_api_version__ == "2024.12"
     info = xp.__array_namespace_info__()
     assert info.default_dtypes()["real floating"] == xp.float32
-    assert set(info.dtypes()) == {"bool", "int32", "uint32", "float32"}
-    # float64 and int64 are named (scikit-learn spells them) but not offered
-    assert "float64" not in info.dtypes() and "int64" not in info.dtypes()
+    # float64 where the device has shaderFloat64 (tests/test_float64.py covers a device without)
+    f64 = {"float64"} if a.device.limits["float64"] else set()
+    assert set(info.dtypes()) == {"bool", "int32", "uint32", "float32"} | f64
+    # int64 is named (scikit-learn spells it) but not offered
+    assert xp.float64 == np.float64 and "int64" not in info.dtypes()
     assert info.default_device() is a.device and a.device in info.devices()
     assert info.capabilities()["boolean indexing"] is True
     assert xp.isdtype(xp.int32, "integral") and not xp.isdtype(xp.float32, "integral")

@@ -21,6 +21,7 @@ from hypothesis.extra import numpy as hnp
 
 import kompute_ml as km
 from kompute_ml import array as ka
+from kompute_ml._array import dtypes as _dtypes
 # KM_HYPOTHESIS_EXAMPLES raises the example count for a deeper local run; derandomized so that
 # CI always runs the same examples (KM_HYPOTHESIS_RANDOM=1 explores new ones)
 SETTINGS = settings(max_examples=int(os.environ.get("KM_HYPOTHESIS_EXAMPLES", 50)), deadline=None,
@@ -36,7 +37,8 @@ INT32, UINT32, FLOAT32, BOOL = (np.dtype(t) for t in (np.int32, np.uint32, np.fl
 
 
 def canon(dtype):
-    return ka.canonical_dtype(dtype)
+    """numpy's dtype on the default device (float64 stays float64 where the device has it)."""
+    return _dtypes.device_dtype(dtype, km.get_device())
 
 
 shapes = hnp.array_shapes(min_dims=0, max_dims=3, min_side=0, max_side=6)
@@ -81,6 +83,8 @@ def _assert_equal(got, expect, rtol=2e-6, atol=0.0):
         # lavapipe, like many GPUs, may flush float32 subnormal results to zero
         np.testing.assert_allclose(value, expect, rtol=rtol, atol=max(atol, 1.2e-38),
                                    equal_nan=True)
+    elif expect.dtype == np.float64:       # computed in double (kmath64 within 4e-15)
+        np.testing.assert_allclose(value, expect, rtol=1e-13, atol=1e-300, equal_nan=True)
     else:
         np.testing.assert_array_equal(value, expect)
 
@@ -173,9 +177,9 @@ OUR_TYPES = [np.bool_, np.int32, np.uint32, np.float32, np.int8, np.uint64, np.f
 
 def _reference_binary(op, x, y):
     """numpy's ``op`` computed the way kompute_ml documents it: in numpy's result dtype mapped
-    onto kompute_ml's (so int32 + float64 computes in float32, int / int in float32), and
-    int32 op uint32 in int32 (numpy: int64) except comparisons, which are exact, and true
-    division, which converts each operand to float32."""
+    onto kompute_ml's on the default device (float64 stays float64 where the device has it),
+    and int32 op uint32 in int32 (numpy: int64) except comparisons, which are exact, and true
+    division, which follows numpy's result type."""
     fn = BINARY[op]
     kinds = {v.dtype for v in (x, y) if isinstance(v, np.ndarray)}
     if kinds == {INT32, UINT32} and op != "true_divide":
@@ -187,8 +191,6 @@ def _reference_binary(op, x, y):
         return np.empty(0, v.dtype) if isinstance(v, np.ndarray) else v
     if op in COMPARISONS:
         compute = canon(np.result_type(proxy(x), proxy(y)))
-    elif op == "true_divide":
-        compute = FLOAT32
     else:
         compute = canon(fn(proxy(x), proxy(y)).dtype)      # NEP 50 for Python scalars
 
@@ -261,8 +263,10 @@ def test_unary_functions_equal_numpy(x, op):
     xc = x.astype(canon(x.dtype))
 
     def ref():
-        # numpy computes float functions of bool and int8 in float16; kompute_ml in float32
-        src = xc.astype(np.float32) if op in FLOAT_FUNCTIONS and xc.dtype != FLOAT32 else xc
+        # numpy computes float functions of bool in float16 (kompute_ml: float32), of 32-bit
+        # integers in float64 (kompute_ml too, where the device has float64)
+        src = xc.astype(canon(UNARY[op](np.empty(0, xc.dtype)).dtype)) \
+            if op in FLOAT_FUNCTIONS and xc.dtype != FLOAT32 else xc
         out = np.asarray(UNARY[op](src))
         return out.astype(canon(out.dtype))
     # transcendental functions have the driver's float32 precision

@@ -9,14 +9,15 @@ from hypothesis import strategies as st
 
 import kompute_ml as km
 from kompute_ml import array as ka
+from kompute_ml._array import dtypes as _dtypes
 SETTINGS = settings(max_examples=int(os.environ.get("KM_HYPOTHESIS_EXAMPLES", 25)), deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])
 
 
 def rand(shape, seed, dtype=np.float32):
     rng = np.random.default_rng(seed)
-    if dtype == np.float32:
-        return rng.standard_normal(shape).astype(np.float32)
+    if dtype in (np.float32, np.float64):
+        return rng.standard_normal(shape).astype(dtype)
     if dtype == np.bool_:
         return rng.random(shape) < 0.3
     return rng.integers(0 if dtype == np.uint32 else -5, 6, shape).astype(dtype)
@@ -25,12 +26,15 @@ def rand(shape, seed, dtype=np.float32):
 def check(got, x, y):
     want = np.matmul(x.astype(np.float64) if x.dtype == np.float32 else x,
                      y.astype(np.float64) if y.dtype == np.float32 else y)
-    want_dtype = ka.canonical_dtype(np.result_type(x.dtype, y.dtype))
+    want_dtype = _dtypes.result_dtype(km.get_device(), x.dtype, y.dtype)
     assert isinstance(got, ka.Array)
     assert got.shape == want.shape and got.dtype == want_dtype
     if want_dtype == np.float32:
         k = x.shape[-1]
         np.testing.assert_allclose(got.numpy(), want, rtol=1e-4, atol=1e-5 * max(k, 1) ** 0.5)
+    elif want_dtype == np.float64:         # in double: within a few ulp of the sum of |terms|
+        bound = np.matmul(np.abs(x.astype(np.float64)), np.abs(y.astype(np.float64)))
+        assert np.all(np.abs(got.numpy() - want) <= 1e-15 * max(x.shape[-1], 1) ** 0.5 * bound)
     else:
         np.testing.assert_array_equal(got.numpy(), want.astype(want_dtype))
 
@@ -48,14 +52,16 @@ def test_matrix_products_like_numpy(m, k, n, seed):
     ((1, 500), (500, 1)), ((7,), (7, 300)), ((300, 7), (7,)), ((1000, 3), (3,)), ((3,), (3, 1000)),
     ((2000,), (2000,)), ((0,), (0,)), ((4, 0), (0,)), ((2, 3, 4), (4, 5)), ((3, 4), (2, 4, 5)),
     ((2, 1, 3, 4), (5, 4, 2)), ((2, 3, 5, 4), (3, 4, 6)), ((2, 3, 4), (4,)), ((4,), (2, 4, 3))])
-def test_shapes_like_numpy(sa, sb):
-    x, y = rand(sa, 1), rand(sb, 2)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_shapes_like_numpy(sa, sb, dtype):
+    x, y = rand(sa, 1, dtype), rand(sb, 2, dtype)
     check(km.matmul(km.asarray(x), km.asarray(y)), x, y)
 
 
 @pytest.mark.parametrize("da, db", [(np.int32, np.int32), (np.uint32, np.uint32),
                                     (np.bool_, np.bool_), (np.int32, np.float32),
-                                    (np.int32, np.uint32), (np.bool_, np.float32)])
+                                    (np.int32, np.uint32), (np.bool_, np.float32),
+                                    (np.float64, np.float32), (np.int32, np.float64)])
 def test_dtypes_like_numpy(da, db):
     for sa, sb in [((9, 130), (130, 5)), ((9, 130), (130,)), ((130,), (130, 5))]:
         x, y = rand(sa, 3, da), rand(sb, 4, db)

@@ -322,11 +322,48 @@ def test_default_dtypes_and_device():
     assert rng.bits(2).dtype == np.uint32
 
 
-def test_float64_request_gives_float32_as_asarray_does():
-    """dask's Generator asks for float64 by default; Arrays hold float32, as km.asarray makes."""
+def test_float64_request_follows_the_device():
+    """dask's Generator asks for float64 by default: float64 where the device has it, else
+    float32 (as km.asarray maps float64 data)."""
     g = km.random.default_rng(5)
-    assert g.random(4, dtype=np.float64).dtype == np.float32
-    assert g.standard_normal(4, dtype="f8").dtype == np.float32
+    want = np.float64 if km.get_device().limits["float64"] else np.float32
+    assert g.random(4, dtype=np.float64).dtype == want
+    assert g.standard_normal(4, dtype="f8").dtype == want
+
+
+def _needs_float64():
+    if not km.get_device().limits["float64"]:
+        pytest.skip("the default device has no float64 (shaderFloat64)")
+
+
+def test_float64_uniforms_are_53_bit_and_match_the_reference():
+    _needs_float64()
+    rng = km.random.default_rng(77)
+    key = rng.bit_generator.state["key"]
+    u = rng.random(4001, dtype=np.float64).numpy()
+    w = ref_blocks(key, 0, 2 * 4001).astype(np.float64).reshape(-1, 2)
+    want = (np.floor(w[:, 0] / 32) * 2.0**26 + np.floor(w[:, 1] / 64)) * 2.0**-53
+    np.testing.assert_array_equal(u, want)
+    assert rng.bit_generator.state["counter"] == -(-2 * 4001 // 4)
+    big = km.random.default_rng(2024).random(200_000, dtype=np.float64).numpy()
+    assert big.min() >= 0.0 and big.max() < 1.0
+    assert stats.kstest(big, "uniform").pvalue > 1e-3
+    assert not np.all(big * 2**24 == np.floor(big * 2**24))      # finer than float32's grid
+
+
+def test_float64_normals_match_box_muller_in_double():
+    _needs_float64()
+    rng = km.random.default_rng(8)
+    key = rng.bit_generator.state["key"]
+    got = rng.standard_normal(3001, dtype=np.float64).numpy()
+    w = ref_blocks(key, 0, 4 * 1501).astype(np.float64).reshape(-1, 4)
+    u0 = (np.floor(w[:, 0] / 32) * 2.0**26 + np.floor(w[:, 1] / 64)) * 2.0**-53
+    u1 = (np.floor(w[:, 2] / 32) * 2.0**26 + np.floor(w[:, 3] / 64)) * 2.0**-53
+    r, t = np.sqrt(-2 * np.log(1 - u0)), np.pi * (2 * u1 - 1)
+    want = np.stack([r * np.cos(t), r * np.sin(t)], axis=1).reshape(-1)[:3001]
+    np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-14)
+    z = km.random.default_rng(4).standard_normal(200_000, dtype=np.float64).numpy()
+    assert stats.kstest(z, "norm").pvalue > 1e-3
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1,4 +1,5 @@
-"""Reductions against numpy: every op, axis and dtype; float32 precision; edges; both tree paths."""
+"""Reductions against numpy: every op, axis and dtype; float32 and float64 precision; edges; both
+tree paths."""
 
 import os
 import warnings
@@ -11,9 +12,18 @@ from hypothesis import strategies as st
 from kompute_ml._array import reduction as _reduction
 import kompute_ml as km
 from kompute_ml import array as ka
+from kompute_ml._array import dtypes as _dtypes
+
 SETTINGS = settings(max_examples=int(os.environ.get("KM_HYPOTHESIS_EXAMPLES", 25)), deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])
 OPS = ["sum", "mean", "max", "min", "argmax", "argmin"]
+FLOATS = [np.float32, np.float64]      # float64 parity runs where the device has it
+F64_RTOL = 1e-12
+
+
+def ours(dtype):
+    """numpy's dtype on the default device (float64 -> float32 where the device lacks it)."""
+    return _dtypes.device_dtype(dtype, km.get_device())
 
 
 def reference(x, op, axis, keepdims):
@@ -29,9 +39,17 @@ def check(got, x, op, axis=None, keepdims=False, rtol=1e-5):
     want = reference(x, op, axis, keepdims)
     assert isinstance(got, ka.Array)
     assert got.shape == want.shape
-    assert got.dtype == ka.canonical_dtype(want.dtype)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        assert got.dtype == ours(np.asarray(getattr(x, op)(axis=axis)).dtype)
     value = got.numpy()
-    if got.dtype == np.float32:
+    if got.dtype == np.float64:
+        # sums in double: pairwise-like, error a few ulp of the sum of magnitudes
+        scale = np.nansum(np.abs(x.astype(np.float64)), initial=0) * 1e-15 if op in ("sum", "mean") else 0
+        if op == "mean" and x.size:
+            scale /= max(1, x.size // max(1, np.asarray(want).size))
+        np.testing.assert_allclose(value, want, rtol=F64_RTOL, atol=scale, equal_nan=True)
+    elif got.dtype == np.float32:
         scale = np.nanmax(np.abs(x), initial=0) * max(1, x.size) ** 0.5 * 1e-6 if op == "sum" else 1e-6
         np.testing.assert_allclose(value, want, rtol=rtol, atol=scale, equal_nan=True)
     else:
@@ -41,15 +59,16 @@ def check(got, x, op, axis=None, keepdims=False, rtol=1e-5):
 def values(rng, shape, dtype):
     if dtype == np.bool_:
         return rng.random(shape) < 0.5
-    if dtype == np.float32:
-        return rng.standard_normal(shape).astype(np.float32)
+    if dtype in FLOATS:
+        return rng.standard_normal(shape).astype(dtype)
     lo = 0 if dtype == np.uint32 else -1000
     return rng.integers(lo, 1000, shape).astype(dtype)
 
 
 @SETTINGS
 @given(shape=st.lists(st.integers(1, 9), min_size=0, max_size=4).map(tuple),
-       op=st.sampled_from(OPS), dtype=st.sampled_from([np.float32, np.int32, np.uint32, np.bool_]),
+       op=st.sampled_from(OPS),
+       dtype=st.sampled_from([np.float32, np.float64, np.int32, np.uint32, np.bool_]),
        data=st.data(), keepdims=st.booleans(), seed=st.integers(0, 2 ** 31))
 def test_reductions_like_numpy(shape, op, dtype, data, keepdims, seed):
     axis = data.draw(st.sampled_from([None] + list(range(-len(shape), len(shape)))))
@@ -59,15 +78,16 @@ def test_reductions_like_numpy(shape, op, dtype, data, keepdims, seed):
 
 @pytest.mark.parametrize("shape", [(3, 5000), (5000, 3), (2, 700, 3), (4097,), (1, 1, 2049)])
 @pytest.mark.parametrize("op", OPS)
-def test_long_axes_take_several_passes(shape, op):
-    x = np.random.default_rng(1).standard_normal(shape).astype(np.float32)
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_long_axes_take_several_passes(shape, op, dtype):
+    x = np.random.default_rng(1).standard_normal(shape).astype(dtype)
     a = km.asarray(x)
     for axis in [None] + list(range(len(shape))):
         check(getattr(a, op)(axis=axis), x, op, axis)
 
 
 @pytest.mark.parametrize("op", ["sum", "max", "min", "mean"])
-@pytest.mark.parametrize("dtype", [np.float32, np.int32, np.uint32])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.uint32])
 def test_shared_memory_path_matches_the_subgroup_path(monkeypatch, op, dtype):
     x = values(np.random.default_rng(2), (3, 3000), dtype)
     a = km.asarray(x)
@@ -89,14 +109,15 @@ def test_float32_sum_of_ten_million_is_accurate():
                                rtol=1e-6)
 
 
-def test_nan_and_ties_follow_numpy():
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_nan_and_ties_follow_numpy(dtype):
     x = np.array([[1.0, np.nan, 3.0, np.nan], [2.0, 2.0, -1.0, -1.0], [5.0, 4.0, 5.0, 4.0]],
-                 np.float32)
+                 dtype)
     a = km.asarray(x)
     for op in OPS:
         for axis in (None, 0, 1):
             check(getattr(a, op)(axis=axis), x, op, axis)
-    big = np.zeros(5000, np.float32)
+    big = np.zeros(5000, dtype)
     big[[1234, 4000]] = np.nan
     check(km.asarray(big).max(), big, "max")
     check(km.asarray(big).argmin(), big, "argmin")

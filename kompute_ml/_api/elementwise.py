@@ -14,7 +14,7 @@ import math
 import numpy as np
 
 from .. import array as _a
-from .._array.dtypes import BOOL, FLOAT32, INT32, UINT32
+from .._array.dtypes import BOOL, FLOAT32, FLOAT64, INT32, UINT32
 
 __all__ = ["abs", "acos", "acosh", "add", "asin", "asinh", "atan", "atan2", "atanh", "bitwise_and",
            "bitwise_left_shift", "bitwise_invert", "bitwise_or", "bitwise_right_shift",
@@ -45,7 +45,7 @@ abs = _a.absolute
 
 def _float(x):
     x = _arr(x)
-    return x if x.dtype == FLOAT32 else x.astype(FLOAT32)
+    return x if x.dtype in (FLOAT32, FLOAT64) else x.astype(FLOAT32)
 
 
 def _arr(x):
@@ -144,8 +144,10 @@ def round(x, /):
     tie = (r - x) == 0.5
     odd = _a.remainder(r, 2.0) != 0
     r = _a.where(tie & odd, r - 1.0, r)
-    # past 2**23 every float32 is an integer (and x + 0.5 would round): keep x (signed zeros too)
-    return _a.where((_a.absolute(x) >= 8388608.0) | (x == 0), x, _copysign_float(r, x))
+    # past 2**23 every float32 is an integer, past 2**52 every float64 (and x + 0.5 would
+    # round): keep x (signed zeros too)
+    big = 4503599627370496.0 if x.dtype == FLOAT64 else 8388608.0
+    return _a.where((_a.absolute(x) >= big) | (x == 0), x, _copysign_float(r, x))
 
 
 def _copysign_float(mag, sgn):
@@ -209,8 +211,8 @@ def _shift_operands(x1, x2):
 
 
 def _ns_result_type(ops):
-    from .._array.dtypes import canonical_dtype
-    return canonical_dtype(np.result_type(*(o.dtype for o in ops)))
+    from .._array.dtypes import result_dtype
+    return result_dtype(ops[0].device, *(o.dtype for o in ops))
 
 
 def bitwise_left_shift(x1, x2, /):
@@ -257,7 +259,7 @@ def hypot(x1, x2, /):
 
 
 def nextafter(x1, x2, /):
-    """The next float32 after ``x1`` towards ``x2`` (on the host: it needs the float's bits)."""
+    """The next float after ``x1`` towards ``x2`` (on the host: it needs the float's bits)."""
     a, b = _float(x1), _float(x2)
     dev = a.device
     return _a.asarray(np.nextafter(a.numpy(), b.numpy()), device=dev)

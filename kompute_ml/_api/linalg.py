@@ -3,7 +3,7 @@
 On the device: matmul, vecdot, matrix_transpose, tensordot, outer, vector_norm,
 matrix_power (except n < 0), svd of a tall or wide well-conditioned matrix with
 full_matrices=False (only its short side's square crosses to the host). On the host also: diagonal and trace (a strided read). On the host (small matrices: a download, numpy in float64, the result
-converted to float32 and uploaded): cholesky, det, eigh, eigvalsh, inv, matrix_norm, matrix_rank,
+converted to the input's float dtype, float32 or float64, and uploaded): cholesky, det, eigh, eigvalsh, inv, matrix_norm, matrix_rank,
 pinv, qr, slogdet, solve, svd, svdvals, cross.
 """
 
@@ -14,7 +14,7 @@ import operator
 import numpy as np
 
 from .. import array as _a
-from .._array.dtypes import FLOAT32, INT32, canonical_dtype
+from .._array.dtypes import FLOAT32, FLOAT64, INT32, result_dtype
 
 __all__ = ["cholesky", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv", "matmul",
            "matrix_norm", "matrix_power", "matrix_rank", "matrix_transpose", "outer", "pinv", "qr",
@@ -50,7 +50,7 @@ def tensordot(x1, x2, /, *, axes=2):
     n = math.prod(x2.shape[j] for j in free2)
     a = x1.transpose(free1 + a1).reshape(m, k) if x1.ndim else x1.reshape(1, 1)
     b = x2.transpose(a2 + free2).reshape(k, n) if x2.ndim else x2.reshape(1, 1)
-    dt = canonical_dtype(np.result_type(x1.dtype, x2.dtype))
+    dt = result_dtype(x1.device, x1.dtype, x2.dtype)
     out = _a.matmul(a.astype(dt, copy=False), b.astype(dt, copy=False))
     return out.reshape(tuple(x1.shape[i] for i in free1) + tuple(x2.shape[j] for j in free2))
 
@@ -84,20 +84,21 @@ def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
     """The ``ord``-norm of vectors along ``axis`` (device reductions)."""
     if isinstance(axis, list):
         axis = tuple(axis)
-    a = _a.absolute(x.astype(FLOAT32, copy=False))
+    ft = _float_of(x)
+    a = _a.absolute(x.astype(ft, copy=False))
     if axis is None and not keepdims:
         a, axis = a.reshape(-1), 0
     if ord == math.inf:
-        return a.max(axis=axis, keepdims=keepdims) if a.size else _a.zeros((), FLOAT32, x.device)
+        return a.max(axis=axis, keepdims=keepdims) if a.size else _a.zeros((), ft, x.device)
     if ord == -math.inf:
         return a.min(axis=axis, keepdims=keepdims)
     if ord == 0:
-        return (a != 0).astype(FLOAT32).sum(axis=axis, keepdims=keepdims)
+        return (a != 0).astype(ft).sum(axis=axis, keepdims=keepdims)
     if ord == 1:
         return a.sum(axis=axis, keepdims=keepdims)
     if ord == 2:
         # scaled by the largest magnitude: the squares neither overflow nor underflow
-        m = a.max(axis=axis, keepdims=True) if a.size else _a.ones((), FLOAT32, x.device)
+        m = a.max(axis=axis, keepdims=True) if a.size else _a.ones((), ft, x.device)
         safe = _a.where((m == 0) | (m == math.inf), 1.0, m)
         s = ((a / safe) ** 2).sum(axis=axis, keepdims=True)
         r = _a.where(m == math.inf, math.inf, _a.sqrt(s) * safe)
@@ -130,16 +131,23 @@ def _eye_like(x):
 
 # ---- small decompositions on the host -------------------------------------------------------------
 
-def _host(x, fn, dtype=FLOAT32):
-    return _a.asarray(fn(x.numpy()), dtype=dtype, device=x.device)
+def _float_of(x):
+    """The float dtype results of ``x`` take: float64 for float64 input, else float32."""
+    return FLOAT64 if x.dtype == FLOAT64 else FLOAT32
+
+
+def _host(x, fn, dtype=None):
+    return _a.asarray(fn(x.numpy()), dtype=_float_of(x) if dtype is None else dtype,
+                      device=x.device)
 
 
 def _f64(x):
     return x.numpy().astype(np.float64)
 
 
-def _up(h, like, dtype=FLOAT32):
-    return _a.asarray(np.asarray(h), dtype=dtype, device=like.device)
+def _up(h, like, dtype=None):
+    return _a.asarray(np.asarray(h), dtype=_float_of(like) if dtype is None else dtype,
+                      device=like.device)
 
 
 def cholesky(x, /, *, upper=False):
@@ -238,7 +246,7 @@ def _tall_svd(a):
     second pass re-orthogonalizes: Q1 = Q R2. Then R2 R1 = Ur S Vh on the host (k x k, float64)
     and U = Q1 (R2^-1 Ur), one more device matmul. Downloads: two k x k Gram matrices.
     """
-    a = a.astype(FLOAT32, copy=False)
+    a = a.astype(_float_of(a), copy=False)
     r1 = _gram_cholesky(a)
     if r1 is None:
         return None
@@ -270,5 +278,5 @@ def svdvals(x, /):
 def cross(x1, x2, /, *, axis=-1):
     if x1.shape[axis] != 3 or x2.shape[axis] != 3:
         raise ValueError("cross: both arrays need size 3 along axis")
-    dt = canonical_dtype(np.result_type(x1.dtype, x2.dtype))
+    dt = result_dtype(x1.device, x1.dtype, x2.dtype)
     return _up(np.cross(x1.numpy(), x2.numpy(), axis=axis), x1, dt)

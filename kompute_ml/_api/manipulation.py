@@ -16,7 +16,7 @@ import operator
 import numpy as np
 
 from .. import array as _a
-from .._array.dtypes import BOOL, FLOAT32, INT32, UINT32, canonical_dtype
+from .._array.dtypes import BOOL, FLOAT32, INT32, UINT32, canonical_dtype, result_dtype
 from .._array import scan as _scan
 from .._array import take as _take
 from .._compile import glslang as _glslang
@@ -68,6 +68,8 @@ def scatter(src, dst, offset, strides):
         return
     shape = list(src.shape) or [1]
     strides = list(strides) or [0]
+    if src.dtype.itemsize == 8:      # float64: words, an innermost dim of the element's 2 words
+        shape, strides, offset, n = shape + [2], [2 * s for s in strides] + [1], 2 * offset, 2 * n
     if len(shape) > 8:
         raise ValueError("scatter: at most 8 dimensions")
     if not _scatter_spirv:
@@ -131,7 +133,7 @@ def concat(arrays, /, *, axis=0):
         if builtins.any(a.shape[k] != arrays[0].shape[k] for k in range(nd) if k != axis):
             raise ValueError(f"all the input array dimensions except for the concatenation axis "
                              f"must match exactly, got {arrays[0].shape} and {a.shape}")
-    dtype = canonical_dtype(np.result_type(*(a.dtype for a in arrays)))
+    dtype = result_dtype(dev, *(a.dtype for a in arrays))
     shape = list(arrays[0].shape)
     shape[axis] = builtins.sum(a.shape[axis] for a in arrays)
     out = _a.empty(tuple(shape), dtype, dev)

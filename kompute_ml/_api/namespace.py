@@ -7,10 +7,11 @@ lazy and fuse), and the numpy protocols (NEP 13 ufuncs, NEP 18 functions). Manip
 searching, sorting, set and statistical functions live in ``_namespace_ops``; ``linalg`` in
 ``_linalg_namespace``.
 
-dtypes: float32, int32, uint32 and bool on every device. Arrays store 32-bit words, so float64,
-int64 and the 8/16-bit types are absent from the namespace (``__array_namespace_info__().dtypes()``
-says so) rather than silently narrowed; ``asarray`` of host float64 data still maps to float32 as
-documented in array.py.
+dtypes: float32, int32, uint32 and bool on every device, and float64 on a device with
+shaderFloat64 (``__array_namespace_info__().dtypes(device=...)`` lists what a device has; asking a
+device without float64 for it raises TypeError). int64 and the 8/16-bit types are absent rather
+than silently narrowed; ``asarray`` of host float64 data maps to float32 on a device without
+float64, as documented in array.py. The default real floating dtype is float32 everywhere.
 """
 
 import builtins
@@ -21,21 +22,24 @@ import sys
 import numpy as np
 
 from .. import array as _a
-from .._array.dtypes import BOOL, FLOAT32, INT32, UINT32, canonical_dtype
+from .._array.dtypes import BOOL, FLOAT32, FLOAT64, INT32, UINT32, canonical_dtype, has_float64
 from .._runtime import device as _device
 
 __array_api_version__ = "2024.12"
 
 float32, int32, uint32 = FLOAT32, INT32, UINT32
 bool = BOOL                      # the standard's name; shadows the builtin in this module only
-# float64 and int64 are named but not supported, as torch names float64 on its MPS device:
-# consumers spell them in dtype lists and casts (scikit-learn: ``dtype=[xp.float64, xp.float32]``,
-# ``xp.astype(y, xp.int64)``) and need the names to exist; dtypes() omits them, which is what
-# tells scikit-learn and array-api-compat to compute in float32. Arrays asked for them hold
-# float32 / int32, the mapping array.asarray documents (ints that do not fit raise OverflowError).
-float64, int64 = np.dtype(np.float64), np.dtype(np.int64)
+# float64 is a real dtype where the device has shaderFloat64 (dtypes(device=...) lists it there).
+# int64 everywhere, and float64 on a device without it, are named but not supported, as torch
+# names float64 on its MPS device: consumers spell them in dtype lists and casts (scikit-learn:
+# ``dtype=[xp.float64, xp.float32]``, ``xp.astype(y, xp.int64)``) and need the names to exist;
+# dtypes() omits them, which is what tells scikit-learn and array-api-compat to compute in
+# float32. ``astype`` to them gives int32 / float32 there (ints that do not fit raise
+# OverflowError); other explicit float64 requests on such a device raise TypeError.
+float64, int64 = FLOAT64, np.dtype(np.int64)
 _bool = type(True)
 _DTYPES = {"bool": BOOL, "int32": INT32, "uint32": UINT32, "float32": FLOAT32}
+_DTYPES64 = dict(_DTYPES, float64=FLOAT64)      # a device with shaderFloat64
 
 e, pi, inf, nan, newaxis = math.e, math.pi, math.inf, math.nan, None
 
@@ -63,10 +67,11 @@ class _Info:
                 "indexing": INT32}
 
     def dtypes(self, *, device=None, kind=None):
-        # every device: arrays hold 32-bit words, whatever the device's float64 support
+        # float64 only where the device computes in it (Vulkan's shaderFloat64)
+        table = _DTYPES64 if has_float64(_a._get_device(device)) else _DTYPES
         if kind is None:
-            return dict(_DTYPES)
-        return {n: d for n, d in _DTYPES.items() if isdtype(d, kind)}
+            return dict(table)
+        return {n: d for n, d in table.items() if isdtype(d, kind)}
 
 
 def __array_namespace_info__():
@@ -136,7 +141,7 @@ class finfo_object:
 
 
 def finfo(type, /):
-    """Machine limits of float32 (the only floating dtype)."""
+    """Machine limits of float32 or float64."""
     dt = _check_dtype(_dt(type) if isinstance(type, Array) else np.dtype(type))
     return finfo_object(np.finfo(dt))
 
@@ -146,22 +151,25 @@ def iinfo(type, /):
     return np.iinfo(_check_dtype(_dt(type) if isinstance(type, Array) else np.dtype(type)))
 
 
-_NARROW = {np.dtype(np.float64): FLOAT32, np.dtype(np.int64): INT32}
+_NARROW = {np.dtype(np.int64): INT32}
 
 
 def _check_dtype(dt):
-    if dt not in (FLOAT32, INT32, UINT32, BOOL):
-        raise TypeError(f"dtype {dt} is not supported by kompute_ml arrays (float32, int32, "
-                        f"uint32, bool)")
+    if dt not in (FLOAT32, FLOAT64, INT32, UINT32, BOOL):
+        raise TypeError(f"dtype {dt} is not supported by kompute_ml arrays (float32, float64 "
+                        f"where the device has it, int32, uint32, bool)")
     return dt
 
 
 def astype(x, dtype, /, *, copy=True, device=None):
     """``x`` converted to ``dtype`` (and moved to ``device``); lazy on the device.
 
-    float64 and int64 (named, not supported: see the top of this module) give float32 / int32.
+    int64 (named, not supported: see the top of this module) gives int32, and float64 float32
+    on a device without float64.
     """
     dtype = np.dtype(dtype)
+    if dtype == FLOAT64 and not has_float64(x.device):
+        dtype = FLOAT32
     out = x.astype(_check_dtype(_NARROW.get(dtype, dtype)), copy=copy)
     return out if device is None else out.to_device(device)
 
@@ -235,7 +243,7 @@ def ones(shape, dtype=None, device=None):
 
 
 def full(shape, fill_value, dtype=None, device=None):
-    if dtype is None and isinstance(fill_value, float):
+    if dtype is None and isinstance(fill_value, float) and not isinstance(fill_value, np.generic):
         dtype = FLOAT32          # a Python float is the default floating dtype
     return _a.full(shape, fill_value, dtype, device)
 
@@ -276,7 +284,7 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None):
     n = builtins.max(0, math.ceil((stop - start) / step)) if step else 0
     if step == 0:
         raise ZeroDivisionError("arange: step must not be 0")
-    data = (np.arange(n, dtype=np.float64) * step + start).astype(dtype) if dtype == FLOAT32 \
+    data = (np.arange(n, dtype=np.float64) * step + start).astype(dtype) if dtype.kind == "f" \
         else np.arange(start, stop, step, dtype=np.int64).astype(dtype)
     return _a.asarray(data, dtype=dtype, device=device)
 

@@ -1,7 +1,8 @@
 """Buffers of array elements: allocation within the device's limits, fills, host transfers.
 
-Every element is one 32-bit word (bool as a 0/1 uint32), C order; a buffer holds at least one
-word so that a zero-size array still has something to bind.
+Every element is one 32-bit word (bool as a 0/1 uint32) except float64's, which are two (low
+word first, as the host's little-endian doubles), C order; a buffer holds at least one element so
+that a zero-size array still has something to bind.
 """
 
 import math
@@ -12,40 +13,60 @@ from .._runtime import memory as _memory
 from .._runtime import stream as _stream
 from .._runtime import program as shaders
 from ..errors import DeviceLimitError
-from .dtypes import BOOL, STORAGE_DTYPE
+from .dtypes import BOOL, FLOAT32, STORAGE_DTYPE
 
-__all__ = ["check_size", "alloc", "fill", "upload", "download", "read_scalar"]
+__all__ = ["check_size", "alloc", "fill", "upload", "download", "read_scalar", "words_per_element"]
 
 
-def check_size(device, shape):
+def words_per_element(dtype):
+    """32-bit words one element of ``dtype`` takes in a buffer (2 for float64, else 1)."""
+    return 2 if dtype is not None and np.dtype(dtype).itemsize == 8 else 1
+
+
+def _nbytes(shape, dtype):
+    """Bytes of a buffer for ``shape`` elements of ``dtype``: at least one element; 8-byte
+    elements rounded up to whole dvec4s (the generated kernels' 4-element loads and stores)."""
+    n = max(math.prod(shape), 1)
+    w = words_per_element(dtype)
+    return (-(-n // 4) * 4 if w == 2 else n) * 4 * w
+
+
+def check_size(device, shape, dtype=FLOAT32):
     """Elements of ``shape``; DeviceLimitError when the device cannot bind that many bytes."""
     n = math.prod(shape)
-    if n * 4 > device.max_buffer_bytes:
+    nbytes = n * 4 * words_per_element(dtype)
+    if nbytes > device.max_buffer_bytes:
         raise DeviceLimitError(
-            f"an array of shape {shape} needs {n * 4} bytes, more than the device's "
+            f"an array of shape {shape} needs {nbytes} bytes, more than the device's "
             f"maxStorageBufferRange ({device.max_buffer_bytes} bytes) on {device.name!r}")
     return n
 
 
-def alloc(device, shape):
-    """A pooled Buffer for the elements of ``shape`` (contents undefined)."""
-    return _memory.alloc(device, max(math.prod(shape), 1) * 4)
+def alloc(device, shape, dtype=FLOAT32):
+    """A pooled Buffer for the elements of ``shape`` of ``dtype`` (contents undefined)."""
+    return _memory.alloc(device, _nbytes(shape, dtype))
 
 
 def fill(device, shape, dtype, value):
     """A new Buffer of ``shape`` elements of ``dtype``, all ``value`` (one kernel, no upload)."""
     n = math.prod(shape)
-    buf = _memory.alloc(device, max(n, 1) * 4)
+    buf = _memory.alloc(device, _nbytes(shape, dtype))
     if n:
-        word = np.asarray(value).astype(dtype).astype(STORAGE_DTYPE[dtype]).view(np.uint32)
-        # fill.comp — binding 0: out (uint words); push: n, the 32-bit pattern of the value
-        shaders.get("fill").dispatch_1d(device, [buf], n, push=(n, int(word)))
+        words = np.asarray(value).astype(dtype).astype(STORAGE_DTYPE[dtype]).reshape(1)
+        words = words.view(np.uint32)
+        if len(words) == 1:
+            # fill.comp — binding 0: out (uint words); push: n, the 32-bit pattern of the value
+            shaders.get("fill").dispatch_1d(device, [buf], n, push=(n, int(words[0])))
+        else:
+            # fill.comp with KM_WORDS2: pairs of words (a float64's low and high halves)
+            shaders.get("fill", {"KM_WORDS2": 1}).dispatch_1d(
+                device, [buf], n, push=(n, int(words[0]), int(words[1])))
     return buf
 
 
 def upload(device, data):
     """A new Buffer holding the numpy array ``data`` (already of one of our dtypes)."""
-    buf = alloc(device, data.shape)
+    buf = alloc(device, data.shape, data.dtype)
     if data.size:
         words = np.ascontiguousarray(data, dtype=STORAGE_DTYPE[data.dtype])
         _stream.upload(buf, words.reshape(-1))

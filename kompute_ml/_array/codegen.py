@@ -8,13 +8,14 @@ asks for them to be written into the source ("baked") because the push block is 
 
 import struct
 
-from .dtypes import (BOOL, COMPARISONS, FLOAT32, FLOAT_UNARY, GLSL_TYPE, INT32, STORAGE_TYPE,
-                     UINT32, VEC4_TYPE)
+from .dtypes import (BOOL, COMPARISONS, FLOAT32, FLOAT64, FLOATS, FLOAT_UNARY, GLSL_TYPE, INT32,
+                     STORAGE_TYPE, UINT32, VEC4_TYPE)
 
-__all__ = ["generate", "LOCAL_SIZE"]
+__all__ = ["generate", "LOCAL_SIZE", "push_words"]
 
 LOCAL_SIZE = 256
-_SUFFIX = {FLOAT32: "f", INT32: "i", UINT32: "u", BOOL: "b"}
+_SUFFIX = {FLOAT32: "f", INT32: "i", UINT32: "u", BOOL: "b", FLOAT64: "d"}
+_ZERO = {FLOAT32: "0.0", FLOAT64: "0.0lf", INT32: "0", UINT32: "0u"}
 
 
 def _cast(expr, src, dst):
@@ -22,10 +23,9 @@ def _cast(expr, src, dst):
     if src == dst:
         return expr
     if dst == BOOL:
-        zero = {FLOAT32: "0.0", INT32: "0", UINT32: "0u"}[src]
-        return f"({expr} != {zero})"
-    if dst == UINT32 and src == FLOAT32:
-        return f"km_f2u({expr})"
+        return f"({expr} != {_ZERO[src]})"
+    if dst == UINT32 and src in FLOATS:
+        return f"km_{_SUFFIX[src]}2u({expr})"
     return f"{GLSL_TYPE[dst]}({expr})"
 
 
@@ -45,13 +45,29 @@ def _binary(op, ct, a, b):
     if op in ("add", "subtract", "multiply", "true_divide"):
         return f"({a} {dict(add='+', subtract='-', multiply='*', true_divide='/')[op]} {b})"
     if op in ("maximum", "minimum"):
-        return f"km_{op[:3]}_f({a}, {b})" if ct == FLOAT32 else f"{op[:3]}({a}, {b})"
+        return f"km_{op[:3]}_{t}({a}, {b})" if ct in FLOATS else f"{op[:3]}({a}, {b})"
     if ct == FLOAT32 and op in MATH_BINARY:
         return f"{MATH_BINARY[op]}({a}, {b})"
+    if ct == FLOAT64 and op in MATH64_BINARY:
+        return f"{MATH64_BINARY[op]}({a}, {b})"
+    if op not in ("floor_divide", "remainder", "power"):
+        raise TypeError(f"{op} is not implemented for {ct} on the device")
     name = {"floor_divide": "floordiv", "remainder": "mod", "power": "pow"}[op]
     return f"km_{name}_{t}({a}, {b})"
 
 
+# float64 functions -> shaders/kmath64.glsl (GLSL.std.450 has no double exp/log/sin/...: range
+# reduction + polynomials in double, within a few ulp; sqrt is the core double sqrt)
+MATH64_FUNCTIONS = {
+    "exp": "kmath64_exp", "exp2": "kmath64_exp2", "expm1": "kmath64_expm1", "log": "kmath64_log",
+    "log2": "kmath64_log2", "log10": "kmath64_log10", "log1p": "kmath64_log1p",
+    "sqrt": "kmath64_sqrt", "sin": "kmath64_sin", "cos": "kmath64_cos", "tan": "kmath64_tan",
+    "tanh": "kmath64_tanh", "sinh": "kmath64_sinh", "cosh": "kmath64_cosh",
+    "arcsin": "kmath64_asin", "arccos": "kmath64_acos", "arctan": "kmath64_atan",
+    "arcsinh": "kmath64_asinh", "arccosh": "kmath64_acosh", "arctanh": "kmath64_atanh",
+    "sigmoid": "kmath64_sigmoid",
+}
+MATH64_BINARY = {"power": "km_pow_d", "arctan2": "kmath64_atan2"}       # float64 operands
 # float32 functions -> their GLSL in shaders/kmath.glsl (a few ulp on every device, C99's values
 # at the special points; the built-ins are bounded by Vulkan only loosely: log absolutely near 1,
 # sin/cos on [-pi, pi] only, pow not at all near overflow)
@@ -68,15 +84,18 @@ MATH_BINARY = {"power": "kmath_pow", "arctan2": "kmath_atan2"}      # float32 op
 
 def _unary(op, ct, a):
     if op in FLOAT_UNARY:
-        return f"{MATH_FUNCTIONS[op]}({a})"
+        table = MATH64_FUNCTIONS if ct == FLOAT64 else MATH_FUNCTIONS
+        if op not in table:
+            raise TypeError(f"{op} is not implemented for {ct} on the device")
+        return f"{table[op]}({a})"
     if op == "negative":
         return f"(-{a})"
     if op == "invert":
         return f"(!{a})" if ct == BOOL else f"(~{a})"
     if op == "absolute":
-        return f"abs({a})" if ct in (FLOAT32, INT32) else a
+        return f"abs({a})" if ct in (FLOAT32, FLOAT64, INT32) else a
     if op in ("floor", "ceil"):
-        return f"{op}({a})" if ct == FLOAT32 else a
+        return f"{op}({a})" if ct in FLOATS else a
     raise ValueError(f"unknown elementwise operation {op!r}")
 
 
@@ -84,6 +103,9 @@ def _literal(dtype, value):
     if dtype == FLOAT32:
         bits = struct.unpack("<I", struct.pack("<f", value))[0]
         return f"uintBitsToFloat({bits:#x}u)"
+    if dtype == FLOAT64:
+        lo, hi = struct.unpack("<II", struct.pack("<d", value))
+        return f"packDouble2x32(uvec2({lo:#x}u, {hi:#x}u))"
     if dtype == INT32:
         return f"int({int(value) & 0xFFFFFFFF:#x}u)"
     if dtype == UINT32:
@@ -106,6 +128,24 @@ def _expression(op, compute, args):
     return _unary(op, compute[0], args[0])
 
 
+def push_words(dtype):
+    """Push-constant words of a scalar of ``dtype`` (a float64 travels as two uint halves)."""
+    return 2 if dtype == FLOAT64 else 1
+
+
+def _uses_float64(plan):
+    return (FLOAT64 in plan.binding_dtypes or plan.out_dtype == FLOAT64
+            or any(dt == FLOAT64 for dt, _ in plan.scalars)
+            or any(dtype == FLOAT64 or FLOAT64 in compute for _, dtype, compute, _ in plan.nodes))
+
+
+def _push_scalar(j, dt):
+    """(push block members, GLSL reading the value) of scalar ``j``."""
+    if dt == FLOAT64:
+        return [f"uint s{j}lo;", f"uint s{j}hi;"], f"packDouble2x32(uvec2(pc.s{j}lo, pc.s{j}hi))"
+    return [f"{STORAGE_TYPE[dt]} s{j};"], (f"(pc.s{j} != 0u)" if dt == BOOL else f"pc.s{j}")
+
+
 def generate(plan, bake_scalars, bake_dims):
     """The GLSL source of the kernel realizing ``plan`` (a traced ``fusion._Plan``).
 
@@ -121,9 +161,11 @@ def generate(plan, bake_scalars, bake_dims):
     # that do not vary per lane, scalars) and the per-element body, which vector mode repeats
     # for each of the 4 lanes.
     header = ["#version 450", '#include "common.glsl"', '#include "kmath.glsl"',
-              '#include "elementwise.glsl"',
-              f"layout(local_size_x = {LOCAL_SIZE}) in;",
-              f"layout(set = 0, binding = 0) writeonly buffer Out {{ {out_type} out_[]; }};"]
+              '#include "elementwise.glsl"']
+    if _uses_float64(plan):       # only then: its functions need the device's Float64 capability
+        header.append('#include "kmath64.glsl"')
+    header += [f"layout(local_size_x = {LOCAL_SIZE}) in;",
+               f"layout(set = 0, binding = 0) writeonly buffer Out {{ {out_type} out_[]; }};"]
     for b, dt in enumerate(plan.binding_dtypes):
         t = VEC4_TYPE[dt] if b in vec_bindings else STORAGE_TYPE[dt]
         header.append(f"layout(set = 0, binding = {b + 1}) readonly buffer In{b} {{ {t} in{b}[]; }};")
@@ -132,7 +174,8 @@ def generate(plan, bake_scalars, bake_dims):
     if plan.need_coords and not bake_dims:
         push += [f"uint d{k};" for k in range(1, nd)]
     if not bake_scalars:
-        push += [f"{STORAGE_TYPE[dt]} s{j};" for j, (dt, _) in enumerate(plan.scalars)]
+        for j, (dt, _) in enumerate(plan.scalars):
+            push += _push_scalar(j, dt)[0]
     header.append(f"layout(push_constant) uniform Push {{ {' '.join(push)} }} pc;")
 
     def dim(k):
@@ -166,7 +209,7 @@ def generate(plan, bake_scalars, bake_dims):
             load = f"({load} != 0u)"
         (body if per_lane else prologue).append(f"{GLSL_TYPE[dt]} x{a} = {load};")
     for j, (dt, value) in enumerate(plan.scalars):
-        expr = _literal(dt, value) if bake_scalars else (f"(pc.s{j} != 0u)" if dt == BOOL else f"pc.s{j}")
+        expr = _literal(dt, value) if bake_scalars else _push_scalar(j, dt)[1]
         prologue.append(f"{GLSL_TYPE[dt]} s{j} = {expr};")
     for t, (op, dtype, compute, refs) in enumerate(plan.nodes):
         args = []

@@ -19,6 +19,7 @@ instead, and the key holds their values.
 import collections
 import itertools
 import math
+import struct
 import threading
 
 import numpy as np
@@ -28,8 +29,8 @@ from .._runtime import memory as _memory
 from .._runtime import program as _program
 from .._runtime import stream as _stream
 from . import buffers as _buffers
-from .codegen import generate
-from .dtypes import FLOAT32
+from .codegen import generate, push_words
+from .dtypes import FLOAT32, FLOAT64
 
 __all__ = ["Leaf", "Node", "Scalar", "node", "realize", "kernel_source", "cached_kernels",
            "MAX_NODES"]
@@ -261,7 +262,7 @@ def _push_words(plan, device):
     """(bake_scalars, bake_dims): what must go into the source because the push block is full."""
     limit = push_limit_words(device)
     dims = len(plan.dims) - 1 if plan.need_coords else 0
-    if 1 + dims + len(plan.scalars) <= limit:
+    if 1 + dims + sum(push_words(dt) for dt, _ in plan.scalars) <= limit:
         return False, False
     return True, 1 + dims > limit
 
@@ -322,8 +323,18 @@ def cached_kernels():
 # run
 
 def _scalar_words(scalars):
-    """Push words of the scalars [(dtype, value)], in the block's order (packed by declared type)."""
-    return [v if dt == FLOAT32 else int(v) for dt, v in scalars]
+    """Push words of the scalars [(dtype, value)], in the block's order (packed by declared type;
+    a float64 as two uint words, its low and high halves)."""
+    words = []
+    for dt, v in scalars:
+        if dt == FLOAT64:
+            words += _DOUBLE_WORDS.unpack(_DOUBLE.pack(v))
+        else:
+            words.append(v if dt == FLOAT32 else int(v))
+    return words
+
+
+_DOUBLE, _DOUBLE_WORDS = struct.Struct("<d"), struct.Struct("<II")
 
 
 def _pack(plan, bake_scalars, bake_dims):
@@ -366,7 +377,7 @@ def _finish(root, out):
 def _realize_locked(root, device):
     plan = _split(root, device)
     n = plan.n
-    out = _buffers.alloc(device, root.shape)
+    out = _buffers.alloc(device, root.shape, root.dtype)
     _count_stat("traces")
     if n:
         (prog, _), bake_scalars, bake_dims = _kernel(plan, device)

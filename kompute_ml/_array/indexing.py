@@ -42,7 +42,7 @@ def _gather(buf, src_shape, dtype, device, offset, shape, strides):
     shape = tuple(int(s) for s in shape)
     n = math.prod(shape)
     if n == 0:
-        return _buffers.alloc(device, shape), shape, dtype
+        return _buffers.alloc(device, shape, dtype), shape, dtype
     dims, strd = [], []
     for s, st in zip(shape, strides):           # coalesce: drop size-1 dims, merge contiguous ones
         if s == 1:
@@ -60,10 +60,11 @@ def _gather(buf, src_shape, dtype, device, offset, shape, strides):
             _buffers.download(buf, src_shape, dtype).reshape(-1)[offset:], shape,
             [st * np.dtype(dtype).itemsize for st in strides])
         return _buffers.upload(device, np.ascontiguousarray(host)), shape, dtype
-    out = _buffers.alloc(device, shape)
+    out = _buffers.alloc(device, shape, dtype)
     pad = 8 - len(dims)
-    # gather.comp — binding 0: src, binding 1: dst
-    shaders.get("gather").dispatch_1d(
+    words = _buffers.words_per_element(dtype)
+    # gather.comp — binding 0: src, binding 1: dst (KM_WORDS2: float64's two-word elements)
+    shaders.get("gather", {"KM_WORDS2": 1} if words == 2 else None).dispatch_1d(
         device, [buf, out], n,
         push=(n, len(dims), offset, *dims, *([1] * pad), *strd, *([0] * pad)))
     return out, shape, dtype

@@ -21,12 +21,12 @@ from . import buffers as _buffers
 from . import fusion as _fusion
 from . import indexing as _indexing
 from . import reduction as _reduction
-from .dtypes import BOOL, FLOAT32, INT32, UINT32, canonical_dtype
+from .dtypes import BOOL, FLOAT32, FLOAT64, INT32, UINT32, result_dtype
 
 __all__ = ["result_dtypes", "matmul", "dot"]
 
 _TILE = 128          # gemm.comp: 128 x 128 tiles of C per workgroup
-_KIND = {FLOAT32: 0, INT32: 1, UINT32: 2}
+_KIND = {FLOAT32: 0, INT32: 1, UINT32: 2, FLOAT64: 3}
 
 
 def _kernel(name, dtype):
@@ -40,9 +40,9 @@ def _core_error(which, size_a, size_b, dim):
                       f"from {size_a})")
 
 
-def result_dtypes(a_dtype, b_dtype):
-    """(dtype of ``a @ b``, dtype both operands are converted to before the product)."""
-    out_dtype = canonical_dtype(np.result_type(a_dtype, b_dtype))
+def result_dtypes(a_dtype, b_dtype, device):
+    """(dtype of ``a @ b`` on ``device``, dtype both operands are converted to before the product)."""
+    out_dtype = result_dtype(device, a_dtype, b_dtype)
     return out_dtype, (INT32 if out_dtype == BOOL else out_dtype)
 
 
@@ -119,7 +119,7 @@ def _vector_product(device, abuf, ashape, bbuf, bshape, dtype):
         K, M = size
     if K == 0 or M == 0:
         return _buffers.fill(device, (M,), dtype, 0), (M,)
-    y = _buffers.alloc(device, (M,))
+    y = _buffers.alloc(device, (M,), dtype)
     prog = _kernel(name, dtype)
     groups = _stream.groups_1d(device, -(-M // per_group), 1)
     # gemv.comp — binding 0: A, binding 1: x, binding 2: y; push: M, K
@@ -156,7 +156,7 @@ def _gemm(device, abuf, ashape, bbuf, bshape, dtype):
                               (M,) if len(bshape) == 1 else (N,))
     if K == 0:
         return _buffers.fill(device, out_shape, dtype, 0), out_shape
-    c = _buffers.alloc(device, out_shape)
+    c = _buffers.alloc(device, out_shape, dtype)
     nb = math.prod(batch)
     if M * N * nb == 0:
         return c, out_shape

@@ -16,6 +16,7 @@ multiplies by 1/r on the last pass. Accumulators follow numpy's result dtypes ma
 """
 
 import math
+import struct
 import warnings
 
 import numpy as np
@@ -24,13 +25,14 @@ from .._runtime import memory as _memory
 from .._runtime import stream as _stream
 from .._runtime import program as shaders
 from . import buffers as _buffers
-from .dtypes import BOOL, FLOAT32, INT32, UINT32
+from .dtypes import BOOL, FLOAT32, FLOAT64, INT32, UINT32
 from .indexing import norm_axis
 
 __all__ = ["reduce"]
 
 _OP_CODE = {"sum": 0, "mean": 0, "max": 1, "min": 2, "argmax": 1, "argmin": 2, "prod": 3}
-_KIND = {FLOAT32: 0, INT32: 1, UINT32: 2, BOOL: 2}
+_KIND = {FLOAT32: 0, INT32: 1, UINT32: 2, BOOL: 2, FLOAT64: 3}
+_DOUBLE = 3               # reduce.glsl's kind of float64 (8-byte values, a two-word mean scale)
 PER_THREAD = 32           # elements each invocation of reduce_rows combines before the tree
 _CHUNK = 16               # elements per invocation of reduce_axis (KM_CHUNK)
 VEC4 = True               # rows of a multiple of 4 elements are read as 4-vectors
@@ -55,14 +57,16 @@ def _has_subgroup_reduce(device):
     return (ops & want) == want and int(device.limits.get("subgroup_size") or 0) > 1
 
 
-def _result_dtype(op, dtype):
-    """(accumulator kind, dtype of the result) of ``op`` over ``dtype`` (numpy's, mapped)."""
+def _result_dtype(op, dtype, float64):
+    """(accumulator kind, dtype of the result) of ``op`` over ``dtype`` (numpy's, mapped; the
+    mean of integers is float64 as numpy's where the device has it, else float32)."""
     if op == "mean":
-        return 0, FLOAT32
+        return (_DOUBLE, FLOAT64) if dtype != FLOAT32 and float64 else (0, FLOAT32)
     if op in ("argmax", "argmin"):
         return _KIND[dtype], INT32
     if op in ("sum", "prod"):
-        return {FLOAT32: (0, FLOAT32), INT32: (1, INT32), UINT32: (2, UINT32), BOOL: (1, INT32)}[dtype]
+        return {FLOAT32: (0, FLOAT32), INT32: (1, INT32), UINT32: (2, UINT32), BOOL: (1, INT32),
+                FLOAT64: (_DOUBLE, FLOAT64)}[dtype]
     return _KIND[dtype], dtype
 
 
@@ -73,7 +77,9 @@ def _one_axis(device, buf, outer, r, inner, op, in_kind, acc_kind, scale, passes
     """
     arg = op in ("argmax", "argmin")
     code = _OP_CODE[op]
-    subgroup = _has_subgroup_reduce(device) and not arg
+    # (double subgroup arithmetic is optional hardware-wise: float64 combines in shared memory)
+    subgroup = _has_subgroup_reduce(device) and not arg and acc_kind != _DOUBLE
+    acc_bytes = 8 if acc_kind == _DOUBLE else 4
     rows_kernel = inner == 1 and r >= ROWS_MIN
     src, src_idx, first = buf, None, True
     while True:
@@ -88,24 +94,26 @@ def _one_axis(device, buf, outer, r, inner, op, in_kind, acc_kind, scale, passes
             count = outer * nblk * inner
             prog = _kernel("reduce_axis", kind, acc_kind, code, arg, False)
         last = nblk == 1
-        dst = _memory.alloc(device, count * 4)
+        dst = _memory.alloc(device, count * acc_bytes)
         bufs = [src, dst]
         if arg:
             dst_idx = _memory.alloc(device, count * 4)
             # the first pass reads no indices: any buffer fills binding 2
             bufs += [src_idx if src_idx is not None else src, dst_idx]
         s = scale if last else 1.0
+        # the scale word(s): a float, or a double's low and high halves
+        s = struct.unpack("<II", struct.pack("<d", s)) if acc_kind == _DOUBLE else (s,)
         if rows_kernel:
             groups = _stream.groups_1d(device, count, 1)
-            push = prog.pack_push(r, nblk, count, 0 if first else 1, s)
+            push = prog.pack_push(r, nblk, count, 0 if first else 1, *s)
         else:
             groups = _stream.groups_1d(device, count, prog.local_size[0])
-            push = prog.pack_push(count, r, inner, nblk, 0 if first else 1, s)
+            push = prog.pack_push(count, r, inner, nblk, 0 if first else 1, *s)
         # reduce_rows.comp / reduce_axis.comp — binding 0: src values, 1: dst values
         # (2: src indices, 3: dst indices)
         prog.dispatch(device, bufs, groups, push=push)
         if passes is not None:
-            passes.append((prog, groups, push, count * 4))
+            passes.append((prog, groups, push, count * acc_bytes))
         src, src_idx, first, r = dst, (dst_idx if arg else None), False, nblk
         if last:
             return src, src_idx
@@ -158,7 +166,7 @@ def _reduce(buf, shape, dtype, device, op, axis, keepdims, passes):
     ndim = len(shape)
     axes = _axes(axis, ndim, op)
     arg = op in ("argmax", "argmin")
-    acc_kind, out_dtype = _result_dtype(op, dtype)
+    acc_kind, out_dtype = _result_dtype(op, dtype, bool(device.limits.get("float64")))
     kept = tuple(1 if k in axes else s for k, s in enumerate(shape))
     out_shape = kept if keepdims else tuple(s for k, s in enumerate(shape) if k not in axes)
     r_total = math.prod(shape[k] for k in axes)
@@ -174,7 +182,7 @@ def _reduce(buf, shape, dtype, device, op, axis, keepdims, passes):
         raise ValueError(f"zero-size array to reduction operation "
                          f"{dict(max='maximum', min='minimum')[op]} which has no identity")
     if math.prod(out_shape) == 0:
-        return _memory.alloc(device, 4), out_shape, out_dtype
+        return _buffers.alloc(device, out_shape, out_dtype), out_shape, out_dtype
     if not axes:                                  # 0-d input or axis=(): only the dtype changes
         axes_runs = [(ndim, ndim)]                # r = 1, every element its own output
     elif arg or axes == tuple(range(axes[0], axes[-1] + 1)):

@@ -11,11 +11,11 @@ import math
 from .._runtime import program as shaders
 from . import buffers as _buffers
 from . import indexing as _indexing
-from .dtypes import FLOAT32, INT32, UINT32
+from .dtypes import FLOAT32, FLOAT64, INT32, UINT32
 
 __all__ = ["scan_rows", "nonzero"]
 
-_KIND = {FLOAT32: 0, INT32: 1, UINT32: 2}
+_KIND = {FLOAT32: 0, INT32: 1, UINT32: 2, FLOAT64: 3}
 _OP = {"sum": 0, "prod": 3}
 PER_THREAD = 4
 BLOCK = 256 * PER_THREAD
@@ -25,13 +25,13 @@ def scan_rows(buf, rows, n, dtype, device, op="sum"):
     """Inclusive scan (``op``: "sum" or "prod") of each row of ``buf`` viewed as (rows, n) of
     ``dtype``; returns a new Buffer of the same shape and dtype (integers wrap at 32 bits)."""
     kind = _KIND[dtype]
-    out = _buffers.alloc(device, (rows, n))
+    out = _buffers.alloc(device, (rows, n), dtype)
     if rows * n == 0:
         return out
     nblk = -(-n // BLOCK)
     defines = {"KM_IN_KIND": kind, "KM_ACC_KIND": kind, "KM_OP": _OP[op],
                "KM_PER_THREAD": f"{PER_THREAD}u"}
-    sums = _buffers.alloc(device, (rows, nblk))
+    sums = _buffers.alloc(device, (rows, nblk), dtype)
     # scan.comp phase 0 — binding 0: src, 1: out, 2: block totals; push: rows, n, nblk
     shaders.get("scan", dict(defines, KM_PHASE=0)).dispatch_1d(
         device, [buf, out, sums], rows * nblk * 256, push=(rows, n, nblk))

@@ -36,13 +36,16 @@ def take(buf, shape, dtype, device, ind_buf, ind_shape, ind_dtype, axis, along):
         m = ind_shape[0]
         out_shape = tuple(shape[:axis]) + (m,) + tuple(shape[axis + 1:])
     total = outer * m * inner
-    out = _buffers.alloc(device, out_shape)
+    out = _buffers.alloc(device, out_shape, dtype)
     if total == 0:
         return out, out_shape, dtype
     if n == 0:
         raise IndexError(f"cannot take from an empty axis {axis} (of shape {tuple(shape)})")
     err = _buffers.fill(device, (1,), UINT32, 0)
-    prog = shaders.get("take", {"KM_ALONG": int(along), "KM_SIGNED": int(ind_dtype == INT32)})
+    defines = {"KM_ALONG": int(along), "KM_SIGNED": int(ind_dtype == INT32)}
+    if _buffers.words_per_element(dtype) == 2:
+        defines["KM_WORDS2"] = 1          # float64: elements of two words
+    prog = shaders.get("take", defines)
     # take.comp — binding 0: x, 1: indices, 2: out, 3: err flag; push: total, n, m, inner
     prog.dispatch_1d(device, [buf, ind_buf, out, err], total, push=(total, n, m, inner))
     if int(_buffers.download(err, (1,), UINT32)[0]):
