@@ -18,8 +18,9 @@ for phase in "$@"; do
     echo "=== $phase $(date +%T)"
     case "$phase" in
         suite)
-            timeout 420 python3 -m pytest -q -p no:cacheprovider --timeout 300 tests \
-                2>&1 | tail -n 60 | tee "$OUT/suite.log" ;;
+            # SUITE_ARGS: e.g. "-n 4 --dist loadfile" (pytest-xdist is on the GPU machine)
+            timeout "${SUITE_TIMEOUT:-420}" python3 -m pytest -q -rfE -p no:cacheprovider --timeout 300 \
+                ${SUITE_ARGS:-} tests > "$OUT/suite.log" 2>&1; tail -n 40 "$OUT/suite.log" ;;
         arrays)
             timeout 240 python3 benchmarks/run_all.py --reps 20 2>&1 | tail -n 40
             timeout 60 python3 benchmarks/ulp.py 2>&1 | tail -n 25
@@ -30,6 +31,9 @@ for phase in "$@"; do
         dask)
             timeout 400 python3 benchmarks/dask_scaling.py --n "${DASK_N:-40000}" --chunk "${DASK_CHUNK:-10000}" \
                 --fit-rows "${DASK_FIT_ROWS:-2000000}" 2>&1 | tail -n 30 ;;
+        fullbatch)
+            timeout 120 python3 benchmarks/logreg_fullbatch.py --sizes "${FULLBATCH_SIZES:-1000000x256x2}" --reps 3 \
+                > "$OUT/fullbatch.log" 2>&1; grep -v '^    {' "$OUT/fullbatch.log" | tail -n 20 ;;
         sklearn)
             timeout 240 python3 benchmarks/sklearn_array_api.py --n "${SKLEARN_N:-1000000}" --d 256 2>&1 | tail -n 20 ;;
         *) echo "unknown phase $phase" ;;
