@@ -16,7 +16,7 @@ import operator
 import numpy as np
 
 from .. import array as _a
-from .._array.dtypes import BOOL, FLOAT32, INT32, UINT32, canonical_dtype, result_dtype
+from .._array.dtypes import BOOL, INT32, canonical_dtype, result_dtype
 from .._array import scan as _scan
 from .._array import take as _take
 from .._compile import glslang as _glslang

@@ -16,7 +16,6 @@ float64, as documented in array.py. The default real floating dtype is float32 e
 
 import builtins
 import math
-import operator
 import sys
 
 import numpy as np

@@ -22,7 +22,6 @@ import math
 import struct
 import threading
 
-import numpy as np
 
 from .._compile import glslang as _glslang
 from .._runtime import memory as _memory
