@@ -11,6 +11,8 @@ patch; scripts/build_kp.sh builds it in.
 import ctypes
 import gc
 
+import os
+
 import pytest
 
 from kompute_ml._runtime import kp as _kp
@@ -53,6 +55,10 @@ def test_tensor_create_drop_cycles_leave_heap_flat(device):
     assert _growth_per_cycle(cycle, 200_000) < 1.0
 
 
+@pytest.mark.skipif(os.environ.get("KOMPUTE_ML_VALIDATION") == "1",
+                    reason="the validation layer keeps state for the objects a sequence creates "
+                           "(3.3 KB a cycle measured under it): the heap then measures the layer, "
+                           "not kp; `make test` runs this test without it")
 def test_sequence_create_drop_cycles_leave_heap_flat(device):
     """20,000 sequences created and dropped (the stream creates one per replayed batch)."""
     manager = device.manager
