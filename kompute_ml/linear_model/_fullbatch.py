@@ -265,7 +265,7 @@ def upload_dense(buf, X):
 
 
 # -- evaluation -----------------------------------------------------------------------------------
-class FusedLogLoss:
+class FusedLogLoss(_loss.FitBuffers):
     """Objective and gradient of a full-batch fit; the same interface as ``LogLossProgram``.
 
     ``data`` has ``device``, ``d`` and ``chunks`` of contiguous rows (``X``, ``meta``, ``rows``):
@@ -309,20 +309,6 @@ class FusedLogLoss:
         except BaseException:
             self.release()
             raise
-
-    def _alloc(self, count):
-        buf = _memory.alloc(self.device, 4 * count)
-        self._bufs.append(buf)
-        return buf
-
-    def release(self):
-        """Give the buffers back to the pool (idempotent)."""
-        for buf in self._bufs:
-            buf.release()
-        self._bufs = []
-
-    def __del__(self):
-        self.release()
 
     def record(self, check):
         """Record the passes over every chunk and the sum of the partials (no submit)."""

@@ -171,7 +171,29 @@ class DeviceDataset:
         self.release()
 
 
-class LogLossProgram:
+class FitBuffers:
+    """The pooled buffers one fit's program owns, given back together (idempotent; also from
+    ``__del__``, where ``__init__`` may have raised before any buffer existed)."""
+
+    _bufs = ()
+
+    def _alloc(self, count):
+        buf = _memory.alloc(self.device, 4 * count)
+        self._bufs.append(buf)
+        return buf
+
+    def release(self):
+        """Give the fit's buffers back to the pool (idempotent)."""
+        for buf in self._bufs:
+            buf.release()
+        self._bufs = []
+
+    def __del__(self):
+        if self._bufs:
+            self.release()
+
+
+class LogLossProgram(FitBuffers):
     """The device buffers and dispatch sequences of one fit on a :class:`DeviceDataset`.
 
     Parameters
@@ -229,28 +251,16 @@ class LogLossProgram:
             self.release()
             raise
 
-    def _alloc(self, count):
-        buf = _memory.alloc(self.device, 4 * count)
-        self._bufs.append(buf)
-        return buf
-
     replay = True             # epochs over one chunk: recorded once, replayed (see epoch)
     _recorded = None
     _recorded_key = None
 
     def release(self):
-        """Give the fit's buffers back to the pool (idempotent)."""
+        """Give the fit's buffers and its recorded epoch back (idempotent)."""
         if self._recorded is not None:
             self._recorded.release()
             self._recorded = None
-        for buf in self._bufs:
-            buf.release()
-        self._bufs = []
-
-    def __del__(self):
-        # __init__ may have raised (DeviceLimitError: too wide) before _bufs existed
-        if getattr(self, "_bufs", None):
-            self.release()
+        super().release()
 
     # -- parameters -------------------------------------------------------------------------
     def set_state(self, W, M=None, V=None):
