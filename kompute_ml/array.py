@@ -605,6 +605,20 @@ def _fast_entry(op, operands):
     return out_dtype, compute, FLOAT64 in (out_dtype,) + tuple(compute)
 
 
+def _fast_types_of(op, key, operands, device):
+    """(result dtype, compute dtypes) of ``op`` for the signature ``key``, resolved once per
+    signature; None for the ops that always take the full path."""
+    hit = _fast_types.get(key)
+    if hit is None:
+        if op in _NO_FAST:
+            return None
+        hit = _fast_types[key] = _fast_entry(op, operands)
+    out_dtype, compute, f64 = hit
+    if f64 and not _dtypes.has_float64(device):
+        out_dtype, compute = _dtypes.resolve(op, operands, False)
+    return out_dtype, compute
+
+
 def _fast_binop(op, a, b):
     """``op`` of an Array ``a`` and ``b`` as a lazy Array, or None when it needs the full path."""
     tb = type(b)
@@ -616,14 +630,10 @@ def _fast_binop(op, a, b):
         key = (op, a.dtype, tb)
     else:
         return None
-    hit = _fast_types.get(key)
-    if hit is None:
-        if op in _NO_FAST:
-            return None
-        hit = _fast_types[key] = _fast_entry(op, (a, b))
-    out_dtype, compute, f64 = hit
-    if f64 and not _dtypes.has_float64(a.device):
-        out_dtype, compute = _dtypes.resolve(op, (a, b), False)
+    types = _fast_types_of(op, key, (a, b), a.device)
+    if types is None:
+        return None
+    out_dtype, compute = types
     x = a._operand()
     y = b._operand() if tb is Array else Scalar(_dtypes.scalar_value(b, compute[1]), compute[1])
     return _fast_lazy(a.device, op, x, y, out_dtype, a.shape, compute)
@@ -635,14 +645,10 @@ def _fast_rbinop(op, a, b):
     if ta is not float and ta is not int:
         return None
     key = (op, ta, b.dtype)
-    hit = _fast_types.get(key)
-    if hit is None:
-        if op in _NO_FAST:
-            return None
-        hit = _fast_types[key] = _fast_entry(op, (a, b))
-    out_dtype, compute, f64 = hit
-    if f64 and not _dtypes.has_float64(b.device):
-        out_dtype, compute = _dtypes.resolve(op, (a, b), False)
+    types = _fast_types_of(op, key, (a, b), b.device)
+    if types is None:
+        return None
+    out_dtype, compute = types
     x = Scalar(_dtypes.scalar_value(a, compute[0]), compute[0])
     return _fast_lazy(b.device, op, x, b._operand(), out_dtype, b.shape, compute)
 
