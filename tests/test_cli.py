@@ -12,16 +12,7 @@ import pytest
 
 from kompute_ml.__main__ import main
 from kompute_ml.kernel import Kernel
-from test_kernel import HEADER, USES_HEADER, _run_double
-
-
-@pytest.fixture
-def user_shaders(tmp_path):
-    d = tmp_path / "shaders"
-    d.mkdir()
-    (d / "mylib.glsl").write_text(HEADER)
-    (d / "double.comp").write_text(USES_HEADER)
-    return d
+from test_kernel import _run_double, user_shaders  # noqa: F401 (a fixture, used by name)
 
 
 def _compile(args):
