@@ -48,14 +48,18 @@ void kmath_two_prod(float a, float b, out float p, out float e) {
 // a - q b (Dekker's product). Where the product could overflow, q is 0, inf or nan, or the
 // correction comes out non-finite, q is kept as it is.
 float kmath_div(float a, float b) {
-    float q = a / b;
+    // a divisor past 2^64 is scaled down by 2^-64 (exact) first: drivers that divide through a
+    // reciprocal (NVIDIA) get 1/b subnormal past 2^126, flushed to 0, and a / b = 0
+    float sc = abs(b) > 1.8446744e19 ? 5.421011e-20 : 1.0;
+    float sa = a * sc, sb = b * sc;
+    float q = sa / sb;
     float p, e;
-    kmath_two_prod(q, b, p, e);
-    precise float r = (a - p) - e;
-    precise float c = q + r / b;
+    kmath_two_prod(q, sb, p, e);
+    precise float r = (sa - p) - e;
+    precise float c = q + r / sb;
     // (Dekker's product is exact only while its partial products stay normal)
-    bool safe = abs(q) < 1.0e30 && abs(q) > 1.0e-30 && abs(b) < 1.0e30 && abs(b) > 1.0e-30
-                && abs(a) > 1.0e-20 && !isnan(c) && !isinf(c);
+    bool safe = abs(q) < 1.0e30 && abs(q) > 1.0e-30 && abs(sb) < 1.0e30 && abs(sb) > 1.0e-30
+                && abs(sa) > 1.0e-20 && !isnan(c) && !isinf(c);
     return safe ? c : q;
 }
 
@@ -272,7 +276,8 @@ void kmath_sub_dd(float ah, float al, float bh, float bl, out float h, out float
     precise float t = e + (al - bl);
     precise float hh = s + t;
     h = hh;
-    l = t - (hh - s);
+    precise float ll = t - (hh - s);             // precise: reassociated, this would be 0
+    l = ll;
 }
 
 // |v| with the sign bit of x
@@ -340,8 +345,9 @@ void kmath_log2_dd(float x, out float H, out float L) {
     precise float se = (dk - s) + ph;                 // exact: |k| >= 1 > |ph|, or k = 0
     precise float t = se + tail;
     precise float h = s + t;
+    precise float ll = t - (h - s);              // precise: reassociated (NVIDIA does), this is 0
     H = h;
-    L = t - (h - s);
+    L = ll;
 }
 
 // the values at the ends of log's domain (C99 / the Array API): nan below 0, -inf at +-0, inf at inf
@@ -465,7 +471,8 @@ float kmath_pow(float x, float y) {
     if (x < 0.0) r = odd ? -r : (floor(y) == y ? r : KMATH_NAN);
     // x = +-0 or +-inf: 0 or inf by the sign of y (and of the exponent), negated for odd y
     float zi = ((ax == 0.0) == (y > 0.0)) ? 0.0 : KMATH_INF;
-    zi = (odd && x < 0.0) || (odd && x == 0.0 && floatBitsToUint(x) != 0u) ? -zi : zi;
+    // (the sign bit, not the bits: a device that flushes denormals sees +denormal as 0, not -0)
+    zi = (odd && x < 0.0) || (odd && x == 0.0 && (floatBitsToUint(x) & 0x80000000u) != 0u) ? -zi : zi;
     r = (ax == 0.0 || ax == KMATH_INF) ? zi : r;
     // y = +-inf: 1 for |x| = 1, else 0 or inf
     float yi = ax == 1.0 ? 1.0 : (((ax < 1.0) == (y > 0.0)) ? 0.0 : KMATH_INF);

@@ -304,7 +304,8 @@ double kmath64_reduce_big(double ax, out double lo, out int quadrant) {
     kmath64_two_prod(dh, 1.5707963267948966lf, ph, pe);
     precise double t = pe + (dh * 6.123233995736766e-17lf + dl * 1.5707963267948966lf);
     precise double rh = ph + t;
-    lo = sgn * (t - (rh - ph));
+    precise double tl = t - (rh - ph);
+    lo = sgn * tl;
     return sgn * rh;
 }
 
@@ -425,7 +426,8 @@ double kmath64_sinh(double x) {
         t = 0.5lf * (e - 1.0lf / e);
     } else {
         double h = kmath64_exp(0.5lf * ax);
-        t = (0.5lf * h) * h;
+        precise double hh = (0.5lf * h) * h;       // precise: as 0.5 (h h), h h overflows
+        t = hh;
     }
     return x < 0.0lf ? -t : t;
 }
@@ -437,7 +439,8 @@ double kmath64_cosh(double x) {
         return 0.5lf * (e + 1.0lf / e);
     }
     double h = kmath64_exp(0.5lf * ax);
-    return (0.5lf * h) * h;
+    precise double hh = (0.5lf * h) * h;           // precise: as 0.5 (h h), h h overflows
+    return hh;
 }
 
 // ---- tan: sin / cos of the reduced argument (-cos / sin in odd quadrants)
@@ -545,7 +548,7 @@ double kmath64_atanh(double x) {
     if (isnan(x)) return x;
     double ax = abs(x);
     if (ax > 1.0lf) return KM64_NAN;
-    if (ax == 1.0lf) return x * KM64_INF;
+    if (ax == 1.0lf) return x < 0.0lf ? -KM64_INF : KM64_INF;
     if (ax < 1.0e-9lf) return x;
     double a = 0.5lf * kmath64_log1p(2.0lf * ax / (1.0lf - ax));
     return x < 0.0lf ? -a : a;

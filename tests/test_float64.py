@@ -40,7 +40,11 @@ def rtol(dtype):
 def check(got, want, dtype, atol=0.0):
     assert isinstance(got, km.Array)
     assert got.dtype == want.dtype == dtype, (got.dtype, want.dtype)
-    np.testing.assert_allclose(got.numpy(), want, rtol=rtol(dtype), atol=atol, equal_nan=True)
+    got = got.numpy()
+    with np.errstate(invalid="ignore"):
+        ok = (got == want) | (np.abs(got - want) <= atol + rtol(dtype) * np.abs(want))
+    bad = ~ok & ~(np.isnan(got) & np.isnan(want))
+    assert not bad.any(), (got[bad][:5], want[bad][:5])
 
 
 # ---- dtype rules ----------------------------------------------------------------------------------
@@ -138,8 +142,12 @@ def test_arithmetic_and_fused_expressions(dtype):
     y = (rng.uniform(0.5, 4.0, (17,))).astype(dtype)
     a, b = km.asarray(x), km.asarray(y)
     check(a + b, x + y, dtype)
-    check(a * b - a / b, x * y - x / y, dtype)
-    check((a - 0.1) * 3.7 + b ** 2, (x - 0.1) * 3.7 + y ** 2, dtype)
+    # a sum of products may be contracted into an fma (NVIDIA does; numpy rounds each step): where
+    # the terms cancel, the two differ by up to an ulp of the terms, not of the result
+    eps = np.finfo(dtype).eps
+    check(a * b - a / b, x * y - x / y, dtype, atol=2 * eps * (abs(x * y) + abs(x / y)))
+    check((a - 0.1) * 3.7 + b ** 2, (x - 0.1) * 3.7 + y ** 2, dtype,
+          atol=2 * eps * (abs((x - 0.1) * 3.7) + y ** 2))
     check(km.maximum(a, b), np.maximum(x, y), dtype)
     check(km.minimum(a, -b), np.minimum(x, -y), dtype)
     check(-km.abs(a), -np.abs(x), dtype)

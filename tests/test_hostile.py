@@ -386,19 +386,22 @@ def test_kp_allocation_failure_is_an_exception_not_a_crash():
 
 
 # A kernel that runs too long: lavapipe cuts each invocation's loops at 65535 iterations, so the
-# kernel is long through many invocations (32768 x 60000 iterations: seconds on lavapipe)
+# kernel is long through many invocations (32768 x 60000 iterations: seconds on lavapipe); a GPU
+# runs those in parallel in about 0.2 ms, so there an outer loop repeats them (OUTER: ~1 s on an H100)
 _SLOW_KERNEL = '''
     import time
     SLOW = km.Kernel.from_glsl("""#version 450
     layout(local_size_x = 64) in;
     layout(std430, binding = 0) buffer Out { float y[]; };
-    layout(push_constant) uniform Push { uint iters; } pc;
+    layout(push_constant) uniform Push { uint iters; uint outer; } pc;
     void main() {
         float x = float(gl_GlobalInvocationID.x);
-        for (uint i = 0u; i < pc.iters; i++) x = x * 0.999 + 1.0;
+        for (uint j = 0u; j < pc.outer; j++)
+            for (uint i = 0u; i < pc.iters; i++) x = x * 0.999 + 1.0;
         y[gl_GlobalInvocationID.x] = x;
     }
     """)
+    OUTER = 1 if km.get_device().info.type == "cpu" else 5000
 '''
 
 
@@ -406,7 +409,7 @@ def test_kernel_timeout_names_the_kernel():
     run_case(_SLOW_KERNEL + '''
     # a short kernel with a timeout is unaffected
     z = km.zeros(64)
-    SLOW(z, grid=64, push=(10,), timeout=30)
+    SLOW(z, grid=64, push=(10, 1), timeout=30)
     ref = np.arange(64, dtype=np.float64)
     for _ in range(10):
         ref = ref * 0.999 + 1.0
@@ -414,7 +417,7 @@ def test_kernel_timeout_names_the_kernel():
     # a long one raises DeviceError naming it ("<glsl>": a kernel from GLSL source)
     y = km.zeros(32768)
     t = time.perf_counter()
-    exc = expect(km.DeviceError, lambda: SLOW(y, grid=32768, push=(60000,), timeout=0.05),
+    exc = expect(km.DeviceError, lambda: SLOW(y, grid=32768, push=(60000, OUTER), timeout=0.05),
                  "<glsl>")
     assert "timeout of 0.05 s" in str(exc) or "within 0.05 s" in str(exc), exc
     # then the device works again as soon as that work has finished (on a GPU, a later submit
@@ -436,7 +439,7 @@ def test_kernel_timeout_names_the_kernel():
 def test_kernel_timeout_from_the_environment():
     run_case(_SLOW_KERNEL + '''
     y = km.zeros(32768)
-    SLOW(y, grid=32768, push=(60000,))           # recorded: the submit below is timed
+    SLOW(y, grid=32768, push=(60000, OUTER))           # recorded: the submit below is timed
     expect(km.DeviceError, lambda: km.synchronize(), "<glsl>")
     import os
     os.environ["KOMPUTE_ML_KERNEL_TIMEOUT"] = "soon"

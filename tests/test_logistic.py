@@ -134,17 +134,31 @@ def test_fused_loss_gradient_matches_numpy(device, n, d, K, chunked, source, ker
 def test_lanes_kernel_splits_passes_within_the_loop_budget(device, monkeypatch):
     """With a loop budget (lavapipe's, here a tiny one) a pass goes in several dispatches that
     accumulate into the partials; the sums equal one pass's."""
-    X, codes, sw, W = _problem(3000, 16, 1, seed=2)
     lay = _fullbatch.lanes_layout(device, 16, 1)
     if lay is None:
         pytest.skip("the device has no subgroup shuffles: logreg_lanes.comp is not used")
     budget = _fullbatch._lanes_block_cost(lay) + _fullbatch._lanes_end_cost(lay)
     monkeypatch.setattr(_loss, "_loop_budget", lambda device: budget)
-    data = _fullbatch.DenseDataset(device, X, codes, sw)
-    prog = _fullbatch.FusedLogLoss(data, 1, l2=0.1, fit_intercept=True, layout_=lay)
-    prog.total_weight = sw.sum()
+
+    def program(n):
+        X, codes, sw, W = _problem(n, 16, 1, seed=2)
+        data = _fullbatch.DenseDataset(device, X, codes, sw)
+        prog = _fullbatch.FusedLogLoss(data, 1, l2=0.1, fit_intercept=True, layout_=lay)
+        prog.total_weight = sw.sum()
+        return X, codes, sw, W, data, prog
+
+    # rows per dispatch depend on the device's lanes and workgroups (a GPU covers thousands of
+    # rows per dispatch even at the smallest budget): grow the problem until it needs several
+    n = 3000
+    for _ in range(8):
+        X, codes, sw, W, data, prog = program(n)
+        if prog.rows_per_dispatch < n:
+            break
+        prog.release()
+        data.release()
+        n = 4 * n + 17
     try:
-        assert prog.rows_per_dispatch < 3000       # several dispatches
+        assert prog.rows_per_dispatch < n          # several dispatches
         f, G = prog.loss_gradient(W)
     finally:
         prog.release()

@@ -10,8 +10,8 @@ patch; scripts/build_kp.sh builds it in.
 
 import ctypes
 import gc
-
 import os
+import time
 
 import pytest
 
@@ -46,13 +46,21 @@ def _growth_per_cycle(make, cycles):
 
 
 def test_tensor_create_drop_cycles_leave_heap_flat(device):
-    """200,000 tensors created and destroyed: under 1 byte per cycle (kp 0.9 kept ~32)."""
+    """Up to 200,000 tensors created and destroyed: under 1 byte per cycle (kp 0.9 kept ~32).
+
+    A GPU driver allocates device memory for each tensor (~1.5 ms a cycle on an H100), so there
+    the count is what 60 s hold, at least 20,000 (a 32-byte leak is then 640 KB)."""
     manager = device.manager
 
     def cycle():
         t = _kp.tensor_create(manager, 16, device.name)
         _kp.tensor_destroy(t)
-    assert _growth_per_cycle(cycle, 200_000) < 1.0
+    t0 = time.perf_counter()
+    for _ in range(100):
+        cycle()
+    per = (time.perf_counter() - t0) / 100
+    cycles = int(min(200_000, max(20_000, 60.0 / per)))
+    assert _growth_per_cycle(cycle, cycles) < 1.0
 
 
 @pytest.mark.skipif(os.environ.get("KOMPUTE_ML_VALIDATION") == "1",

@@ -266,7 +266,7 @@ def test_normal_ks_and_moments():
 
 def test_normal_loc_scale_scalar_and_array():
     x = km.random.default_rng(4).normal(3.0, 0.5, size=100_000).numpy()
-    assert stats.kstest(x, "norm", args=(3.0, 0.5)).pvalue > 1e-3
+    assert stats.kstest((x - 3.0) / 0.5, "norm").pvalue > 1e-3   # (scipy 1.15 norm.cdf with args: TypeError)
     y = km.random.default_rng(4).normal(loc=np.array([0.0, 10.0]), scale=2.0,
                                         size=(50_000, 2)).numpy()
     assert abs(y[:, 0].mean()) < 0.05 and abs(y[:, 1].mean() - 10) < 0.05
