@@ -7,12 +7,15 @@ Sequence.eval() of one dispatch, and torch/CuPy launch + synchronize where they 
 """
 
 import argparse
-import statistics
-import time
+import os
+import sys
 
 import numpy as np
 
-import kompute_ml as km
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import _common  # noqa: E402
+
+import kompute_ml as km  # noqa: E402
 from kompute_ml._runtime import memory as _memory
 from kompute_ml._runtime import stream as _stream
 TINY = """#version 450
@@ -24,14 +27,7 @@ void main() { a[0] += pc.inc; }
 
 
 def _median_us(fn, reps):
-    for _ in range(5):
-        fn()
-    times = []
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times) * 1e6
+    return _common.median_seconds(fn, reps, warmup=5) * 1e6
 
 
 def measure(device=None, reps=200):

@@ -30,15 +30,7 @@ import kompute_ml as km  # noqa: E402
 from kompute_ml._runtime import stream as _stream  # noqa: E402
 
 
-def median_wall(fn, reps, warmup=2):
-    for _ in range(warmup):
-        fn()
-    t = []
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        fn()
-        t.append(time.perf_counter() - t0)
-    return statistics.median(t)
+median_wall = _common.median_seconds   # (fn, reps, warmup)
 
 
 def cuda_time(lib, fn, reps, warmup=2):
