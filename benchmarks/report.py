@@ -107,17 +107,59 @@ def load_logistic():
 
 
 def logistic_table(doc):
-    """The rows of benchmarks/logistic.py: fit seconds and test accuracy per problem size."""
+    """The rows of benchmarks/logistic.py: seconds to scikit-learn's held-out accuracy per method.
+
+    Rows from before the per-solver schema (no ``solvers`` key) are left out: they measured a
+    default (Adam) the estimator no longer has."""
+    cols = [("kompute_ml_auto", "km auto"), ("auto_device_data", "km auto, device data"),
+            ("kompute_ml_lbfgs", "km lbfgs"), ("kompute_ml_adam", "km adam"),
+            ("sklearn", "scikit-learn"), ("torch_lbfgs", "torch L-BFGS"), ("torch", "torch Adam")]
     lines = [f"**{doc['device']}** (host {doc['cpu']}; {doc['date']}): `{doc['command']}`", "",
-             "| problem | kompute_ml s | scikit-learn s | torch s | epochs (km / torch) "
-             "| accuracy km / sklearn / torch |", "|---|---|---|---|---|---|"]
+             "Seconds to reach scikit-learn's held-out accuracy (– : not reached or not run); "
+             "accuracy of km auto / scikit-learn / torch L-BFGS.", "",
+             "| problem | " + " | ".join(c for _, c in cols) + " | km auto vs sklearn | accuracy |",
+             "|---" * (len(cols) + 3) + "|"]
     for r in doc["results"]:
-        b, a, e = r.get("baselines", {}), r.get("accuracy", {}), r.get("epochs", {})
-        ep = e if isinstance(e, dict) else {"kompute_ml": e}
-        lines.append(f"| {r['name']} | {fmt(r.get('kompute_ml'))} | {fmt(b.get('sklearn'))} | "
-                     f"{fmt(b.get('torch'))} | {ep.get('kompute_ml', '–')} / {ep.get('torch', '–')} | "
-                     f"{a.get('kompute_ml', '–')} / {a.get('sklearn', '–')} / {a.get('torch', '–')} |")
+        if "solvers" not in r:
+            continue
+        tt, a = dict(r.get("time_to_sklearn_accuracy", {})), r.get("accuracy", {})
+        dev = r["solvers"].get("auto_device_data")
+        if dev is not None and a.get("kompute_ml_auto", 0) >= a.get("sklearn", 1) - 0.002:
+            tt["auto_device_data"] = dev
+        speed = (f"{tt['sklearn'] / tt['kompute_ml_auto']:.1f}×"
+                 if tt.get("sklearn") and tt.get("kompute_ml_auto") else "–")
+        acc = " / ".join(str(a.get(k, "–")) for k in ("kompute_ml_auto", "sklearn", "torch_lbfgs"))
+        lines.append(f"| {r['name']} | " + " | ".join(fmt(tt.get(k)) for k, _ in cols)
+                     + f" | {speed} | {acc} |")
     return "\n".join(lines)
+
+
+def logistic_chart(doc, path):
+    """Seconds to scikit-learn's accuracy per problem, log scale: km auto, sklearn, torch L-BFGS."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    rows = [r for r in doc["results"] if "solvers" in r]
+    if not rows:
+        return None
+    keys = [("kompute_ml_auto", "kompute_ml auto"), ("sklearn", "scikit-learn"),
+            ("torch_lbfgs", "torch L-BFGS"), ("kompute_ml_adam", "kompute_ml adam")]
+    fig, ax = plt.subplots(figsize=(10, 4))
+    w = 0.8 / len(keys)
+    for j, (k, label) in enumerate(keys):
+        xs = [i + (j - len(keys) / 2 + 0.5) * w for i in range(len(rows))]
+        ys = [r.get("time_to_sklearn_accuracy", {}).get(k) or float("nan") for r in rows]
+        ax.bar(xs, ys, w, label=label)
+    ax.set_yscale("log")
+    ax.set_ylabel("s to scikit-learn's accuracy")
+    ax.set_xticks(range(len(rows)))
+    ax.set_xticklabels([r["name"].replace("logistic_", "") for r in rows], rotation=30,
+                       fontsize=7, ha="right")
+    ax.legend(fontsize=8)
+    ax.set_title(f"LogisticRegression on {doc['device']} (lower is better)", fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    return path
 
 
 def main():
@@ -128,6 +170,9 @@ def main():
     for doc in load_logistic():
         print(logistic_table(doc))
         print()
+        png = logistic_chart(doc, os.path.join(HERE, f"logistic-{doc['device'].split()[0].lower()}.png"))
+        if png:
+            print(f"chart: {png}")
     out = chart(docs, os.path.join(HERE, "ratio.png"))
     if out:
         print(f"chart: {out}")
