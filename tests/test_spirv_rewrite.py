@@ -176,6 +176,19 @@ def test_64_bit_index_is_clamped_with_a_64_bit_constant():
     assert defs[narrow][0] != _OP_EXT_INST        # 255 < 299: left as it is
 
 
+def test_builtin_shaders_stay_valid_when_clamped():
+    """A larger corpus for the pass: kompute_ml's own shaders (not rewritten at run time)."""
+    changed = 0
+    for name in _program.names():
+        spv = _program.spirv(name)
+        out = _rewrite._clamp_or_same(spv)
+        if out is not spv:
+            changed += 1
+            assert_every_dynamic_index_clamped(out)
+            spirv_val(out)
+    assert changed >= 5
+
+
 def test_kernel_runs_the_clamped_module(features):
     k = km.Kernel.from_glsl(FEATURES)
     assert k.spirv == _rewrite.clamp_workgroup_indices(features) != features

@@ -152,6 +152,8 @@ class _Clamp:
                         chains.append(k)
                 continue
             if op == _OP_FUNCTION:
+                if not has_workgroup:
+                    return None              # globals come first: no shared memory, no work
                 in_function = True
                 if first_function is None:
                     first_function = k
