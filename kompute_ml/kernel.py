@@ -12,6 +12,7 @@ import os
 import numpy as np
 
 from ._compile import glslang as _glslang
+from ._compile import rewrite as _rewrite
 from ._compile import spirv as _spirv
 from ._runtime import stream as _stream
 from ._runtime import program as _program
@@ -96,6 +97,8 @@ class Kernel:
     Attributes
     ----------
     spirv : bytes
+        The module that runs: the one given, with each index into ``shared`` memory clamped to
+        its array's bounds (an out-of-bounds index reads or writes the last element).
     local_size : tuple of 3 ints
         The workgroup size, read from the SPIR-V.
     bindings : tuple of int
@@ -184,6 +187,10 @@ class Kernel:
         return self
 
     def _setup(self, spirv, name, source, path):
+        # an out-of-bounds index into `shared` memory is undefined in Vulkan (no robustness
+        # feature covers it) and corrupts lavapipe's heap: user kernels get every Workgroup
+        # index clamped to its array's bounds (built-in kernels are ours, and tested)
+        spirv = _rewrite.clamp_workgroup_indices(spirv)
         program = _program.Program(spirv, name=name)
         info = program.reflection
         n = len(info.bindings)

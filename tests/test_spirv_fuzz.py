@@ -31,10 +31,11 @@ void main() {
     }
 }
 """
-# Every memory access is guarded (the fuzzer pushes n = 0): a mutant that still validates but
-# indexes out of bounds (say, a LocalSize constant 1 -> 8 making gl_LocalInvocationIndex reach
-# 511 in tile[8]) is undefined behaviour no static check can see, and on lavapipe it corrupts
-# the heap. docs/reliability.md says so; this fuzzer is after what reflection must refuse.
+# Every buffer access is guarded (the fuzzer pushes n = 0): a mutant that still validates but
+# indexes a buffer out of bounds is undefined behaviour no static check can see. Indices into
+# tile[] are clamped by the Kernel's rewrite (kompute_ml/_compile/rewrite.py), so a mutant
+# making gl_LocalInvocationIndex reach 511 no longer corrupts the heap; this fuzzer is after what
+# reflection and the rewrite must refuse or survive.
 
 RUNNER = r'''
 import random, struct, sys

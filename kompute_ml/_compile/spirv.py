@@ -26,6 +26,7 @@ _OP_TYPE_BOOL, _OP_TYPE_INT, _OP_TYPE_FLOAT, _OP_TYPE_VECTOR, _OP_TYPE_MATRIX = 
 _OP_TYPE_ARRAY, _OP_TYPE_RUNTIME_ARRAY, _OP_TYPE_STRUCT, _OP_TYPE_POINTER = 28, 29, 30, 32
 _OP_ENTRY_POINT, _OP_EXECUTION_MODE, _OP_EXECUTION_MODE_ID = 15, 16, 331
 _OP_CONSTANT, _OP_CONSTANT_COMPOSITE, _OP_SPEC_CONSTANT, _OP_SPEC_CONSTANT_COMPOSITE = 43, 44, 50, 51
+_OP_SPEC_CONSTANT_OP = 52
 _OP_VARIABLE, _OP_DECORATE, _OP_MEMBER_DECORATE = 59, 71, 72
 _OP_SPEC_CONSTANT_TRUE, _OP_SPEC_CONSTANT_FALSE = 48, 49
 # enumerants
@@ -182,6 +183,12 @@ def _parse_words(words):
                 spec_types[ops[1]] = ops[0]
         elif op in (_OP_SPEC_CONSTANT_TRUE, _OP_SPEC_CONSTANT_FALSE) and len(ops) >= 2:
             spec_types[ops[1]] = ops[0]
+        elif op == _OP_SPEC_CONSTANT_OP and len(ops) >= 4:
+            # `shared float s[N * 2]` for a specialization constant N: sized at N's default
+            value = _spec_op(ops[2], [consts.get(x) for x in ops[3:]])
+            if value is not None:
+                consts[ops[1]] = value
+            spec_types[ops[1]] = ops[0]
         elif op in (_OP_CONSTANT_COMPOSITE, _OP_SPEC_CONSTANT_COMPOSITE) and len(ops) >= 2:
             consts[ops[1]] = tuple(ops[2:])
         elif op == _OP_VARIABLE and len(ops) >= 3:
@@ -251,6 +258,23 @@ def _parse_words(words):
                       entry_point=entry_name, uniform_bindings=tuple(sorted(uniforms)),
                       version=version, push_word_kinds=tuple(push_kinds),
                       spec_constant_kinds=tuple(spec_kinds), shared_memory_size=int(shared))
+
+
+# the integer operations of OpSpecConstantOp a length is written with (SPIR-V 3.52.12 lists what
+# Shader modules may use), on 32-bit words
+_SPEC_OPS = {128: lambda a, b: a + b, 130: lambda a, b: a - b, 132: lambda a, b: a * b,
+             134: lambda a, b: a // b if b else None, 137: lambda a, b: a % b if b else None,
+             194: lambda a, b: a >> b if b < 32 else 0, 196: lambda a, b: a << b if b < 32 else 0,
+             197: lambda a, b: a | b, 198: lambda a, b: a ^ b, 199: lambda a, b: a & b}
+
+
+def _spec_op(opcode, values):
+    """The default value of an OpSpecConstantOp on two scalar ints, or None."""
+    fn = _SPEC_OPS.get(opcode)
+    if fn is None or len(values) != 2 or not all(isinstance(v, int) for v in values):
+        return None
+    value = fn(*values)
+    return None if value is None else value & 0xFFFFFFFF
 
 
 def _check_builtin(var_id, builtin, pointee, types):

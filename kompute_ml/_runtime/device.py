@@ -22,6 +22,12 @@ class DeviceInfo:
     ``limits`` holds ``max_workgroup_size``, ``max_workgroup_invocations``,
     ``max_workgroup_count``, ``max_storage_buffer_range``, ``max_shared_memory``,
     ``max_push_constants_size``, ``subgroup_size``, ``float64``, ``device_local_memory``...
+    and the float-controls properties: ``denorm_preserve_float16/32/64``,
+    ``denorm_flush_float32``, ``denorm_independence`` and ``float_controls_extension``.
+    ``limits["float32_denormals"]`` (also :attr:`float32_denormals`) is the rule kompute_ml's
+    kernels follow on the device: ``"preserve"`` where it offers SPIR-V's ``DenormPreserve``
+    mode for float32 (every kernel requests it, so subnormals are kept as numpy keeps them),
+    ``"driver"`` elsewhere (the driver's default: it may flush float32 subnormals to zero).
     """
 
     index: int
@@ -34,6 +40,16 @@ class DeviceInfo:
 
     def __str__(self):
         return f"[{self.index}] {self.name} ({self.type}, {self.vendor}, {self.driver})"
+
+    @property
+    def float32_denormals(self):
+        """``"preserve"`` or ``"driver"``: see the class docstring."""
+        return self.limits.get("float32_denormals", "driver")
+
+    @property
+    def denorm_preserve_widths(self):
+        """The float widths kernels request ``DenormPreserve`` for on this device (() if none)."""
+        return _vulkan.denorm_preserve_widths(self.limits)
 
 
 _lock = threading.RLock()
@@ -144,6 +160,8 @@ class Device:
         self.max_workgroup_invocations = int(lim["max_workgroup_invocations"])
         self.subgroup_size = lim.get("subgroup_size") or 0
         self.max_shared_memory = int(lim["max_shared_memory"])
+        # kernels request DenormPreserve for these float widths (the stream layer adds it)
+        self.denorm_preserve_widths = info.denorm_preserve_widths
 
     @property
     def limits(self):
@@ -162,7 +180,11 @@ class Device:
                         # that poll competes with the driver's own worker threads
                         os.environ.setdefault("KP_SEQUENCE_SPIN_US", "0")
                     _validation_layer()
-                    self._manager = _kp.make_manager(self.index, self.name)
+                    # the DenormPreserve mode is Vulkan 1.2; kp's instance is 1.1, so the
+                    # device needs VK_KHR_shader_float_controls for it
+                    ext = [_vulkan.FLOAT_CONTROLS_EXTENSION] if self.denorm_preserve_widths \
+                        else []
+                    self._manager = _kp.make_manager(self.index, self.name, ext)
         return self._manager
 
     @property

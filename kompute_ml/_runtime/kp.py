@@ -70,8 +70,11 @@ def _call(action, device_name, fn, *args, nbytes=0):
 
 # -- manager --------------------------------------------------------------------------------------
 
-def make_manager(index, device_name=""):
-    """A kp.Manager of physical device ``index``."""
+def make_manager(index, device_name="", extensions=()):
+    """A kp.Manager of physical device ``index``, with the device ``extensions`` enabled."""
+    if extensions:
+        return _call("opening the device", device_name, _module().Manager, int(index), [],
+                     list(extensions))
     return _call("opening the device", device_name, _module().Manager, int(index))
 
 

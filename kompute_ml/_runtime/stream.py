@@ -23,6 +23,7 @@ import time
 import numpy as np
 
 from .._compile import glslang as _glslang
+from .._compile import rewrite as _rewrite
 from .._compile import spirv as _spirv
 from . import device as _device
 import kompute_ml._runtime.kp as _kp   # (the kp wrapper; only it imports kp itself)
@@ -414,8 +415,10 @@ def dispatch(device, spirv, buffers, groups, push=b"", spec=None, info=None):
             tensors = [b.tensor for b in buffers]
             # a module that is well-formed word by word may still be invalid, and drivers
             # crash on invalid SPIR-V (lavapipe segfaults): SPIRV-Tools checks it first, once
-            _spirv.check_valid(spirv)
-            algo = _kp.algorithm_create(device.manager, tensors, spirv, groups, spec_words,
+            # where the device offers it, every kernel keeps float32 subnormals (as numpy does)
+            run = _rewrite.with_denorm_preserve(spirv, device.denorm_preserve_widths)
+            _spirv.check_valid(run)
+            algo = _kp.algorithm_create(device.manager, tensors, run, groups, spec_words,
                                         len(push_key) // 4, device.name)
             _count("pipelines_created")
             hit = st.pipelines[key] = (algo, next(_pipeline_ids))

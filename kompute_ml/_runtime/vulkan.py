@@ -91,6 +91,10 @@ class _FloatControlsProperties(ctypes.Structure):
                 ("roundingModeIndependence", u32), ("flags", u32 * 15)]
 
 
+class _ExtensionProperties(ctypes.Structure):
+    _fields_ = [("extensionName", ctypes.c_char * 256), ("specVersion", u32)]
+
+
 class _Properties2(ctypes.Structure):
     _fields_ = [("sType", u32), ("pNext", ctypes.c_void_p), ("properties", _Properties)]
 
@@ -117,6 +121,9 @@ _TYPES = {0: "other", 1: "integrated", 2: "discrete", 3: "virtual", 4: "cpu"}
 _VENDORS = {0x1002: "AMD", 0x1010: "ImgTec", 0x10DE: "NVIDIA", 0x13B5: "ARM", 0x5143: "Qualcomm",
             0x8086: "Intel", 0x106B: "Apple", 0x10005: "Mesa", 0x1AE0: "Google"}
 _FEATURE_FLOAT64 = 39   # index of shaderFloat64 in VkPhysicalDeviceFeatures (55 VkBool32)
+# VkShaderFloatControlsIndependence: which bit widths may choose their denormal mode apart
+_INDEPENDENCE = {0: "32-bit only", 1: "all", 2: "none"}
+FLOAT_CONTROLS_EXTENSION = "VK_KHR_shader_float_controls"
 _MEMORY_HEAP_DEVICE_LOCAL = 1
 
 
@@ -173,6 +180,36 @@ def enumerate_devices():
         lib.vkDestroyInstance(inst, None)
 
 
+def _extensions(lib, phys):
+    """Names of the device extensions the physical device offers (an empty set on failure)."""
+    count = u32(0)
+    lib.vkEnumerateDeviceExtensionProperties.restype = i32
+    if lib.vkEnumerateDeviceExtensionProperties(ctypes.c_void_p(phys), None, ctypes.byref(count),
+                                                None) != 0 or not count.value:
+        return set()
+    props = (_ExtensionProperties * count.value)()
+    if lib.vkEnumerateDeviceExtensionProperties(ctypes.c_void_p(phys), None, ctypes.byref(count),
+                                                props) not in (0, 5):    # 5: VK_INCOMPLETE
+        return set()
+    return {props[i].extensionName.decode(errors="replace") for i in range(count.value)}
+
+
+def denorm_preserve_widths(limits):
+    """The float widths whose ``DenormPreserve`` execution mode kompute_ml's kernels request on a
+    device (its ``limits``): (32,) where the device offers it for float32 and its
+    denormBehaviorIndependence lets float32 choose alone; (16, 32, 64) where every width must
+    choose alike and all three can preserve; () elsewhere (kernels keep the driver's default).
+    The mode needs Vulkan 1.2 or VK_KHR_shader_float_controls enabled: kp makes a Vulkan 1.1
+    instance, so the extension must be on offer (the device is then created with it)."""
+    if not (limits.get("denorm_preserve_float32") and limits.get("float_controls_extension")):
+        return ()
+    if limits.get("denorm_independence") in ("32-bit only", "all"):
+        return (32,)
+    if limits.get("denorm_preserve_float16") and limits.get("denorm_preserve_float64"):
+        return (16, 32, 64)
+    return ()
+
+
 def _describe(lib, inst, phys, index):
     props = _Properties()
     lib.vkGetPhysicalDeviceProperties(ctypes.c_void_p(phys), ctypes.byref(props))
@@ -194,8 +231,38 @@ def _describe(lib, inst, phys, index):
                        if mem.memoryHeaps[h][1] & _MEMORY_HEAP_DEVICE_LOCAL)
     lim = props.limits
     name = props.deviceName.decode(errors="replace")
+    float_controls = (api >> 12) >= ((1 << 10) | 2) and \
+        FLOAT_CONTROLS_EXTENSION in _extensions(lib, phys)
     driver_name = driver.driverName.decode(errors="replace")
     driver_info = driver.driverInfo.decode(errors="replace")
+    limits = {
+        "max_workgroup_size": tuple(lim.maxComputeWorkGroupSize),
+        "max_workgroup_invocations": int(lim.maxComputeWorkGroupInvocations),
+        "max_workgroup_count": tuple(lim.maxComputeWorkGroupCount),
+        "max_storage_buffer_range": int(lim.maxStorageBufferRange),
+        "max_shared_memory": int(lim.maxComputeSharedMemorySize),
+        "max_push_constants_size": int(lim.maxPushConstantsSize),
+        "max_storage_buffers_per_stage": int(lim.maxPerStageDescriptorStorageBuffers),
+        "subgroup_size": int(subgroup.subgroupSize) or None,
+        "subgroup_operations": int(subgroup.supportedOperations),
+        "float64": bool(features[_FEATURE_FLOAT64]),
+        "timestamp_period_ns": float(lim.timestampPeriod),
+        "device_local_memory": device_local,
+        # VkPhysicalDeviceFloatControlsProperties (all False / None before Vulkan 1.2): what a
+        # shader *may ask* for (SPIR-V's DenormPreserve / DenormFlushToZero modes), not what the
+        # driver does by default
+        "denorm_preserve_float16": bool(floats.flags[3]),
+        "denorm_preserve_float32": bool(floats.flags[4]),
+        "denorm_preserve_float64": bool(floats.flags[5]),
+        "denorm_flush_float32": bool(floats.flags[7]),
+        "denorm_independence": _INDEPENDENCE.get(floats.denormBehaviorIndependence)
+        if float_controls else None,
+        "float_controls_extension": bool(float_controls),
+    }
+    # the rule kompute_ml's kernels follow on this device: "preserve" (they request
+    # DenormPreserve, so float32 subnormals are kept) or "driver" (the driver's default, which
+    # may flush them to zero)
+    limits["float32_denormals"] = "preserve" if denorm_preserve_widths(limits) else "driver"
     return {
         "index": index,
         "name": name,
@@ -203,22 +270,5 @@ def _describe(lib, inst, phys, index):
         "type": _TYPES.get(props.deviceType, "other"),
         "driver": " ".join(x for x in (driver_name, driver_info) if x) or _version(props.driverVersion),
         "api_version": _version(api),
-        "limits": {
-            "max_workgroup_size": tuple(lim.maxComputeWorkGroupSize),
-            "max_workgroup_invocations": int(lim.maxComputeWorkGroupInvocations),
-            "max_workgroup_count": tuple(lim.maxComputeWorkGroupCount),
-            "max_storage_buffer_range": int(lim.maxStorageBufferRange),
-            "max_shared_memory": int(lim.maxComputeSharedMemorySize),
-            "max_push_constants_size": int(lim.maxPushConstantsSize),
-            "max_storage_buffers_per_stage": int(lim.maxPerStageDescriptorStorageBuffers),
-            "subgroup_size": int(subgroup.subgroupSize) or None,
-            "subgroup_operations": int(subgroup.supportedOperations),
-            "float64": bool(features[_FEATURE_FLOAT64]),
-            "timestamp_period_ns": float(lim.timestampPeriod),
-            "device_local_memory": device_local,
-            # whether shaders keep float32 subnormals / may flush them to 0 (unknown before
-            # Vulkan 1.2: both False); kmath.glsl keeps them where the device does
-            "denorm_preserve_float32": bool(floats.flags[4]),
-            "denorm_flush_float32": bool(floats.flags[7]),
-        },
+        "limits": limits,
     }
