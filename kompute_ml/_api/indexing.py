@@ -170,9 +170,9 @@ class _Plan:
         try:
             bshape = np.broadcast_shapes(*(x.shape for x, _, _, _ in arrays))
         except ValueError:
-            shapes = " ".join(str(x.shape).replace(" ", "") for x, _, _, _ in arrays)
+            shapes = " ".join(_fmt(x.shape) for x, _, _, _ in arrays)
             raise IndexError(f"shape mismatch: indexing arrays could not be broadcast together "
-                             f"with shapes {shapes}") from None
+                             f"with shapes {shapes} ") from None      # numpy's text, its space too
         # numpy's rule: B takes the place of the advanced indices when they are adjacent (ints
         # count among them), else it leads
         adjacent = adv_at == list(range(adv_at[0], adv_at[-1] + 1))
@@ -220,7 +220,7 @@ class _Plan:
 
     def check_bounds(self):
         """Raise IndexError for a bad index when no kernel runs (an empty result, nonempty B)."""
-        if self.nb and bool((self.off < 0).any()):
+        if self.nb and int(_a.min(self.off)) < 0:
             raise IndexError(self.bad_index())
 
 
@@ -265,8 +265,13 @@ def _fit_value(val, shape):
     try:
         return val if val.shape == tuple(shape) else _a.broadcast_to(val, shape)
     except ValueError:
-        raise ValueError(f"shape mismatch: value array of shape {val.shape} could not be "
-                         f"broadcast to indexing result of shape {tuple(shape)}") from None
+        raise ValueError(f"shape mismatch: value array of shape {_fmt(val.shape)} could not be "
+                         f"broadcast to indexing result of shape {_fmt(shape)}") from None
+
+
+def _fmt(shape):
+    """A shape as numpy writes it in indexing errors: ``(3,5)``."""
+    return str(tuple(shape)).replace(" ", "")
 
 
 def _is_basic(index):

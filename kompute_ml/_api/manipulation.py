@@ -452,8 +452,10 @@ def _indices(indices, x):
 
 
 def take(x, indices, /, *, axis=None):
-    """Elements of ``x`` at ``indices`` (1-D; negative ones count from the end) along ``axis``:
-    a gather kernel on the device; an out-of-range index raises IndexError."""
+    """Elements of ``x`` at ``indices`` (integers; negative ones count from the end) along
+    ``axis``, whose dim the dims of ``indices`` replace (numpy's ``take``; the standard's
+    indices are 1-D): a gather kernel on the device; an out-of-range index raises IndexError
+    naming it."""
     if axis is None:
         if x.ndim != 1:
             raise ValueError("take: axis is required for arrays of more than one dimension")
