@@ -449,8 +449,8 @@ class Array:
 
     def __setitem__(self, index, value):
         """``a[index] = value`` (on the device for basic, integer-array and boolean-mask
-        indices; kompute_ml._api.indexing). The array is rebound to the new values: arrays have no views, so
-        arrays made from it before keep their values."""
+        indices; kompute_ml._api.indexing). The array is rebound to the new values: arrays have
+        no views, so arrays made from it before keep their values."""
         self._assign_from(_protocol("setitem")(self, index, value))
 
     def _assign_from(self, value):

@@ -23,8 +23,8 @@ def take(buf, shape, dtype, device, ind_buf, ind_shape, ind_dtype, axis, along):
     """Gather ``buf`` (``shape``) along ``axis`` by the index Buffer ``ind_buf``.
 
     ``along=False``: numpy's ``take`` (the result's axis is replaced by the dims of
-    ``ind_shape``); ``along=True``: ``take_along_axis`` (``ind_shape`` is the result's shape, equal to
-    ``shape`` except along ``axis``).
+    ``ind_shape``); ``along=True``: ``take_along_axis`` (``ind_shape`` is the result's shape,
+    equal to ``shape`` except along ``axis``).
     """
     if ind_dtype not in (INT32, UINT32):
         raise TypeError(f"indices must be an integer array (int32 or uint32), got {ind_dtype}")
