@@ -185,6 +185,15 @@ def test_rare_forms_on_the_host_keep_numpy_results():
     for key in [True, False, (np.array([0, 2]), True), km.asarray(True)]:
         want = x[key.numpy() if isinstance(key, km.Array) else key]
         _same(k[key], want)
+    # a walk of more than 8 dims that do not merge (the kernels hold 8): on the host
+    x = _data((3,) * 10, np.float32)
+    key = (slice(None, None, 2),) * 9 + (np.array([2, -3]),)
+    _same(km.asarray(x)[_dev(key)], x[key])
+    k = km.asarray(x)
+    k[_dev(key)] = 5.0
+    want = x.copy()
+    want[key] = 5.0
+    _same(k, want)
 
 
 # ---- __setitem__ -------------------------------------------------------------------------------

@@ -242,9 +242,13 @@ def getitem(a, index):
     if math.prod(plan.shape) == 0:
         plan.check_bounds()
         return _a.zeros(plan.shape, dtype=a.dtype, device=a.device)
-    buf, _, _ = _indexing.gather(
-        _a.buffer_of(a), plan.src_shape, a.dtype, a.device, plan.offset, plan.walk_shape,
-        plan.strides, idim=plan.idim, off_buf=_a.buffer_of(plan.off), bad=plan.bad_index)
+    try:
+        # gather.comp (KM_INDIRECT) — binding 0: a, 1: the result, 2: offsets, 3: the bounds flag
+        buf, _, _ = _indexing.gather(
+            _a.buffer_of(a), plan.src_shape, a.dtype, a.device, plan.offset, plan.walk_shape,
+            plan.strides, idim=plan.idim, off_buf=_a.buffer_of(plan.off), bad=plan.bad_index)
+    except _indexing.TooManyDims:
+        return _host_getitem(a, index)
     return _a.from_buffer(buf, plan.shape, a.dtype)
 
 
@@ -310,34 +314,23 @@ def setitem(a, index, value):
     if isinstance(index, Array) and index.dtype == BOOL and index.shape == a.shape and \
             val.size == 1:
         return _a.where(index, val.reshape(()), a)         # lazy, fused with what follows
-    if _is_basic(index):
-        try:
+    try:
+        if _is_basic(index):
             return _setitem_basic(a, index, val)
-        except ValueError as e:
-            if "8 non-mergeable" not in str(e):
-                raise
-    else:
-        try:
-            plan = _Plan(a, index)
-        except _Host:
-            plan = None
-        if plan is not None:
-            part = _fit_value(val, plan.shape)
-            if math.prod(plan.shape) == 0:
-                plan.check_bounds()
-                return a.copy()
-            out = a.copy()
-            try:
-                # scatter.comp (KM_INDIRECT) — binding 0: values, 1: the copy of a, 2: offsets,
-                # 3: the bounds flag
-                _indexing.scatter(_a.buffer_of(part), _a.writable_buffer_of(out), a.dtype,
-                                  a.device, plan.offset, plan.walk_shape, plan.strides,
-                                  idim=plan.idim, off_buf=_a.buffer_of(plan.off),
-                                  bad=plan.bad_index)
-                return out
-            except ValueError as e:
-                if "8 non-mergeable" not in str(e):
-                    raise
+        plan = _Plan(a, index)
+        part = _fit_value(val, plan.shape)
+        if math.prod(plan.shape) == 0:
+            plan.check_bounds()
+            return a.copy()
+        out = a.copy()
+        # scatter.comp (KM_INDIRECT) — binding 0: values, 1: the copy of a, 2: offsets, 3: the
+        # bounds flag
+        _indexing.scatter(_a.buffer_of(part), _a.writable_buffer_of(out), a.dtype, a.device,
+                          plan.offset, plan.walk_shape, plan.strides, idim=plan.idim,
+                          off_buf=_a.buffer_of(plan.off), bad=plan.bad_index)
+        return out
+    except (_Host, _indexing.TooManyDims):
+        pass
     # bool scalars in the index, more than 8 dims: on the host
     host = a.numpy().copy()
     key = tuple(i.numpy() if isinstance(i, Array) else i for i in index) \

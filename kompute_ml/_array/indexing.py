@@ -21,7 +21,12 @@ from .._runtime import program as shaders
 from . import buffers as _buffers
 from .dtypes import UINT32
 
-__all__ = ["getitem", "gather", "scatter", "transpose", "norm_axis", "c_strides"]
+__all__ = ["getitem", "gather", "scatter", "transpose", "norm_axis", "c_strides", "TooManyDims"]
+
+
+class TooManyDims(ValueError):
+    """A strided walk with more than 8 dims that do not merge (the kernels' push constants hold
+    8): callers take such rare indexes to the host."""
 
 
 def c_strides(shape):
@@ -98,7 +103,7 @@ def gather(buf, src_shape, dtype, device, offset, shape, strides, *, idim=None, 
     dims, strd, kdim = _coalesce(shape, strides, idim if off_buf is not None else None)
     if len(dims) > 8:
         if off_buf is not None:
-            raise ValueError("advanced indexing: more than 8 non-mergeable dimensions")
+            raise TooManyDims("advanced indexing: more than 8 non-mergeable dimensions")
         # more than 8 non-mergeable dims: rare enough for the host
         host = np.lib.stride_tricks.as_strided(
             _buffers.download(buf, src_shape, dtype).reshape(-1)[offset:], shape,
@@ -119,7 +124,7 @@ def scatter(src_buf, dst_buf, dtype, device, offset, shape, strides, *, idim=Non
         return
     dims, strd, kdim = _coalesce(shape, strides, idim if off_buf is not None else None)
     if len(dims) > 8:
-        raise ValueError("scatter: more than 8 non-mergeable dimensions")
+        raise TooManyDims("scatter: more than 8 non-mergeable dimensions")
     _strided_kernel("scatter", device, [src_buf, dst_buf], dtype, n, offset, dims, strd, kdim,
                     off_buf, bad)
 
