@@ -170,6 +170,15 @@ def test_bad_index_arrays_raise_as_numpy():
         with pytest.raises(kind) as info:
             k[_dev(key)]
         assert str(info.value) == msg, key
+    # after a mask over two dims, errors name the axis of the array (not of the merged dims)
+    y = np.zeros((4, 5, 6), np.float32)
+    two = np.zeros((4, 5), bool)
+    two[1, 2] = two[3, 4] = True
+    for key in [(two, 6), (two, np.array([0, -7])), (two, np.array([0, 1, 2]))]:
+        kind, msg = _numpy_error(lambda: y[key])
+        with pytest.raises(kind) as info:
+            km.asarray(y)[_dev(key)]
+        assert str(info.value) == msg, key
     # an empty result still checks its indices (numpy does)
     e = km.zeros((0, 3))
     with pytest.raises(IndexError, match="index 5 is out of bounds for axis 1 with size 3"):

@@ -107,13 +107,15 @@ def _expand(shape, device, index):
 
 
 def _merge_masks(shape, items):
-    """(shape, items) with each mask's dims merged into one and the mask made 1-D, then turned
-    into int32 indices (nonzero on the device): the same elements, one index array per mask."""
-    new_shape, new_items, dim = [], [], 0
+    """(shape, items, axes) with each mask's dims merged into one and the mask made 1-D, then
+    turned into int32 indices (nonzero on the device): the same elements, one index array per
+    mask. ``axes[d]``: the axis of ``shape`` where dim d of the merged shape starts (for errors)."""
+    new_shape, new_items, axes, dim = [], [], [], 0
     for it in items:
         if it[0] == "none":
             new_items.append(it)
             continue
+        axes.append(dim)
         if it[0] != "mask":
             new_shape.append(shape[dim])
             new_items.append(it)
@@ -128,10 +130,11 @@ def _merge_masks(shape, items):
         n = math.prod(m.shape)
         flags = m.reshape(n).astype(INT32)
         coords, (_, count), _ = _scan.nonzero(_a.buffer_of(flags), (n,), m.device)
-        new_items.append(("arr", _a.from_buffer(coords, (count,), INT32)))
+        # numpy's nonzero gives one array per mask dim: errors list as many
+        new_items.append(("arr", _a.from_buffer(coords, (count,), INT32), m.ndim))
         new_shape.append(n)
         dim += m.ndim
-    return new_shape, new_items
+    return new_shape, new_items, axes
 
 
 class _Plan:
@@ -141,7 +144,7 @@ class _Plan:
 
     def __init__(self, a, index):
         items = _expand(a.shape, a.device, index)
-        src_shape, items = _merge_masks(a.shape, items)
+        src_shape, items, axes = _merge_masks(a.shape, items)
         base = _indexing.c_strides(src_shape)
         arrays, walk, offset, dim = [], [], 0, 0
         adv_at = []                   # positions (in items) of arrays and of ints among them
@@ -158,19 +161,19 @@ class _Plan:
             elif it[0] == "int":
                 k = it[1]
                 if not -extent <= k < extent:
-                    raise IndexError(f"index {k} is out of bounds for axis {dim} with size "
-                                     f"{extent}")
+                    raise IndexError(f"index {k} is out of bounds for axis {axes[dim]} with "
+                                     f"size {extent}")
                 offset += (k % extent) * base[dim]
                 adv_at.append(pos)
             else:
-                arrays.append((it[1], dim, extent, base[dim]))
+                arrays.append((it[1], axes[dim], extent, base[dim], it[2] if len(it) > 2 else 1))
                 adv_at.append(pos)
                 walk.append(None)     # the B dims, placed below
             dim += 1
         try:
-            bshape = np.broadcast_shapes(*(x.shape for x, _, _, _ in arrays))
+            bshape = np.broadcast_shapes(*(x[0].shape for x in arrays))
         except ValueError:
-            shapes = " ".join(_fmt(x.shape) for x, _, _, _ in arrays)
+            shapes = " ".join(" ".join([_fmt(x.shape)] * reps) for x, _, _, _, reps in arrays)
             raise IndexError(f"shape mismatch: indexing arrays could not be broadcast together "
                              f"with shapes {shapes} ") from None      # numpy's text, its space too
         # numpy's rule: B takes the place of the advanced indices when they are adjacent (ints
@@ -195,7 +198,7 @@ class _Plan:
         """The B-shaped int32 table: sum of wrapped index * stride, -1 where one is out of range
         (lazy: one fused kernel, run when the gather binds it)."""
         total = bad = None
-        for x, _, extent, stride in arrays:
+        for x, _, extent, stride, _ in arrays:
             if x.dtype == UINT32:
                 b = x >= extent
                 w = _a.where(b, 0, x).astype(INT32)
@@ -210,7 +213,7 @@ class _Plan:
 
     def bad_index(self):
         """numpy's message for the first out-of-range index (the error path: indices downloaded)."""
-        for x, dim, extent, _ in self.arrays:
+        for x, dim, extent, _, _ in self.arrays:
             h = x.numpy().astype(np.int64)
             wrong = h[(h < -extent) | (h >= extent)]
             if wrong.size:
