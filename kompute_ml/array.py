@@ -29,7 +29,9 @@ device without it). Where kompute_ml differs from numpy:
 - integer ``**`` with a negative exponent: a scalar exponent raises ValueError as in numpy; an
   array exponent gives 0 there (1 or -1 for bases 1 and -1) instead of raising.
 - no views: indexing, slicing and transposes return copies; ``reshape`` of a realized array shares
-  its buffer. No item assignment. Advanced (array) indexing runs on the host.
+  its buffer. Item assignment rebinds the array to new values. Advanced (integer and boolean
+  array) indexing runs on the device; a repeated index in an assignment writes one of its values
+  (numpy: the last).
 - division by zero and invalid values give numpy's values (inf, nan, 0 for integers) but no
   RuntimeWarning. The float32 math functions (exp, exp2, expm1, log, log2, log10, log1p, sqrt,
   sin, cos, tan, arcsin, arccos, arctan, arctan2, sinh, cosh, tanh, arcsinh, arccosh, arctanh,
@@ -322,16 +324,12 @@ class Array:
                                               axes))
 
     def __getitem__(self, index):
-        """Basic indexing (ints, slices, None, ...) on the device; advanced indexing on the host."""
-        arrays = (Array, np.ndarray, list)
-        if isinstance(index, arrays) or (isinstance(index, tuple) and
-                                         any(isinstance(i, arrays) for i in index)):
-            # advanced indexing: done by numpy on the host (documented: a download and an upload)
-            if isinstance(index, Array):
-                index = index.numpy()
-            elif isinstance(index, tuple):
-                index = tuple(i.numpy() if isinstance(i, Array) else i for i in index)
-            return asarray(self.numpy()[index], device=self.device)
+        """``a[index]``: basic indexing (ints, slices, None, ...) is one strided gather; integer
+        and boolean array indices (kompute_ml._api.indexing) a gather through offsets computed on
+        the device."""
+        items = index if isinstance(index, tuple) else (index,)
+        if any(isinstance(i, (Array, np.ndarray, list, bool, np.bool_)) for i in items):
+            return _protocol("getitem")(self, index)
         return self._wrap(_indexing.getitem(self._realize(), self.shape, self.dtype, self.device,
                                             index))
 
@@ -450,9 +448,9 @@ class Array:
         return self.transpose(axes)
 
     def __setitem__(self, index, value):
-        """``a[index] = value`` (basic and boolean-mask indexing on the device; integer-array
-        indexing on the host). The array is rebound to the new values: arrays have no views, so
-        arrays made from it before keep their values."""
+        """``a[index] = value`` (on the device for basic, integer-array and boolean-mask
+        indices; kompute_ml._api.indexing). The array is rebound to the new values: arrays have
+        no views, so arrays made from it before keep their values."""
         self._assign_from(_protocol("setitem")(self, index, value))
 
     def _assign_from(self, value):

@@ -2,13 +2,20 @@
 // gather.comp — strided copy: dst[i] = src[offset + sum_k coord_k(i) * stride_k] for i < n, where
 // coord(i) are the C-order coordinates of i in `shape` (at most 8 dims after coalescing).
 // Transposes, basic slicing (negative steps included) and materialized broadcasts (stride 0).
+// KM_INDIRECT (advanced indexing): dim `idim` is read through a table instead of a stride; its
+// coordinate c adds off[c] (the element offset an index array selects, computed by the caller),
+// and a negative entry marks an index out of range: err[0] = 1 and the element is written 0,
+// so that the caller raises IndexError instead of returning a wrong answer.
 // 32-bit words, so it serves every dtype; KM_WORDS2: elements of two words (float64).
-// binding 0: src, binding 1: dst
+// binding 0: src, binding 1: dst (KM_INDIRECT: binding 2: off (int), binding 3: err (one uint))
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
 layout(local_size_x = 256) in;
 #ifndef KM_WORDS2
 #define KM_WORDS2 0
+#endif
+#ifndef KM_INDIRECT
+#define KM_INDIRECT 0
 #endif
 #if KM_WORDS2
 #define KM_WORD uvec2
@@ -17,12 +24,19 @@ layout(local_size_x = 256) in;
 #endif
 layout(set = 0, binding = 0) readonly buffer Src { KM_WORD src[]; };
 layout(set = 0, binding = 1) writeonly buffer Dst { KM_WORD dst[]; };
+#if KM_INDIRECT
+layout(set = 0, binding = 2) readonly buffer Off { int off[]; };
+layout(set = 0, binding = 3) buffer Err { uint err[]; };
+#endif
 layout(push_constant) uniform Push {
     uint n;
     uint ndim;
     int offset;
     uint shape[8];
     int stride[8];
+#if KM_INDIRECT
+    uint idim;        // the dim read through off[]
+#endif
 } pc;
 void main() {
     uint i = km_global_index();
@@ -31,6 +45,19 @@ void main() {
     int s = pc.offset;
     for (int k = int(pc.ndim) - 1; k >= 0; k--) {
         uint extent = pc.shape[k];
+#if KM_INDIRECT
+        if (uint(k) == pc.idim) {
+            int o = off[r % extent];
+            if (o < 0) {
+                err[0] = 1u;          // every writer writes the same value: no atomic needed
+                dst[i] = KM_WORD(0u);
+                return;
+            }
+            s += o;
+            r /= extent;
+            continue;
+        }
+#endif
         s += int(r % extent) * pc.stride[k];
         r /= extent;
     }

@@ -79,16 +79,6 @@ else:
     # fits' coefficients agree to about 3e-4 and their intercepts to about 3e-3, not to 1e-4
     RTOL = {"LogisticRegression": 1e-2}
 
-    # Fits that still move X: the boolean row selection X[y == c] of LDA's and GaussianNB's
-    # per-class statistics is advanced indexing, which array.py runs on the host (a download
-    # and an upload of X per class). The O(n d) assertion is expected to fail for them until
-    # boolean row selection runs on the device.
-    HOST_ROW_SELECTION = {"LinearDiscriminantAnalysis", "GaussianNB"}
-    # Multinomial LogisticRegression: scikit-learn's loss gathers each sample's true-class score
-    # with xp.take and writes with integer-array __setitem__; both run on the host, moving
-    # O(n k) bytes per L-BFGS iteration (k classes; never X itself)
-    HOST_GATHER = {"LogisticRegression"}
-
     def _close(got, want, what, rtol=1e-4):
         got = np.asarray(got, dtype=np.float64)
         want = np.asarray(want, dtype=np.float64)
@@ -144,17 +134,7 @@ else:
             assert isinstance(getattr(est, a), km.Array), a      # fitted state stays on the device
             _close(getattr(est, a), getattr(ref, a), f"{name}.{a}", RTOL.get(name, 1e-4))
 
-    def _byte_case(n):
-        if n in HOST_ROW_SELECTION:
-            return pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=(
-                "X[y == c] (boolean row selection) runs on the host: X moves once per class")))
-        if n in HOST_GATHER:
-            return pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=(
-                "xp.take and integer-array __setitem__ run on the host: O(n k) bytes per "
-                "L-BFGS iteration")))
-        return n
-
-    @pytest.mark.parametrize("name", [_byte_case(n) for n in CASES])
+    @pytest.mark.parametrize("name", list(CASES))
     def test_estimator_moves_no_n_by_d_bytes(name):
         make, kind, _ = CASES[name]
         X, y_cls, y_reg = _data()

@@ -17,10 +17,9 @@ import numpy as np
 
 from .. import array as _a
 from .._array.dtypes import BOOL, INT32, canonical_dtype, result_dtype
+from .._array import indexing as _indexing
 from .._array import scan as _scan
 from .._array import take as _take
-from .._compile import glslang as _glslang
-from .._runtime import stream as _stream
 
 __all__ = ["broadcast_arrays", "broadcast_to", "concat", "expand_dims", "flip", "moveaxis",
            "permute_dims", "repeat", "reshape", "roll", "squeeze", "stack", "tile", "unstack",
@@ -31,56 +30,17 @@ __all__ = ["broadcast_arrays", "broadcast_to", "concat", "expand_dims", "flip", 
 
 Array = _a.Array
 
-# scatter: the inverse of gather.comp -- dst[offset + coords(i) . stride] = src[i] for i < n.
-# 32-bit words, so one kernel serves every dtype. binding 0: src, binding 1: dst
-_SCATTER = """#version 450
-layout(local_size_x = 256) in;
-layout(set = 0, binding = 0) readonly buffer Src { uint src[]; };
-layout(set = 0, binding = 1) buffer Dst { uint dst[]; };
-layout(push_constant) uniform Push { uint n; uint ndim; int offset; uint shape[8]; int stride[8]; } pc;
-void main() {
-    uint i = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * 256u;
-    if (i >= pc.n) return;
-    uint r = i;
-    int d = pc.offset;
-    for (int k = int(pc.ndim) - 1; k >= 0; k--) {
-        d += int(r % pc.shape[k]) * pc.stride[k];
-        r /= pc.shape[k];
-    }
-    dst[uint(d)] = src[i];
-}
-"""
-_scatter_spirv = []
-
-
 def _c_strides(shape):
-    out, acc = [], 1
-    for s in reversed(shape):
-        out.append(acc)
-        acc *= s
-    return out[::-1]
+    return _indexing.c_strides(shape)
 
 
 def scatter(src, dst, offset, strides):
     """Write the elements of ``src`` (C order) into ``dst`` at ``offset + coords . strides``."""
-    n = src.size
-    if n == 0:
+    if src.size == 0:
         return
-    shape = list(src.shape) or [1]
-    strides = list(strides) or [0]
-    if src.dtype.itemsize == 8:      # float64: words, an innermost dim of the element's 2 words
-        shape, strides, offset, n = shape + [2], [2 * s for s in strides] + [1], 2 * offset, 2 * n
-    if len(shape) > 8:
-        raise ValueError("scatter: at most 8 dimensions")
-    if not _scatter_spirv:
-        _scatter_spirv.append(_glslang.compile_glsl(_SCATTER))
-    pad = 8 - len(shape)
-    push = _stream.pack("IIi8I8i", n, len(shape), offset, *shape, *([1] * pad), *strides,
-                        *([0] * pad))
-    srcbuf = src._realize()
-    dstbuf = dst._kernel_buffer()
-    # scatter (above) — binding 0: src, binding 1: dst
-    _stream.dispatch_1d(dst.device, _scatter_spirv[0], [srcbuf, dstbuf], n, push=push)
+    # scatter.comp (in _array/indexing.py) — binding 0: src, binding 1: dst
+    _indexing.scatter(_a.buffer_of(src), _a.writable_buffer_of(dst), dst.dtype, dst.device,
+                      offset, src.shape, strides)
 
 
 def _axis(axis, ndim):
@@ -492,8 +452,10 @@ def _indices(indices, x):
 
 
 def take(x, indices, /, *, axis=None):
-    """Elements of ``x`` at ``indices`` (1-D; negative ones count from the end) along ``axis``:
-    a gather kernel on the device; an out-of-range index raises IndexError."""
+    """Elements of ``x`` at ``indices`` (integers; negative ones count from the end) along
+    ``axis``, whose dim the dims of ``indices`` replace (numpy's ``take``; the standard's
+    indices are 1-D): a gather kernel on the device; an out-of-range index raises IndexError
+    naming it."""
     if axis is None:
         if x.ndim != 1:
             raise ValueError("take: axis is required for arrays of more than one dimension")

@@ -1,5 +1,5 @@
-"""numpy's protocols for Arrays: NEP 13 (``__array_ufunc__``), NEP 18 (``__array_function__``),
-and item assignment.
+"""numpy's protocols for Arrays: NEP 13 (``__array_ufunc__``), NEP 18 (``__array_function__``)
+(item assignment: indexing.py).
 
 A numpy function on an Array either runs on the device (the table below) or raises TypeError
 naming it: a silent download would hide a transfer per call (Dask calls these per chunk).
@@ -10,9 +10,9 @@ import numpy as np
 
 from .. import array as _a
 from . import namespace as ns
-from .._array.dtypes import BOOL, canonical_dtype
+from .._array.dtypes import canonical_dtype
 
-__all__ = ["array_ufunc", "array_function", "setitem"]
+__all__ = ["array_ufunc", "array_function"]
 
 Array = _a.Array
 
@@ -399,53 +399,3 @@ def array_function(func, types, args, kwargs):
                         f"convert explicitly with np.asarray(a) (a download) to run it on the "
                         f"host, or use the kompute_ml function of the Array API")
     return impl(*args, **kwargs)
-
-
-# ---- item assignment -------------------------------------------------------------------------------
-
-def _is_basic(index):
-    """Whether ``index`` holds only ints, slices, None and Ellipsis (numpy's basic indexing)."""
-    items = index if isinstance(index, tuple) else (index,)
-    for i in items:
-        if i is None or i is Ellipsis or isinstance(i, slice):
-            continue
-        if isinstance(i, (Array, np.ndarray, list, bool, np.bool_)) or not hasattr(i, "__index__"):
-            return False
-    return True
-
-
-def setitem(a, index, value):
-    """The new values of ``a`` after ``a[index] = value`` (a new realized array)."""
-    dev = a.device
-    if isinstance(value, Array):
-        val = value.to_device(dev) if value.device is not dev else value
-    else:
-        val = _a.asarray(np.asarray(value), device=dev)
-    val = val.astype(a.dtype, copy=False) if val.dtype != a.dtype else val
-    mask = index.numpy() if isinstance(index, Array) and index.dtype == BOOL and \
-        index.shape == a.shape else None
-    if isinstance(index, Array) and index.dtype == BOOL and index.shape == a.shape:
-        if val.size == 1:
-            return _a.where(index, val.reshape(()), a)       # on the device, lazy
-    elif _is_basic(index):
-        # the selected region's offset and strides, read off a numpy view of a fake array that
-        # has a's shape and 1-byte elements (nothing is allocated or read)
-        from .manipulation import _c_strides, scatter
-        fake = np.lib.stride_tricks.as_strided(np.zeros(1, np.uint8), shape=a.shape,
-                                               strides=_c_strides(a.shape), writeable=False)
-        key = index if isinstance(index, tuple) else (index,)
-        # an Ellipsis keeps an all-integer index a 0-d view (not a numpy scalar)
-        view = fake[key if Ellipsis in key else key + (Ellipsis,)]
-        if view.ndim <= 8:
-            offset = view.__array_interface__["data"][0] - fake.__array_interface__["data"][0]
-            part = _a.broadcast_to(val, view.shape)
-            out = a.copy()
-            scatter(part, out, offset, view.strides)
-            return out
-    # boolean masks with several values, integer arrays, more than 8 dims: on the host
-    host = a.numpy().copy()
-    key = mask if mask is not None else (
-        tuple(i.numpy() if isinstance(i, Array) else i for i in index) if isinstance(index, tuple)
-        else index.numpy() if isinstance(index, Array) else index)
-    host[key] = val.numpy()
-    return _a.asarray(host, dtype=a.dtype, device=dev)

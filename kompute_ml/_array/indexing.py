@@ -1,9 +1,12 @@
-"""Indexing and transposes: new arrays gathered from strided views of a realized array.
+"""Indexing and transposes: new arrays gathered from strided views of a realized array, and the
+writes of item assignment.
 
 Arrays own contiguous C-order buffers and have no views: ``a[1:5, ::2]``, ``a[3]`` and ``a.T`` are
 copies made by one dispatch of ``gather.comp`` (element i of the result reads the source at
 ``offset + coords(i) . strides``, dims coalesced first). Advanced (integer or boolean array)
-indexing runs on the host through numpy (in array.py): a download and an upload.
+indexing uses the same kernels with one dim read through a table of element offsets (the
+``KM_INDIRECT`` variants: the offsets are computed on the device by kompute_ml/_api/indexing.py);
+``scatter.comp`` is the inverse walk, for item assignment and for writing pieces into place.
 
 Functions here take a realized array as (Buffer, shape, dtype, device) and return the result as
 (Buffer, shape, dtype).
@@ -16,11 +19,17 @@ import numpy as np
 
 from .._runtime import program as shaders
 from . import buffers as _buffers
+from .dtypes import UINT32
 
-__all__ = ["getitem", "transpose", "norm_axis"]
+__all__ = ["getitem", "gather", "scatter", "transpose", "norm_axis", "c_strides", "TooManyDims"]
 
 
-def _c_strides(shape):
+class TooManyDims(ValueError):
+    """A strided walk with more than 8 dims that do not merge (the kernels' push constants hold
+    8): callers take such rare indexes to the host."""
+
+
+def c_strides(shape):
     """Element strides of a C-ordered array of ``shape``."""
     strides, acc = [], 1
     for s in reversed(shape):
@@ -37,17 +46,19 @@ def norm_axis(axis, ndim):
     return axis % ndim
 
 
-def _gather(buf, src_shape, dtype, device, offset, shape, strides):
-    """A new Buffer of ``shape``: element i = the source's element ``offset + coords(i) . strides``."""
-    shape = tuple(int(s) for s in shape)
-    n = math.prod(shape)
-    if n == 0:
-        return _buffers.alloc(device, shape, dtype), shape, dtype
-    dims, strd = [], []
-    for s, st in zip(shape, strides):           # coalesce: drop size-1 dims, merge contiguous ones
+def _coalesce(shape, strides, idim=None):
+    """(dims, strides, idim) of a strided walk over ``shape``: size-1 dims dropped, neighbours that
+    step contiguously merged (the indirect dim ``idim`` is kept as it is and merges with none)."""
+    dims, strd, kdim = [], [], None
+    for k, (s, st) in enumerate(zip(shape, strides)):
+        if k == idim:
+            kdim = len(dims)
+            dims.append(s)
+            strd.append(0)
+            continue
         if s == 1:
             continue
-        if dims and strd[-1] == st * s:
+        if dims and len(dims) - 1 != kdim and strd[-1] == st * s:
             dims[-1] *= s
             strd[-1] = st
         else:
@@ -55,19 +66,67 @@ def _gather(buf, src_shape, dtype, device, offset, shape, strides):
             strd.append(st)
     if not dims:
         dims, strd = [1], [0]
-    if len(dims) > 8:           # more than 8 non-mergeable dims: rare enough for the host
+    return dims, strd, kdim
+
+
+def _strided_kernel(name, device, bufs, dtype, n, offset, dims, strd, kdim, off_buf, bad):
+    """Dispatch gather.comp or scatter.comp (``name``) over ``n`` elements; with ``off_buf`` (an
+    int table for dim ``kdim``), check the bounds flag and raise IndexError(``bad()``)."""
+    pad = 8 - len(dims)
+    defines = {"KM_WORDS2": 1} if _buffers.words_per_element(dtype) == 2 else {}
+    push = (n, len(dims), offset, *dims, *([1] * pad), *strd, *([0] * pad))
+    if off_buf is None:
+        # gather.comp / scatter.comp — binding 0: src, binding 1: dst
+        shaders.get(name, defines or None).dispatch_1d(device, bufs, n, push=push)
+        return
+    err = _buffers.fill(device, (1,), UINT32, 0)
+    # gather.comp / scatter.comp with KM_INDIRECT — binding 0: src, 1: dst, 2: off, 3: err flag
+    shaders.get(name, dict(defines, KM_INDIRECT=1)).dispatch_1d(
+        device, [*bufs, off_buf, err], n, push=(*push, kdim))
+    # the flag (4 bytes, one wait): a bad index raises as in numpy instead of giving a wrong answer
+    if int(_buffers.download(err, (1,), UINT32)[0]):
+        raise IndexError(bad() if bad is not None else "index out of bounds")
+
+
+def gather(buf, src_shape, dtype, device, offset, shape, strides, *, idim=None, off_buf=None,
+           bad=None):
+    """A new Buffer of ``shape``: element i = the source's element ``offset + coords(i) . strides``.
+
+    With ``off_buf`` (advanced indexing), dim ``idim`` of ``shape`` adds ``off_buf[coord]`` (int32
+    element offsets; a negative one marks an index out of range: IndexError(``bad()``)) instead of
+    ``coord * strides[idim]``.
+    """
+    shape = tuple(int(s) for s in shape)
+    n = math.prod(shape)
+    if n == 0:
+        return _buffers.alloc(device, shape, dtype), shape, dtype
+    dims, strd, kdim = _coalesce(shape, strides, idim if off_buf is not None else None)
+    if len(dims) > 8:
+        if off_buf is not None:
+            raise TooManyDims("advanced indexing: more than 8 non-mergeable dimensions")
+        # more than 8 non-mergeable dims: rare enough for the host
         host = np.lib.stride_tricks.as_strided(
             _buffers.download(buf, src_shape, dtype).reshape(-1)[offset:], shape,
             [st * np.dtype(dtype).itemsize for st in strides])
         return _buffers.upload(device, np.ascontiguousarray(host)), shape, dtype
     out = _buffers.alloc(device, shape, dtype)
-    pad = 8 - len(dims)
-    words = _buffers.words_per_element(dtype)
-    # gather.comp — binding 0: src, binding 1: dst (KM_WORDS2: float64's two-word elements)
-    shaders.get("gather", {"KM_WORDS2": 1} if words == 2 else None).dispatch_1d(
-        device, [buf, out], n,
-        push=(n, len(dims), offset, *dims, *([1] * pad), *strd, *([0] * pad)))
+    _strided_kernel("gather", device, [buf, out], dtype, n, offset, dims, strd, kdim, off_buf, bad)
     return out, shape, dtype
+
+
+def scatter(src_buf, dst_buf, dtype, device, offset, shape, strides, *, idim=None, off_buf=None,
+            bad=None):
+    """Write the ``shape`` elements of ``src_buf`` (C order) into ``dst_buf`` at
+    ``offset + coords . strides`` (dim ``idim`` through ``off_buf``, as in :func:`gather`)."""
+    shape = tuple(int(s) for s in shape)
+    n = math.prod(shape)
+    if n == 0:
+        return
+    dims, strd, kdim = _coalesce(shape, strides, idim if off_buf is not None else None)
+    if len(dims) > 8:
+        raise TooManyDims("scatter: more than 8 non-mergeable dimensions")
+    _strided_kernel("scatter", device, [src_buf, dst_buf], dtype, n, offset, dims, strd, kdim,
+                    off_buf, bad)
 
 
 def getitem(buf, shape, dtype, device, index):
@@ -86,7 +145,7 @@ def getitem(buf, shape, dtype, device, index):
         index = index[:k] + (slice(None),) * (ndim - used) + index[k + 1:]
     else:
         index = index + (slice(None),) * (ndim - used)
-    base = _c_strides(shape)
+    base = c_strides(shape)
     offset, out_shape, strides, dim = 0, [], [], 0
     for i in index:
         if i is None:
@@ -110,7 +169,7 @@ def getitem(buf, shape, dtype, device, index):
                 raise IndexError(f"index {k} is out of bounds for axis {dim} with size {extent}")
             offset += (k % extent) * base[dim]
         dim += 1
-    return _gather(buf, shape, dtype, device, offset, out_shape, strides)
+    return gather(buf, shape, dtype, device, offset, out_shape, strides)
 
 
 def transpose(buf, shape, dtype, device, axes=None):
@@ -119,6 +178,6 @@ def transpose(buf, shape, dtype, device, axes=None):
     axes = tuple(reversed(range(ndim))) if axes is None else tuple(norm_axis(x, ndim) for x in axes)
     if sorted(axes) != list(range(ndim)):
         raise ValueError("axes don't match array")
-    strides = _c_strides(shape)
-    return _gather(buf, shape, dtype, device, 0, [shape[x] for x in axes],
+    strides = c_strides(shape)
+    return gather(buf, shape, dtype, device, 0, [shape[x] for x in axes],
                    [strides[x] for x in axes])

@@ -3,11 +3,14 @@ out, like the other _array modules.
 
 The array is viewed as (outer, n, inner) around the axis; one invocation per result element reads
 its index and copies one 32-bit word. Indices are checked on the device: an index outside
-[-n, n) sets a flag that is read back (4 bytes, one wait) so that a bad index raises IndexError
-as in numpy instead of returning a wrong answer.
+[-n, n) sets a flag that is read back (4 bytes, one wait) so that a bad index raises numpy's
+IndexError (naming the index: the indices are downloaded on that error path) instead of
+returning a wrong answer.
 """
 
 import math
+
+import numpy as np
 
 from .._runtime import program as shaders
 from . import buffers as _buffers
@@ -19,9 +22,9 @@ __all__ = ["take"]
 def take(buf, shape, dtype, device, ind_buf, ind_shape, ind_dtype, axis, along):
     """Gather ``buf`` (``shape``) along ``axis`` by the index Buffer ``ind_buf``.
 
-    ``along=False``: numpy's ``take`` (the result's axis is replaced by ``ind_shape``, which is
-    1-D here); ``along=True``: ``take_along_axis`` (``ind_shape`` is the result's shape, equal to
-    ``shape`` except along ``axis``).
+    ``along=False``: numpy's ``take`` (the result's axis is replaced by the dims of
+    ``ind_shape``); ``along=True``: ``take_along_axis`` (``ind_shape`` is the result's shape,
+    equal to ``shape`` except along ``axis``).
     """
     if ind_dtype not in (INT32, UINT32):
         raise TypeError(f"indices must be an integer array (int32 or uint32), got {ind_dtype}")
@@ -31,16 +34,14 @@ def take(buf, shape, dtype, device, ind_buf, ind_shape, ind_dtype, axis, along):
         m = ind_shape[axis]
         out_shape = tuple(ind_shape)
     else:
-        if len(ind_shape) != 1:
-            raise ValueError("take: indices must be one-dimensional")
-        m = ind_shape[0]
-        out_shape = tuple(shape[:axis]) + (m,) + tuple(shape[axis + 1:])
+        m = math.prod(ind_shape)
+        out_shape = tuple(shape[:axis]) + tuple(ind_shape) + tuple(shape[axis + 1:])
     total = outer * m * inner
     out = _buffers.alloc(device, out_shape, dtype)
     if total == 0:
         return out, out_shape, dtype
     if n == 0:
-        raise IndexError(f"cannot take from an empty axis {axis} (of shape {tuple(shape)})")
+        raise IndexError(_bad_index(ind_buf, ind_shape, ind_dtype, axis, n))
     err = _buffers.fill(device, (1,), UINT32, 0)
     defines = {"KM_ALONG": int(along), "KM_SIGNED": int(ind_dtype == INT32)}
     if _buffers.words_per_element(dtype) == 2:
@@ -49,5 +50,13 @@ def take(buf, shape, dtype, device, ind_buf, ind_shape, ind_dtype, axis, along):
     # take.comp — binding 0: x, 1: indices, 2: out, 3: err flag; push: total, n, m, inner
     prog.dispatch_1d(device, [buf, ind_buf, out, err], total, push=(total, n, m, inner))
     if int(_buffers.download(err, (1,), UINT32)[0]):
-        raise IndexError(f"index out of bounds for axis {axis} with size {n}")
+        raise IndexError(_bad_index(ind_buf, ind_shape, ind_dtype, axis, n))
     return out, out_shape, dtype
+
+
+def _bad_index(ind_buf, ind_shape, ind_dtype, axis, n):
+    """numpy's message for the first index outside [-n, n) (the error path: indices downloaded)."""
+    h = _buffers.download(ind_buf, ind_shape, ind_dtype).astype(np.int64).reshape(-1)
+    wrong = h[(h < -n) | (h >= n)]
+    first = f"index {int(wrong[0])}" if wrong.size else "index"
+    return f"{first} is out of bounds for axis {axis} with size {n}"
