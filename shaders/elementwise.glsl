@@ -8,6 +8,9 @@
 #define KM_NAN uintBitsToFloat(0x7fc00000u)
 #define KM_INF uintBitsToFloat(0x7f800000u)
 
+// the sign bit as stored (set for -0.0 and for a nan with its sign set; kmath64_signbit: double)
+bool km_signbit_f(float v) { return (floatBitsToUint(v) & 0x80000000u) != 0u; }
+
 // ---- maximum / minimum: a NaN operand wins (numpy.maximum / numpy.minimum)
 float km_max_f(float a, float b) { return (isnan(a) || a >= b) ? a : b; }
 float km_min_f(float a, float b) { return (isnan(a) || a <= b) ? a : b; }

@@ -606,7 +606,8 @@ double km_floordiv_d(double a, double b) {
     double m = km_fmod_d(a, b);
     double d = (a - m) / b;
     if (m != 0.0lf && ((b < 0.0lf) != (m < 0.0lf))) d -= 1.0lf;
-    if (d == 0.0lf) return (a / b) < 0.0lf ? -0.0lf : 0.0lf;
+    // a zero quotient carries the sign of a / b (numpy's copysign): -0 // 5 and 0 // -5 are -0
+    if (d == 0.0lf) return kmath64_signbit(a) != kmath64_signbit(b) ? -0.0lf : 0.0lf;
     double f = floor(d);
     if (d - f > 0.5lf) f += 1.0lf;
     return f;
