@@ -34,6 +34,32 @@ double kmath64_pow2i(int k) { return packDouble2x32(uvec2(0u, uint(k + 1023) << 
 // ---- exp: x = k ln2 + r, |r| <= ln2 / 2, r exact to 2^-85; exp(r) = 1 + r + r^2 P(r), P the
 // Taylor series to r^11 / 13!; 2^k applied in two factors, so that k = 1024 (finite results near
 // the overflow threshold) works and a subnormal result rounds once.
+
+// Horner's rule on the Taylor coefficients 1/12!, ..., 1/3!, 1/2! of (exp(r) - 1 - r) / r^2,
+// continuing p (1/13! for exp; expm1's longer series brings its higher terms). A macro, not a
+// function: glslang's `precise` reaches back through the statements of a function, not into a
+// callee, and exp's result is precise (the chain was never contracted) while expm1's is not.
+#define KM64_EXP_TAYLOR(p, r) \
+    p = p * r + 2.08767569878681e-09lf; \
+    p = p * r + 2.505210838544172e-08lf; \
+    p = p * r + 2.755731922398589e-07lf; \
+    p = p * r + 2.7557319223985893e-06lf; \
+    p = p * r + 2.48015873015873e-05lf; \
+    p = p * r + 0.0001984126984126984lf; \
+    p = p * r + 0.001388888888888889lf; \
+    p = p * r + 0.008333333333333333lf; \
+    p = p * r + 0.041666666666666664lf; \
+    p = p * r + 0.16666666666666666lf; \
+    p = p * r + 0.5lf
+// 2^k exp(r) for the reduced r (|r| <= ln 2 / 2) and the integer k (exp and exp2)
+double kmath64_exp_reduced(double r, double k) {
+    double p = 1.6059043836821613e-10lf;
+    KM64_EXP_TAYLOR(p, r);
+    precise double e = 1.0lf + (r + r * r * p);
+    int ki = int(k);
+    int k1 = ki / 2;
+    return (e * kmath64_pow2i(k1)) * kmath64_pow2i(ki - k1);
+}
 double kmath64_exp(double x) {
     if (isnan(x)) return x;
     if (x > 709.782712893384lf) return KM64_INF;
@@ -41,22 +67,7 @@ double kmath64_exp(double x) {
     double k = floor(x * KM64_INV_LN2 + 0.5lf);
     precise double r = x - k * KM64_LN2_HI;
     r = r - k * KM64_LN2_LO;
-    double p = 1.6059043836821613e-10lf;
-    p = p * r + 2.08767569878681e-09lf;
-    p = p * r + 2.505210838544172e-08lf;
-    p = p * r + 2.755731922398589e-07lf;
-    p = p * r + 2.7557319223985893e-06lf;
-    p = p * r + 2.48015873015873e-05lf;
-    p = p * r + 0.0001984126984126984lf;
-    p = p * r + 0.001388888888888889lf;
-    p = p * r + 0.008333333333333333lf;
-    p = p * r + 0.041666666666666664lf;
-    p = p * r + 0.16666666666666666lf;
-    p = p * r + 0.5lf;
-    precise double e = 1.0lf + (r + r * r * p);
-    int ki = int(k);
-    int k1 = ki / 2;
-    return (e * kmath64_pow2i(k1)) * kmath64_pow2i(ki - k1);
+    return kmath64_exp_reduced(r, k);
 }
 
 // expm1 for |y| <= 0.7 (tanh's small arguments): y + y^2 Q(y), Taylor to y^17 / 17!
@@ -66,17 +77,7 @@ double kmath64_expm1_small(double y) {
     q = q * y + 7.647163731819816e-13lf;
     q = q * y + 1.1470745597729725e-11lf;
     q = q * y + 1.6059043836821613e-10lf;
-    q = q * y + 2.08767569878681e-09lf;
-    q = q * y + 2.505210838544172e-08lf;
-    q = q * y + 2.755731922398589e-07lf;
-    q = q * y + 2.7557319223985893e-06lf;
-    q = q * y + 2.48015873015873e-05lf;
-    q = q * y + 0.0001984126984126984lf;
-    q = q * y + 0.001388888888888889lf;
-    q = q * y + 0.008333333333333333lf;
-    q = q * y + 0.041666666666666664lf;
-    q = q * y + 0.16666666666666666lf;
-    q = q * y + 0.5lf;
+    KM64_EXP_TAYLOR(q, y);
     return y + y * y * q;
 }
 
@@ -113,45 +114,39 @@ double kmath64_log_parts(double x, out double c, out int e) {
     c = s * (f - z * p);
     return f;
 }
-// numpy's values outside the domain: nan below 0 (and for nan), -inf at 0, inf at inf; else 0
-// with ok = true
-double kmath64_log_special(double x, out bool ok) {
-    ok = false;
-    if (isnan(x)) return x;
-    if (x < 0.0lf) return KM64_NAN;
-    if (x == 0.0lf) return -KM64_INF;
-    if (isinf(x)) return x;
-    ok = true;
-    return 0.0lf;
+// numpy's values outside the domain: nan below 0 (and for nan), -inf at 0, inf at inf, returned
+// as sp with false; else true, with f, c and e of kmath64_log_parts
+bool kmath64_log_split(double x, out double sp, out double f, out double c, out int e) {
+    sp = x;
+    f = 0.0lf;
+    c = 0.0lf;
+    e = 0;
+    if (isnan(x) || x == KM64_INF) return false;
+    if (x < 0.0lf) sp = KM64_NAN;
+    if (x == 0.0lf) sp = -KM64_INF;
+    if (x <= 0.0lf) return false;
+    f = kmath64_log_parts(x, c, e);
+    return true;
 }
 double kmath64_log(double x) {
-    bool ok;
-    double sp = kmath64_log_special(x, ok);
-    if (!ok) return sp;
-    double c;
+    double sp, f, c;
     int e;
-    double f = kmath64_log_parts(x, c, e);
+    if (!kmath64_log_split(x, sp, f, c, e)) return sp;
     double de = double(e);
     precise double lm = f - (c - de * KM64_LN2_LO);
     return de * KM64_LN2_HI + lm;
 }
 // log2 x = e + log(m) / ln 2; log10 x = e log10(2) + log(m) / ln 10 (log10(2) split: e * hi exact)
 double kmath64_log2(double x) {
-    bool ok;
-    double sp = kmath64_log_special(x, ok);
-    if (!ok) return sp;
-    double c;
+    double sp, f, c;
     int e;
-    double f = kmath64_log_parts(x, c, e);
+    if (!kmath64_log_split(x, sp, f, c, e)) return sp;
     return double(e) + (f - c) * 1.4426950408889634lf;
 }
 double kmath64_log10(double x) {
-    bool ok;
-    double sp = kmath64_log_special(x, ok);
-    if (!ok) return sp;
-    double c;
+    double sp, f, c;
     int e;
-    double f = kmath64_log_parts(x, c, e);
+    if (!kmath64_log_split(x, sp, f, c, e)) return sp;
     double de = double(e);
     precise double lo = (f - c) * 0.4342944819032518lf
         + de * packDouble2x32(uvec2(0xf311f12bu, 0x3ddf79feu));
@@ -308,25 +303,32 @@ double kmath64_reduce_big(double ax, out double lo, out int quadrant) {
     return sgn * rh;
 }
 
-// r = hi + lo and the quadrant of x (|x| >= 2^28: of |x|, the caller restoring the sign)
+// x = q pi/2 + r + lo (q mod 4) for finite x: Cody-Waite below 2^28; above, Payne-Hanek on |x|,
+// whose reduction (q, r, lo) becomes -q, -r, -lo for a negative x
 double kmath64_reduce(double x, out double lo, out int q) {
     if (abs(x) < 268435456.0lf) {
         lo = 0.0lf;
         return kmath64_reduce_pio2(x, q);
     }
-    return kmath64_reduce_big(abs(x), lo, q);
+    double r = kmath64_reduce_big(abs(x), lo, q);
+    if (x > 0.0lf) return r;
+    q = (4 - q) & 3;
+    lo = -lo;
+    return -r;
 }
+// sin(r + lo) = sin r + lo cos r, cos(r + lo) = cos r - lo sin r (|lo| < 2^-50 |r|)
+double kmath64_sin_rl(double r, double lo) {
+    return kmath64_sin_poly(r) + lo * (1.0lf - 0.5lf * r * r);
+}
+double kmath64_cos_rl(double r, double lo) { return kmath64_cos_poly(r) - lo * r; }
 double kmath64_sin(double x) {
     if (isnan(x) || isinf(x)) return KM64_NAN;
     if (abs(x) < 1.0e-9lf) return x;           // sin x = x to 1e-19 (and -0 stays -0)
     int q;
     double lo;
     double r = kmath64_reduce(x, lo, q);
-    // sin(r + lo) = sin r + lo cos r, cos(r + lo) = cos r - lo sin r (|lo| < 2^-50 |r|)
-    double v = (q & 1) == 0 ? kmath64_sin_poly(r) + lo * (1.0lf - 0.5lf * r * r)
-                            : kmath64_cos_poly(r) - lo * r;
-    v = q >= 2 ? -v : v;
-    return (abs(x) >= 268435456.0lf && x < 0.0lf) ? -v : v;
+    double v = (q & 1) == 0 ? kmath64_sin_rl(r, lo) : kmath64_cos_rl(r, lo);
+    return q >= 2 ? -v : v;
 }
 double kmath64_cos(double x) {
     if (isnan(x) || isinf(x)) return KM64_NAN;
@@ -334,8 +336,7 @@ double kmath64_cos(double x) {
     int q;
     double lo;
     double r = kmath64_reduce(x, lo, q);
-    double v = (q & 1) == 0 ? kmath64_cos_poly(r) - lo * r
-                            : kmath64_sin_poly(r) + lo * (1.0lf - 0.5lf * r * r);
+    double v = (q & 1) == 0 ? kmath64_cos_rl(r, lo) : kmath64_sin_rl(r, lo);
     return (q == 1 || q == 2) ? -v : v;
 }
 
@@ -375,22 +376,7 @@ double kmath64_exp2(double x) {
     double k = floor(x + 0.5lf);
     precise double f = x - k;
     precise double r = f * KM64_LN2_HI + f * KM64_LN2_LO;
-    double p = 1.6059043836821613e-10lf;
-    p = p * r + 2.08767569878681e-09lf;
-    p = p * r + 2.505210838544172e-08lf;
-    p = p * r + 2.755731922398589e-07lf;
-    p = p * r + 2.7557319223985893e-06lf;
-    p = p * r + 2.48015873015873e-05lf;
-    p = p * r + 0.0001984126984126984lf;
-    p = p * r + 0.001388888888888889lf;
-    p = p * r + 0.008333333333333333lf;
-    p = p * r + 0.041666666666666664lf;
-    p = p * r + 0.16666666666666666lf;
-    p = p * r + 0.5lf;
-    precise double e = 1.0lf + (r + r * r * p);
-    int ki = int(k);
-    int k1 = ki / 2;
-    return (e * kmath64_pow2i(k1)) * kmath64_pow2i(ki - k1);
+    return kmath64_exp_reduced(r, k);
 }
 
 // ---- expm1: the series below 0.35 in magnitude; exp(x) - 1 above (at most ~1.5 bits cancel)
@@ -447,10 +433,8 @@ double kmath64_tan(double x) {
     int q;
     double lo;
     double r = kmath64_reduce(x, lo, q);
-    double sn = kmath64_sin_poly(r) + lo * (1.0lf - 0.5lf * r * r);
-    double cs = kmath64_cos_poly(r) - lo * r;
-    double v = (q & 1) == 0 ? sn / cs : -cs / sn;
-    return (abs(x) >= 268435456.0lf && x < 0.0lf) ? -v : v;
+    double sn = kmath64_sin_rl(r, lo), cs = kmath64_cos_rl(r, lo);
+    return (q & 1) == 0 ? sn / cs : -cs / sn;
 }
 
 // ---- atan: |x| > 1 through pi/2 - atan(1/|x|); t > tan(pi/8) through pi/4 + atan((t-1)/(t+1));
