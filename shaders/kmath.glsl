@@ -19,6 +19,8 @@
 #ifndef KOMPUTE_ML_KMATH_GLSL
 #define KOMPUTE_ML_KMATH_GLSL
 
+#include "kmath_generic.glsl"
+
 #define KMATH_NAN uintBitsToFloat(0x7fc00000u)
 #define KMATH_INF uintBitsToFloat(0x7f800000u)
 
@@ -30,18 +32,7 @@ const float KMATH_LN2_LO = 1.4286068203094172e-06;
 float kmath_pow2i(int k) { return uintBitsToFloat(uint(k + 127) << 23); }
 
 // a * b == p + e exactly (Dekker's product over Veltkamp's 12-bit split; |a|, |b| < 2^100)
-void kmath_two_prod(float a, float b, out float p, out float e) {
-    precise float ca = 4097.0 * a;
-    precise float ah = ca - (ca - a);
-    precise float al = a - ah;
-    precise float cb = 4097.0 * b;
-    precise float bh = cb - (cb - b);
-    precise float bl = b - bh;
-    precise float pp = a * b;
-    precise float ee = ((ah * bh - pp) + ah * bl + al * bh) + al * bl;
-    p = pp;
-    e = ee;
-}
+KM_DEFINE_TWO_PROD(float, kmath_two_prod, 4097.0)
 
 // a / b within ~0.5 ulp whatever the driver's division (Vulkan allows 2.5 ulp, and GPUs use
 // that: a reciprocal and a product): the quotient corrected once by the exact remainder
@@ -222,24 +213,33 @@ float kmath_cos_poly(float r) {          // cos on [-pi/4, pi/4]
     return 1.0 - (0.5 * z - z * z * p);
 }
 
-// sin(x) (cos = false) or cos(x) (cos = true)
-float kmath_sincos(float x, bool cosine) {
-    float a = abs(x);
-    uint q;
-    float rl;
+// a = |x| (finite) as r + rl and the quadrant q: below pi/4, a itself with q = 0 (the table
+// reduction is computed on every path and only selected away, so nothing diverges)
+float kmath_reduce(float a, out uint q, out float rl) {
     float r = kmath_reduce_pio2(a, q, rl);
     bool small = a < 0.7853981633974483;
-    r = small ? a : r;
     rl = small ? 0.0 : rl;
     q = small ? 0u : q;
+    return small ? a : r;
+}
+
+// v with the sign of an odd function of x (sign bits xor-ed: f(-0) = -0), nan for x = +-inf or nan
+float kmath_odd(float v, float x) {
+    v = uintBitsToFloat(floatBitsToUint(v) ^ (floatBitsToUint(x) & 0x80000000u));
+    return (isinf(x) || isnan(x)) ? KMATH_NAN : v;
+}
+
+// sin(x) (cos = false) or cos(x) (cos = true)
+float kmath_sincos(float x, bool cosine) {
+    uint q;
+    float rl;
+    float r = kmath_reduce(abs(x), q, rl);
     q += cosine ? 1u : 0u;                               // cos(a) = sin(a + pi/2)
     float ts = kmath_sin_tail(r), c0 = kmath_cos_poly(r);
     float s = r + (ts + rl * c0), c = c0 - rl * (r + ts);   // sin / cos of r + rl, to first order
     float v = (q & 1u) != 0u ? c : s;
     v = (q & 2u) != 0u ? -v : v;
-    // sin is odd: carry x's sign bit over (sin(-0) = -0)
-    if (!cosine) v = uintBitsToFloat(floatBitsToUint(v) ^ (floatBitsToUint(x) & 0x80000000u));
-    return (isinf(x) || isnan(x)) ? KMATH_NAN : v;
+    return kmath_odd(v, cosine ? abs(x) : x);       // sin is odd, cos even (no sign to carry)
 }
 float kmath_sin(float x) { return kmath_sincos(x, false); }
 float kmath_cos(float x) { return kmath_sincos(x, true); }

@@ -14,6 +14,8 @@
 #ifndef KOMPUTE_ML_KMATH64_GLSL
 #define KOMPUTE_ML_KMATH64_GLSL
 
+#include "kmath_generic.glsl"
+
 #define KM64_NAN packDouble2x32(uvec2(0u, 0x7ff80000u))
 #define KM64_INF packDouble2x32(uvec2(0u, 0x7ff00000u))
 // ln 2 = LN2_HI + LN2_LO, LN2_HI of 32 significant bits: k * LN2_HI is exact for |k| < 2^21
@@ -243,18 +245,7 @@ uint kmath64_bits(uint P[9], int pos) {
     return lo | hi;
 }
 // a * b == p + e exactly (Dekker's product over Veltkamp's 27-bit split; no fma needed)
-void kmath64_two_prod(double a, double b, out double p, out double e) {
-    precise double ca = 134217729.0lf * a;
-    precise double ah = ca - (ca - a);
-    precise double al = a - ah;
-    precise double cb = 134217729.0lf * b;
-    precise double bh = cb - (cb - b);
-    precise double bl = b - bh;
-    precise double pp = a * b;
-    precise double ee = ((ah * bh - pp) + ah * bl + al * bh) + al * bl;
-    p = pp;
-    e = ee;
-}
+KM_DEFINE_TWO_PROD(double, kmath64_two_prod, 134217729.0lf)
 // |x| >= 2^28, finite: r = hi + lo in [-pi/4, pi/4] and the quadrant (mod 4) of |x|
 double kmath64_reduce_big(double ax, out double lo, out int quadrant) {
     uvec2 b = unpackDouble2x32(ax);
@@ -555,47 +546,13 @@ double kmath64_atan2(double y, double x) {
     return ny ? -a : a;
 }
 
-// ---- numpy's semantics in double (see elementwise.glsl's float versions for the reasoning)
+// ---- numpy's semantics in double (elementwise.glsl's float versions, kmath_generic.glsl)
 double km_max_d(double a, double b) { return (isnan(a) || a >= b) ? a : b; }
 double km_min_d(double a, double b) { return (isnan(a) || a <= b) ? a : b; }
 uint km_d2u(double x) { return x < 0.0lf ? uint(int(x)) : uint(x); }
 
-// exact fmod by long division (each step exact, Sterbenz), at most ~2100 steps
-double km_fmod_d(double a, double b) {
-    double x = abs(a), y = abs(b);
-    if (x < y) return a;
-    int ex, ey;
-    frexp(x, ex);
-    frexp(y, ey);
-    double r = x;
-    for (int k = ex - ey; k >= 0; k--) {
-        double t = ldexp(y, k);
-        if (r >= t) r -= t;
-    }
-    return a < 0.0lf ? -r : r;
-}
-double km_mod_d(double a, double b) {
-    if (b == 0.0lf || isnan(a) || isnan(b) || isinf(a)) return KM64_NAN;
-    if (isinf(b)) return (a == 0.0lf || (a < 0.0lf) == (b < 0.0lf)) ? a : b;
-    double m = km_fmod_d(a, b);
-    if (m != 0.0lf) {
-        if ((b < 0.0lf) != (m < 0.0lf)) m += b;
-    } else {
-        m = b < 0.0lf ? -0.0lf : 0.0lf;
-    }
-    return m;
-}
-double km_floordiv_d(double a, double b) {
-    if (b == 0.0lf || isnan(a) || isnan(b) || isinf(a) || isinf(b)) return a / b;
-    double m = km_fmod_d(a, b);
-    double d = (a - m) / b;
-    if (m != 0.0lf && ((b < 0.0lf) != (m < 0.0lf))) d -= 1.0lf;
-    // a zero quotient carries the sign of a / b (numpy's copysign): -0 // 5 and 0 // -5 are -0
-    if (d == 0.0lf) return kmath64_signbit(a) != kmath64_signbit(b) ? -0.0lf : 0.0lf;
-    double f = floor(d);
-    if (d - f > 0.5lf) f += 1.0lf;
-    return f;
-}
+// fmod, remainder and floor division (kmath_generic.glsl; elementwise.glsl has the float ones)
+KM_DEFINE_DIVMOD(double, km_fmod_d, km_mod_d, km_floordiv_d, kmath64_signbit, KM64_NAN)
 
 // power: numpy's special cases; integer exponents up to 2^10 by squaring (a few ulp), others as
 // exp(y log|x|) (relative error about |y log x| * 2^-53: 1e-13 near the overflow threshold)

@@ -41,14 +41,9 @@ float kmath_cosh(float x) {
 // ---- tan: the sin / cos reduction, then tan(r) = r + r z P(z) on [-pi/4, pi/4] (least-squares
 // fit, relative 2^-28.5), tan(r + rl) to first order, and -1 / tan in odd quadrants
 float kmath_tan(float x) {
-    float a = abs(x);
     uint q;
     float rl;
-    float r = kmath_reduce_pio2(a, q, rl);
-    bool small = a < 0.7853981633974483;
-    r = small ? a : r;
-    rl = small ? 0.0 : rl;
-    q = small ? 0u : q;
+    float r = kmath_reduce(abs(x), q, rl);
     float z = r * r;
     float p = 0.004318146500736475;
     p = p * z + 0.00021437961549963802;
@@ -60,9 +55,7 @@ float kmath_tan(float x) {
     float tt = r * (z * p);
     float t0 = r + tt;
     precise float t = r + (tt + rl * (1.0 + t0 * t0));
-    float v = (q & 1u) != 0u ? -kmath_div(1.0, t) : t;
-    v = uintBitsToFloat(floatBitsToUint(v) ^ (floatBitsToUint(x) & 0x80000000u));   // odd
-    return (isinf(x) || isnan(x)) ? KMATH_NAN : v;
+    return kmath_odd((q & 1u) != 0u ? -kmath_div(1.0, t) : t, x);
 }
 
 // ---- atan family. atan(t), t in [0, 1], as hi + lo: t itself below tan(pi/8), else

@@ -1,0 +1,70 @@
+// kmath_generic.glsl — the steps that kmath.glsl / elementwise.glsl (float) and kmath64.glsl
+// (double) take alike, written once as macros that define a function for one type. GLSL has no
+// generic functions; a macro keeps one text for both types, and each definition is the function
+// the type had before (the same operations in the same order, hence the same results). Literals
+// are float (0.0, 1.0, 0.5): exact in double too, and converted implicitly where T is double.
+#ifndef KOMPUTE_ML_KMATH_GENERIC_GLSL
+#define KOMPUTE_ML_KMATH_GENERIC_GLSL
+
+// NAME(a, b, p, e): a * b == p + e exactly (Dekker's product over Veltkamp's split; SPLIT is
+// 2^s + 1 for half the significand, s = 12 in float, 27 in double; no fma needed). `precise`
+// keeps each step rounded on its own.
+#define KM_DEFINE_TWO_PROD(T, NAME, SPLIT) \
+void NAME(T a, T b, out T p, out T e) { \
+    precise T ca = SPLIT * a; \
+    precise T ah = ca - (ca - a); \
+    precise T al = a - ah; \
+    precise T cb = SPLIT * b; \
+    precise T bh = cb - (cb - b); \
+    precise T bl = b - bh; \
+    precise T pp = a * b; \
+    precise T ee = ((ah * bh - pp) + ah * bl + al * bh) + al * bl; \
+    p = pp; \
+    e = ee; \
+}
+
+// numpy's float floor division and remainder (npy_divmod) over an exact fmod. x - y*trunc(x/y)
+// is not exact (the product rounds; past a quotient of 2^24 it loses everything, even to
+// inf - inf), so FMOD is long division: subtract y * 2^k for k from the exponent difference down
+// to 0. r < 2t holds at every step, so each r - t is exact (Sterbenz) and the result is C's fmod;
+// the loop runs log2(x / y) + 1 times (at most ~280 in float, ~2100 in double). MOD takes the
+// sign of b (nan for b = 0); FLOORDIV rounds the exact quotient (a - fmod) / b, and a zero quotient
+// carries the sign of a / b (numpy's copysign: -0 // 5 and 0 // -5 are -0). SIGNBIT is the
+// type's sign-bit test, NAN its quiet nan.
+#define KM_DEFINE_DIVMOD(T, FMOD, MOD, FLOORDIV, SIGNBIT, NAN) \
+T FMOD(T a, T b) { \
+    T x = abs(a), y = abs(b); \
+    if (x < y) return a; \
+    int ex, ey; \
+    frexp(x, ex); \
+    frexp(y, ey); \
+    T r = x; \
+    for (int k = ex - ey; k >= 0; k--) { \
+        T t = ldexp(y, k); \
+        if (r >= t) r -= t; \
+    } \
+    return a < 0.0 ? -r : r; \
+} \
+T MOD(T a, T b) { \
+    if (b == 0.0 || isnan(a) || isnan(b) || isinf(a)) return NAN; \
+    if (isinf(b)) return (a == 0.0 || (a < 0.0) == (b < 0.0)) ? a : b; \
+    T m = FMOD(a, b); \
+    if (m != 0.0) { \
+        if ((b < 0.0) != (m < 0.0)) m += b; \
+    } else { \
+        m = b < 0.0 ? T(-0.0) : T(0.0); \
+    } \
+    return m; \
+} \
+T FLOORDIV(T a, T b) { \
+    if (b == 0.0 || isnan(a) || isnan(b) || isinf(a) || isinf(b)) return a / b; \
+    T m = FMOD(a, b); \
+    T d = (a - m) / b; \
+    if (m != 0.0 && ((b < 0.0) != (m < 0.0))) d -= 1.0; \
+    if (d == 0.0) return SIGNBIT(a) != SIGNBIT(b) ? T(-0.0) : T(0.0); \
+    T f = floor(d); \
+    if (d - f > 0.5) f += 1.0; \
+    return f; \
+}
+
+#endif
