@@ -7,14 +7,17 @@ Sequence.eval() of one dispatch, and torch/CuPy launch + synchronize where they 
 """
 
 import argparse
-import statistics
-import time
+import os
+import sys
 
 import numpy as np
 
 import kompute_ml as km
 from kompute_ml._runtime import memory as _memory
 from kompute_ml._runtime import stream as _stream
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import _common  # noqa: E402  (timing)
 TINY = """#version 450
 layout(local_size_x = 1) in;
 layout(set = 0, binding = 0) buffer A { float a[]; };
@@ -24,14 +27,7 @@ void main() { a[0] += pc.inc; }
 
 
 def _median_us(fn, reps):
-    for _ in range(5):
-        fn()
-    times = []
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times) * 1e6
+    return _common.median_seconds(fn, reps, warmup=5) * 1e6
 
 
 def measure(device=None, reps=200):
