@@ -37,26 +37,15 @@ double kmath64_pow2i(int k) { return packDouble2x32(uvec2(0u, uint(k + 1023) << 
 // Taylor series to r^11 / 13!; 2^k applied in two factors, so that k = 1024 (finite results near
 // the overflow threshold) works and a subnormal result rounds once.
 
-// Horner's rule on the Taylor coefficients 1/12!, ..., 1/3!, 1/2! of (exp(r) - 1 - r) / r^2,
-// continuing p (1/13! for exp; expm1's longer series brings its higher terms). A macro, not a
-// function: glslang's `precise` reaches back through the statements of a function, not into a
-// callee, and exp's result is precise (the chain was never contracted) while expm1's is not.
-#define KM64_EXP_TAYLOR(p, r) \
-    p = p * r + 2.08767569878681e-09lf; \
-    p = p * r + 2.505210838544172e-08lf; \
-    p = p * r + 2.755731922398589e-07lf; \
-    p = p * r + 2.7557319223985893e-06lf; \
-    p = p * r + 2.48015873015873e-05lf; \
-    p = p * r + 0.0001984126984126984lf; \
-    p = p * r + 0.001388888888888889lf; \
-    p = p * r + 0.008333333333333333lf; \
-    p = p * r + 0.041666666666666664lf; \
-    p = p * r + 0.16666666666666666lf; \
-    p = p * r + 0.5lf
+// (exp(r) - 1 - r) / r^2 by Horner's rule on its Taylor coefficients 1/12!, ..., 1/3!, 1/2!,
+// continuing from p (1/13! for exp; expm1's longer series brings its higher terms)
+#define KM64_EXP_TAYLOR(p, r) KM_HORNER12(r, p, 2.08767569878681e-09lf, 2.505210838544172e-08lf, \
+        2.755731922398589e-07lf, 2.7557319223985893e-06lf, 2.48015873015873e-05lf, \
+        0.0001984126984126984lf, 0.001388888888888889lf, 0.008333333333333333lf, \
+        0.041666666666666664lf, 0.16666666666666666lf, 0.5lf)
 // 2^k exp(r) for the reduced r (|r| <= ln 2 / 2) and the integer k (exp and exp2)
 double kmath64_exp_reduced(double r, double k) {
-    double p = 1.6059043836821613e-10lf;
-    KM64_EXP_TAYLOR(p, r);
+    double p = KM64_EXP_TAYLOR(1.6059043836821613e-10lf, r);
     precise double e = 1.0lf + (r + r * r * p);
     int ki = int(k);
     int k1 = ki / 2;
@@ -74,12 +63,8 @@ double kmath64_exp(double x) {
 
 // expm1 for |y| <= 0.7 (tanh's small arguments): y + y^2 Q(y), Taylor to y^17 / 17!
 double kmath64_expm1_small(double y) {
-    double q = 2.8114572543455206e-15lf;
-    q = q * y + 4.779477332387385e-14lf;
-    q = q * y + 7.647163731819816e-13lf;
-    q = q * y + 1.1470745597729725e-11lf;
-    q = q * y + 1.6059043836821613e-10lf;
-    KM64_EXP_TAYLOR(q, y);
+    double q = KM64_EXP_TAYLOR(KM_HORNER5(y, 2.8114572543455206e-15lf, 4.779477332387385e-14lf,
+        7.647163731819816e-13lf, 1.1470745597729725e-11lf, 1.6059043836821613e-10lf), y);
     return y + y * y * q;
 }
 
@@ -102,17 +87,9 @@ double kmath64_log_parts(double x, out double c, out int e) {
     precise double f = m - 1.0lf;
     double s = f / (2.0lf + f);
     double z = s * s;
-    double p = 0.08695652173913043lf;
-    p = p * z + 0.09523809523809523lf;
-    p = p * z + 0.10526315789473684lf;
-    p = p * z + 0.11764705882352941lf;
-    p = p * z + 0.13333333333333333lf;
-    p = p * z + 0.15384615384615385lf;
-    p = p * z + 0.18181818181818182lf;
-    p = p * z + 0.2222222222222222lf;
-    p = p * z + 0.2857142857142857lf;
-    p = p * z + 0.4lf;
-    p = p * z + 0.6666666666666666lf;
+    double p = KM_HORNER11(z, 0.08695652173913043lf, 0.09523809523809523lf, 0.10526315789473684lf,
+        0.11764705882352941lf, 0.13333333333333333lf, 0.15384615384615385lf, 0.18181818181818182lf,
+        0.2222222222222222lf, 0.2857142857142857lf, 0.4lf, 0.6666666666666666lf);
     c = s * (f - z * p);
     return f;
 }
@@ -174,26 +151,16 @@ double kmath64_sqrt(double x) {
 // sin or cos of r chosen and signed by k mod 4
 double kmath64_sin_poly(double r) {        // Taylor to r^17 / 17!
     double z = r * r;
-    double p = 2.8114572543455206e-15lf;
-    p = p * z - 7.647163731819816e-13lf;
-    p = p * z + 1.6059043836821613e-10lf;
-    p = p * z - 2.505210838544172e-08lf;
-    p = p * z + 2.7557319223985893e-06lf;
-    p = p * z - 0.0001984126984126984lf;
-    p = p * z + 0.008333333333333333lf;
-    p = p * z - 0.16666666666666666lf;
+    double p = KM_HORNER8(z, 2.8114572543455206e-15lf, -7.647163731819816e-13lf,
+        1.6059043836821613e-10lf, -2.505210838544172e-08lf, 2.7557319223985893e-06lf,
+        -0.0001984126984126984lf, 0.008333333333333333lf, -0.16666666666666666lf);
     return r + r * z * p;
 }
 double kmath64_cos_poly(double r) {        // Taylor to r^18 / 18!
     double z = r * r;
-    double p = -1.5619206968586225e-16lf;
-    p = p * z + 4.779477332387385e-14lf;
-    p = p * z - 1.1470745597729725e-11lf;
-    p = p * z + 2.08767569878681e-09lf;
-    p = p * z - 2.755731922398589e-07lf;
-    p = p * z + 2.48015873015873e-05lf;
-    p = p * z - 0.001388888888888889lf;
-    p = p * z + 0.041666666666666664lf;
+    double p = KM_HORNER8(z, -1.5619206968586225e-16lf, 4.779477332387385e-14lf,
+        -1.1470745597729725e-11lf, 2.08767569878681e-09lf, -2.755731922398589e-07lf,
+        2.48015873015873e-05lf, -0.001388888888888889lf, 0.041666666666666664lf);
     return (1.0lf - 0.5lf * z) + z * z * p;
 }
 // r and the quadrant k mod 4 of x (finite)
@@ -386,16 +353,10 @@ double kmath64_sinh(double x) {
     double ax = abs(x), t;
     if (ax < 1.0lf) {                              // x + x z P(z), Taylor to x^21 / 21!
         double z = x * x;
-        double p = 1.9572941063391263e-20lf;
-        p = p * z + 8.22063524662433e-18lf;
-        p = p * z + 2.8114572543455206e-15lf;
-        p = p * z + 7.647163731819816e-13lf;
-        p = p * z + 1.6059043836821613e-10lf;
-        p = p * z + 2.505210838544172e-08lf;
-        p = p * z + 2.7557319223985893e-06lf;
-        p = p * z + 0.0001984126984126984lf;
-        p = p * z + 0.008333333333333333lf;
-        p = p * z + 0.16666666666666666lf;
+        double p = KM_HORNER10(z, 1.9572941063391263e-20lf, 8.22063524662433e-18lf,
+            2.8114572543455206e-15lf, 7.647163731819816e-13lf, 1.6059043836821613e-10lf,
+            2.505210838544172e-08lf, 2.7557319223985893e-06lf, 0.0001984126984126984lf,
+            0.008333333333333333lf, 0.16666666666666666lf);
         return x + x * z * p;
     } else if (ax < 22.0lf) {
         double e = kmath64_exp(ax);
@@ -432,27 +393,13 @@ double kmath64_tan(double x) {
 // then the series u - u^3/3 + ... on |u| <= tan(pi/8) (to u^43); pi/4, pi/2 split in two doubles
 double kmath64_atan_series(double u) {
     double z = u * u;
-    double p = -0.023255813953488372lf;
-    p = p * z + 0.024390243902439025lf;
-    p = p * z - 0.02564102564102564lf;
-    p = p * z + 0.02702702702702703lf;
-    p = p * z - 0.02857142857142857lf;
-    p = p * z + 0.030303030303030304lf;
-    p = p * z - 0.03225806451612903lf;
-    p = p * z + 0.034482758620689655lf;
-    p = p * z - 0.037037037037037035lf;
-    p = p * z + 0.04lf;
-    p = p * z - 0.043478260869565216lf;
-    p = p * z + 0.047619047619047616lf;
-    p = p * z - 0.05263157894736842lf;
-    p = p * z + 0.058823529411764705lf;
-    p = p * z - 0.06666666666666667lf;
-    p = p * z + 0.07692307692307693lf;
-    p = p * z - 0.09090909090909091lf;
-    p = p * z + 0.1111111111111111lf;
-    p = p * z - 0.14285714285714285lf;
-    p = p * z + 0.2lf;
-    p = p * z - 0.3333333333333333lf;
+    double p = KM_HORNER21(z, -0.023255813953488372lf, 0.024390243902439025lf,
+        -0.02564102564102564lf, 0.02702702702702703lf, -0.02857142857142857lf,
+        0.030303030303030304lf, -0.03225806451612903lf, 0.034482758620689655lf,
+        -0.037037037037037035lf, 0.04lf, -0.043478260869565216lf, 0.047619047619047616lf,
+        -0.05263157894736842lf, 0.058823529411764705lf, -0.06666666666666667lf,
+        0.07692307692307693lf, -0.09090909090909091lf, 0.1111111111111111lf, -0.14285714285714285lf,
+        0.2lf, -0.3333333333333333lf);
     return u + u * z * p;
 }
 double kmath64_atan_pos(double ax) {               // ax >= 0 or +inf

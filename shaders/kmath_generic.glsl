@@ -6,6 +6,56 @@
 #ifndef KOMPUTE_ML_KMATH_GENERIC_GLSL
 #define KOMPUTE_ML_KMATH_GENERIC_GLSL
 
+// KM_HORNERn(z, c_{n-1}, ..., c_1, c_0): the polynomial with these n coefficients, highest first,
+// by Horner's rule: ((c_{n-1} z + c_{n-2}) z + ...) z + c_0, the same operations in the same
+// order as the chain of statements p = c_{n-1}; p = p * z + c_{n-2}; ... An expression in the
+// caller's function, so that a `precise` result there reaches it as it reached the statements.
+#define KM_HORNER2(z, c0, c1) ((c0) * (z) + (c1))
+#define KM_HORNER3(z, c0, c1, c2) (KM_HORNER2(z, c0, c1) * (z) + (c2))
+#define KM_HORNER4(z, c0, c1, c2, c3) (KM_HORNER3(z, c0, c1, c2) * (z) + (c3))
+#define KM_HORNER5(z, c0, c1, c2, c3, c4) (KM_HORNER4(z, c0, c1, c2, c3) * (z) + (c4))
+#define KM_HORNER6(z, c0, c1, c2, c3, c4, c5) (KM_HORNER5(z, c0, c1, c2, c3, c4) * (z) + (c5))
+#define KM_HORNER7(z, c0, c1, c2, c3, c4, c5, c6) \
+    (KM_HORNER6(z, c0, c1, c2, c3, c4, c5) * (z) + (c6))
+#define KM_HORNER8(z, c0, c1, c2, c3, c4, c5, c6, c7) \
+    (KM_HORNER7(z, c0, c1, c2, c3, c4, c5, c6) * (z) + (c7))
+#define KM_HORNER9(z, c0, c1, c2, c3, c4, c5, c6, c7, c8) \
+    (KM_HORNER8(z, c0, c1, c2, c3, c4, c5, c6, c7) * (z) + (c8))
+#define KM_HORNER10(z, c0, c1, c2, c3, c4, c5, c6, c7, c8, c9) \
+    (KM_HORNER9(z, c0, c1, c2, c3, c4, c5, c6, c7, c8) * (z) + (c9))
+#define KM_HORNER11(z, c0, c1, c2, c3, c4, c5, c6, c7, c8, c9, c10) \
+    (KM_HORNER10(z, c0, c1, c2, c3, c4, c5, c6, c7, c8, c9) * (z) + (c10))
+#define KM_HORNER12(z, c0, c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11) \
+    (KM_HORNER11(z, c0, c1, c2, c3, c4, c5, c6, c7, c8, c9, c10) * (z) + (c11))
+#define KM_HORNER13(z, c0, c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11, c12) \
+    (KM_HORNER12(z, c0, c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11) * (z) + (c12))
+#define KM_HORNER14(z, c0, c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11, c12, c13) \
+    (KM_HORNER13(z, c0, c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11, c12) * (z) + (c13))
+#define KM_HORNER15(z, c0, c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11, c12, c13, c14) \
+    (KM_HORNER14(z, c0, c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11, c12, c13) * (z) + (c14))
+#define KM_HORNER16(z, c0, c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11, c12, c13, c14, c15) \
+    (KM_HORNER15(z, c0, c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11, c12, c13, \
+        c14) * (z) + (c15))
+#define KM_HORNER17(z, c0, c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11, c12, c13, c14, c15, c16) \
+    (KM_HORNER16(z, c0, c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11, c12, c13, c14, \
+        c15) * (z) + (c16))
+#define KM_HORNER18(z, c0, c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11, c12, c13, c14, c15, c16, \
+        c17) \
+    (KM_HORNER17(z, c0, c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11, c12, c13, c14, c15, \
+        c16) * (z) + (c17))
+#define KM_HORNER19(z, c0, c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11, c12, c13, c14, c15, c16, \
+        c17, c18) \
+    (KM_HORNER18(z, c0, c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11, c12, c13, c14, c15, c16, \
+        c17) * (z) + (c18))
+#define KM_HORNER20(z, c0, c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11, c12, c13, c14, c15, c16, \
+        c17, c18, c19) \
+    (KM_HORNER19(z, c0, c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11, c12, c13, c14, c15, c16, \
+        c17, c18) * (z) + (c19))
+#define KM_HORNER21(z, c0, c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11, c12, c13, c14, c15, c16, \
+        c17, c18, c19, c20) \
+    (KM_HORNER20(z, c0, c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11, c12, c13, c14, c15, c16, \
+        c17, c18, c19) * (z) + (c20))
+
 // NAME(a, b, p, e): a * b == p + e exactly (Dekker's product over Veltkamp's split; SPLIT is
 // 2^s + 1 for half the significand, s = 12 in float, 27 in double; no fma needed). `precise`
 // keeps each step rounded on its own.
