@@ -38,7 +38,9 @@ double kmath64_pow2i(int k) { return packDouble2x32(uvec2(0u, uint(k + 1023) << 
 // the overflow threshold) works and a subnormal result rounds once.
 
 // (exp(r) - 1 - r) / r^2 by Horner's rule on its Taylor coefficients 1/12!, ..., 1/3!, 1/2!,
-// continuing from p (1/13! for exp; expm1's longer series brings its higher terms)
+// continuing from p (1/13! for exp; expm1's longer series brings its higher terms). An
+// expression, not a function: glslang's `precise` reaches back through a function's own
+// expressions, not into a callee, and exp's precise e covered this chain before it was shared.
 #define KM64_EXP_TAYLOR(p, r) KM_HORNER12(r, p, 2.08767569878681e-09lf, 2.505210838544172e-08lf, \
         2.755731922398589e-07lf, 2.7557319223985893e-06lf, 2.48015873015873e-05lf, \
         0.0001984126984126984lf, 0.001388888888888889lf, 0.008333333333333333lf, \
