@@ -41,16 +41,22 @@ def cpu_name():
     return (platform.processor() or platform.machine()) + f" ({os.cpu_count()} cpus)"
 
 
-def median_seconds(fn, reps, warmup=1):
-    """Median wall-clock seconds of ``fn()`` over ``reps`` runs after ``warmup`` runs."""
+def timed(fn, reps, warmup=0):
+    """(median wall-clock seconds of ``fn()`` over ``reps`` runs after ``warmup`` runs, the last
+    run's result)."""
     for _ in range(warmup):
         fn()
-    times = []
+    times, out = [], None
     for _ in range(reps):
         t0 = time.perf_counter()
-        fn()
+        out = fn()
         times.append(time.perf_counter() - t0)
-    return statistics.median(times)
+    return statistics.median(times), out
+
+
+def median_seconds(fn, reps, warmup=1):
+    """Median wall-clock seconds of ``fn()`` over ``reps`` runs after ``warmup`` runs."""
+    return timed(fn, reps, warmup)[0]
 
 
 def command_line():

@@ -18,6 +18,9 @@ import _common  # noqa: E402
 import kompute_ml as km  # noqa: E402
 from kompute_ml._runtime import memory as _memory
 from kompute_ml._runtime import stream as _stream
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import _common  # noqa: E402  (timing)
 TINY = """#version 450
 layout(local_size_x = 1) in;
 layout(set = 0, binding = 0) buffer A { float a[]; };

@@ -20,7 +20,6 @@ Writes ``results/<device>-latency.json`` and, with ``--plot``, a log-log plot.
 import argparse
 import json
 import os
-import statistics
 import sys
 import time
 
@@ -42,12 +41,7 @@ def _time(fn, budget):
     fn()
     one = max(time.perf_counter() - t0, 1e-7)
     reps = int(min(300, max(3, budget / one)))
-    times = []
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
+    return _common.median_seconds(fn, reps, warmup=0)
 
 
 def _kompute_ml(dev, h1, h2, budget):

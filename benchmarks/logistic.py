@@ -32,7 +32,6 @@ Results go to ``benchmarks/results/<device-slug>-logistic.json``::
 
 import argparse
 import os
-import statistics
 import sys
 import time
 import warnings
@@ -58,13 +57,7 @@ def make_problem(n, d, k, seed=0):
     return (Xtr - mu) / sd, (Xte - mu) / sd, ytr, yte
 
 
-def timed(fn, reps):
-    times, out = [], None
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times), out
+timed = _common.timed
 
 
 class _TorchLR:

@@ -22,11 +22,15 @@ with held-out accuracies. JSON lines to ``--out``.
 
 import argparse
 import json
-import statistics
+import os
+import sys
 import time
 import warnings
 
 import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import _common  # noqa: E402  (timing)
 
 N_TEST = 20000
 
@@ -44,13 +48,7 @@ def make_problem(n, d, k, seed=0):
     return X[:n], X[n:], y[:n], y[n:]
 
 
-def med(fn, reps):
-    times, out = [], None
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times), out
+med = _common.timed
 
 
 def torch_lbfgs(torch, Xh, yh, k, C=1.0, max_iter=100, tol=1e-4):

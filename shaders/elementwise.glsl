@@ -8,6 +8,9 @@
 #define KM_NAN uintBitsToFloat(0x7fc00000u)
 #define KM_INF uintBitsToFloat(0x7f800000u)
 
+// the sign bit as stored (set for -0.0 and for a nan with its sign set; kmath64_signbit: double)
+bool km_signbit_f(float v) { return (floatBitsToUint(v) & 0x80000000u) != 0u; }
+
 // ---- maximum / minimum: a NaN operand wins (numpy.maximum / numpy.minimum)
 float km_max_f(float a, float b) { return (isnan(a) || a >= b) ? a : b; }
 float km_min_f(float a, float b) { return (isnan(a) || a <= b) ? a : b; }
@@ -31,47 +34,8 @@ uint km_floordiv_u(uint a, uint b) { return b == 0u ? 0u : a / b; }
 uint km_mod_u(uint a, uint b) { return b == 0u ? 0u : a % b; }
 
 // ---- floor division and remainder, floats: numpy's npy_divmod over an exact fmod
-// x - y*trunc(x/y) is not exact (the product rounds; past a quotient of 2**24 it loses everything,
-// even to inf - inf), so fmod is long division: subtract y * 2^k for k from the exponent
-// difference down to 0. r < 2t holds at every step, so each r - t is exact (Sterbenz) and the
-// result is C's fmodf; the loop runs log2(x / y) + 1 times (at most ~280).
-float km_fmod(float a, float b) {
-    float x = abs(a), y = abs(b);
-    if (x < y) return a;
-    int ex, ey;
-    frexp(x, ex);
-    frexp(y, ey);
-    float r = x;
-    for (int k = ex - ey; k >= 0; k--) {
-        float t = ldexp(y, k);
-        if (r >= t) r -= t;
-    }
-    return a < 0.0 ? -r : r;
-}
-
-float km_mod_f(float a, float b) {
-    if (b == 0.0 || isnan(a) || isnan(b) || isinf(a)) return KM_NAN;
-    if (isinf(b)) return (a == 0.0 || (a < 0.0) == (b < 0.0)) ? a : b;
-    float m = km_fmod(a, b);
-    if (m != 0.0) {
-        if ((b < 0.0) != (m < 0.0)) m += b;
-    } else {
-        m = b < 0.0 ? -0.0 : 0.0;
-    }
-    return m;
-}
-float km_floordiv_f(float a, float b) {
-    if (b == 0.0 || isnan(a) || isnan(b) || isinf(a) || isinf(b)) return a / b;
-    float m = km_fmod(a, b);
-    float d = (a - m) / b;
-    if (m != 0.0 && ((b < 0.0) != (m < 0.0))) d -= 1.0;
-    // a zero quotient carries the sign of a / b (numpy's copysign): -0 // 5 and 0 // -5 are -0
-    uint sign = (floatBitsToUint(a) ^ floatBitsToUint(b)) & 0x80000000u;
-    if (d == 0.0) return uintBitsToFloat(sign);
-    float f = floor(d);
-    if (d - f > 0.5) f += 1.0;
-    return f;
-}
+// (kmath_generic.glsl, which kmath.glsl includes; kmath64.glsl defines the double ones)
+KM_DEFINE_DIVMOD(float, km_fmod, km_mod_f, km_floordiv_f, km_signbit_f, KM_NAN)
 
 // ---- power (float32: kmath_pow in kmath.glsl)
 // integer powers by squaring; a negative exponent gives 0 (numpy raises), except for bases 1 and -1

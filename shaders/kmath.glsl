@@ -19,6 +19,8 @@
 #ifndef KOMPUTE_ML_KMATH_GLSL
 #define KOMPUTE_ML_KMATH_GLSL
 
+#include "kmath_generic.glsl"
+
 #define KMATH_NAN uintBitsToFloat(0x7fc00000u)
 #define KMATH_INF uintBitsToFloat(0x7f800000u)
 
@@ -30,18 +32,7 @@ const float KMATH_LN2_LO = 1.4286068203094172e-06;
 float kmath_pow2i(int k) { return uintBitsToFloat(uint(k + 127) << 23); }
 
 // a * b == p + e exactly (Dekker's product over Veltkamp's 12-bit split; |a|, |b| < 2^100)
-void kmath_two_prod(float a, float b, out float p, out float e) {
-    precise float ca = 4097.0 * a;
-    precise float ah = ca - (ca - a);
-    precise float al = a - ah;
-    precise float cb = 4097.0 * b;
-    precise float bh = cb - (cb - b);
-    precise float bl = b - bh;
-    precise float pp = a * b;
-    precise float ee = ((ah * bh - pp) + ah * bl + al * bh) + al * bl;
-    p = pp;
-    e = ee;
-}
+KM_DEFINE_TWO_PROD(float, kmath_two_prod, 4097.0)
 
 // a / b within ~0.5 ulp whatever the driver's division (Vulkan allows 2.5 ulp, and GPUs use
 // that: a reciprocal and a product): the quotient corrected once by the exact remainder
@@ -72,12 +63,8 @@ float kmath_exp_scaled(float x, int shift) {
     float k = floor(xc * 1.44269504 + 0.5);
     precise float r = xc - k * KMATH_LN2_HI;
     r = r - k * KMATH_LN2_LO;
-    float p = 1.9790371879935265e-04;
-    p = p * r + 1.3944651000201702e-03;
-    p = p * r + 8.333496749401093e-03;
-    p = p * r + 4.166629537940025e-02;
-    p = p * r + 1.666666567325592e-01;
-    p = p * r + 0.5;
+    float p = KM_HORNER6(r, 1.9790371879935265e-04, 1.3944651000201702e-03, 8.333496749401093e-03,
+        4.166629537940025e-02, 1.666666567325592e-01, 0.5);
     precise float e = 1.0 + (r + r * r * p);
     int ki = int(k) + shift;
     int k1 = ki >> 1;
@@ -96,13 +83,9 @@ float kmath_sigmoid(float x) {
 // (1 - e) / (1 + e) with e = exp(-2|x|) <= 0.29 (never inf / inf)
 float kmath_tanh(float x) {
     float z = x * x;
-    float p = -8.0692587653175e-04;
-    p = p * z + 3.2339426688849926e-03;
-    p = p * z - 8.754304610192776e-03;
-    p = p * z + 2.185082621872425e-02;
-    p = p * z - 5.3966522216796875e-02;
-    p = p * z + 1.333332508802414e-01;
-    p = p * z - 3.333333432674408e-01;
+    float p = KM_HORNER7(z, -8.0692587653175e-04, 3.2339426688849926e-03, -8.754304610192776e-03,
+        2.185082621872425e-02, -5.3966522216796875e-02, 1.333332508802414e-01,
+        -3.333333432674408e-01);
     float ps = x + x * (z * p);
     float a = abs(x);
     float e = kmath_exp(-2.0 * a);
@@ -122,10 +105,8 @@ float kmath_log(float x) {
     float f = intBitsToFloat((ix & 0x007fffff) + 0x3f3504f3) - 1.0;
     float s = f / (2.0 + f);
     float z = s * s;
-    float R = 0.23668958246707916;
-    R = R * z + 0.28532058000564575;
-    R = R * z + 0.4000043272972107;
-    R = R * z + 0.6666666269302368;
+    float R = KM_HORNER4(z, 0.23668958246707916, 0.28532058000564575, 0.4000043272972107,
+        0.6666666269302368);
     R = R * z;
     float hfsq = 0.5 * f * f;
     float dk = float(k);
@@ -210,40 +191,45 @@ float kmath_reduce_pio2(float a, out uint q, out float rl) {
 
 float kmath_sin_tail(float r) {          // sin(r) - r on [-pi/4, pi/4]
     float z = r * r;
-    float p = 2.7183114070794545e-06;
-    p = p * z - 1.983933470910415e-04;
-    p = p * z + 8.333329111337662e-03;
-    p = p * z - 1.666666716337204e-01;
+    float p = KM_HORNER4(z, 2.7183114070794545e-06, -1.983933470910415e-04, 8.333329111337662e-03,
+        -1.666666716337204e-01);
     return r * (z * p);
 }
 float kmath_sin_poly(float r) { return r + kmath_sin_tail(r); }
 float kmath_cos_poly(float r) {          // cos on [-pi/4, pi/4]
     float z = r * r;
-    float p = -2.7210231223762094e-07;
-    p = p * z + 2.4799519451335073e-05;
-    p = p * z - 1.3888883404433727e-03;
-    p = p * z + 4.16666679084301e-02;
+    float p = KM_HORNER4(z, -2.7210231223762094e-07, 2.4799519451335073e-05,
+        -1.3888883404433727e-03, 4.16666679084301e-02);
     return 1.0 - (0.5 * z - z * z * p);
+}
+
+// a = |x| (finite) as r + rl and the quadrant q: below pi/4, a itself with q = 0 (the table
+// reduction is computed on every path and only selected away, so nothing diverges)
+float kmath_reduce(float a, out uint q, out float rl) {
+    float r = kmath_reduce_pio2(a, q, rl);
+    bool small = a < 0.7853981633974483;
+    rl = small ? 0.0 : rl;
+    q = small ? 0u : q;
+    return small ? a : r;
+}
+
+// v with the sign of an odd function of x (sign bits xor-ed: f(-0) = -0), nan for x = +-inf or nan
+float kmath_odd(float v, float x) {
+    v = uintBitsToFloat(floatBitsToUint(v) ^ (floatBitsToUint(x) & 0x80000000u));
+    return (isinf(x) || isnan(x)) ? KMATH_NAN : v;
 }
 
 // sin(x) (cos = false) or cos(x) (cos = true)
 float kmath_sincos(float x, bool cosine) {
-    float a = abs(x);
     uint q;
     float rl;
-    float r = kmath_reduce_pio2(a, q, rl);
-    bool small = a < 0.7853981633974483;
-    r = small ? a : r;
-    rl = small ? 0.0 : rl;
-    q = small ? 0u : q;
+    float r = kmath_reduce(abs(x), q, rl);
     q += cosine ? 1u : 0u;                               // cos(a) = sin(a + pi/2)
     float ts = kmath_sin_tail(r), c0 = kmath_cos_poly(r);
     float s = r + (ts + rl * c0), c = c0 - rl * (r + ts);   // sin / cos of r + rl, to first order
     float v = (q & 1u) != 0u ? c : s;
     v = (q & 2u) != 0u ? -v : v;
-    // sin is odd: carry x's sign bit over (sin(-0) = -0)
-    if (!cosine) v = uintBitsToFloat(floatBitsToUint(v) ^ (floatBitsToUint(x) & 0x80000000u));
-    return (isinf(x) || isnan(x)) ? KMATH_NAN : v;
+    return kmath_odd(v, cosine ? abs(x) : x);       // sin is odd, cos even (no sign to carry)
 }
 float kmath_sin(float x) { return kmath_sincos(x, false); }
 float kmath_cos(float x) { return kmath_sincos(x, true); }
@@ -320,10 +306,9 @@ void kmath_ln_m(float x, out int k, out float hi, out float lo) {
     kmath_two_prod(ch, 0.6666666865348816, th, tl);     // 2/3 = 0.6666666865 - 1.99e-8
     precise float cll = cl + zl * sh;
     float z = zh;
-    float P = 0.18181818723678589;                    // 2/11, 2/9, 2/7, 2/5 (Taylor: z <= 0.03)
-    P = P * z + 0.2222222238779068;
-    P = P * z + 0.2857142984867096;
-    P = P * z + 0.4000000059604645;
+    // 2/11, 2/9, 2/7, 2/5 (Taylor: z <= 0.03)
+    float P = KM_HORNER4(z, 0.18181818723678589, 0.2222222238779068, 0.2857142984867096,
+        0.4000000059604645);
     precise float rest = (tl + (ch * -1.9868215517249155e-08 + cll * 0.6666666865348816))
                          + (ch * z) * P + 2.0 * sl * (1.0 + z);
     hi = 2.0 * sh;
@@ -400,13 +385,9 @@ float kmath_exp2_dd(float H, float L) {
     float rh = hc - n;
     float rl = H == hc ? L : 0.0;
     float r = rh + rl;
-    float q = 1.3215486660556053e-06;
-    q = q * r + 1.5252733646775596e-05;
-    q = q * r + 1.540352968731895e-04;
-    q = q * r + 1.3333557872101665e-03;
-    q = q * r + 9.618128649890423e-03;
-    q = q * r + 5.550410971045494e-02;
-    q = q * r + 2.4022650718688965e-01;
+    float q = KM_HORNER7(r, 1.3215486660556053e-06, 1.5252733646775596e-05, 1.540352968731895e-04,
+        1.3333557872101665e-03, 9.618128649890423e-03, 5.550410971045494e-02,
+        2.4022650718688965e-01);
     float ph, pl, s, se;
     kmath_two_prod(rh, 0.6931471824645996, ph, pl);      // ln 2 = 0.693147182 - 1.9e-9
     precise float tail = pl + (rl * 0.6931471824645996 + rh * -1.9046542121259336e-09)
@@ -426,16 +407,9 @@ float kmath_exp2(float x) {
 // x = k ln2 + r and expm1 = 2^k expm1(r) + (2^k - 1) (2^k - 1 exact for |k| <= 23); beyond,
 // exp(x) - 1 rounds once.
 float kmath_expm1_poly(float r) {                    // (expm1(r) - r) / r^2
-    float p = 2.5052107943679403e-08;
-    p = p * r + 2.755731998149713e-07;
-    p = p * r + 2.7557318844628753e-06;
-    p = p * r + 2.4801587642286904e-05;
-    p = p * r + 1.9841270113829523e-04;
-    p = p * r + 1.3888889225199819e-03;
-    p = p * r + 8.333333767950535e-03;
-    p = p * r + 4.16666679084301e-02;
-    p = p * r + 1.666666716337204e-01;
-    p = p * r + 0.5;
+    float p = KM_HORNER10(r, 2.5052107943679403e-08, 2.755731998149713e-07, 2.7557318844628753e-06,
+        2.4801587642286904e-05, 1.9841270113829523e-04, 1.3888889225199819e-03,
+        8.333333767950535e-03, 4.16666679084301e-02, 1.666666716337204e-01, 0.5);
     return p;
 }
 float kmath_expm1(float x) {

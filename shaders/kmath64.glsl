@@ -14,6 +14,8 @@
 #ifndef KOMPUTE_ML_KMATH64_GLSL
 #define KOMPUTE_ML_KMATH64_GLSL
 
+#include "kmath_generic.glsl"
+
 #define KM64_NAN packDouble2x32(uvec2(0u, 0x7ff80000u))
 #define KM64_INF packDouble2x32(uvec2(0u, 0x7ff00000u))
 // ln 2 = LN2_HI + LN2_LO, LN2_HI of 32 significant bits: k * LN2_HI is exact for |k| < 2^21
@@ -34,6 +36,23 @@ double kmath64_pow2i(int k) { return packDouble2x32(uvec2(0u, uint(k + 1023) << 
 // ---- exp: x = k ln2 + r, |r| <= ln2 / 2, r exact to 2^-85; exp(r) = 1 + r + r^2 P(r), P the
 // Taylor series to r^11 / 13!; 2^k applied in two factors, so that k = 1024 (finite results near
 // the overflow threshold) works and a subnormal result rounds once.
+
+// (exp(r) - 1 - r) / r^2 by Horner's rule on its Taylor coefficients 1/12!, ..., 1/3!, 1/2!,
+// continuing from p (1/13! for exp; expm1's longer series brings its higher terms). An
+// expression, not a function: glslang's `precise` reaches back through a function's own
+// expressions, not into a callee, and exp's precise e covered this chain before it was shared.
+#define KM64_EXP_TAYLOR(p, r) KM_HORNER12(r, p, 2.08767569878681e-09lf, 2.505210838544172e-08lf, \
+        2.755731922398589e-07lf, 2.7557319223985893e-06lf, 2.48015873015873e-05lf, \
+        0.0001984126984126984lf, 0.001388888888888889lf, 0.008333333333333333lf, \
+        0.041666666666666664lf, 0.16666666666666666lf, 0.5lf)
+// 2^k exp(r) for the reduced r (|r| <= ln 2 / 2) and the integer k (exp and exp2)
+double kmath64_exp_reduced(double r, double k) {
+    double p = KM64_EXP_TAYLOR(1.6059043836821613e-10lf, r);
+    precise double e = 1.0lf + (r + r * r * p);
+    int ki = int(k);
+    int k1 = ki / 2;
+    return (e * kmath64_pow2i(k1)) * kmath64_pow2i(ki - k1);
+}
 double kmath64_exp(double x) {
     if (isnan(x)) return x;
     if (x > 709.782712893384lf) return KM64_INF;
@@ -41,42 +60,13 @@ double kmath64_exp(double x) {
     double k = floor(x * KM64_INV_LN2 + 0.5lf);
     precise double r = x - k * KM64_LN2_HI;
     r = r - k * KM64_LN2_LO;
-    double p = 1.6059043836821613e-10lf;
-    p = p * r + 2.08767569878681e-09lf;
-    p = p * r + 2.505210838544172e-08lf;
-    p = p * r + 2.755731922398589e-07lf;
-    p = p * r + 2.7557319223985893e-06lf;
-    p = p * r + 2.48015873015873e-05lf;
-    p = p * r + 0.0001984126984126984lf;
-    p = p * r + 0.001388888888888889lf;
-    p = p * r + 0.008333333333333333lf;
-    p = p * r + 0.041666666666666664lf;
-    p = p * r + 0.16666666666666666lf;
-    p = p * r + 0.5lf;
-    precise double e = 1.0lf + (r + r * r * p);
-    int ki = int(k);
-    int k1 = ki / 2;
-    return (e * kmath64_pow2i(k1)) * kmath64_pow2i(ki - k1);
+    return kmath64_exp_reduced(r, k);
 }
 
 // expm1 for |y| <= 0.7 (tanh's small arguments): y + y^2 Q(y), Taylor to y^17 / 17!
 double kmath64_expm1_small(double y) {
-    double q = 2.8114572543455206e-15lf;
-    q = q * y + 4.779477332387385e-14lf;
-    q = q * y + 7.647163731819816e-13lf;
-    q = q * y + 1.1470745597729725e-11lf;
-    q = q * y + 1.6059043836821613e-10lf;
-    q = q * y + 2.08767569878681e-09lf;
-    q = q * y + 2.505210838544172e-08lf;
-    q = q * y + 2.755731922398589e-07lf;
-    q = q * y + 2.7557319223985893e-06lf;
-    q = q * y + 2.48015873015873e-05lf;
-    q = q * y + 0.0001984126984126984lf;
-    q = q * y + 0.001388888888888889lf;
-    q = q * y + 0.008333333333333333lf;
-    q = q * y + 0.041666666666666664lf;
-    q = q * y + 0.16666666666666666lf;
-    q = q * y + 0.5lf;
+    double q = KM64_EXP_TAYLOR(KM_HORNER5(y, 2.8114572543455206e-15lf, 4.779477332387385e-14lf,
+        7.647163731819816e-13lf, 1.1470745597729725e-11lf, 1.6059043836821613e-10lf), y);
     return y + y * y * q;
 }
 
@@ -99,59 +89,45 @@ double kmath64_log_parts(double x, out double c, out int e) {
     precise double f = m - 1.0lf;
     double s = f / (2.0lf + f);
     double z = s * s;
-    double p = 0.08695652173913043lf;
-    p = p * z + 0.09523809523809523lf;
-    p = p * z + 0.10526315789473684lf;
-    p = p * z + 0.11764705882352941lf;
-    p = p * z + 0.13333333333333333lf;
-    p = p * z + 0.15384615384615385lf;
-    p = p * z + 0.18181818181818182lf;
-    p = p * z + 0.2222222222222222lf;
-    p = p * z + 0.2857142857142857lf;
-    p = p * z + 0.4lf;
-    p = p * z + 0.6666666666666666lf;
+    double p = KM_HORNER11(z, 0.08695652173913043lf, 0.09523809523809523lf, 0.10526315789473684lf,
+        0.11764705882352941lf, 0.13333333333333333lf, 0.15384615384615385lf, 0.18181818181818182lf,
+        0.2222222222222222lf, 0.2857142857142857lf, 0.4lf, 0.6666666666666666lf);
     c = s * (f - z * p);
     return f;
 }
-// numpy's values outside the domain: nan below 0 (and for nan), -inf at 0, inf at inf; else 0
-// with ok = true
-double kmath64_log_special(double x, out bool ok) {
-    ok = false;
-    if (isnan(x)) return x;
-    if (x < 0.0lf) return KM64_NAN;
-    if (x == 0.0lf) return -KM64_INF;
-    if (isinf(x)) return x;
-    ok = true;
-    return 0.0lf;
+// numpy's values outside the domain: nan below 0 (and for nan), -inf at 0, inf at inf, returned
+// as sp with false; else true, with f, c and e of kmath64_log_parts
+bool kmath64_log_split(double x, out double sp, out double f, out double c, out int e) {
+    sp = x;
+    f = 0.0lf;
+    c = 0.0lf;
+    e = 0;
+    if (isnan(x) || x == KM64_INF) return false;
+    if (x < 0.0lf) sp = KM64_NAN;
+    if (x == 0.0lf) sp = -KM64_INF;
+    if (x <= 0.0lf) return false;
+    f = kmath64_log_parts(x, c, e);
+    return true;
 }
 double kmath64_log(double x) {
-    bool ok;
-    double sp = kmath64_log_special(x, ok);
-    if (!ok) return sp;
-    double c;
+    double sp, f, c;
     int e;
-    double f = kmath64_log_parts(x, c, e);
+    if (!kmath64_log_split(x, sp, f, c, e)) return sp;
     double de = double(e);
     precise double lm = f - (c - de * KM64_LN2_LO);
     return de * KM64_LN2_HI + lm;
 }
 // log2 x = e + log(m) / ln 2; log10 x = e log10(2) + log(m) / ln 10 (log10(2) split: e * hi exact)
 double kmath64_log2(double x) {
-    bool ok;
-    double sp = kmath64_log_special(x, ok);
-    if (!ok) return sp;
-    double c;
+    double sp, f, c;
     int e;
-    double f = kmath64_log_parts(x, c, e);
+    if (!kmath64_log_split(x, sp, f, c, e)) return sp;
     return double(e) + (f - c) * 1.4426950408889634lf;
 }
 double kmath64_log10(double x) {
-    bool ok;
-    double sp = kmath64_log_special(x, ok);
-    if (!ok) return sp;
-    double c;
+    double sp, f, c;
     int e;
-    double f = kmath64_log_parts(x, c, e);
+    if (!kmath64_log_split(x, sp, f, c, e)) return sp;
     double de = double(e);
     precise double lo = (f - c) * 0.4342944819032518lf
         + de * packDouble2x32(uvec2(0xf311f12bu, 0x3ddf79feu));
@@ -177,26 +153,16 @@ double kmath64_sqrt(double x) {
 // sin or cos of r chosen and signed by k mod 4
 double kmath64_sin_poly(double r) {        // Taylor to r^17 / 17!
     double z = r * r;
-    double p = 2.8114572543455206e-15lf;
-    p = p * z - 7.647163731819816e-13lf;
-    p = p * z + 1.6059043836821613e-10lf;
-    p = p * z - 2.505210838544172e-08lf;
-    p = p * z + 2.7557319223985893e-06lf;
-    p = p * z - 0.0001984126984126984lf;
-    p = p * z + 0.008333333333333333lf;
-    p = p * z - 0.16666666666666666lf;
+    double p = KM_HORNER8(z, 2.8114572543455206e-15lf, -7.647163731819816e-13lf,
+        1.6059043836821613e-10lf, -2.505210838544172e-08lf, 2.7557319223985893e-06lf,
+        -0.0001984126984126984lf, 0.008333333333333333lf, -0.16666666666666666lf);
     return r + r * z * p;
 }
 double kmath64_cos_poly(double r) {        // Taylor to r^18 / 18!
     double z = r * r;
-    double p = -1.5619206968586225e-16lf;
-    p = p * z + 4.779477332387385e-14lf;
-    p = p * z - 1.1470745597729725e-11lf;
-    p = p * z + 2.08767569878681e-09lf;
-    p = p * z - 2.755731922398589e-07lf;
-    p = p * z + 2.48015873015873e-05lf;
-    p = p * z - 0.001388888888888889lf;
-    p = p * z + 0.041666666666666664lf;
+    double p = KM_HORNER8(z, -1.5619206968586225e-16lf, 4.779477332387385e-14lf,
+        -1.1470745597729725e-11lf, 2.08767569878681e-09lf, -2.755731922398589e-07lf,
+        2.48015873015873e-05lf, -0.001388888888888889lf, 0.041666666666666664lf);
     return (1.0lf - 0.5lf * z) + z * z * p;
 }
 // r and the quadrant k mod 4 of x (finite)
@@ -248,18 +214,7 @@ uint kmath64_bits(uint P[9], int pos) {
     return lo | hi;
 }
 // a * b == p + e exactly (Dekker's product over Veltkamp's 27-bit split; no fma needed)
-void kmath64_two_prod(double a, double b, out double p, out double e) {
-    precise double ca = 134217729.0lf * a;
-    precise double ah = ca - (ca - a);
-    precise double al = a - ah;
-    precise double cb = 134217729.0lf * b;
-    precise double bh = cb - (cb - b);
-    precise double bl = b - bh;
-    precise double pp = a * b;
-    precise double ee = ((ah * bh - pp) + ah * bl + al * bh) + al * bl;
-    p = pp;
-    e = ee;
-}
+KM_DEFINE_TWO_PROD(double, kmath64_two_prod, 134217729.0lf)
 // |x| >= 2^28, finite: r = hi + lo in [-pi/4, pi/4] and the quadrant (mod 4) of |x|
 double kmath64_reduce_big(double ax, out double lo, out int quadrant) {
     uvec2 b = unpackDouble2x32(ax);
@@ -309,25 +264,32 @@ double kmath64_reduce_big(double ax, out double lo, out int quadrant) {
     return sgn * rh;
 }
 
-// r = hi + lo and the quadrant of x (|x| >= 2^28: of |x|, the caller restoring the sign)
+// x = q pi/2 + r + lo (q mod 4) for finite x: Cody-Waite below 2^28; above, Payne-Hanek on |x|,
+// whose reduction (q, r, lo) becomes -q, -r, -lo for a negative x
 double kmath64_reduce(double x, out double lo, out int q) {
     if (abs(x) < 268435456.0lf) {
         lo = 0.0lf;
         return kmath64_reduce_pio2(x, q);
     }
-    return kmath64_reduce_big(abs(x), lo, q);
+    double r = kmath64_reduce_big(abs(x), lo, q);
+    if (x > 0.0lf) return r;
+    q = (4 - q) & 3;
+    lo = -lo;
+    return -r;
 }
+// sin(r + lo) = sin r + lo cos r, cos(r + lo) = cos r - lo sin r (|lo| < 2^-50 |r|)
+double kmath64_sin_rl(double r, double lo) {
+    return kmath64_sin_poly(r) + lo * (1.0lf - 0.5lf * r * r);
+}
+double kmath64_cos_rl(double r, double lo) { return kmath64_cos_poly(r) - lo * r; }
 double kmath64_sin(double x) {
     if (isnan(x) || isinf(x)) return KM64_NAN;
     if (abs(x) < 1.0e-9lf) return x;           // sin x = x to 1e-19 (and -0 stays -0)
     int q;
     double lo;
     double r = kmath64_reduce(x, lo, q);
-    // sin(r + lo) = sin r + lo cos r, cos(r + lo) = cos r - lo sin r (|lo| < 2^-50 |r|)
-    double v = (q & 1) == 0 ? kmath64_sin_poly(r) + lo * (1.0lf - 0.5lf * r * r)
-                            : kmath64_cos_poly(r) - lo * r;
-    v = q >= 2 ? -v : v;
-    return (abs(x) >= 268435456.0lf && x < 0.0lf) ? -v : v;
+    double v = (q & 1) == 0 ? kmath64_sin_rl(r, lo) : kmath64_cos_rl(r, lo);
+    return q >= 2 ? -v : v;
 }
 double kmath64_cos(double x) {
     if (isnan(x) || isinf(x)) return KM64_NAN;
@@ -335,8 +297,7 @@ double kmath64_cos(double x) {
     int q;
     double lo;
     double r = kmath64_reduce(x, lo, q);
-    double v = (q & 1) == 0 ? kmath64_cos_poly(r) - lo * r
-                            : kmath64_sin_poly(r) + lo * (1.0lf - 0.5lf * r * r);
+    double v = (q & 1) == 0 ? kmath64_cos_rl(r, lo) : kmath64_sin_rl(r, lo);
     return (q == 1 || q == 2) ? -v : v;
 }
 
@@ -376,22 +337,7 @@ double kmath64_exp2(double x) {
     double k = floor(x + 0.5lf);
     precise double f = x - k;
     precise double r = f * KM64_LN2_HI + f * KM64_LN2_LO;
-    double p = 1.6059043836821613e-10lf;
-    p = p * r + 2.08767569878681e-09lf;
-    p = p * r + 2.505210838544172e-08lf;
-    p = p * r + 2.755731922398589e-07lf;
-    p = p * r + 2.7557319223985893e-06lf;
-    p = p * r + 2.48015873015873e-05lf;
-    p = p * r + 0.0001984126984126984lf;
-    p = p * r + 0.001388888888888889lf;
-    p = p * r + 0.008333333333333333lf;
-    p = p * r + 0.041666666666666664lf;
-    p = p * r + 0.16666666666666666lf;
-    p = p * r + 0.5lf;
-    precise double e = 1.0lf + (r + r * r * p);
-    int ki = int(k);
-    int k1 = ki / 2;
-    return (e * kmath64_pow2i(k1)) * kmath64_pow2i(ki - k1);
+    return kmath64_exp_reduced(r, k);
 }
 
 // ---- expm1: the series below 0.35 in magnitude; exp(x) - 1 above (at most ~1.5 bits cancel)
@@ -410,16 +356,10 @@ double kmath64_sinh(double x) {
     double ax = abs(x), t;
     if (ax < 1.0lf) {                              // x + x z P(z), Taylor to x^21 / 21!
         double z = x * x;
-        double p = 1.9572941063391263e-20lf;
-        p = p * z + 8.22063524662433e-18lf;
-        p = p * z + 2.8114572543455206e-15lf;
-        p = p * z + 7.647163731819816e-13lf;
-        p = p * z + 1.6059043836821613e-10lf;
-        p = p * z + 2.505210838544172e-08lf;
-        p = p * z + 2.7557319223985893e-06lf;
-        p = p * z + 0.0001984126984126984lf;
-        p = p * z + 0.008333333333333333lf;
-        p = p * z + 0.16666666666666666lf;
+        double p = KM_HORNER10(z, 1.9572941063391263e-20lf, 8.22063524662433e-18lf,
+            2.8114572543455206e-15lf, 7.647163731819816e-13lf, 1.6059043836821613e-10lf,
+            2.505210838544172e-08lf, 2.7557319223985893e-06lf, 0.0001984126984126984lf,
+            0.008333333333333333lf, 0.16666666666666666lf);
         return x + x * z * p;
     } else if (ax < 22.0lf) {
         double e = kmath64_exp(ax);
@@ -450,37 +390,21 @@ double kmath64_tan(double x) {
     int q;
     double lo;
     double r = kmath64_reduce(x, lo, q);
-    double sn = kmath64_sin_poly(r) + lo * (1.0lf - 0.5lf * r * r);
-    double cs = kmath64_cos_poly(r) - lo * r;
-    double v = (q & 1) == 0 ? sn / cs : -cs / sn;
-    return (abs(x) >= 268435456.0lf && x < 0.0lf) ? -v : v;
+    double sn = kmath64_sin_rl(r, lo), cs = kmath64_cos_rl(r, lo);
+    return (q & 1) == 0 ? sn / cs : -cs / sn;
 }
 
 // ---- atan: |x| > 1 through pi/2 - atan(1/|x|); t > tan(pi/8) through pi/4 + atan((t-1)/(t+1));
 // then the series u - u^3/3 + ... on |u| <= tan(pi/8) (to u^43); pi/4, pi/2 split in two doubles
 double kmath64_atan_series(double u) {
     double z = u * u;
-    double p = -0.023255813953488372lf;
-    p = p * z + 0.024390243902439025lf;
-    p = p * z - 0.02564102564102564lf;
-    p = p * z + 0.02702702702702703lf;
-    p = p * z - 0.02857142857142857lf;
-    p = p * z + 0.030303030303030304lf;
-    p = p * z - 0.03225806451612903lf;
-    p = p * z + 0.034482758620689655lf;
-    p = p * z - 0.037037037037037035lf;
-    p = p * z + 0.04lf;
-    p = p * z - 0.043478260869565216lf;
-    p = p * z + 0.047619047619047616lf;
-    p = p * z - 0.05263157894736842lf;
-    p = p * z + 0.058823529411764705lf;
-    p = p * z - 0.06666666666666667lf;
-    p = p * z + 0.07692307692307693lf;
-    p = p * z - 0.09090909090909091lf;
-    p = p * z + 0.1111111111111111lf;
-    p = p * z - 0.14285714285714285lf;
-    p = p * z + 0.2lf;
-    p = p * z - 0.3333333333333333lf;
+    double p = KM_HORNER21(z, -0.023255813953488372lf, 0.024390243902439025lf,
+        -0.02564102564102564lf, 0.02702702702702703lf, -0.02857142857142857lf,
+        0.030303030303030304lf, -0.03225806451612903lf, 0.034482758620689655lf,
+        -0.037037037037037035lf, 0.04lf, -0.043478260869565216lf, 0.047619047619047616lf,
+        -0.05263157894736842lf, 0.058823529411764705lf, -0.06666666666666667lf,
+        0.07692307692307693lf, -0.09090909090909091lf, 0.1111111111111111lf, -0.14285714285714285lf,
+        0.2lf, -0.3333333333333333lf);
     return u + u * z * p;
 }
 double kmath64_atan_pos(double ax) {               // ax >= 0 or +inf
@@ -574,46 +498,13 @@ double kmath64_atan2(double y, double x) {
     return ny ? -a : a;
 }
 
-// ---- numpy's semantics in double (see elementwise.glsl's float versions for the reasoning)
+// ---- numpy's semantics in double (elementwise.glsl's float versions, kmath_generic.glsl)
 double km_max_d(double a, double b) { return (isnan(a) || a >= b) ? a : b; }
 double km_min_d(double a, double b) { return (isnan(a) || a <= b) ? a : b; }
 uint km_d2u(double x) { return x < 0.0lf ? uint(int(x)) : uint(x); }
 
-// exact fmod by long division (each step exact, Sterbenz), at most ~2100 steps
-double km_fmod_d(double a, double b) {
-    double x = abs(a), y = abs(b);
-    if (x < y) return a;
-    int ex, ey;
-    frexp(x, ex);
-    frexp(y, ey);
-    double r = x;
-    for (int k = ex - ey; k >= 0; k--) {
-        double t = ldexp(y, k);
-        if (r >= t) r -= t;
-    }
-    return a < 0.0lf ? -r : r;
-}
-double km_mod_d(double a, double b) {
-    if (b == 0.0lf || isnan(a) || isnan(b) || isinf(a)) return KM64_NAN;
-    if (isinf(b)) return (a == 0.0lf || (a < 0.0lf) == (b < 0.0lf)) ? a : b;
-    double m = km_fmod_d(a, b);
-    if (m != 0.0lf) {
-        if ((b < 0.0lf) != (m < 0.0lf)) m += b;
-    } else {
-        m = b < 0.0lf ? -0.0lf : 0.0lf;
-    }
-    return m;
-}
-double km_floordiv_d(double a, double b) {
-    if (b == 0.0lf || isnan(a) || isnan(b) || isinf(a) || isinf(b)) return a / b;
-    double m = km_fmod_d(a, b);
-    double d = (a - m) / b;
-    if (m != 0.0lf && ((b < 0.0lf) != (m < 0.0lf))) d -= 1.0lf;
-    if (d == 0.0lf) return (a / b) < 0.0lf ? -0.0lf : 0.0lf;
-    double f = floor(d);
-    if (d - f > 0.5lf) f += 1.0lf;
-    return f;
-}
+// fmod, remainder and floor division (kmath_generic.glsl; elementwise.glsl has the float ones)
+KM_DEFINE_DIVMOD(double, km_fmod_d, km_mod_d, km_floordiv_d, kmath64_signbit, KM64_NAN)
 
 // power: numpy's special cases; integer exponents up to 2^10 by squaring (a few ulp), others as
 // exp(y log|x|) (relative error about |y log x| * 2^-53: 1e-13 near the overflow threshold)

@@ -9,12 +9,9 @@
 float kmath_sinh(float x) {
     float a = abs(x);
     float z = a * a;
-    float p = 1.6059043836821613e-10;                // 1/13!, 1/11!, ..., 1/3!
-    p = p * z + 2.505210838544172e-08;
-    p = p * z + 2.755731922398589e-06;
-    p = p * z + 1.984126984126984e-04;
-    p = p * z + 8.333333333333333e-03;
-    p = p * z + 1.6666666666666666e-01;
+    // 1/13!, 1/11!, ..., 1/3!
+    float p = KM_HORNER6(z, 1.6059043836821613e-10, 2.505210838544172e-08, 2.755731922398589e-06,
+        1.984126984126984e-04, 8.333333333333333e-03, 1.6666666666666666e-01);
     float small = a + a * (z * p);
     float em = kmath_expm1(min(a, 16.0));
     float mid = 0.5 * (em + kmath_div(em, em + 1.0));
@@ -24,13 +21,9 @@ float kmath_sinh(float x) {
 float kmath_cosh(float x) {
     float a = abs(x);
     float z = a * a;
-    float p = 1.1470745597729725e-11;                // 1/14!, ..., 1/4!, 1/2!
-    p = p * z + 2.08767569878681e-09;
-    p = p * z + 2.755731922398589e-07;
-    p = p * z + 2.48015873015873e-05;
-    p = p * z + 1.388888888888889e-03;
-    p = p * z + 4.1666666666666664e-02;
-    p = p * z + 0.5;
+    // 1/14!, ..., 1/4!, 1/2!
+    float p = KM_HORNER7(z, 1.1470745597729725e-11, 2.08767569878681e-09, 2.755731922398589e-07,
+        2.48015873015873e-05, 1.388888888888889e-03, 4.1666666666666664e-02, 0.5);
     float small = 1.0 + z * p;
     float e = kmath_exp(min(a, 16.0));
     float mid = 0.5 * e + kmath_div(0.5, e);
@@ -41,28 +34,16 @@ float kmath_cosh(float x) {
 // ---- tan: the sin / cos reduction, then tan(r) = r + r z P(z) on [-pi/4, pi/4] (least-squares
 // fit, relative 2^-28.5), tan(r + rl) to first order, and -1 / tan in odd quadrants
 float kmath_tan(float x) {
-    float a = abs(x);
     uint q;
     float rl;
-    float r = kmath_reduce_pio2(a, q, rl);
-    bool small = a < 0.7853981633974483;
-    r = small ? a : r;
-    rl = small ? 0.0 : rl;
-    q = small ? 0u : q;
+    float r = kmath_reduce(abs(x), q, rl);
     float z = r * r;
-    float p = 0.004318146500736475;
-    p = p * z + 0.00021437961549963802;
-    p = p * z + 0.01073072012513876;
-    p = p * z + 0.021325865760445595;
-    p = p * z + 0.05405068397521973;
-    p = p * z + 0.13332754373550415;
-    p = p * z + 0.33333346247673035;
+    float p = KM_HORNER7(z, 0.004318146500736475, 0.00021437961549963802, 0.01073072012513876,
+        0.021325865760445595, 0.05405068397521973, 0.13332754373550415, 0.33333346247673035);
     float tt = r * (z * p);
     float t0 = r + tt;
     precise float t = r + (tt + rl * (1.0 + t0 * t0));
-    float v = (q & 1u) != 0u ? -kmath_div(1.0, t) : t;
-    v = uintBitsToFloat(floatBitsToUint(v) ^ (floatBitsToUint(x) & 0x80000000u));   // odd
-    return (isinf(x) || isnan(x)) ? KMATH_NAN : v;
+    return kmath_odd((q & 1u) != 0u ? -kmath_div(1.0, t) : t, x);
 }
 
 // ---- atan family. atan(t), t in [0, 1], as hi + lo: t itself below tan(pi/8), else
@@ -78,11 +59,8 @@ void kmath_atan01(float t, out float hi, out float lo) {
     precise float ul = (((nh - qp) - qe) + nl - uh * dl) / dh;
     float u = mid ? uh : t;
     float z = u * u;
-    float p = -0.06092337146401405;
-    p = p * z + 0.1060001328587532;
-    p = p * z - 0.14244486391544342;
-    p = p * z + 0.1999853104352951;
-    p = p * z - 0.33333316445350647;
+    float p = KM_HORNER5(z, -0.06092337146401405, 0.1060001328587532, -0.14244486391544342,
+        0.1999853104352951, -0.33333316445350647);
     float pu = u * (z * p);
     hi = mid ? KMATH_PIO4_HI : u;
     lo = mid ? KMATH_PIO4_LO + (u + (pu + ul)) : pu;
@@ -122,12 +100,8 @@ float kmath_atan2(float y, float x) {
 // asin(s) - s for s in [0, 1/2]: s z P(z), z = s^2 (least-squares fit, relative 2^-30)
 float kmath_asin_tail(float s) {
     float z = s * s;
-    float p = 0.03715885058045387;
-    p = p * z + 0.014706604182720184;
-    p = p * z + 0.03173262998461723;
-    p = p * z + 0.04452658072113991;
-    p = p * z + 0.07500449568033218;
-    p = p * z + 0.16666661202907562;
+    float p = KM_HORNER6(z, 0.03715885058045387, 0.014706604182720184, 0.03173262998461723,
+        0.04452658072113991, 0.07500449568033218, 0.16666661202907562);
     return s * (z * p);
 }
 
@@ -172,12 +146,8 @@ float kmath_log_dd(float h, float l) { return kmath_log(h) + l / h; }
 float kmath_asinh(float x) {
     float a = abs(x);
     float z = a * a;
-    float p = 0.009195804595947266;
-    p = p * z - 0.020001716911792755;
-    p = p * z + 0.030019283294677734;
-    p = p * z - 0.04461410269141197;
-    p = p * z + 0.07499894499778748;
-    p = p * z - 0.1666666567325592;
+    float p = KM_HORNER6(z, 0.009195804595947266, -0.020001716911792755, 0.030019283294677734,
+        -0.04461410269141197, 0.07499894499778748, -0.1666666567325592);
     float small = a + a * (z * p);
     float am = min(a, 4096.0);
     float pp, pe, sh, sl, rh, rl, wh, wl;

@@ -336,13 +336,25 @@ def _needs_float64():
         pytest.skip("the default device has no float64 (shaderFloat64)")
 
 
-def test_float64_uniforms_are_53_bit_and_match_the_reference():
+def _u53(hi, lo):
+    """numpy's 53-bit uniform from two words: (hi >> 5) * 2^26 + (lo >> 6), times 2^-53."""
+    return (np.floor(hi / 32) * 2.0**26 + np.floor(lo / 64)) * 2.0**-53
+
+
+def _float64_draws(seed, method, n, per_row):
+    """The generator default_rng(seed) after drawing ``n`` float64 values of ``method`` on the
+    device, those values, and the reference words they come from, ``per_row`` words a row."""
     _needs_float64()
-    rng = km.random.default_rng(77)
+    rng = km.random.default_rng(seed)
     key = rng.bit_generator.state["key"]
-    u = rng.random(4001, dtype=np.float64).numpy()
-    w = ref_blocks(key, 0, 2 * 4001).astype(np.float64).reshape(-1, 2)
-    want = (np.floor(w[:, 0] / 32) * 2.0**26 + np.floor(w[:, 1] / 64)) * 2.0**-53
+    got = getattr(rng, method)(n, dtype=np.float64).numpy()
+    rows = -(-n // (per_row // 2))                  # a row of 2k words gives k values
+    return rng, got, ref_blocks(key, 0, per_row * rows).astype(np.float64).reshape(-1, per_row)
+
+
+def test_float64_uniforms_are_53_bit_and_match_the_reference():
+    rng, u, w = _float64_draws(77, "random", 4001, 2)
+    want = _u53(w[:, 0], w[:, 1])
     np.testing.assert_array_equal(u, want)
     assert rng.bit_generator.state["counter"] == -(-2 * 4001 // 4)
     big = km.random.default_rng(2024).random(200_000, dtype=np.float64).numpy()
@@ -352,13 +364,8 @@ def test_float64_uniforms_are_53_bit_and_match_the_reference():
 
 
 def test_float64_normals_match_box_muller_in_double():
-    _needs_float64()
-    rng = km.random.default_rng(8)
-    key = rng.bit_generator.state["key"]
-    got = rng.standard_normal(3001, dtype=np.float64).numpy()
-    w = ref_blocks(key, 0, 4 * 1501).astype(np.float64).reshape(-1, 4)
-    u0 = (np.floor(w[:, 0] / 32) * 2.0**26 + np.floor(w[:, 1] / 64)) * 2.0**-53
-    u1 = (np.floor(w[:, 2] / 32) * 2.0**26 + np.floor(w[:, 3] / 64)) * 2.0**-53
+    _, got, w = _float64_draws(8, "standard_normal", 3001, 4)
+    u0, u1 = _u53(w[:, 0], w[:, 1]), _u53(w[:, 2], w[:, 3])
     r, t = np.sqrt(-2 * np.log(1 - u0)), np.pi * (2 * u1 - 1)
     want = np.stack([r * np.cos(t), r * np.sin(t)], axis=1).reshape(-1)[:3001]
     np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-14)

@@ -111,21 +111,23 @@ def isfinite(x, /):
 
 
 def signbit(x, /):
-    """True where the sign bit is set (-0.0 included; the sign of a nan is not visible here)."""
+    """True where the sign bit is set: -0.0 and a nan whose sign bit is set included (numpy's)."""
     x = _arr(x)
     if x.dtype in (UINT32, BOOL):
         return _a.zeros(x.shape, BOOL, x.device)
     if x.dtype == INT32:
         return x < 0
-    return (x < 0) | ((x == 0) & (1.0 / x < 0))
+    return _a.elementwise("signbit", x)      # the bit: no comparison sees it on -0.0 or a nan
 
 
 def sign(x, /):
+    """-1, 0 or 1 by the sign of ``x``; +0.0 for both zeros and nan for nan (numpy's)."""
     x = _arr(x)
     one = 1 if _integral(x) else 1.0
     if x.dtype == UINT32:
         return _a.where(x > 0, one, 0).astype(UINT32)
-    return _a.where(x > 0, one, _a.where(x < 0, -one, x * 0)).astype(x.dtype)
+    # x == 0 gives +0 (x * 0 would keep -0's sign); a nan is neither and passes through
+    return _a.where(x > 0, one, _a.where(x < 0, -one, _a.where(x == 0, 0 * one, x))).astype(x.dtype)
 
 
 def trunc(x, /):

@@ -9,7 +9,7 @@ asks for them to be written into the source ("baked") because the push block is 
 import struct
 
 from .dtypes import (BOOL, COMPARISONS, FLOAT32, FLOAT64, FLOATS, FLOAT_UNARY, GLSL_TYPE, INT32,
-                     STORAGE_TYPE, UINT32, VEC4_TYPE)
+                     PREDICATES, STORAGE_TYPE, UINT32, VEC4_TYPE)
 
 __all__ = ["generate", "LOCAL_SIZE", "push_words"]
 
@@ -96,6 +96,10 @@ def _unary(op, ct, a):
         return f"abs({a})" if ct in (FLOAT32, FLOAT64, INT32) else a
     if op in ("floor", "ceil"):
         return f"{op}({a})" if ct in FLOATS else a
+    if op == "signbit":     # the bit itself: a comparison cannot see the sign of -0.0 or a nan
+        if ct in FLOATS:
+            return f"kmath64_signbit({a})" if ct == FLOAT64 else f"km_signbit_f({a})"
+        return f"({a} < 0)" if ct == INT32 else "false"
     raise ValueError(f"unknown elementwise operation {op!r}")
 
 
@@ -218,7 +222,8 @@ def generate(plan, bake_scalars, bake_dims):
                 args.append(f"s{r[1]}")     # scalars are already of the compute type
             else:
                 args.append(_cast(f"{'x' if r[0] == 'x' else 't'}{r[1]}", r[2], ct))
-        natural = BOOL if op in COMPARISONS else compute[-1]    # the type the expression has
+        # the type the expression has
+        natural = BOOL if op in COMPARISONS or op in PREDICATES else compute[-1]
         expr = _cast(_expression(op, compute, args), natural, dtype)
         body.append(f"{GLSL_TYPE[dtype]} t{t} = {expr};")
     result = f"t{len(plan.nodes) - 1}"

@@ -14,7 +14,7 @@ import numpy as np
 
 __all__ = ["FLOAT32", "FLOAT64", "INT32", "UINT32", "BOOL", "DTYPES", "GLSL_TYPE", "STORAGE_TYPE",
            "STORAGE_DTYPE", "VEC4_TYPE", "ARITHMETIC", "COMPARISONS", "FLOAT_UNARY", "FLOAT_BINARY",
-           "SAME_UNARY", "FLOATS", "canonical_dtype", "device_dtype", "has_float64", "result_dtype",
+           "PREDICATES", "SAME_UNARY", "FLOATS", "canonical_dtype", "device_dtype", "has_float64", "result_dtype",
            "resolve", "scalar_value"]
 
 FLOAT32, INT32, UINT32, BOOL = (np.dtype(np.float32), np.dtype(np.int32), np.dtype(np.uint32),
@@ -85,7 +85,7 @@ _UFUNCS = {
     "arctan": np.arctan, "arcsinh": np.arcsinh, "arccosh": np.arccosh, "arctanh": np.arctanh,
     "arctan2": np.arctan2,
     "sigmoid": np.exp, "bitwise_and": np.bitwise_and, "bitwise_or": np.bitwise_or,
-    "bitwise_xor": np.bitwise_xor, "invert": np.invert,
+    "bitwise_xor": np.bitwise_xor, "invert": np.invert, "signbit": np.signbit,
 }
 ARITHMETIC = {"add", "subtract", "multiply", "floor_divide", "remainder", "power", "maximum", "minimum",
               "bitwise_and", "bitwise_or", "bitwise_xor"}
@@ -97,6 +97,8 @@ FLOAT_UNARY = {"exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", 
                "arctanh", "sigmoid"}
 FLOAT_BINARY = {"true_divide", "arctan2"}
 SAME_UNARY = {"negative", "absolute", "floor", "ceil", "invert"}
+# bool of the operand's own bits (no conversion: signbit must see a nan's sign bit)
+PREDICATES = {"signbit"}
 
 _resolve_cache = {}
 
@@ -155,6 +157,8 @@ def resolve(op, operands, float64=True):
             result = (out, (out,) * len(operands))     # numpy's float result (int / int: float64)
         elif op in SAME_UNARY or op in ARITHMETIC:
             result = (out, (out,) * len(operands))
+        elif op in PREDICATES:
+            result = (BOOL, tuple(canonical_dtype(p.dtype) for p in proxies))
         else:
             raise ValueError(f"unknown elementwise operation {op!r}")
     if not float64:
