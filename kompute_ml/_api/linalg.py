@@ -14,6 +14,7 @@ import operator
 import numpy as np
 
 from .. import array as _a
+from .._array import linalg as _linalg
 from .._array.dtypes import FLOAT32, FLOAT64, INT32, result_dtype
 
 __all__ = ["cholesky", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv", "matmul",
@@ -264,11 +265,18 @@ def _tall_svd(a):
 
 def _gram_cholesky(a):
     """Upper R with R^T R = A^T A (the Gram matrix on the device, Cholesky in float64), or None."""
-    g = (a.mT @ a).numpy().astype(np.float64)
+    g = _gram(a).numpy().astype(np.float64)
     try:
         return np.linalg.cholesky(g).T
     except np.linalg.LinAlgError:       # rank-deficient in float32: the host decomposes A
         return None
+
+
+def _gram(a):
+    """``a.mT @ a`` of a matrix, ``a`` read in place (split over K, so a d x d result of a tall
+    ``a`` still fills the device)."""
+    buf, shape, dtype = _linalg.gram(a.device, (_a.buffer_of(a), a.shape), a.dtype)
+    return _a.from_buffer(buf, shape, dtype)
 
 
 def svdvals(x, /):
