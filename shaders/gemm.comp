@@ -1,6 +1,7 @@
 #version 450
 // gemm.comp — C = A @ B for row-major A (M x K), B (K x N), C (M x N); a stack of them along z.
 // Tiled through shared memory: a workgroup of 16 x 16 invocations computes a 128 x 128 tile of C,
+// (KM_WG below: 8 x 8 and 64 x 64)
 // each invocation an 8 x 8 register block (rows 4*ty + {0..3} and 64 + 4*ty + {0..3}, columns
 // likewise from tx). K advances in steps of 16; the tiles are stored as 4-vectors (A by row
 // quads, B by column quads) so each k step is 4 vector loads and 16 vector multiply-adds, and
@@ -30,16 +31,21 @@
 #define KM_T uint
 #define KM_V4 uvec4
 #endif
-#define WX 16u
-#define WY 16u
-#define TM 128u          // WY * 8 rows
-#define TN 128u          // WX * 8 columns
+// KM_WG: the workgroup's side; 16 (default) gives 128 x 128 tiles, 8 gives 64 x 64 tiles, for
+// products with a side of at most 64 (X^T X of 64 features), which 128-tiles would pad 2 to 4 times
+#ifndef KM_WG
+#define KM_WG 16
+#endif
+#define WX uint(KM_WG)
+#define WY uint(KM_WG)
+#define TM (WY * 8u)     // rows of a tile
+#define TN (WX * 8u)     // columns
 #if KM_KIND == 3
 #define TK 8u            // double tiles: 16 KiB of shared memory, as the 32-bit ones
 #else
 #define TK 16u
 #endif
-layout(local_size_x = 16, local_size_y = 16) in;
+layout(local_size_x = KM_WG, local_size_y = KM_WG) in;
 layout(set = 0, binding = 0) readonly buffer A { KM_T a[]; };
 layout(set = 0, binding = 1) readonly buffer B { KM_T b[]; };
 layout(set = 0, binding = 2) writeonly buffer C { KM_T c[]; };
@@ -75,7 +81,7 @@ void main() {
         acc[i][1] = KM_V4(0);
     }
     for (uint k0 = kbeg; k0 < kend; k0 += TK) {
-        // A tile: 512 quads, 2 per invocation; neighbouring invocations read neighbouring k (A
+        // A tile: TK * TM / 4 quads (2 or 4 per invocation); neighbouring invocations read neighbouring k (A
         // row-major) or neighbouring rows of C (A transposed): contiguous addresses either way
         for (uint s = lid; s < TK * TM / 4u; s += WX * WY) {
             uint ak, ar;
@@ -96,7 +102,7 @@ void main() {
             }
             As[ak][ar / 4u] = v;
         }
-        // B tile: 512 quads, 2 per invocation; neighbouring invocations read neighbouring columns
+        // B tile: TK * TN / 4 quads; neighbouring invocations read neighbouring columns
         for (uint s = lid; s < TK * TN / 4u; s += WX * WY) {
             uint bk = s / (TN / 4u), bc = (s % (TN / 4u)) * 4u;
             uint gk = k0 + bk;

@@ -1,6 +1,7 @@
 """Matrix products on the device: matmul (numpy's rules, stacks included) and dot.
 
-- matrix @ matrix (and stacks): ``gemm.comp``, 128 x 128 tiles through shared memory, 8 x 8
+- matrix @ matrix (and stacks): ``gemm.comp``, 128 x 128 tiles (64 x 64 where a side is at most
+  64) through shared memory, 8 x 8
   register blocks per invocation; a stack runs along the grid's z axis (a broadcast operand has stride 0).
 - matrix @ vector: ``gemv.comp`` (32 invocations per row, tree-combined);
   vector @ matrix: ``gevm.comp`` (64 columns x 4 k-slices per workgroup).
@@ -26,12 +27,15 @@ from .dtypes import BOOL, FLOAT32, FLOAT64, INT32, UINT32, result_dtype
 __all__ = ["result_dtypes", "matmul", "dot", "gram"]
 
 _TILE = 128          # gemm.comp: 128 x 128 tiles of C per workgroup
+_SMALL_TILE = 64     # gemm.comp with KM_WG=8: for products with a side of at most 64
 _KIND = {FLOAT32: 0, INT32: 1, UINT32: 2, FLOAT64: 3}
 
 
-def _kernel(name, dtype):
+def _kernel(name, dtype, **defines):
     kind = _KIND[dtype]
-    return shaders.get(name, {"KM_KIND": kind} if kind else None)
+    if kind:
+        defines["KM_KIND"] = kind
+    return shaders.get(name, defines or None)
 
 
 def _core_error(which, size_a, size_b, dim):
@@ -73,8 +77,9 @@ def matmul(device, a, b, out_dtype):
         product = _gemm if name == "gemm" else _vector_product
         chunk = _k_chunk(device, name)
         # an empty operand means an empty result (or K = 0: zeros); no K-slices to loop over;
-        # gemm splits K itself, in one dispatch (gemm.comp's k_slice)
-        if chunk is None or K <= chunk or 0 in ashape or 0 in bshape or name == "gemm":
+        # one matrix product (not a stack) splits K itself, in one dispatch (gemm.comp's k_slice)
+        single = name == "gemm" and math.prod(ashape[:-2]) * math.prod(bshape[:-2]) == 1
+        if chunk is None or K <= chunk or 0 in ashape or 0 in bshape or single:
             buf, shape = product(device, abuf, ashape, bbuf, bshape, ct)
         else:
             # split-K: a device with a loop budget (lavapipe) gets products of K-slices, summed
@@ -146,7 +151,7 @@ def _stack(device, buf, shape, dtype, batch, core):
 # workgroup (its 128 x 128 partial tile is written and summed again) and the most bytes of partial
 # products (their sum is one more pass over them)
 _SPLIT_GROUPS = 512
-_SPLIT_MIN_K = 1024
+_SPLIT_MIN_K = 4096
 _SPLIT_MAX_BYTES = 64 << 20
 
 
@@ -201,8 +206,10 @@ def _gemm(device, abuf, ashape, bbuf, bshape, dtype, a_trans=False):
         return _buffers.alloc(device, out_shape, dtype), out_shape
     abuf, astride = _stack(device, abuf, a2, dtype, batch, (M, K))
     bbuf, bstride = _stack(device, bbuf, b2, dtype, batch, (K, N))
-    prog = _kernel("gemm", dtype)
-    gx, gy = -(-N // _TILE), -(-M // _TILE)
+    # a side of at most 64 would leave half or more of each 128 x 128 tile padding
+    tile = _SMALL_TILE if min(M, N) <= _SMALL_TILE else _TILE
+    prog = _kernel("gemm", dtype, **({"KM_WG": 8} if tile == _SMALL_TILE else {}))
+    gx, gy = -(-N // tile), -(-M // tile)
     k_slice = _k_slice(device, gx * gy, M, N, K, dtype.itemsize) if nb == 1 else 0
     if k_slice:
         # z runs over the K-slices: C[z] is slice z's partial product, summed over z below
