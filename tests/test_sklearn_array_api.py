@@ -216,9 +216,9 @@ else:
 
     @pytest.mark.parametrize("name", ["PCA-full", "PCA-covariance_eigh", "Ridge"])
     def test_pca_and_ridge_on_nearly_collinear_features(name):
-        # condition number about 1e4: the tall svd of PCA(full) and Ridge(svd) leaves the device
-        # path for the host's, and the covariance of PCA(covariance_eigh) is still X^T X on the
-        # device; all match scikit-learn on numpy float64
+        # condition number about 1e4: the tall svd of PCA(full) and Ridge(svd) runs in float64
+        # (on the device where it has float64, else on the host), the covariance of
+        # PCA(covariance_eigh) is still X^T X in float32; all match scikit-learn on numpy float64
         make, kind, attrs = CASES[name]
         X, _, y_reg = _data()
         X[:, 5] = X[:, 4] + 1e-4 * X[:, 5]
