@@ -6,11 +6,19 @@ attributes realized (a synchronize), so device work is inside the time. JSON row
 benchmarks/results/<device>.json.
 
     SCIPY_ARRAY_API=1 python benchmarks/sklearn_array_api.py --n 1000000 --d 256
+
+``--trace`` instead lists every namespace call and Array method scikit-learn makes in one
+kompute_ml fit (after a warm-up fit), each followed by a synchronize so its device work is
+inside its time: wall and process CPU time (lavapipe's threads are the process's), the bytes it
+moved between host and device, and its dispatches. Nothing is written.
 """
 
 import argparse
+import collections
+import functools
 import os
 import sys
+import time
 
 os.environ.setdefault("SCIPY_ARRAY_API", "1")        # before scikit-learn imports scipy
 
@@ -46,11 +54,96 @@ def _coef(est):
     return np.abs(np.asarray(a.cpu() if hasattr(a, "cpu") else a, dtype=np.float64))
 
 
+# Array methods scikit-learn reaches through operators and attributes (the namespace's functions
+# are found by name)
+_TRACED_METHODS = ["__matmul__", "__rmatmul__", "__add__", "__sub__", "__rsub__", "__mul__",
+                   "__rmul__", "__truediv__", "__rtruediv__", "__pow__", "__neg__", "__lt__",
+                   "__gt__", "__iadd__", "__isub__", "__imul__", "__itruediv__", "__getitem__",
+                   "__setitem__", "__bool__", "__float__", "__int__", "__array__", "numpy",
+                   "transpose", "reshape", "astype"]
+
+
+def _describe(v):
+    import kompute_ml as km
+    if isinstance(v, km.Array):
+        return f"{v.dtype}{list(v.shape)}"
+    if isinstance(v, (tuple, list)):
+        return "(" + ",".join(_describe(e) for e in v) + ")"
+    return repr(v)[:12] if isinstance(v, (int, float, str, type(None))) else type(v).__name__
+
+
+def trace(make, X, y):
+    """Per-call table of one fit of ``make()`` on kompute_ml arrays (see the module docstring)."""
+    import sklearn
+
+    import kompute_ml as km
+    stats, sync = km.stats, km.synchronize
+    rows = collections.OrderedDict()
+    depth = [0]
+
+    def wrap(name, fn):
+        @functools.wraps(fn)
+        def traced(*args, **kwargs):
+            if depth[0]:                          # a call inside a traced call is its cost
+                return fn(*args, **kwargs)
+            depth[0] += 1
+            s0, t0, c0 = stats(), time.perf_counter(), time.process_time()
+            try:
+                out = fn(*args, **kwargs)
+                sync()
+            finally:
+                depth[0] -= 1
+            wall, cpu, s1 = time.perf_counter() - t0, time.process_time() - c0, stats()
+            row = rows.setdefault((name, _describe(args)), [0, 0.0, 0.0, 0, 0, 0])
+            for i, v in enumerate((1, wall, cpu, s1["bytes_downloaded"] - s0["bytes_downloaded"],
+                                   s1["bytes_uploaded"] - s0["bytes_uploaded"],
+                                   s1["dispatches"] - s0["dispatches"])):
+                row[i] += v
+            return out
+        return traced
+
+    saved = []
+    for owner, prefix in ((km, "xp."), (km.linalg, "xp.linalg."), (km.Array, "Array.")):
+        names = _TRACED_METHODS + ["T", "mT"] if owner is km.Array else [
+            n for n in dir(owner) if not n.startswith("_") and n not in ("stats", "synchronize")
+            and callable(getattr(owner, n)) and not isinstance(getattr(owner, n), type)]
+        for n in names:
+            fn = owner.__dict__.get(n) if owner is km.Array else getattr(owner, n)
+            if fn is None:
+                continue
+            saved.append((owner, n, fn))
+            new = property(wrap(prefix + n, fn.fget)) if isinstance(fn, property) else \
+                wrap(prefix + n, fn)
+            setattr(owner, n, new)
+    fit = (lambda: make().fit(X)) if y is None else (lambda: make().fit(X, y))
+    try:
+        with sklearn.config_context(array_api_dispatch=True):
+            fit()
+            sync()
+            rows.clear()
+            t0, c0 = time.perf_counter(), time.process_time()
+            fit()
+            sync()
+            wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+    finally:
+        for owner, n, fn in saved:
+            setattr(owner, n, fn)
+    print(f"traced fit: wall {wall * 1e3:.1f} ms, cpu {cpu * 1e3:.1f} ms")
+    print(f"{'call':24s} {'arguments':42s} {'n':>3s} {'wall ms':>8s} {'cpu ms':>8s} "
+          f"{'down B':>9s} {'up B':>9s} {'disp':>5s}")
+    for (name, args), (n, wall, cpu, down, up, disp) in sorted(rows.items(),
+                                                               key=lambda kv: -kv[1][1]):
+        print(f"{name:24s} {args[:42]:42s} {n:3d} {wall * 1e3:8.1f} {cpu * 1e3:8.1f} "
+              f"{down:9d} {up:9d} {disp:5d}")
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--n", type=int, default=200_000, help="rows (the lead's H100 run: 1000000)")
     p.add_argument("--d", type=int, default=256, help="columns")
     p.add_argument("--reps", type=int, default=3)
+    p.add_argument("--trace", action="store_true",
+                   help="list each call of one kompute_ml fit instead of timing the backends")
     args = p.parse_args()
 
     import kompute_ml as km
@@ -62,6 +155,11 @@ def main():
 
     Xk, yk = km.asarray(X), km.asarray(y)
     dev = Xk.device
+    if args.trace:
+        for name, make in _estimators().items():
+            print(f"{name} {args.n} x {args.d} on {dev.name}")
+            trace(make, Xk, None if "pca" in name else yk)
+        return
 
     def km_sync(est):
         km.synchronize()

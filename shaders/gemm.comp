@@ -1,11 +1,16 @@
 #version 450
 // gemm.comp — C = A @ B for row-major A (M x K), B (K x N), C (M x N); a stack of them along z.
 // Tiled through shared memory: a workgroup of 16 x 16 invocations computes a 128 x 128 tile of C,
+// (KM_WG below: 8 x 8 and 64 x 64)
 // each invocation an 8 x 8 register block (rows 4*ty + {0..3} and 64 + 4*ty + {0..3}, columns
 // likewise from tx). K advances in steps of 16; the tiles are stored as 4-vectors (A by row
 // quads, B by column quads) so each k step is 4 vector loads and 16 vector multiply-adds, and
 // every element read from device memory serves 128 multiply-adds. Edges (M, N, K not multiples of
 // the tile) are bounds-checked. KM_KIND: 0 float (default), 1 int, 2 uint, 3 double.
+// a_trans: A is stored transposed (K x M row-major, e.g. X for X^T X), read strided in place of a
+// copy. k_slice (split-K): z selects a slice of k_slice elements of K instead of a stack entry, and
+// C[z] receives that slice's partial product (the host sums the slices): an M x N output of few
+// tiles (a d x d Gram matrix) still spreads over the whole device.
 // binding 0: A, binding 1: B, binding 2: C
 // K elements an invocation covers per loop iteration, measured on lavapipe's loop budget
 // (the first wrong result: K = 43690); the host sizes split-K slices by it (_array/linalg.py)
@@ -26,16 +31,21 @@
 #define KM_T uint
 #define KM_V4 uvec4
 #endif
-#define WX 16u
-#define WY 16u
-#define TM 128u          // WY * 8 rows
-#define TN 128u          // WX * 8 columns
+// KM_WG: the workgroup's side; 16 (default) gives 128 x 128 tiles, 8 gives 64 x 64 tiles, for
+// products with a side of at most 64 (X^T X of 64 features), which 128-tiles would pad 2 to 4 times
+#ifndef KM_WG
+#define KM_WG 16
+#endif
+#define WX uint(KM_WG)
+#define WY uint(KM_WG)
+#define TM (WY * 8u)     // rows of a tile
+#define TN (WX * 8u)     // columns
 #if KM_KIND == 3
 #define TK 8u            // double tiles: 16 KiB of shared memory, as the 32-bit ones
 #else
 #define TK 16u
 #endif
-layout(local_size_x = 16, local_size_y = 16) in;
+layout(local_size_x = KM_WG, local_size_y = KM_WG) in;
 layout(set = 0, binding = 0) readonly buffer A { KM_T a[]; };
 layout(set = 0, binding = 1) readonly buffer B { KM_T b[]; };
 layout(set = 0, binding = 2) writeonly buffer C { KM_T c[]; };
@@ -45,6 +55,8 @@ layout(push_constant) uniform Push {
     uint b_batch;      // same for B
     uint row0, col0;   // tile offsets: grids past maxComputeWorkGroupCount run in parts
     uint batch0;
+    uint a_trans;      // 1: A is K x M row-major
+    uint k_slice;      // 0: z is the stack; else z is the K-slice [z * k_slice, (z + 1) * k_slice)
 } pc;
 
 shared KM_V4 As[TK][TM / 4u];   // As[k][q] = A[m0 + 4q .. 4q+3][k0 + k]
@@ -58,31 +70,46 @@ void main() {
     uint batch = gl_WorkGroupID.z + pc.batch0;
     uint abase = batch * pc.a_batch;
     uint bbase = batch * pc.b_batch;
+    uint kbeg = 0u, kend = pc.K;
+    if (pc.k_slice != 0u) {
+        kbeg = batch * pc.k_slice;
+        kend = min(pc.K, kbeg + pc.k_slice);
+    }
     KM_V4 acc[8][2];
     for (uint i = 0u; i < 8u; i++) {
         acc[i][0] = KM_V4(0);
         acc[i][1] = KM_V4(0);
     }
-    for (uint k0 = 0u; k0 < pc.K; k0 += TK) {
-        // A tile: 512 quads, 2 per invocation; neighbouring invocations read neighbouring k
+    for (uint k0 = kbeg; k0 < kend; k0 += TK) {
+        // A tile: TK * TM / 4 quads (2 or 4 per invocation); neighbouring invocations read neighbouring k (A
+        // row-major) or neighbouring rows of C (A transposed): contiguous addresses either way
         for (uint s = lid; s < TK * TM / 4u; s += WX * WY) {
-            uint ak = s % TK, ar = (s / TK) * 4u;
+            uint ak, ar;
+            if (pc.a_trans != 0u) {
+                ak = s / (TM / 4u);
+                ar = (s % (TM / 4u)) * 4u;
+            } else {
+                ak = s % TK;
+                ar = (s / TK) * 4u;
+            }
             uint gk = k0 + ak;
             KM_V4 v;
             for (uint q = 0u; q < 4u; q++) {
                 uint gm = m0 + ar + q;
-                v[q] = (gm < pc.M && gk < pc.K) ? a[abase + gm * pc.K + gk] : KM_T(0);
+                bool inside = gm < pc.M && gk < kend;
+                uint at = pc.a_trans != 0u ? gk * pc.M + gm : gm * pc.K + gk;
+                v[q] = inside ? a[abase + at] : KM_T(0);
             }
             As[ak][ar / 4u] = v;
         }
-        // B tile: 512 quads, 2 per invocation; neighbouring invocations read neighbouring columns
+        // B tile: TK * TN / 4 quads; neighbouring invocations read neighbouring columns
         for (uint s = lid; s < TK * TN / 4u; s += WX * WY) {
             uint bk = s / (TN / 4u), bc = (s % (TN / 4u)) * 4u;
             uint gk = k0 + bk;
             KM_V4 v;
             for (uint q = 0u; q < 4u; q++) {
                 uint gn = n0 + bc + q;
-                v[q] = (gk < pc.K && gn < pc.N) ? b[bbase + gk * pc.N + gn] : KM_T(0);
+                v[q] = (gk < kend && gn < pc.N) ? b[bbase + gk * pc.N + gn] : KM_T(0);
             }
             Bs[bk][bc / 4u] = v;
         }

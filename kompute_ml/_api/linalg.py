@@ -2,9 +2,11 @@
 
 On the device: matmul, vecdot, matrix_transpose, tensordot, outer, vector_norm,
 matrix_power (except n < 0), svd of a tall or wide well-conditioned matrix with
-full_matrices=False (only its short side's square crosses to the host). On the host also: diagonal and trace (a strided read). On the host (small matrices: a download, numpy in float64, the result
-converted to the input's float dtype, float32 or float64, and uploaded): cholesky, det, eigh, eigvalsh, inv, matrix_norm, matrix_rank,
-pinv, qr, slogdet, solve, svd, svdvals, cross.
+full_matrices=False (only its short side's square crosses to the host; an ill-conditioned
+float32 matrix runs in float64 where the device has it). On the host also: diagonal and trace (a
+strided read). On the host (small matrices: a download, numpy in float64, the result converted
+to the input's float dtype, float32 or float64, and uploaded): cholesky, det, eigh, eigvalsh,
+inv, matrix_norm, matrix_rank, pinv, qr, slogdet, solve, svd, svdvals, cross.
 """
 
 import collections
@@ -14,7 +16,8 @@ import operator
 import numpy as np
 
 from .. import array as _a
-from .._array.dtypes import FLOAT32, FLOAT64, INT32, result_dtype
+from .._array import linalg as _linalg
+from .._array.dtypes import FLOAT32, FLOAT64, INT32, has_float64, result_dtype
 
 __all__ = ["cholesky", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv", "matmul",
            "matrix_norm", "matrix_power", "matrix_rank", "matrix_transpose", "outer", "pinv", "qr",
@@ -212,10 +215,14 @@ _SVDResult = collections.namedtuple("SVDResult", ["U", "S", "Vh"])
 
 # The device path of a tall svd (below) is taken for matrices whose short side is at most this
 # (its k x k factors go through the host) and whose condition number is at most _SVD_MAX_COND:
-# Q = X R^-1 is formed with a float32 matmul, so X's reconstruction error grows as eps * cond(X)
-# (LAPACK's: eps); 100 keeps that under 1e-5 of the largest singular value.
+# Q = X R^-1 is formed with a matmul in X's dtype, so X's reconstruction error grows as
+# eps * cond(X) (LAPACK's: eps); 100 keeps that under 1e-5 of the largest singular value in
+# float32. A float32 matrix past that, on a device with float64, runs the same path in float64 up
+# to _SVD_MAX_COND64: eps64 * 1e6 is far below float32's rounding, and CholeskyQR2 needs
+# eps * cond^2 well under 1 (2e-4 there) for its second pass to restore orthogonality.
 _SVD_MAX_SIDE = 4096
 _SVD_MAX_COND = 100.0
+_SVD_MAX_COND64 = 1e6
 
 
 def svd(x, /, *, full_matrices=True):
@@ -224,8 +231,9 @@ def svd(x, /, *, full_matrices=True):
     A tall or wide 2-D matrix with ``full_matrices=False`` whose short side is at most 4096 and
     whose condition number is at most 100 is decomposed on the device (CholeskyQR2 on its Gram
     matrix; only k x k matrices cross to the host, k the short side): this is what keeps
-    scikit-learn's PCA(svd_solver='full') and Ridge(solver='svd') from downloading X. Anything
-    else, and a matrix the device path finds ill-conditioned, is decomposed on the host
+    scikit-learn's PCA(svd_solver='full') and Ridge(solver='svd') from downloading X. A float32
+    matrix of condition number up to 1e6 takes the same path in float64 where the device has it.
+    Anything else, and a matrix the device path finds ill-conditioned, is decomposed on the host
     (numpy, float64).
     """
     if not full_matrices and x.ndim == 2 and x.size and x.shape[0] != x.shape[1] \
@@ -240,35 +248,55 @@ def svd(x, /, *, full_matrices=True):
 
 
 def _tall_svd(a):
-    """(U, S, Vh) of a tall m x k matrix by CholeskyQR2 on the device, or None to use the host.
+    """(U, S, Vh) of a tall m x k matrix on the device (see ``svd``), or None to use the host."""
+    dtype = _float_of(a)
+    a = a.astype(dtype, copy=False)
+    res = _cholesky_qr2(a, _SVD_MAX_COND)
+    if res is None and dtype == FLOAT32 and has_float64(a.device):
+        res = _cholesky_qr2(a.astype(FLOAT64), _SVD_MAX_COND64)
+    if res is None:
+        return None
+    u, s, vh = res
+    return u.astype(dtype, copy=False), _up(s, a), _up(vh, a)
+
+
+def _cholesky_qr2(a, max_cond):
+    """(U on the device, S, Vh on the host) of a tall ``a`` by CholeskyQR2 in ``a``'s dtype, or
+    None when its condition number exceeds ``max_cond`` (or its Gram matrix is singular).
 
     A = Q1 R1 with R1 from the Cholesky factor of A^T A and Q1 = A R1^-1 (device matmuls); the
     second pass re-orthogonalizes: Q1 = Q R2. Then R2 R1 = Ur S Vh on the host (k x k, float64)
-    and U = Q1 (R2^-1 Ur), one more device matmul. Downloads: two k x k Gram matrices.
+    and U = Q1 (R2^-1 Ur), one more device matmul. Downloads: two k x k Gram matrices. The
+    condition number is R1's (its singular values are A's), known after the first Gram matrix.
     """
-    a = a.astype(_float_of(a), copy=False)
     r1 = _gram_cholesky(a)
     if r1 is None:
         return None
     s1 = np.linalg.svd(r1, compute_uv=False)
-    if not s1[-1] * _SVD_MAX_COND >= s1[0]:       # also catches nan
+    if not s1[-1] * max_cond >= s1[0]:       # also catches nan
         return None
     q1 = a @ _up(np.linalg.inv(r1), a)
     r2 = _gram_cholesky(q1)
     if r2 is None:
         return None
     ur, s, vh = np.linalg.svd(r2 @ r1)
-    u = q1 @ _up(np.linalg.solve(r2, ur), a)
-    return u, _up(s, a), _up(vh, a)
+    return q1 @ _up(np.linalg.solve(r2, ur), a), s, vh
 
 
 def _gram_cholesky(a):
     """Upper R with R^T R = A^T A (the Gram matrix on the device, Cholesky in float64), or None."""
-    g = (a.mT @ a).numpy().astype(np.float64)
+    g = _gram(a).numpy().astype(np.float64)
     try:
         return np.linalg.cholesky(g).T
     except np.linalg.LinAlgError:       # rank-deficient in float32: the host decomposes A
         return None
+
+
+def _gram(a):
+    """``a.mT @ a`` of a matrix, ``a`` read in place (split over K, so a d x d result of a tall
+    ``a`` still fills the device)."""
+    buf, shape, dtype = _linalg.gram(a.device, (_a.buffer_of(a), a.shape), a.dtype)
+    return _a.from_buffer(buf, shape, dtype)
 
 
 def svdvals(x, /):

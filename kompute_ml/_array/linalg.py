@@ -1,7 +1,10 @@
 """Matrix products on the device: matmul (numpy's rules, stacks included) and dot.
 
-- matrix @ matrix (and stacks): ``gemm.comp``, 128 x 128 tiles through shared memory, 8 x 8
-  register blocks per invocation; a stack runs along the grid's z axis (a broadcast operand has stride 0).
+- matrix @ matrix (and stacks): ``gemm.comp``, 128 x 128 tiles (64 x 64 where a side is at most
+  64) through shared memory, 8 x 8 register blocks per invocation; a stack runs along the grid's
+  z axis (a broadcast operand has stride 0). A single product with few output tiles and a long K
+  (X^T X of a tall X) runs its K-slices along z instead, then sums them (``_k_slice``).
+  ``gram``: A^T A with A read in place.
 - matrix @ vector: ``gemv.comp`` (32 invocations per row, tree-combined);
   vector @ matrix: ``gevm.comp`` (64 columns x 4 k-slices per workgroup).
 - vector @ vector: the fused product, then the pairwise sum reduction.
@@ -23,15 +26,18 @@ from . import indexing as _indexing
 from . import reduction as _reduction
 from .dtypes import BOOL, FLOAT32, FLOAT64, INT32, UINT32, result_dtype
 
-__all__ = ["result_dtypes", "matmul", "dot"]
+__all__ = ["result_dtypes", "matmul", "dot", "gram"]
 
 _TILE = 128          # gemm.comp: 128 x 128 tiles of C per workgroup
+_SMALL_TILE = 64     # gemm.comp with KM_WG=8: for products with a side of at most 64
 _KIND = {FLOAT32: 0, INT32: 1, UINT32: 2, FLOAT64: 3}
 
 
-def _kernel(name, dtype):
+def _kernel(name, dtype, **defines):
     kind = _KIND[dtype]
-    return shaders.get(name, {"KM_KIND": kind} if kind else None)
+    if kind:
+        defines["KM_KIND"] = kind
+    return shaders.get(name, defines or None)
 
 
 def _core_error(which, size_a, size_b, dim):
@@ -72,8 +78,10 @@ def matmul(device, a, b, out_dtype):
             "gevm" if len(ashape) == 1 and len(bshape) == 2 else "gemm"
         product = _gemm if name == "gemm" else _vector_product
         chunk = _k_chunk(device, name)
-        # an empty operand means an empty result (or K = 0: zeros); no K-slices to loop over
-        if chunk is None or K <= chunk or 0 in ashape or 0 in bshape:
+        # an empty operand means an empty result (or K = 0: zeros); no K-slices to loop over;
+        # one matrix product (not a stack) splits K itself, in one dispatch (gemm.comp's k_slice)
+        single = name == "gemm" and math.prod(ashape[:-2]) * math.prod(bshape[:-2]) == 1
+        if chunk is None or K <= chunk or 0 in ashape or 0 in bshape or single:
             buf, shape = product(device, abuf, ashape, bbuf, bshape, ct)
         else:
             # split-K: a device with a loop budget (lavapipe) gets products of K-slices, summed
@@ -140,8 +148,47 @@ def _stack(device, buf, shape, dtype, batch, core):
     return _fusion.realize(full, device), math.prod(core)
 
 
-def _gemm(device, abuf, ashape, bbuf, bshape, dtype):
-    """matrix @ matrix and stacks (a 1-D operand is a 1-row or 1-column matrix): (Buffer, shape)."""
+# split-K (below): the workgroups one product should keep busy (a large GPU runs a few per
+# compute unit; a CPU driver has fewer threads and needs no more), the shortest K-slice worth a
+# workgroup (its 128 x 128 partial tile is written and summed again) and the most bytes of partial
+# products (their sum is one more pass over them)
+_SPLIT_GROUPS = 512
+_SPLIT_MIN_K = 4096
+_SPLIT_MAX_BYTES = 64 << 20
+
+
+def _k_slice(device, tiles, M, N, K, itemsize):
+    """K elements per slice for a product of ``tiles`` workgroups, or 0 to run K whole.
+
+    Slices are taken where the device has a loop budget K would exceed (lavapipe: see
+    ``_k_chunk``) and where the product has too few output tiles to fill the device (X^T X of a
+    tall X: a d x d result, K = n), each slice's partial product summed afterwards.
+    """
+    chunk = _k_chunk(device, "gemm")
+    want = min(-(-_SPLIT_GROUPS // tiles), K // _SPLIT_MIN_K,
+               _SPLIT_MAX_BYTES // max(1, M * N * itemsize))
+    slices = max(want, 1 if chunk is None else -(-K // chunk))
+    if slices <= 1:
+        return 0
+    size = -(-K // slices)
+    size = -(-size // 16) * 16               # whole k-steps of the shader (16 or 8 elements)
+    return size if chunk is None or size <= chunk else chunk
+
+
+def gram(device, a, out_dtype):
+    """``a.mT @ a`` of a matrix ``a`` (Buffer, (K, M)) read in place (no transposed copy)."""
+    buf, shape = _gemm(device, a[0], a[1], a[0], a[1], out_dtype, a_trans=True)
+    return buf, shape, out_dtype
+
+
+def _gemm(device, abuf, ashape, bbuf, bshape, dtype, a_trans=False):
+    """matrix @ matrix and stacks (a 1-D operand is a 1-row or 1-column matrix): (Buffer, shape).
+
+    ``a_trans``: ``ashape`` (a matrix, not a stack) is A's storage, K x M, and the product is
+    A^T @ B.
+    """
+    if a_trans:
+        ashape = ashape[::-1]
     a2 = ashape if len(ashape) >= 2 else (1, ashape[0])
     b2 = bshape if len(bshape) >= 2 else (bshape[0], 1)
     M, K = a2[-2:]
@@ -156,23 +203,36 @@ def _gemm(device, abuf, ashape, bbuf, bshape, dtype):
                               (M,) if len(bshape) == 1 else (N,))
     if K == 0:
         return _buffers.fill(device, out_shape, dtype, 0), out_shape
-    c = _buffers.alloc(device, out_shape, dtype)
     nb = math.prod(batch)
     if M * N * nb == 0:
-        return c, out_shape
+        return _buffers.alloc(device, out_shape, dtype), out_shape
     abuf, astride = _stack(device, abuf, a2, dtype, batch, (M, K))
     bbuf, bstride = _stack(device, bbuf, b2, dtype, batch, (K, N))
-    prog = _kernel("gemm", dtype)
-    gx, gy = -(-N // _TILE), -(-M // _TILE)
+    # a side of at most 64 would leave half or more of each 128 x 128 tile padding
+    tile = _SMALL_TILE if min(M, N) <= _SMALL_TILE else _TILE
+    prog = _kernel("gemm", dtype, **({"KM_WG": 8} if tile == _SMALL_TILE else {}))
+    gx, gy = -(-N // tile), -(-M // tile)
+    k_slice = _k_slice(device, gx * gy, M, N, K, dtype.itemsize) if nb == 1 else 0
+    if k_slice:
+        # z runs over the K-slices: C[z] is slice z's partial product, summed over z below
+        nz, astride, bstride = -(-K // k_slice), 0, 0
+        c = _buffers.alloc(device, (nz, M, N), dtype)
+    else:
+        nz, c = nb, _buffers.alloc(device, out_shape, dtype)
     lim = device.max_groups
     # grids past maxComputeWorkGroupCount run as several dispatches with tile offsets
-    for z0 in range(0, nb, lim[2]):
+    for z0 in range(0, nz, lim[2]):
         for y0 in range(0, gy, lim[1]):
             for x0 in range(0, gx, lim[0]):
-                groups = (min(gx - x0, lim[0]), min(gy - y0, lim[1]), min(nb - z0, lim[2]))
+                groups = (min(gx - x0, lim[0]), min(gy - y0, lim[1]), min(nz - z0, lim[2]))
                 # gemm.comp — binding 0: A, binding 1: B, binding 2: C
                 prog.dispatch(device, [abuf, bbuf, c], groups,
-                              push=(M, N, K, astride, bstride, y0, x0, z0))
+                              push=(M, N, K, astride, bstride, y0, x0, z0, int(a_trans),
+                                    k_slice))
+    if k_slice:
+        partial = c
+        c = _reduction.reduce(partial, (nz, M, N), dtype, device, "sum", 0)[0]
+        partial.release()            # the sum is recorded after the products: barriers order them
     return c, out_shape
 
 

@@ -1,0 +1,128 @@
+"""Tall-skinny products and the device svd against numpy float64.
+
+The d x d product of a tall matrix (X^T X: scikit-learn's PCA covariance, the svd's Gram
+matrices) is split over K into slices summed afterwards, and the svd's Gram reads X in place
+(no transposed copy): sizes around the 64 / 128 tile sides and the K-slices, float32 and float64.
+The svd of a tall or wide matrix runs on the device when it is well conditioned (a float32 one of
+condition number up to 1e6 in float64): singular values are compared relative to the largest, U
+and V up to sign, and the reconstruction; a worse or rank-deficient matrix takes the host path
+and still matches numpy.
+"""
+
+import numpy as np
+import pytest
+
+import kompute_ml as km
+from kompute_ml._api import linalg as _api_linalg
+
+
+def _rand(shape, seed, dtype=np.float32):
+    rng = np.random.default_rng(seed)
+    # columns of different scales: the Gram matrix is not a multiple of the identity
+    return (rng.standard_normal(shape) * rng.uniform(0.5, 3, shape[-1])).astype(dtype)
+
+
+def _check_product(got, want, k, dtype):
+    got = np.asarray(got, dtype=np.float64)
+    assert got.shape == want.shape
+    # float32: pairwise-summed slices stay within a few eps * sqrt(K) of the scale
+    tol = (1e-5 if dtype == np.float32 else 1e-13) * max(k, 1) ** 0.5
+    assert np.abs(got - want).max() <= tol * np.abs(want).max(), np.abs(got - want).max()
+
+
+@pytest.mark.parametrize("n, d", [(40001, 64), (20000, 65), (4001, 33), (50000, 1), (9000, 130),
+                                  (100, 7)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_transpose_times_matrix_like_numpy(n, d, dtype):
+    x = _rand((n, d), n + d, dtype)
+    want = x.T.astype(np.float64) @ x.astype(np.float64)
+    xk = km.asarray(x)
+    _check_product(xk.T @ xk, want, n, dtype)                 # sklearn's X.T @ X
+    _check_product(_api_linalg._gram(xk).numpy(), want, n, dtype)   # read in place
+    yk = km.asarray(x[:, :1].copy())
+    _check_product(xk.T @ yk, want[:, :1], n, dtype)          # Ridge's U.T @ y (N = 1)
+
+
+def test_split_products_of_integers_are_exact():
+    rng = np.random.default_rng(5)
+    a = rng.integers(-3, 4, (17, 60000)).astype(np.int32)
+    b = rng.integers(-3, 4, (60000, 9)).astype(np.int32)
+    np.testing.assert_array_equal((km.asarray(a) @ km.asarray(b)).numpy(), a @ b)
+
+
+def _check_svd(a, u, s, vh, tol):
+    a64 = a.astype(np.float64)
+    ru, rs, rvh = np.linalg.svd(a64, full_matrices=False)
+    k = min(a.shape)
+    u, s, vh = (np.asarray(v.numpy(), dtype=np.float64) for v in (u, s, vh))
+    assert u.shape == (a.shape[0], k) and s.shape == (k,) and vh.shape == (k, a.shape[1])
+    # singular values relative to the largest; descending
+    assert np.abs(s - rs).max() <= tol * rs[0]
+    assert np.all(np.diff(s) <= tol * rs[0])
+    # the factors are orthonormal and reproduce a
+    np.testing.assert_allclose(u.T @ u, np.eye(k), atol=10 * tol)
+    np.testing.assert_allclose(vh @ vh.T, np.eye(k), atol=10 * tol)
+    assert np.abs((u * s) @ vh - a64).max() <= 10 * tol * rs[0]
+    # singular vectors agree with numpy's up to sign where the singular value is well separated
+    gap = np.minimum(np.abs(np.diff(rs, prepend=np.inf)), np.abs(np.diff(rs, append=-np.inf)))
+    for j in np.flatnonzero(gap > 1e-2 * rs[0]):
+        sign = np.sign(u[:, j] @ ru[:, j])
+        assert np.abs(sign * vh[j] - rvh[j]).max() <= 1e3 * tol, j
+
+
+@pytest.mark.parametrize("shape", [(12000, 64), (5001, 33), (33, 5001), (300, 129), (129, 300),
+                                   (1000, 1)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_tall_and_wide_svd_on_the_device(shape, dtype):
+    a = _rand(shape, sum(shape), dtype)
+    x = km.asarray(a)
+    km.synchronize()
+    before = km.stats()["bytes_downloaded"]
+    u, s, vh = km.linalg.svd(x, full_matrices=False)
+    km.synchronize()
+    k = min(shape)
+    # the Gram matrices cross (k x k each), never the matrix
+    assert km.stats()["bytes_downloaded"] - before <= 2 * k * k * a.itemsize
+    assert u.dtype == s.dtype == vh.dtype == x.dtype
+    _check_svd(a, u, s, vh, 2e-6 if dtype == np.float32 else 1e-12)
+
+
+@pytest.mark.parametrize("kind, cond", [("ill-conditioned", 1e4), ("very ill-conditioned", 1e8),
+                                        ("rank-deficient", None), ("zero column", None)])
+def test_svd_of_ill_conditioned_matrices(kind, cond):
+    # float32 past condition number 100: float64 on the device where it has float64, up to 1e6;
+    # past that, or singular, the host's LAPACK
+    a = _rand((3000, 12), 11, np.float64)
+    if cond is not None:
+        a[:, 11] = a[:, 10] + a[:, 11] / cond
+    elif kind == "rank-deficient":
+        a[:, 11] = a[:, 10] - a[:, 3]
+    else:
+        a[:, 5] = 0
+    a = a.astype(np.float32)
+    x = km.asarray(a)
+    km.synchronize()
+    before = km.stats()["bytes_downloaded"]
+    u, s, vh = km.linalg.svd(x, full_matrices=False)
+    km.synchronize()
+    down = km.stats()["bytes_downloaded"] - before
+    on_device = cond == 1e4 and km.get_device().limits["float64"]
+    if on_device:
+        assert down <= 3 * 8 * 12 * 12              # three Gram matrices, one float32, two float64
+    else:
+        assert down >= a.nbytes                     # the matrix went to LAPACK
+    assert u.dtype == s.dtype == vh.dtype == km.float32
+    rs = np.linalg.svd(a.astype(np.float64), compute_uv=False)
+    assert np.abs(s.numpy() - rs).max() <= 1e-6 * rs[0]
+    un = u.numpy().astype(np.float64)
+    assert np.abs((un * s.numpy()) @ vh.numpy() - a).max() <= 1e-5 * rs[0]
+    if cond is not None:
+        np.testing.assert_allclose(un.T @ un, np.eye(12), atol=1e-5)
+
+
+def test_svd_full_matrices_and_square_take_the_host_path():
+    a = _rand((50, 7), 2)
+    u, s, vh = km.linalg.svd(km.asarray(a))                      # full_matrices=True
+    assert u.shape == (50, 50) and vh.shape == (7, 7)
+    b = _rand((9, 9), 3)
+    _check_svd(b, *km.linalg.svd(km.asarray(b), full_matrices=False), 2e-6)
