@@ -350,6 +350,10 @@ def _pack(plan, bake_scalars, bake_dims):
 # arrays, and a trace must not see an argument turn from a node into a buffer half-way; the
 # losers of a race find the node realized and return its buffer.
 _realize_lock = threading.RLock()
+# this layer's counters (see stats()): incremented under _realize_lock only, so a realization
+# takes no second lock to count itself
+_stats = dict.fromkeys(("traces", "fast_realizations", "fast_invalidations"), 0)
+_stream.add_counter_source(_stats, _realize_lock)
 
 
 def realize(root, device):
@@ -370,14 +374,14 @@ def _finish(root, out):
     if root.uses:
         # Nodes built over this one hold its operands flattened: they must trace from now on
         _epoch[0] += 1
-        _count_stat("fast_invalidations")
+        _stats["fast_invalidations"] += 1
 
 
 def _realize_locked(root, device):
     plan = _split(root, device)
     n = plan.n
     out = _buffers.alloc(device, root.shape, root.dtype)
-    _count_stat("traces")
+    _stats["traces"] += 1
     if n:
         (prog, _), bake_scalars, bake_dims = _kernel(plan, device)
         # generated kernel: binding 0 = the output, bindings 1..k = the distinct input buffers
@@ -447,13 +451,9 @@ def _realize_fast(root, device):
         words = entry.prefix + _scalar_words(root.vals) if root.vals else entry.prefix
         # generated kernel: binding 0 = the output, bindings 1..k = the distinct input buffers
         _stream.dispatch_ready(device, entry.ready, [out, *uniq], entry.prog.pack_push(*words))
-    _count_stat("fast_realizations")
+    _stats["fast_realizations"] += 1
     _finish(root, out)
     return True
-
-
-def _count_stat(name):
-    _stream.count(name)
 
 
 def kernel_source(root, device):
