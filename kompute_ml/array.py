@@ -80,17 +80,21 @@ _SCALARS = (bool, int, float, np.bool_, np.integer, np.floating)
 _readers_lock = threading.Lock()             # threads share arrays, hence these reader lists
 
 
-def _note_reader(buf, arr):
+def _note_reader(buf, arr, ref=None):
     with _readers_lock:
-        readers = buf.readers
-        if readers is None:
-            readers = buf.readers = {}
-        elif len(readers) > 64:
-            for k, r in list(readers.items()):
-                alive = r()                      # one call: the referent may die in between
-                if alive is None or not alive.is_lazy:
-                    del readers[k]
-        readers[id(arr)] = weakref.ref(arr)
+        _note_reader_locked(buf, id(arr), ref or weakref.ref(arr))
+
+
+def _note_reader_locked(buf, key, ref):
+    readers = buf.readers
+    if readers is None:
+        readers = buf.readers = {}
+    elif len(readers) > 64:
+        for k, r in list(readers.items()):
+            alive = r()                      # one call: the referent may die in between
+            if alive is None or not alive.is_lazy:
+                del readers[k]
+    readers[key] = ref
 
 
 def _get_device(spec):
@@ -222,7 +226,8 @@ class Array:
         return out if dtype is None else out.astype(dtype, copy=False)
 
     def item(self):
-        if self.size != 1:
+        shape = self.shape
+        if shape and math.prod(shape) != 1:        # (a 0-d array, a reduction's result: no prod)
             raise ValueError("can only convert an array of size 1 to a Python scalar")
         return _buffers.read_scalar(self._realize(), self.dtype)
 
@@ -230,9 +235,10 @@ class Array:
         return self.numpy().tolist()
 
     def __float__(self):
-        if self.size != 1:
+        shape = self.shape
+        if shape and math.prod(shape) != 1:
             raise TypeError("only length-1 arrays can be converted to Python scalars")
-        return float(self.item())
+        return float(_buffers.read_scalar(self._realize(), self.dtype))
 
     def __int__(self):
         if self.size != 1:
@@ -251,10 +257,11 @@ class Array:
         return int(self.item())
 
     def __bool__(self):
-        if self.size != 1:
+        shape = self.shape
+        if shape and math.prod(shape) != 1:
             raise ValueError("The truth value of an array with more than one element is ambiguous. "
                              "Use a.any() or a.all()")
-        return bool(self.item())
+        return bool(_buffers.read_scalar(self._realize(), self.dtype))
 
     def __repr__(self):
         body = repr(self.numpy())                  # "array(...)"
@@ -656,9 +663,17 @@ def _fast_rbinop(op, a, b):
 def _fast_lazy(device, op, x, y, dtype, shape, compute):
     node = _fusion.node(device, op, (x, y), dtype, shape, compute)
     arr = Array._new(device, shape, dtype, node=node)
-    for v in (x, y):
-        if type(v) is not Scalar and v.buf is not None:     # realized operands: read buffers
-            _note_reader(v.buf, arr)
+    # realized operands: the new array reads their buffers (one weakref, one lock for both)
+    bx = None if type(x) is Scalar else x.buf
+    by = None if type(y) is Scalar else y.buf
+    if bx is not None or by is not None:
+        ref = weakref.ref(arr)
+        key = id(arr)
+        with _readers_lock:
+            if bx is not None:
+                _note_reader_locked(bx, key, ref)
+            if by is not None:
+                _note_reader_locked(by, key, ref)
     return arr
 
 
@@ -1026,7 +1041,8 @@ def transpose(a, axes=None):
 def _reduce(a, op, axis, keepdims, dtype, out):
     if out is not None:
         raise TypeError("out= is not supported; kompute_ml arrays are returned, never filled")
-    a = asarray(a)
+    if type(a) is not Array:
+        a = asarray(a)
     if dtype is not None and op in ("sum", "mean"):
         # numpy accumulates in ``dtype`` (sum(dtype=float64) of float32 adds in double): the
         # elements convert first, the conversion fusing into the pass that reads them

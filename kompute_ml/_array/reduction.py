@@ -146,9 +146,12 @@ def reduce(buf, shape, dtype, device, op, axis=None, keepdims=False):
     if plan is not None:
         passes, out_shape, out_dtype = plan
         src = buf
-        for prog, groups, push, nbytes in passes:
-            dst = _memory.alloc(device, nbytes)
-            prog.dispatch(device, [src, dst], groups, push=push)   # binding 0: src, 1: dst
+        dispatch_ready, alloc = _stream.dispatch_ready, _memory.alloc
+        for ready, push, nbytes in passes:
+            dst = alloc(device, nbytes)
+            # reduce_rows.comp / reduce_axis.comp — binding 0: src values, 1: dst values; what
+            # dispatch() checks per call (bindings, push size, device) holds for every replay
+            dispatch_ready(device, ready, [src, dst], push)
             src = dst
         return src, out_shape, out_dtype
     passes = [] if key is not None and op not in ("argmax", "argmin") else None
@@ -156,7 +159,10 @@ def reduce(buf, shape, dtype, device, op, axis=None, keepdims=False):
     if passes:
         if len(_plans) >= _MAX_PLANS:
             _plans.clear()
-        _plans[key] = (passes, out[1], out[2])
+        # each pass checked and hashed once: a replay records it with dispatch_ready
+        _plans[key] = ([(_stream.prepare(device, prog.spirv, groups, info=prog.reflection),
+                         push, nbytes) for prog, groups, push, nbytes in passes],
+                       out[1], out[2])
     return out
 
 
