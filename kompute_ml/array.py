@@ -1043,6 +1043,15 @@ def _reduce(a, op, axis, keepdims, dtype, out):
         raise TypeError("out= is not supported; kompute_ml arrays are returned, never filled")
     if type(a) is not Array:
         a = asarray(a)
+    node = a._node
+    if node is not None and op == "sum" and axis is None and dtype is None:
+        # the sum of a lazy expression: one kernel reads its operands and never stores it
+        got = _fusion.sum_partials(node, a.device)
+        if got is not None:
+            buf, ngroups = got
+            if ngroups > 1:
+                buf = _reduction.reduce(buf, (ngroups,), a.dtype, a.device, "sum")[0]
+            return Array._new(a.device, (1,) * a.ndim if keepdims else (), a.dtype, buf=buf)
     if dtype is not None and op in ("sum", "mean"):
         # numpy accumulates in ``dtype`` (sum(dtype=float64) of float32 adds in double): the
         # elements convert first, the conversion fusing into the pass that reads them

@@ -615,7 +615,8 @@ def stats():
         operations recorded into command buffers (a repeated batch records none).
         ``traces`` counts fused expressions realized through a trace, ``fast_realizations``
         those realized from their signature alone (no trace, no code generation),
-        ``fast_invalidations`` realizations that sent older lazy expressions back to tracing.
+        ``fast_invalidations`` realizations that sent older lazy expressions back to tracing,
+        ``fused_reductions`` sums of a lazy expression computed without storing it.
     """
     with _counters_lock:
         totals = collections.Counter(_counters)
@@ -626,7 +627,7 @@ def stats():
     out = {name: int(totals[name]) for name in
            ("pipelines_created", "dispatches", "submits", "replays", "ops_recorded",
             "bytes_uploaded", "bytes_downloaded", "traces", "fast_realizations",
-            "fast_invalidations")}
+            "fast_invalidations", "fused_reductions")}
     out["shader_compiles"] = int(getattr(_glslang, "compile_count", 0)) - _counters["_compiles0"]
     pool = _memory.pool_stats()
     out["tensors_live"] = pool["tensors_live"]
