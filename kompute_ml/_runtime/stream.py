@@ -181,6 +181,10 @@ def _submit(st, on_done=None):
     ops = st.ops
     if not ops:
         return
+    # read (and check) the timeout before taking the pending operations: a bad
+    # KOMPUTE_ML_KERNEL_TIMEOUT must raise with the work still pending, not drop it (a lost
+    # upload would leave its array's device buffer unwritten)
+    timeout = st.wait_timeout if st.wait_timeout is not None else _env_timeout()
     st.ops = []
     name = st.device.name
     replay = on_done is None and st.sequence is st.own and len(ops) <= REPLAY_MAX_OPS
@@ -188,7 +192,7 @@ def _submit(st, on_done=None):
     seq = st.replays.get(sig) if replay else None
     if seq is not None:
         st.replays.move_to_end(sig)
-        _eval(st, seq, ops)
+        _eval(st, seq, ops, timeout)
         st.counts["replays"] += 1
     elif replay and sig in st.seen:
         # second occurrence: record it into a sequence of its own, kept for the next ones
@@ -196,7 +200,7 @@ def _submit(st, on_done=None):
         seq = _kp.sequence_create(st.device.manager, name)
         try:
             _record_into(seq, ops, name, st.counts)
-            _eval(st, seq, ops)
+            _eval(st, seq, ops, timeout)
         except Exception:
             if st.stuck is None or st.stuck[0] is not seq:   # (a running one must stay)
                 _kp.sequence_destroy(seq)
@@ -212,7 +216,7 @@ def _submit(st, on_done=None):
         seq = st.seq()
         try:
             _record_into(seq, ops, name, st.counts)
-            _eval(st, seq, ops)
+            _eval(st, seq, ops, timeout)
             if on_done is not None:
                 on_done(seq)
         finally:
@@ -293,9 +297,8 @@ def _batch_names(st, ops):
         "no kernel (copies only)"
 
 
-def _eval(st, seq, ops):
-    """Submit ``seq`` and wait for it, at most the stream's timeout when one is set."""
-    timeout = st.wait_timeout if st.wait_timeout is not None else _env_timeout()
+def _eval(st, seq, ops, timeout):
+    """Submit ``seq`` and wait for it, at most ``timeout`` seconds (None: no limit)."""
     name = st.device.name
     if timeout is None or timeout == float("inf"):
         _kp.sequence_eval(seq, name)
