@@ -1050,7 +1050,7 @@ def _reduce(a, op, axis, keepdims, dtype, out):
         if got is not None:
             buf, ngroups = got
             if ngroups > 1:
-                buf = _reduction.reduce(buf, (ngroups,), a.dtype, a.device, "sum")[0]
+                buf = _reduction.sum_partials(buf, ngroups, a.dtype, a.device)
             return Array._new(a.device, (1,) * a.ndim if keepdims else (), a.dtype, buf=buf)
     if dtype is not None and op in ("sum", "mean"):
         # numpy accumulates in ``dtype`` (sum(dtype=float64) of float32 adds in double): the

@@ -172,3 +172,16 @@ def test_timeout_variable_is_read_at_every_submit(device, monkeypatch):
     np.testing.assert_array_equal((a + 1).numpy(), 2)
     monkeypatch.delenv(_stream.TIMEOUT_ENV)
     np.testing.assert_array_equal((a + 2).numpy(), 3)
+
+
+def test_large_fused_sum_is_two_dispatches(device):
+    """Past one workgroup's 8192 elements the partial sums take one reduce_rows pass (up to 8192
+    of them: 2**26 elements), not a chain of short-row passes."""
+    x, y, a, b = _pair(device, 1 << 20, seed=7)
+    float((a * b).sum())
+    s0 = km.stats()
+    got = float((a * b).sum())
+    d = _delta(s0, km.stats())
+    assert (d["dispatches"], d["submits"], d["fused_reductions"]) == (2, 1, 1)
+    want = (x.astype(np.float64) * y).sum()
+    assert abs(got - want) <= 1e-6 * np.abs(x.astype(np.float64) * y).sum()

@@ -414,7 +414,9 @@ _MAX_FAST = 4096
 def _operands(root):
     """(distinct buffers in binding order, aliasing pattern or None when all are distinct)."""
     bufs = root.bufs
-    if len(bufs) < 2 or len(set(bufs)) == len(bufs):
+    n = len(bufs)
+    # (two operands, the common case, compare without building a set)
+    if n < 2 or (bufs[0] is not bufs[1] if n == 2 else len(set(bufs)) == n):
         return bufs, None
     uniq = list(dict.fromkeys(bufs))
     return uniq, tuple([uniq.index(b) for b in bufs])
