@@ -134,7 +134,8 @@ class Array:
     array([3., 5., 7.], dtype=float32)
     """
 
-    __slots__ = ("_buf", "_node", "shape", "dtype", "device", "__weakref__")
+    # _leaf: this array as a fusion operand, made once per buffer (an op's operands are Leaves)
+    __slots__ = ("_buf", "_node", "_leaf", "shape", "dtype", "device", "__weakref__")
     __array_priority__ = 100
 
     def __init__(self, *args, **kwargs):
@@ -145,6 +146,7 @@ class Array:
         self = object.__new__(cls)
         self._buf = buf
         self._node = node
+        self._leaf = None
         self.shape = tuple(shape)
         self.dtype = dtype
         self.device = device
@@ -179,7 +181,13 @@ class Array:
     def _operand(self):
         """This array as an argument of a fusion Node: its Node while lazy, else a Leaf."""
         node = self._node                     # read once: another thread may realize it
-        return Leaf(self._buf, self.shape, self.dtype) if node is None else node
+        if node is not None:
+            return node
+        buf = self._buf
+        leaf = self._leaf
+        if leaf is None or leaf.buf is not buf:   # (an in-place assignment rebinds the buffer)
+            leaf = self._leaf = Leaf(buf, self.shape, self.dtype)
+        return leaf
 
     @property
     def is_lazy(self):
@@ -626,6 +634,23 @@ def _fast_types_of(op, key, operands, device):
     return out_dtype, compute
 
 
+# Scalar operands by (Python type, value, compute dtype): a loop's ``x * 2.0`` converts its
+# scalar once. Zero and nan are left out (0.0 and -0.0 are equal keys; nan is not equal to itself).
+_scalars = {}
+
+
+def _scalar(value, dtype):
+    key = (type(value), value, dtype)
+    hit = _scalars.get(key)
+    if hit is None:
+        hit = Scalar(_dtypes.scalar_value(value, dtype), dtype)
+        if value and value == value:
+            if len(_scalars) >= 1024:
+                _scalars.clear()
+            _scalars[key] = hit
+    return hit
+
+
 def _fast_binop(op, a, b):
     """``op`` of an Array ``a`` and ``b`` as a lazy Array, or None when it needs the full path."""
     tb = type(b)
@@ -642,7 +667,7 @@ def _fast_binop(op, a, b):
         return None
     out_dtype, compute = types
     x = a._operand()
-    y = b._operand() if tb is Array else Scalar(_dtypes.scalar_value(b, compute[1]), compute[1])
+    y = b._operand() if tb is Array else _scalar(b, compute[1])
     return _fast_lazy(a.device, op, x, y, out_dtype, a.shape, compute)
 
 
@@ -656,7 +681,7 @@ def _fast_rbinop(op, a, b):
     if types is None:
         return None
     out_dtype, compute = types
-    x = Scalar(_dtypes.scalar_value(a, compute[0]), compute[0])
+    x = _scalar(a, compute[0])
     return _fast_lazy(b.device, op, x, b._operand(), out_dtype, b.shape, compute)
 
 
