@@ -185,3 +185,20 @@ def test_large_fused_sum_is_two_dispatches(device):
     assert (d["dispatches"], d["submits"], d["fused_reductions"]) == (2, 1, 1)
     want = (x.astype(np.float64) * y).sum()
     assert abs(got - want) <= 1e-6 * np.abs(x.astype(np.float64) * y).sum()
+
+
+@pytest.mark.parametrize("dtype,scalars", [(np.float64, (2.5, -1e-300, 3)), (np.int32, (7, -3, 2)),
+                                           (np.uint32, (7, 3, 2)), (np.float32, (2.5, 1e-3, 3))])
+def test_fast_path_scalar_words_by_dtype(device, dtype, scalars):
+    """Realizations from the signature alone push each scalar as its dtype's words (a float64 as
+    two), the same values a trace would push."""
+    if dtype == np.float64 and not device.limits.get("float64"):
+        pytest.skip("the device has no float64 (shaderFloat64)")
+    x = (np.arange(1, 65) % 13).astype(dtype)
+    a = km.asarray(x, device=device)
+    s0 = km.stats()
+    for s in scalars * 2:                      # the second round: from the signature
+        got = ((a * s) + s).numpy()
+        want = (x * np.asarray(s, dtype)) + np.asarray(s, dtype)
+        np.testing.assert_array_equal(got, want.astype(dtype))
+    assert km.stats()["fast_realizations"] - s0["fast_realizations"] >= len(scalars)

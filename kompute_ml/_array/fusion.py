@@ -337,6 +337,14 @@ def _scalar_words(scalars):
 _DOUBLE, _DOUBLE_WORDS = struct.Struct("<d"), struct.Struct("<II")
 
 
+def _push_values(prefix, vals, wide):
+    """``prefix`` + the push words of the scalars ``vals``; without a float64 among them
+    (``wide``: the same for every Node of one signature) each value is one word as it is."""
+    if not vals:
+        return prefix
+    return prefix + (_scalar_words(vals) if wide else [v for _, v in vals])
+
+
 def _pack(plan, bake_scalars, bake_dims):
     """Push values of the generated kernel, in its block's order (packed by declared type)."""
     words = [plan.n]
@@ -404,7 +412,7 @@ def _realize_locked(root, device):
 class _Fast:
     """What realizing one expression signature on one device takes, the trace done once."""
 
-    __slots__ = ("prog", "ready", "prefix", "nbytes")
+    __slots__ = ("prog", "ready", "prefix", "nbytes", "wide")
 
 
 _fast = {}              # (sig, aliasing, device) -> _Fast
@@ -439,6 +447,7 @@ def _remember(root, device, plan, prog, groups, prefix, nbytes):
                                                             info=prog.reflection)
     entry.prefix = prefix
     entry.nbytes = nbytes
+    entry.wide = FLOAT64 in [dt for dt, _ in root.vals]
     if len(_fast) >= _MAX_FAST:
         _fast.clear()
     _fast[(root.sig, pattern, device)] = entry
@@ -452,7 +461,7 @@ def _realize_fast(root, device):
         return False
     out = _memory.alloc(device, entry.nbytes)
     if entry.ready is not None:
-        words = entry.prefix + _scalar_words(root.vals) if root.vals else entry.prefix
+        words = _push_values(entry.prefix, root.vals, entry.wide)
         # generated kernel: binding 0 = the output, bindings 1..k = the distinct input buffers
         _stream.dispatch_ready(device, entry.ready, [out, *uniq], entry.prog.pack_push(*words))
     _stats["fast_realizations"] += 1
@@ -467,7 +476,7 @@ def _realize_fast(root, device):
 class _Sum:
     """A fused sum of one expression signature on one device: its prepared dispatch."""
 
-    __slots__ = ("prog", "ready", "prefix", "nbytes", "ngroups")
+    __slots__ = ("prog", "ready", "prefix", "nbytes", "ngroups", "wide")
 
 
 _sums = {}              # (sig, aliasing, device) -> _Sum, or None: that signature is not fused
@@ -497,7 +506,7 @@ def sum_partials(root, device):
         if entry is None:
             return None
         out = _memory.alloc(device, entry.nbytes)
-        words = entry.prefix + _scalar_words(root.vals) if root.vals else entry.prefix
+        words = _push_values(entry.prefix, root.vals, entry.wide)
         # generated sum kernel: binding 0 = the partial sums, bindings 1..k = the input buffers
         _stream.dispatch_ready(device, entry.ready, [out, *uniq], entry.prog.pack_push(*words))
         _stats["fused_reductions"] += 1
@@ -536,6 +545,7 @@ def _plan_sum(root, device, uniq):
     groups = _stream.groups_1d(device, entry.ngroups, 1)
     entry.ready = _stream.prepare(device, entry.prog.spirv, groups, info=entry.prog.reflection)
     entry.prefix = [plan.n]
+    entry.wide = FLOAT64 in [dt for dt, _ in root.vals]
     # whole 4-element vectors: the next pass may read the partials as 4-vectors
     entry.nbytes = -(-entry.ngroups // 4) * 4 * root.dtype.itemsize
     return entry
