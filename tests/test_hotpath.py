@@ -96,6 +96,15 @@ def test_fused_sum_shapes_scalars_and_aliasing(device):
                                    (x.astype(np.float64) * np.float32(c) + 1).sum(), rtol=1e-4,
                                    atol=1e-3)
     assert km.sum(a * 2).shape == ()
+    # size-1 operands (a (1,) array, a 0-d array) are read once per invocation: still fused
+    v = np.arange(1, 1001, dtype=np.float32) / 7
+    av = km.asarray(v, device=device)
+    one = km.asarray(np.array([2.0], np.float32), device=device)
+    zero_d = km.asarray(np.float32(3.0), device=device)
+    s0 = km.stats()
+    np.testing.assert_allclose(float((av * zero_d + one).sum()),
+                               (v.astype(np.float64) * 3 + 2).sum(), rtol=1e-6)
+    assert km.stats()["fused_reductions"] - s0["fused_reductions"] == 1
 
 
 def test_fused_sum_float64(device):
