@@ -9,7 +9,9 @@ Staged like CuPy's fusion (types in ``dtypes``, GLSL in ``codegen``):
    broadcasting becomes a per-input bit mask over coalesced output dims (``_coalesce``);
 3. cache: the canonical key (structure + dtypes + masks + coalesced ndim, never sizes or scalar
    values) maps to compiled SPIR-V, so a loop compiles nothing after its first iteration;
-4. run (``realize``): one dispatch of the cached kernel; the Node keeps the result Buffer.
+4. run (``realize``): one dispatch of the cached kernel; the Node keeps the result Buffer;
+5. or sum (``sum_partials``): one dispatch of a kernel that adds the expression's values per
+   workgroup without storing them (``expression.sum()``); the Node stays unrealized.
 
 Sizes (element count, coalesced dims) and scalars travel as push constants. When they do not fit
 the device's push-constant block, the scalars (then the dims) are written into the source
