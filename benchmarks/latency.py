@@ -14,6 +14,10 @@ Rows (median wall-clock microseconds per call; GB/s is derived for the transfers
 
 Also per n: ``kp_recorded_eval``: a submit + wait of the command buffer kompute_ml replays for
 ``realize_sync`` (kp's own ``Sequence.eval()`` of the same dispatch), the floor of the per-op cost.
+With ``--host``, ``host_realize_sync`` and ``host_scalar``: the median microseconds of those two
+calls spent outside kp's submit + wait (kompute_ml's Python, kp's recording calls), measured by
+timing every ``Sequence.eval`` the call makes and subtracting it; on a CPU driver (lavapipe) the
+device time is noisy, this part much less. ``--max-n 1e3 --host`` measures only that.
 Writes ``results/<device>-latency.json`` and, with ``--plot``, a log-log plot.
 """
 
@@ -29,9 +33,11 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import _common  # noqa: E402
 
 import kompute_ml as km  # noqa: E402
+from kompute_ml._runtime import kp as _kp  # noqa: E402
 from kompute_ml._runtime import stream as _stream  # noqa: E402
 
 KINDS = ("realize_sync", "scalar", "upload", "download")
+HOST_KINDS = ("host_realize_sync", "host_scalar")
 
 
 def _time(fn, budget):
@@ -44,7 +50,35 @@ def _time(fn, budget):
     return _common.median_seconds(fn, reps, warmup=0)
 
 
-def _kompute_ml(dev, h1, h2, budget):
+def _host_time(fn, budget):
+    """Median seconds of fn() outside kp's Sequence.eval (submit + wait): the host's own part."""
+    inside = [0.0]
+    real_eval = _kp.sequence_eval
+
+    def timed_eval(seq, device_name=""):
+        t0 = time.perf_counter()
+        try:
+            real_eval(seq, device_name)
+        finally:
+            inside[0] += time.perf_counter() - t0
+
+    def host_part():
+        inside[0] = 0.0
+        t0 = time.perf_counter()
+        fn()
+        return time.perf_counter() - t0 - inside[0]
+
+    _kp.sequence_eval = timed_eval     # (the stream layer calls it through the module)
+    try:
+        for _ in range(3):
+            host_part()
+        reps = int(min(3000, max(30, budget / max(host_part(), 1e-7))))
+        return statistics.median(host_part() for _ in range(reps))
+    finally:
+        _kp.sequence_eval = real_eval
+
+
+def _kompute_ml(dev, h1, h2, budget, host=False):
     a = km.asarray(h1, device=dev)
     b = km.asarray(h2, device=dev)
     out = {}
@@ -59,6 +93,9 @@ def _kompute_ml(dev, h1, h2, budget):
     seq = next(reversed(st.replays.values()), None) if st.replays else None
     out["kp_recorded_eval"] = _time(seq.eval, budget) if seq is not None else float("nan")
     out["scalar"] = _time(lambda: float((a * b).sum()), budget)
+    if host:
+        out["host_realize_sync"] = _host_time(realize, budget)
+        out["host_scalar"] = _host_time(lambda: float((a * b).sum()), budget)
 
     def upload():
         km.asarray(h1, device=dev)
@@ -117,18 +154,19 @@ def _cupy(h1, h2, budget):
             "upload": _time(upload, budget), "download": _time(lambda: cp.asnumpy(x), budget)}
 
 
-def measure(dev, sizes, budget):
+def measure(dev, sizes, budget, host=False):
     rows = []
     for n in sizes:
         rng = np.random.default_rng(n)
         h1 = rng.standard_normal(n, dtype=np.float32)
         h2 = rng.standard_normal(n, dtype=np.float32)
-        got = {"kompute_ml": _kompute_ml(dev, h1, h2, budget), "numpy": _numpy(h1, h2, budget)}
+        got = {"kompute_ml": _kompute_ml(dev, h1, h2, budget, host),
+               "numpy": _numpy(h1, h2, budget)}
         for name, fn in (("torch", _torch), ("cupy", _cupy)):
             r = fn(h1, h2, budget)
             if r is not None:
                 got[name] = r
-        for kind in KINDS + ("kp_recorded_eval",):
+        for kind in KINDS + ("kp_recorded_eval",) + (HOST_KINDS if host else ()):
             base = {k: round(v[kind] * 1e6, 2) for k, v in got.items()
                     if k != "kompute_ml" and kind in v}
             row = {"name": f"{kind}_n{n}", "unit": "us", "n": n, "kind": kind,
@@ -178,13 +216,15 @@ def main(argv=None):
     ap.add_argument("--budget", type=float, default=0.3, help="seconds of timing per figure")
     ap.add_argument("--out", default=None, help="results JSON (default results/<device>-latency.json)")
     ap.add_argument("--plot", default=None, help="write a log-log plot to this PNG")
+    ap.add_argument("--host", action="store_true",
+                    help="also the host part (outside kp's submit + wait) of realize_sync and scalar")
     args = ap.parse_args(argv)
     dev = km.get_device(args.device)
     # sizes past the device's largest buffer (lavapipe: 128 MiB) are left out
     sizes = [10 ** k for k in range(3, 9)
              if 10 ** k <= args.max_n and 4 * 10 ** k <= dev.max_buffer_bytes]
     print(f"device: {dev.name}; sizes {sizes}")
-    rows = measure(dev, sizes, args.budget)
+    rows = measure(dev, sizes, args.budget, args.host)
     path = args.out or os.path.join(_common.RESULTS_DIR, _common.slug(dev.name) + "-latency.json")
     print("wrote", _common.write_results(dev, rows, path=path))
     if args.plot:

@@ -82,17 +82,21 @@ _SCALARS = (bool, int, float, np.bool_, np.integer, np.floating)
 _readers_lock = threading.Lock()             # threads share arrays, hence these reader lists
 
 
-def _note_reader(buf, arr):
+def _note_reader(buf, arr, ref=None):
     with _readers_lock:
-        readers = buf.readers
-        if readers is None:
-            readers = buf.readers = {}
-        elif len(readers) > 64:
-            for k, r in list(readers.items()):
-                alive = r()                      # one call: the referent may die in between
-                if alive is None or not alive.is_lazy:
-                    del readers[k]
-        readers[id(arr)] = weakref.ref(arr)
+        _note_reader_locked(buf, id(arr), ref or weakref.ref(arr))
+
+
+def _note_reader_locked(buf, key, ref):
+    readers = buf.readers
+    if readers is None:
+        readers = buf.readers = {}
+    elif len(readers) > 64:
+        for k, r in list(readers.items()):
+            alive = r()                      # one call: the referent may die in between
+            if alive is None or not alive.is_lazy:
+                del readers[k]
+    readers[key] = ref
 
 
 def _get_device(spec):
@@ -132,7 +136,8 @@ class Array:
     array([3., 5., 7.], dtype=float32)
     """
 
-    __slots__ = ("_buf", "_node", "shape", "dtype", "device", "__weakref__")
+    # _leaf: this array as a fusion operand, made once per buffer (an op's operands are Leaves)
+    __slots__ = ("_buf", "_node", "_leaf", "shape", "dtype", "device", "__weakref__")
     __array_priority__ = 100
 
     def __init__(self, *args, **kwargs):
@@ -143,6 +148,7 @@ class Array:
         self = object.__new__(cls)
         self._buf = buf
         self._node = node
+        self._leaf = None
         self.shape = tuple(shape)
         self.dtype = dtype
         self.device = device
@@ -177,7 +183,13 @@ class Array:
     def _operand(self):
         """This array as an argument of a fusion Node: its Node while lazy, else a Leaf."""
         node = self._node                     # read once: another thread may realize it
-        return Leaf(self._buf, self.shape, self.dtype) if node is None else node
+        if node is not None:
+            return node
+        buf = self._buf
+        leaf = self._leaf
+        if leaf is None or leaf.buf is not buf:   # (an in-place assignment rebinds the buffer)
+            leaf = self._leaf = Leaf(buf, self.shape, self.dtype)
+        return leaf
 
     @property
     def is_lazy(self):
@@ -224,7 +236,8 @@ class Array:
         return out if dtype is None else out.astype(dtype, copy=False)
 
     def item(self):
-        if self.size != 1:
+        shape = self.shape
+        if shape and math.prod(shape) != 1:        # (a 0-d array, a reduction's result: no prod)
             raise ValueError("can only convert an array of size 1 to a Python scalar")
         return _buffers.read_scalar(self._realize(), self.dtype)
 
@@ -232,9 +245,10 @@ class Array:
         return self.numpy().tolist()
 
     def __float__(self):
-        if self.size != 1:
+        shape = self.shape
+        if shape and math.prod(shape) != 1:
             raise TypeError("only length-1 arrays can be converted to Python scalars")
-        return float(self.item())
+        return float(_buffers.read_scalar(self._realize(), self.dtype))
 
     def __int__(self):
         if self.size != 1:
@@ -253,10 +267,11 @@ class Array:
         return int(self.item())
 
     def __bool__(self):
-        if self.size != 1:
+        shape = self.shape
+        if shape and math.prod(shape) != 1:
             raise ValueError("The truth value of an array with more than one element is ambiguous. "
                              "Use a.any() or a.all()")
-        return bool(self.item())
+        return bool(_buffers.read_scalar(self._realize(), self.dtype))
 
     def __repr__(self):
         body = repr(self.numpy())                  # "array(...)"
@@ -617,6 +632,23 @@ def _fast_types_of(op, key, operands, device):
     return out_dtype, compute
 
 
+# Scalar operands by (Python type, value, compute dtype): a loop's ``x * 2.0`` converts its
+# scalar once. Zero and nan are left out (0.0 and -0.0 are equal keys; nan is not equal to itself).
+_scalars = {}
+
+
+def _scalar(value, dtype):
+    key = (type(value), value, dtype)
+    hit = _scalars.get(key)
+    if hit is None:
+        hit = Scalar(_dtypes.scalar_value(value, dtype), dtype)
+        if value and value == value:
+            if len(_scalars) >= 1024:
+                _scalars.clear()
+            _scalars[key] = hit
+    return hit
+
+
 def _fast_binop(op, a, b):
     """``op`` of an Array ``a`` and ``b`` as a lazy Array, or None when it needs the full path."""
     tb = type(b)
@@ -633,7 +665,7 @@ def _fast_binop(op, a, b):
         return None
     out_dtype, compute = types
     x = a._operand()
-    y = b._operand() if tb is Array else Scalar(_dtypes.scalar_value(b, compute[1]), compute[1])
+    y = b._operand() if tb is Array else _scalar(b, compute[1])
     return _fast_lazy(a.device, op, x, y, out_dtype, a.shape, compute)
 
 
@@ -647,16 +679,24 @@ def _fast_rbinop(op, a, b):
     if types is None:
         return None
     out_dtype, compute = types
-    x = Scalar(_dtypes.scalar_value(a, compute[0]), compute[0])
+    x = _scalar(a, compute[0])
     return _fast_lazy(b.device, op, x, b._operand(), out_dtype, b.shape, compute)
 
 
 def _fast_lazy(device, op, x, y, dtype, shape, compute):
     node = _fusion.node(device, op, (x, y), dtype, shape, compute)
     arr = Array._new(device, shape, dtype, node=node)
-    for v in (x, y):
-        if type(v) is not Scalar and v.buf is not None:     # realized operands: read buffers
-            _note_reader(v.buf, arr)
+    # realized operands: the new array reads their buffers (one weakref, one lock for both)
+    bx = None if type(x) is Scalar else x.buf
+    by = None if type(y) is Scalar else y.buf
+    if bx is not None or by is not None:
+        ref = weakref.ref(arr)
+        key = id(arr)
+        with _readers_lock:
+            if bx is not None:
+                _note_reader_locked(bx, key, ref)
+            if by is not None:
+                _note_reader_locked(by, key, ref)
     return arr
 
 
@@ -1024,7 +1064,17 @@ def transpose(a, axes=None):
 def _reduce(a, op, axis, keepdims, dtype, out):
     if out is not None:
         raise TypeError("out= is not supported; kompute_ml arrays are returned, never filled")
-    a = asarray(a)
+    if type(a) is not Array:
+        a = asarray(a)
+    node = a._node
+    if node is not None and op == "sum" and axis is None and dtype is None:
+        # the sum of a lazy expression: one kernel reads its operands and never stores it
+        got = _fusion.sum_partials(node, a.device)
+        if got is not None:
+            buf, ngroups = got
+            if ngroups > 1:
+                buf = _reduction.sum_partials(buf, ngroups, a.dtype, a.device)
+            return Array._new(a.device, (1,) * a.ndim if keepdims else (), a.dtype, buf=buf)
     if dtype is not None and op in ("sum", "mean"):
         # numpy accumulates in ``dtype`` (sum(dtype=float64) of float32 adds in double): the
         # elements convert first, the conversion fusing into the pass that reads them

@@ -100,9 +100,16 @@ def test_reads_and_non_elementwise_operations_realize(counters):
     assert not t.is_lazy and not r.is_lazy
     np.testing.assert_allclose(r.numpy(), (x * 2).reshape(6, 4))
     u = a + 1
-    s = u.sum()
+    s = u.max()
     assert not u.is_lazy
+    np.testing.assert_allclose(float(s), (x + 1).max(), rtol=1e-6)
+    # a sum reads a lazy expression's operands in one kernel instead: the expression stays lazy
+    v = a + 1
+    s0 = km.stats()
+    s = v.sum()
+    assert v.is_lazy and km.stats()["fused_reductions"] - s0["fused_reductions"] == 1
     np.testing.assert_allclose(float(s), (x + 1).sum(dtype=np.float64), rtol=1e-5)
+    np.testing.assert_allclose(v.numpy(), x + 1, rtol=1e-6)
 
 
 def test_long_chains_realize_in_pieces_without_recursion():

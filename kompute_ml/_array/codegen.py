@@ -11,7 +11,7 @@ import struct
 from .dtypes import (BOOL, COMPARISONS, FLOAT32, FLOAT64, FLOATS, FLOAT_UNARY, GLSL_TYPE, INT32,
                      PREDICATES, STORAGE_TYPE, UINT32, VEC4_TYPE)
 
-__all__ = ["generate", "LOCAL_SIZE", "push_words"]
+__all__ = ["generate", "generate_sum", "LOCAL_SIZE", "push_words", "SUM_VEC4_PER_THREAD"]
 
 LOCAL_SIZE = 256
 _SUFFIX = {FLOAT32: "f", INT32: "i", UINT32: "u", BOOL: "b", FLOAT64: "d"}
@@ -150,26 +150,17 @@ def _push_scalar(j, dt):
     return [f"{STORAGE_TYPE[dt]} s{j};"], (f"(pc.s{j} != 0u)" if dt == BOOL else f"pc.s{j}")
 
 
-def generate(plan, bake_scalars, bake_dims):
-    """The GLSL source of the kernel realizing ``plan`` (a traced ``fusion._Plan``).
-
-    When no input needs coordinates (each is read whole or as a single element), an invocation
-    handles 4 consecutive elements through 4-vector loads and stores: a quarter of the
-    invocations and of the load instructions. Buffers hold whole 16-byte multiples (the pool's
-    buckets), so the last, partial vector reads and writes inside them.
-    """
+def _parts(plan, bake_scalars, bake_dims):
+    """(header, loads, body, result) of the kernel of ``plan``: the declarations but the output
+    binding, the per-invocation loads and scalars (index ``i``; coordinates computed from it),
+    the per-element statements (repeated per lane ``j`` in vector mode) and their result."""
     vec = not plan.need_coords
     vec_bindings = {b for b, mask in plan.accesses if mask and all(mask)} if vec else set()
-    out_type = VEC4_TYPE[plan.out_dtype] if vec else STORAGE_TYPE[plan.out_dtype]
-    # Three parts: the header (declarations), the per-invocation prologue (coordinates, loads
-    # that do not vary per lane, scalars) and the per-element body, which vector mode repeats
-    # for each of the 4 lanes.
     header = ["#version 450", '#include "common.glsl"', '#include "kmath.glsl"',
               '#include "elementwise.glsl"']
     if _uses_float64(plan):       # only then: its functions need the device's Float64 capability
         header.append('#include "kmath64.glsl"')
-    header += [f"layout(local_size_x = {LOCAL_SIZE}) in;",
-               f"layout(set = 0, binding = 0) writeonly buffer Out {{ {out_type} out_[]; }};"]
+    header.append(f"layout(local_size_x = {LOCAL_SIZE}) in;")
     for b, dt in enumerate(plan.binding_dtypes):
         t = VEC4_TYPE[dt] if b in vec_bindings else STORAGE_TYPE[dt]
         header.append(f"layout(set = 0, binding = {b + 1}) readonly buffer In{b} {{ {t} in{b}[]; }};")
@@ -185,19 +176,18 @@ def generate(plan, bake_scalars, bake_dims):
     def dim(k):
         return f"{plan.dims[k]}u" if bake_dims else f"pc.d{k}"
 
-    prologue = ["uint i = km_global_index();",
-                "if (i >= (pc.n + 3u) / 4u) return;" if vec else "if (i >= pc.n) return;"]
+    loads = []
     if plan.need_coords:
-        prologue.append("uint r = i;")
+        loads.append("uint r = i;")
         for k in range(nd - 1, 0, -1):
-            prologue.append(f"uint c{k} = r % {dim(k)}; r /= {dim(k)};")
-        prologue.append("uint c0 = r;")
+            loads.append(f"uint c{k} = r % {dim(k)}; r /= {dim(k)};")
+        loads.append("uint c0 = r;")
     body = []
     for a, (b, mask) in enumerate(plan.accesses):
         dt = plan.binding_dtypes[b]
         per_lane = False
         if vec and b in vec_bindings and all(mask) and mask:
-            prologue.append(f"{VEC4_TYPE[dt]} xv{a} = in{b}[i];")
+            loads.append(f"{VEC4_TYPE[dt]} xv{a} = in{b}[i];")
             load, per_lane = f"xv{a}[j]", True
         elif vec or not any(mask):
             load = f"in{b}[0].x" if b in vec_bindings else f"in{b}[0]"
@@ -211,10 +201,10 @@ def generate(plan, bake_scalars, bake_dims):
             load = f"in{b}[{idx}]"
         if dt == BOOL:
             load = f"({load} != 0u)"
-        (body if per_lane else prologue).append(f"{GLSL_TYPE[dt]} x{a} = {load};")
+        (body if per_lane else loads).append(f"{GLSL_TYPE[dt]} x{a} = {load};")
     for j, (dt, value) in enumerate(plan.scalars):
         expr = _literal(dt, value) if bake_scalars else _push_scalar(j, dt)[1]
-        prologue.append(f"{GLSL_TYPE[dt]} s{j} = {expr};")
+        loads.append(f"{GLSL_TYPE[dt]} s{j} = {expr};")
     for t, (op, dtype, compute, refs) in enumerate(plan.nodes):
         args = []
         for r, ct in zip(refs, compute):
@@ -226,7 +216,25 @@ def generate(plan, bake_scalars, bake_dims):
         natural = BOOL if op in COMPARISONS or op in PREDICATES else compute[-1]
         expr = _cast(_expression(op, compute, args), natural, dtype)
         body.append(f"{GLSL_TYPE[dtype]} t{t} = {expr};")
-    result = f"t{len(plan.nodes) - 1}"
+    return header, loads, body, f"t{len(plan.nodes) - 1}"
+
+
+def generate(plan, bake_scalars, bake_dims):
+    """The GLSL source of the kernel realizing ``plan`` (a traced ``fusion._Plan``).
+
+    When no input needs coordinates (each is read whole or as a single element), an invocation
+    handles 4 consecutive elements through 4-vector loads and stores: a quarter of the
+    invocations and of the load instructions. Buffers hold whole 16-byte multiples (the pool's
+    buckets), so the last, partial vector reads and writes inside them.
+    """
+    vec = not plan.need_coords
+    header, loads, body, result = _parts(plan, bake_scalars, bake_dims)
+    out_type = VEC4_TYPE[plan.out_dtype] if vec else STORAGE_TYPE[plan.out_dtype]
+    header.insert(header.index(f"layout(local_size_x = {LOCAL_SIZE}) in;") + 1,
+                  f"layout(set = 0, binding = 0) writeonly buffer Out {{ {out_type} out_[]; }};")
+    prologue = ["uint i = km_global_index();",
+                "if (i >= (pc.n + 3u) / 4u) return;" if vec else "if (i >= pc.n) return;"]
+    prologue += loads
     if plan.out_dtype == BOOL:
         result = f"uint({result})"
     lines = header + ["void main() {"] + ["    " + s for s in prologue]
@@ -236,4 +244,47 @@ def generate(plan, bake_scalars, bake_dims):
         lines += [f"        res[j] = {result};", "    }", "    out_[i] = res;", "}", ""]
     else:
         lines += ["    " + s for s in body] + [f"    out_[i] = {result};", "}", ""]
+    return "\n".join(lines)
+
+
+SUM_VEC4_PER_THREAD = 8     # 4-vectors each invocation of a fused sum adds (32 elements)
+
+
+def generate_sum(plan):
+    """GLSL of a kernel summing the expression of ``plan`` (float32 or float64, no coordinates,
+    scalars pushed): workgroup g adds SUM_VEC4_PER_THREAD * 4 * LOCAL_SIZE consecutive elements
+    (each invocation a strided run of them, then a tree in shared memory, as reduce_rows.comp:
+    pairwise-like rounding) into ``out_[g]``; the expression's values are never stored."""
+    if plan.need_coords or plan.out_dtype not in (FLOAT32, FLOAT64):
+        raise ValueError("a fused sum needs a float expression without coordinates")
+    header, loads, body, result = _parts(plan, False, False)
+    acc = GLSL_TYPE[plan.out_dtype]
+    header.insert(header.index(f"layout(local_size_x = {LOCAL_SIZE}) in;") + 1,
+                  f"layout(set = 0, binding = 0) writeonly buffer Out {{ {acc} out_[]; }};")
+    header.append(f"shared {acc} sh[{LOCAL_SIZE}];")
+    per = SUM_VEC4_PER_THREAD
+    lines = header + [
+        "void main() {",
+        "    uint lid = gl_LocalInvocationID.x;",
+        "    uint g = gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x;",
+        "    uint nv = (pc.n + 3u) / 4u;",
+        f"    {acc} acc = {acc}(0);",
+        f"    for (uint k = 0u; k < {per}u; k++) {{",
+        f"        uint i = (g * {per}u + k) * {LOCAL_SIZE}u + lid;",
+        "        if (i >= nv) break;",
+    ] + ["        " + s for s in loads] + [
+        "        for (uint j = 0u; j < 4u; j++) {",
+    ] + ["            " + s for s in body] + [
+        f"            if (i * 4u + j < pc.n) acc += {result};",
+        "        }",
+        "    }",
+        "    sh[lid] = acc;",
+        "    barrier();",
+        f"    for (uint s = {LOCAL_SIZE // 2}u; s > 0u; s >>= 1) {{",
+        "        if (lid < s) sh[lid] += sh[lid + s];",
+        "        barrier();",
+        "    }",
+        "    // (a grid split over 2 axes has spare workgroups past the last element)",
+        f"    if (lid == 0u && g * {per * LOCAL_SIZE}u < nv) out_[g] = sh[0];",
+        "}", ""]
     return "\n".join(lines)

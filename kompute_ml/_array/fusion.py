@@ -9,7 +9,9 @@ Staged like CuPy's fusion (types in ``dtypes``, GLSL in ``codegen``):
    broadcasting becomes a per-input bit mask over coalesced output dims (``_coalesce``);
 3. cache: the canonical key (structure + dtypes + masks + coalesced ndim, never sizes or scalar
    values) maps to compiled SPIR-V, so a loop compiles nothing after its first iteration;
-4. run (``realize``): one dispatch of the cached kernel; the Node keeps the result Buffer.
+4. run (``realize``): one dispatch of the cached kernel; the Node keeps the result Buffer;
+5. or sum (``sum_partials``): one dispatch of a kernel that adds the expression's values per
+   workgroup without storing them (``expression.sum()``); the Node stays unrealized.
 
 Sizes (element count, coalesced dims) and scalars travel as push constants. When they do not fit
 the device's push-constant block, the scalars (then the dims) are written into the source
@@ -28,11 +30,11 @@ from .._runtime import memory as _memory
 from .._runtime import program as _program
 from .._runtime import stream as _stream
 from . import buffers as _buffers
-from .codegen import generate, push_words
+from .codegen import LOCAL_SIZE, SUM_VEC4_PER_THREAD, generate, generate_sum, push_words
 from .dtypes import FLOAT32, FLOAT64
 
-__all__ = ["Leaf", "Node", "Scalar", "node", "realize", "kernel_source", "cached_kernels",
-           "MAX_NODES"]
+__all__ = ["Leaf", "Node", "Scalar", "node", "realize", "sum_partials", "kernel_source",
+           "cached_kernels", "MAX_NODES"]
 
 MAX_NODES = 64          # a bigger expression realizes its subtrees first (kernel size, recursion)
 _MAX_KERNELS = 1024     # generated kernels kept compiled (least recently used dropped first)
@@ -142,6 +144,7 @@ def _intern(parts):
     if len(_sigs) >= _MAX_SIGS:
         _sigs.clear()
         _fast.clear()
+        _sums.clear()
     sig = _sigs[parts] = next(_sig_ids)
     return sig
 
@@ -336,6 +339,14 @@ def _scalar_words(scalars):
 _DOUBLE, _DOUBLE_WORDS = struct.Struct("<d"), struct.Struct("<II")
 
 
+def _push_values(prefix, vals, wide):
+    """``prefix`` + the push words of the scalars ``vals``; without a float64 among them
+    (``wide``: the same for every Node of one signature) each value is one word as it is."""
+    if not vals:
+        return prefix
+    return prefix + (_scalar_words(vals) if wide else [v for _, v in vals])
+
+
 def _pack(plan, bake_scalars, bake_dims):
     """Push values of the generated kernel, in its block's order (packed by declared type)."""
     words = [plan.n]
@@ -350,6 +361,11 @@ def _pack(plan, bake_scalars, bake_dims):
 # arrays, and a trace must not see an argument turn from a node into a buffer half-way; the
 # losers of a race find the node realized and return its buffer.
 _realize_lock = threading.RLock()
+# this layer's counters (see stats()): incremented under _realize_lock only, so a realization
+# takes no second lock to count itself
+_stats = dict.fromkeys(("traces", "fast_realizations", "fast_invalidations",
+                        "fused_reductions"), 0)
+_stream.add_counter_source(_stats, _realize_lock)
 
 
 def realize(root, device):
@@ -370,14 +386,14 @@ def _finish(root, out):
     if root.uses:
         # Nodes built over this one hold its operands flattened: they must trace from now on
         _epoch[0] += 1
-        _count_stat("fast_invalidations")
+        _stats["fast_invalidations"] += 1
 
 
 def _realize_locked(root, device):
     plan = _split(root, device)
     n = plan.n
     out = _buffers.alloc(device, root.shape, root.dtype)
-    _count_stat("traces")
+    _stats["traces"] += 1
     if n:
         (prog, _), bake_scalars, bake_dims = _kernel(plan, device)
         # generated kernel: binding 0 = the output, bindings 1..k = the distinct input buffers
@@ -398,7 +414,7 @@ def _realize_locked(root, device):
 class _Fast:
     """What realizing one expression signature on one device takes, the trace done once."""
 
-    __slots__ = ("prog", "ready", "prefix", "nbytes")
+    __slots__ = ("prog", "ready", "prefix", "nbytes", "wide")
 
 
 _fast = {}              # (sig, aliasing, device) -> _Fast
@@ -408,7 +424,9 @@ _MAX_FAST = 4096
 def _operands(root):
     """(distinct buffers in binding order, aliasing pattern or None when all are distinct)."""
     bufs = root.bufs
-    if len(bufs) < 2 or len(set(bufs)) == len(bufs):
+    n = len(bufs)
+    # (two operands, the common case, compare without building a set)
+    if n < 2 or (bufs[0] is not bufs[1] if n == 2 else len(set(bufs)) == n):
         return bufs, None
     uniq = list(dict.fromkeys(bufs))
     return uniq, tuple([uniq.index(b) for b in bufs])
@@ -431,6 +449,7 @@ def _remember(root, device, plan, prog, groups, prefix, nbytes):
                                                             info=prog.reflection)
     entry.prefix = prefix
     entry.nbytes = nbytes
+    entry.wide = FLOAT64 in [dt for dt, _ in root.vals]
     if len(_fast) >= _MAX_FAST:
         _fast.clear()
     _fast[(root.sig, pattern, device)] = entry
@@ -444,16 +463,94 @@ def _realize_fast(root, device):
         return False
     out = _memory.alloc(device, entry.nbytes)
     if entry.ready is not None:
-        words = entry.prefix + _scalar_words(root.vals) if root.vals else entry.prefix
+        words = _push_values(entry.prefix, root.vals, entry.wide)
         # generated kernel: binding 0 = the output, bindings 1..k = the distinct input buffers
         _stream.dispatch_ready(device, entry.ready, [out, *uniq], entry.prog.pack_push(*words))
-    _count_stat("fast_realizations")
+    _stats["fast_realizations"] += 1
     _finish(root, out)
     return True
 
 
-def _count_stat(name):
-    _stream.count(name)
+# ---------------------------------------------------------------------------------------------
+# fused sums: ``expression.sum()`` in one kernel that never stores the expression's values (a
+# loss, a norm, float((a * b).sum()): one dispatch instead of a realization and a reduction)
+
+class _Sum:
+    """A fused sum of one expression signature on one device: its prepared dispatch."""
+
+    __slots__ = ("prog", "ready", "prefix", "nbytes", "ngroups", "wide")
+
+
+_sums = {}              # (sig, aliasing, device) -> _Sum, or None: that signature is not fused
+_MISSING = object()
+
+
+def sum_partials(root, device):
+    """Record the sum of the unrealized Node ``root``'s elements, computed from its operands.
+
+    Returns (Buffer of ``ngroups`` partial sums of ``root.dtype``, ngroups): one value when the
+    elements fit one workgroup (SUM_VEC4_PER_THREAD * 4 * LOCAL_SIZE of them), else partials to
+    reduce further. None when ``root`` takes the realize-then-reduce path: not flat, realized
+    since, not float32/float64, broadcast (coordinates), or too big for the push block or the
+    bindings. ``root`` stays unrealized.
+    """
+    with _realize_lock:
+        if root.buf is not None or root.sig is None or root.epoch != _epoch[0]:
+            return None
+        uniq, pattern = _operands(root)
+        key = (root.sig, pattern, device)
+        entry = _sums.get(key, _MISSING)
+        if entry is _MISSING:
+            entry = _plan_sum(root, device, uniq)
+            if len(_sums) >= _MAX_FAST:
+                _sums.clear()
+            _sums[key] = entry
+        if entry is None:
+            return None
+        out = _memory.alloc(device, entry.nbytes)
+        words = _push_values(entry.prefix, root.vals, entry.wide)
+        # generated sum kernel: binding 0 = the partial sums, bindings 1..k = the input buffers
+        _stream.dispatch_ready(device, entry.ready, [out, *uniq], entry.prog.pack_push(*words))
+        _stats["fused_reductions"] += 1
+        return out, entry.ngroups
+
+
+def _plan_sum(root, device, uniq):
+    """The _Sum of ``root``'s signature (traced and compiled once), or None: not fusable."""
+    if root.dtype not in (FLOAT32, FLOAT64):
+        return None
+    plan = _trace(root)
+    if plan.need_coords or not plan.n or len(plan.buffers) > input_limit(device):
+        return None
+    if _push_words(plan, device) != (False, False):
+        return None
+    # the flattened operands must be what the trace bound and pushed (as _remember checks)
+    if len(uniq) != len(plan.buffers) or any(a is not b for a, b in zip(uniq, plan.buffers)):
+        return None
+    if [dt for dt, _ in root.vals] != [dt for dt, _ in plan.scalars]:
+        return None
+    key = _key(plan, False, False) + ("sum",)
+    with _kernels_lock:
+        hit = _kernels.get(key)
+    if hit is None:
+        source = generate_sum(plan)
+        spirv = _glslang.compile_glsl(source, filename="<fused sum kernel>")
+        hit = (_program.Program(spirv, name="<fused sum kernel>"), source)
+        with _kernels_lock:
+            _kernels[key] = hit
+            if len(_kernels) > _MAX_KERNELS:
+                _kernels.popitem(last=False)
+    entry = _Sum()
+    entry.prog = hit[0]
+    entry.ngroups = -(-plan.n // (SUM_VEC4_PER_THREAD * 4 * LOCAL_SIZE))
+    # one workgroup per partial (a 2-D grid past the x limit: the kernel skips spare groups)
+    groups = _stream.groups_1d(device, entry.ngroups, 1)
+    entry.ready = _stream.prepare(device, entry.prog.spirv, groups, info=entry.prog.reflection)
+    entry.prefix = [plan.n]
+    entry.wide = FLOAT64 in [dt for dt, _ in root.vals]
+    # whole 4-element vectors: the next pass may read the partials as 4-vectors
+    entry.nbytes = -(-entry.ngroups // 4) * 4 * root.dtype.itemsize
+    return entry
 
 
 def kernel_source(root, device):

@@ -42,13 +42,34 @@ _UNPROBED = object()
 _counters = collections.Counter()
 _counters_lock = threading.Lock()
 
+# The per-op counters (dispatches, submits, replays, ops recorded; the array layer's
+# realizations) are plain dicts, each incremented only under one lock its owner already holds
+# (a device's lock, the fusion lock): no second lock per op. stats() adds them up; reset_stats
+# zeroes each under its lock. Keyed by id: (counts, lock).
+_sources = {}
+_PER_OP = ("dispatches", "submits", "replays", "ops_recorded")
+
 
 def _count(name, n=1):
     with _counters_lock:
         _counters[name] += n
 
 
-count = _count      # for the array layer's counters (traces, fast realizations)
+count = _count      # for counters of rare events (locked; per-op ones use add_counter_source)
+
+
+def add_counter_source(counts, lock):
+    """Have stats() include ``counts`` (a dict of name -> int incremented only under ``lock``)."""
+    with _counters_lock:
+        _sources[id(counts)] = (counts, lock)
+
+
+def _retire_counts(counts):
+    """Fold a source that goes away (a closed device's stream) into the locked counters."""
+    with _counters_lock:
+        if _sources.pop(id(counts), None) is not None:
+            for name, value in counts.items():
+                _counters[name] += value
 
 
 class _DeviceStream:
@@ -74,6 +95,8 @@ class _DeviceStream:
         self.loop_limit = _UNPROBED   # see loop_limit()
         self.wait_timeout = None   # seconds a submit may take (None: KOMPUTE_ML_KERNEL_TIMEOUT)
         self.stuck = None          # (sequence, ops, message) of a submit that timed out
+        self.counts = dict.fromkeys(_PER_OP, 0)     # incremented under device.lock only
+        add_counter_source(self.counts, device.lock)
         _memory.add_drop_listener(device, self.forget_tensor)
         _memory.add_pressure_listener(device, self.submit)
 
@@ -109,6 +132,7 @@ def _on_close(device):
         try:
             _submit(st)
         finally:
+            _retire_counts(st.counts)
             st.pipelines.clear()
             st.by_uid.clear()
             for seq in st.replays.values():
@@ -130,8 +154,9 @@ def _record(st, desc):
         _submit(st)
 
 
-def _record_into(seq, ops, device_name):
-    """Record the kp operations of the descriptors ``ops`` into ``seq``."""
+def _record_into(seq, ops, device_name, counts):
+    """Record the kp operations of the descriptors ``ops`` into ``seq`` (counted in ``counts``,
+    a stream's counters: the caller holds its device's lock)."""
     for _, _, kind, obj, words in ops:
         if kind == "d":
             op = _kp.op_dispatch(obj, np.frombuffer(words, dtype=np.uint32) if words else None)
@@ -140,7 +165,7 @@ def _record_into(seq, ops, device_name):
         else:
             op = _kp.op_sync_local([obj])
         _kp.sequence_record(seq, op, device_name)
-    _count("ops_recorded", len(ops))
+    counts["ops_recorded"] += len(ops)
 
 
 def _submit(st, on_done=None):
@@ -157,6 +182,10 @@ def _submit(st, on_done=None):
     ops = st.ops
     if not ops:
         return
+    # read (and check) the timeout before taking the pending operations: a bad
+    # KOMPUTE_ML_KERNEL_TIMEOUT must raise with the work still pending, not drop it (a lost
+    # upload would leave its array's device buffer unwritten)
+    timeout = st.wait_timeout if st.wait_timeout is not None else _env_timeout()
     st.ops = []
     name = st.device.name
     replay = on_done is None and st.sequence is st.own and len(ops) <= REPLAY_MAX_OPS
@@ -164,15 +193,15 @@ def _submit(st, on_done=None):
     seq = st.replays.get(sig) if replay else None
     if seq is not None:
         st.replays.move_to_end(sig)
-        _eval(st, seq, ops)
-        _count("replays")
+        _eval(st, seq, ops, timeout)
+        st.counts["replays"] += 1
     elif replay and sig in st.seen:
         # second occurrence: record it into a sequence of its own, kept for the next ones
         del st.seen[sig]
         seq = _kp.sequence_create(st.device.manager, name)
         try:
-            _record_into(seq, ops, name)
-            _eval(st, seq, ops)
+            _record_into(seq, ops, name, st.counts)
+            _eval(st, seq, ops, timeout)
         except Exception:
             if st.stuck is None or st.stuck[0] is not seq:   # (a running one must stay)
                 _kp.sequence_destroy(seq)
@@ -187,8 +216,8 @@ def _submit(st, on_done=None):
     else:
         seq = st.seq()
         try:
-            _record_into(seq, ops, name)
-            _eval(st, seq, ops)
+            _record_into(seq, ops, name, st.counts)
+            _eval(st, seq, ops, timeout)
             if on_done is not None:
                 on_done(seq)
         finally:
@@ -203,7 +232,7 @@ def _submit(st, on_done=None):
             if len(st.seen) > MAX_REPLAYS:
                 st.seen.popitem(last=False)
     st.batch += 1
-    _count("submits")
+    st.counts["submits"] += 1
 
 
 # -- bounded waits ----------------------------------------------------------------------------
@@ -234,12 +263,23 @@ def _check_timeout(value, what):
     return seconds
 
 
+# os.environ.get costs ~1 us (it encodes the key and decodes the value), once per submit; CPython's
+# os.environ keeps the encoded environment in ``_data``, updated by every os.environ write, so the
+# per-submit check reads that instead where it exists.
+_environ_data = getattr(os.environ, "_data", None)
+try:
+    _ENV_KEY = os.environ.encodekey(TIMEOUT_ENV)
+except AttributeError:           # not CPython's os.environ
+    _environ_data = None
+
+
 def _env_timeout():
     """KOMPUTE_ML_KERNEL_TIMEOUT in seconds (None: unset, empty or 0)."""
     global _env_cache
-    raw = os.environ.get(TIMEOUT_ENV)
+    raw = _environ_data.get(_ENV_KEY) if _environ_data is not None else \
+        os.environ.get(TIMEOUT_ENV)
     if raw != _env_cache[0]:
-        text = (raw or "").strip()
+        text = os.environ.get(TIMEOUT_ENV, "").strip()
         seconds = None if text in ("", "0") else _check_timeout(text, TIMEOUT_ENV)
         _env_cache = (raw, seconds)
     return _env_cache[1]
@@ -258,9 +298,8 @@ def _batch_names(st, ops):
         "no kernel (copies only)"
 
 
-def _eval(st, seq, ops):
-    """Submit ``seq`` and wait for it, at most the stream's timeout when one is set."""
-    timeout = st.wait_timeout if st.wait_timeout is not None else _env_timeout()
+def _eval(st, seq, ops, timeout):
+    """Submit ``seq`` and wait for it, at most ``timeout`` seconds (None: no limit)."""
     name = st.device.name
     if timeout is None or timeout == float("inf"):
         _kp.sequence_eval(seq, name)
@@ -433,7 +472,7 @@ def dispatch(device, spirv, buffers, groups, push=b"", spec=None, info=None):
         # the descriptor's key names the pipeline by its id (one small int to hash) and the
         # push words by value: a replayed command buffer carries the words it was recorded with
         _record(st, (("d", hit[1], push_key), uids, "d", hit[0], push_key))
-        _count("dispatches")
+        st.counts["dispatches"] += 1
 
 
 class Ready:
@@ -464,11 +503,17 @@ def dispatch_ready(device, ready, buffers, push):
     with device.lock:
         st = _stream(device)
         uids = tuple([b.uid for b in buffers])
-        hit = st.pipelines.get((ready.digest, uids, ready.groups, len(push), b""))
+        key = (ready.digest, uids, ready.groups, len(push), b"")
+        pipelines = st.pipelines
+        hit = pipelines.get(key)
         if hit is not None:
-            st.pipelines.move_to_end((ready.digest, uids, ready.groups, len(push), b""))
-            _record(st, (("d", hit[1], push), uids, "d", hit[0], push))
-            _count("dispatches")
+            pipelines.move_to_end(key)
+            # (_record, inlined: this runs once per op)
+            ops = st.ops
+            ops.append((("d", hit[1], push), uids, "d", hit[0], push))
+            st.counts["dispatches"] += 1
+            if len(ops) >= MAX_PENDING:
+                _submit(st)
             return
     dispatch(device, ready.spirv, buffers, ready.groups, push, info=ready.info)
 
@@ -576,13 +621,19 @@ def stats():
         operations recorded into command buffers (a repeated batch records none).
         ``traces`` counts fused expressions realized through a trace, ``fast_realizations``
         those realized from their signature alone (no trace, no code generation),
-        ``fast_invalidations`` realizations that sent older lazy expressions back to tracing.
+        ``fast_invalidations`` realizations that sent older lazy expressions back to tracing,
+        ``fused_reductions`` sums of a lazy expression computed without storing it.
     """
     with _counters_lock:
-        out = {name: int(_counters[name]) for name in
-               ("pipelines_created", "dispatches", "submits", "replays", "ops_recorded",
-                "bytes_uploaded", "bytes_downloaded", "traces", "fast_realizations",
-                "fast_invalidations")}
+        totals = collections.Counter(_counters)
+        sources = list(_sources.values())
+    for counts, _ in sources:
+        for name, value in list(counts.items()):
+            totals[name] += value
+    out = {name: int(totals[name]) for name in
+           ("pipelines_created", "dispatches", "submits", "replays", "ops_recorded",
+            "bytes_uploaded", "bytes_downloaded", "traces", "fast_realizations",
+            "fast_invalidations", "fused_reductions")}
     out["shader_compiles"] = int(getattr(_glslang, "compile_count", 0)) - _counters["_compiles0"]
     pool = _memory.pool_stats()
     out["tensors_live"] = pool["tensors_live"]
@@ -596,6 +647,11 @@ def reset_stats():
     with _counters_lock:
         _counters.clear()
         _counters["_compiles0"] = int(getattr(_glslang, "compile_count", 0))
+        sources = list(_sources.values())
+    for counts, lock in sources:
+        with lock:
+            for name in counts:
+                counts[name] = 0
 
 
 def pipelines_cached(device):
@@ -685,9 +741,10 @@ class Recorded:
         with self.device.lock:
             if self.seq is None:
                 raise ValueError("this recorded sequence was released")
-            _submit(_stream(self.device))
+            st = _stream(self.device)
+            _submit(st)
             _kp.sequence_eval(self.seq, self.device.name)
-            _count("replays")
+            st.counts["replays"] += 1
 
     def release(self):
         """Destroy the sequence (idempotent)."""
@@ -717,7 +774,7 @@ def record(device, fn):
             st.ops = []
         seq = _kp.sequence_create(device.manager, device.name)
         try:
-            _record_into(seq, ops, device.name)
+            _record_into(seq, ops, device.name, st.counts)
         except BaseException:
             _kp.sequence_destroy(seq)
             raise

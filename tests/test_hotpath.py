@@ -1,0 +1,213 @@
+"""The per-op host path: what a repeated op or scalar readback costs, proven by counters (no timing).
+
+A repeated ``c = a * b + 1`` realized and synchronized is one dispatch in one replayed submit; a
+repeated ``float((a * b).sum())`` is ONE dispatch (the sum fused with its expression) and one
+replayed submit that also carries the readback; neither records or traces anything new.
+"""
+
+import threading
+
+import numpy as np
+import pytest
+
+import kompute_ml as km
+from kompute_ml._runtime import stream as _stream
+
+NAMES = ("dispatches", "submits", "replays", "ops_recorded", "traces", "fast_realizations",
+         "fused_reductions")
+
+
+def _delta(s0, s1):
+    return {k: s1[k] - s0[k] for k in NAMES}
+
+
+def _pair(device, n, dtype=np.float32, seed=0):
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal(n).astype(dtype)
+    y = rng.standard_normal(n).astype(dtype)
+    return x, y, km.asarray(x, device=device), km.asarray(y, device=device)
+
+
+def test_repeated_realize_is_one_replayed_dispatch(device):
+    x, y, a, b = _pair(device, 1000)
+    for _ in range(3):                      # compile, first seen, kept
+        c = a * b + 1
+        c._realize()
+        km.synchronize(device)
+    s0 = km.stats()
+    for _ in range(10):
+        c = a * b + 1
+        c._realize()
+        km.synchronize(device)
+    assert _delta(s0, km.stats()) == {"dispatches": 10, "submits": 10, "replays": 10,
+                                      "ops_recorded": 0, "traces": 0, "fast_realizations": 10,
+                                      "fused_reductions": 0}
+    np.testing.assert_allclose(c.numpy(), x.astype(np.float64) * y + 1, rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("read", [float, lambda s: s.item(), lambda s: float(s.numpy())],
+                         ids=["float", "item", "numpy"])
+def test_repeated_scalar_readback_is_one_dispatch_one_submit(device, read):
+    x, y, a, b = _pair(device, 1000, seed=1)
+    want = float((x.astype(np.float64) * y).sum())
+    for _ in range(3):
+        read((a * b).sum())
+    s0 = km.stats()
+    for _ in range(10):
+        got = read((a * b).sum())
+        assert abs(got - want) <= 1e-5 * np.abs(x.astype(np.float64) * y).sum()
+    assert _delta(s0, km.stats()) == {"dispatches": 10, "submits": 10, "replays": 10,
+                                      "ops_recorded": 0, "traces": 0, "fast_realizations": 0,
+                                      "fused_reductions": 10}
+
+
+def test_bool_of_a_fused_sum_is_one_submit(device):
+    _, _, a, b = _pair(device, 500, seed=2)
+    for _ in range(3):
+        bool((a * a + b * b).sum() > 0)
+    s0 = km.stats()
+    assert bool((a * a + b * b).sum() > 0)
+    d = _delta(s0, km.stats())
+    # the sum (fused) and the comparison: two dispatches, one submit, nothing recorded
+    assert (d["submits"], d["replays"], d["ops_recorded"], d["fused_reductions"]) == (1, 1, 0, 1)
+
+
+@pytest.mark.parametrize("n", [1, 3, 1000, 8191, 8192, 8193, 100003, 1 << 20])
+def test_fused_sum_matches_float64(device, n):
+    x, y, a, b = _pair(device, n, seed=n)
+    s0 = km.stats()
+    got = float((a * b - 0.5).sum())
+    assert km.stats()["fused_reductions"] - s0["fused_reductions"] == 1
+    want = (x.astype(np.float64) * y - 0.5).sum()
+    scale = np.abs(x.astype(np.float64) * y - 0.5).sum()
+    assert abs(got - want) <= 1e-6 * scale + 1e-6
+
+
+def test_fused_sum_shapes_scalars_and_aliasing(device):
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((37, 41)).astype(np.float32)
+    a = km.asarray(x, device=device)
+    s = (a * a).sum(keepdims=True)                       # one buffer bound twice
+    assert s.shape == (1, 1)
+    np.testing.assert_allclose(s.numpy(), (x.astype(np.float64) ** 2).sum(keepdims=True),
+                               rtol=1e-5)
+    for c in (2.5, -1.0, 7.0, 2.5):                      # new push words, the same kernel
+        np.testing.assert_allclose(float((a * c + 1.0).sum()),
+                                   (x.astype(np.float64) * np.float32(c) + 1).sum(), rtol=1e-4,
+                                   atol=1e-3)
+    assert km.sum(a * 2).shape == ()
+    # size-1 operands (a (1,) array, a 0-d array) are read once per invocation: still fused
+    v = np.arange(1, 1001, dtype=np.float32) / 7
+    av = km.asarray(v, device=device)
+    one = km.asarray(np.array([2.0], np.float32), device=device)
+    zero_d = km.asarray(np.float32(3.0), device=device)
+    s0 = km.stats()
+    np.testing.assert_allclose(float((av * zero_d + one).sum()),
+                               (v.astype(np.float64) * 3 + 2).sum(), rtol=1e-6)
+    assert km.stats()["fused_reductions"] - s0["fused_reductions"] == 1
+
+
+def test_fused_sum_float64(device):
+    if not device.limits.get("float64"):
+        pytest.skip("the device has no float64 (shaderFloat64)")
+    x, y, a, b = _pair(device, 30001, dtype=np.float64, seed=4)
+    s0 = km.stats()
+    s = (a * b + 1.25).sum()
+    assert s.dtype == np.float64 and km.stats()["fused_reductions"] - s0["fused_reductions"] == 1
+    want = (x * y + 1.25).sum()
+    assert abs(float(s) - want) <= 1e-12 * np.abs(x * y + 1.25).sum()
+
+
+def test_sums_that_are_not_fused_still_realize(device):
+    rng = np.random.default_rng(5)
+    x = rng.integers(-100, 100, 1000).astype(np.int32)
+    m = rng.standard_normal((20, 50)).astype(np.float32)
+    r = rng.standard_normal(50).astype(np.float32)
+    ai, am, ar = (km.asarray(v, device=device) for v in (x, m, r))
+    s0 = km.stats()
+    assert int((ai * 3).sum()) == int((x * 3).sum())                    # int32: not fused
+    np.testing.assert_allclose(float((am * ar).sum()),                  # broadcast: coordinates
+                               (m.astype(np.float64) * r).sum(), rtol=1e-4, atol=1e-4)
+    assert int((am > 0).sum()) == int((m > 0).sum())                    # bool
+    np.testing.assert_allclose((am * 2).sum(axis=0).numpy(), (m * 2).sum(axis=0), rtol=1e-5)
+    np.testing.assert_allclose(float((am * 2).mean()), (m.astype(np.float64) * 2).mean(),
+                               rtol=1e-5)
+    assert km.stats()["fused_reductions"] == s0["fused_reductions"]
+
+
+def test_fused_sum_reads_the_values_of_its_time(device):
+    """A lazy expression keeps numpy's eager values when an operand is written in place after,
+    and one whose operand was realized since (its flattened operands stale) takes the trace."""
+    x = np.arange(100, dtype=np.float32)
+    a = km.asarray(x, device=device)
+    v = a * 2
+    a[0] = 1000.0                           # v computes first: its sum sees the old a
+    assert float(v.sum()) == float((x * 2).sum())
+    u = a * 3
+    w = u + 1
+    u._realize()                            # w's flattened operands are now stale
+    want = (np.where(np.arange(100) == 0, 1000.0, x) * 3 + 1).sum()
+    assert float(w.sum()) == pytest.approx(want, rel=1e-6)
+
+
+def test_per_op_counters_add_up_across_threads_and_reset(device):
+    _, _, a, b = _pair(device, 256, seed=6)
+    (a * b)._realize()
+    km.synchronize(device)
+    _stream.reset_stats()
+    assert {k: km.stats()[k] for k in ("dispatches", "submits", "fast_realizations")} == \
+        {"dispatches": 0, "submits": 0, "fast_realizations": 0}
+
+    def work():
+        for _ in range(20):
+            (a * b + 1)._realize()
+            km.synchronize(device)
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    s = km.stats()
+    assert s["dispatches"] == 80 and s["submits"] >= 1
+    assert s["fast_realizations"] + s["traces"] == 80
+
+
+def test_timeout_variable_is_read_at_every_submit(device, monkeypatch):
+    a = km.asarray(np.ones(10, np.float32), device=device)
+    monkeypatch.setenv(_stream.TIMEOUT_ENV, "soon")
+    with pytest.raises(ValueError, match=_stream.TIMEOUT_ENV):
+        (a + 1).numpy()
+    monkeypatch.setenv(_stream.TIMEOUT_ENV, "60")
+    np.testing.assert_array_equal((a + 1).numpy(), 2)
+    monkeypatch.delenv(_stream.TIMEOUT_ENV)
+    np.testing.assert_array_equal((a + 2).numpy(), 3)
+
+
+def test_large_fused_sum_is_two_dispatches(device):
+    """Past one workgroup's 8192 elements the partial sums take one reduce_rows pass (up to 8192
+    of them: 2**26 elements), not a chain of short-row passes."""
+    x, y, a, b = _pair(device, 1 << 20, seed=7)
+    float((a * b).sum())
+    s0 = km.stats()
+    got = float((a * b).sum())
+    d = _delta(s0, km.stats())
+    assert (d["dispatches"], d["submits"], d["fused_reductions"]) == (2, 1, 1)
+    want = (x.astype(np.float64) * y).sum()
+    assert abs(got - want) <= 1e-6 * np.abs(x.astype(np.float64) * y).sum()
+
+
+@pytest.mark.parametrize("dtype,scalars", [(np.float64, (2.5, -1e-300, 3)), (np.int32, (7, -3, 2)),
+                                           (np.uint32, (7, 3, 2)), (np.float32, (2.5, 1e-3, 3))])
+def test_fast_path_scalar_words_by_dtype(device, dtype, scalars):
+    """Realizations from the signature alone push each scalar as its dtype's words (a float64 as
+    two), the same values a trace would push."""
+    if dtype == np.float64 and not device.limits.get("float64"):
+        pytest.skip("the device has no float64 (shaderFloat64)")
+    x = (np.arange(1, 65) % 13).astype(dtype)
+    a = km.asarray(x, device=device)
+    s0 = km.stats()
+    for s in scalars * 2:                      # the second round: from the signature
+        got = ((a * s) + s).numpy()
+        want = (x * np.asarray(s, dtype)) + np.asarray(s, dtype)
+        np.testing.assert_array_equal(got, want.astype(dtype))
+    assert km.stats()["fast_realizations"] - s0["fast_realizations"] >= len(scalars)
