@@ -55,9 +55,8 @@ def main(argv=None):
         for chunk in data.chunks:
             for offset in range(0, chunk.rows, B):
                 count = min(B, chunk.rows - offset)
-                used = prog._grad(chunk, offset, count, accumulate=False)
                 mode, scale, lr, b1, b2, eps = opt.step_push(count)
-                prog._update(used, mode, prog.P + step, scale, lr, b1, b2, eps)
+                prog._step(chunk, offset, count, mode, prog.P + step, scale, lr, b1, b2, eps)
                 step += 1
 
     recs = []
