@@ -3,8 +3,10 @@
 // workgroups: workgroup g takes R rows of the batch (rows idx[offset + g R .. + R) of this X chunk,
 // fewer in the batch's last workgroup) and writes its partial sums (P = K (d + 1), parameters laid
 // out as in logreg_common.glsl):
-//   part[g][k (d + 1) + j] = sum_rows r_k x_j,   part[g][k (d + 1) + d] = sum_rows r_k,
-//   part[g][P] = sum_rows s * log-loss,
+//   part[k (d + 1) + j][g] = sum_rows r_k x_j,   part[k (d + 1) + d][g] = sum_rows r_k,
+//   part[P][g] = sum_rows s * log-loss,
+// parameter-major (G = the workgroup count): the update reads a parameter's partials in adjacent
+// words, and the writes here, scattered, cost no waiting.
 // with z = W x + b (K logits), p = sigmoid(z) (K = 1) or softmax(z), r = s * (p - onehot(y)) and s
 // the row's sample weight. logreg_step_update.comp then sums the partials and updates W.
 //
@@ -17,7 +19,7 @@
 // pipeline (a fixed workgroup count) serves a batch of any size up to R * groups rows.
 // binding 0: X (float, row-major rows x d)        binding 1: meta (uint pairs: y class, bits of s)
 // binding 2: idx (uint, chunk-local row indices)  binding 3: state (float; W at 0 .. P)
-// binding 4: part (float, groups x (P + 1))
+// binding 4: part (float, (P + 1) x groups)
 // @kompute_ml max_logits_rows = 1024
 #extension GL_EXT_control_flow_attributes : require
 layout(local_size_x = 64) in;
@@ -36,13 +38,15 @@ layout(push_constant) uniform Push {
 
 #define WG 64u
 #ifndef QC
-#define QC 16u          // (row, logit) dot products per round: the host picks 1, 4 or 16 (defines)
+#define QC 16u          // dot products per round: a power of 2 <= 16 (>= 4 where K > 1), from the host
 #endif
 #define ZMAX 1024u      // R * K: logits, then residuals, of the workgroup's rows
 
 shared float zsh[ZMAX];         // [row][k]: logits, then weighted residuals
 shared float lsh[64];           // per row: weighted loss (R <= 64)
 shared uint xrow[64];           // per row: X offset of the row
+shared uint ysh[64];            // per row: class code
+shared float ssh[64];           // per row: sample weight
 shared float red[QC * WG];      // [q][invocation]: partial dot products
 shared float red2[QC * 8u];     // [q][eighth]
 
@@ -53,45 +57,65 @@ void main() {
     uint first = g * R;
     if (first >= pc.count) return;                  // uniform across the workgroup
     uint nrows = min(R, pc.count - first);
-    uint RK = nrows * K;
-    for (uint r = t; r < nrows; r += WG) xrow[r] = idx[pc.offset + first + r] * d;
+    for (uint r = t; r < nrows; r += WG) {        // the rows' labels too, loaded early
+        uint row = idx[pc.offset + first + r];
+        xrow[r] = row * d;
+        ysh[r] = meta[2u * row];
+        ssh[r] = uintBitsToFloat(meta[2u * row + 1u]);
+    }
     barrier();
-    // forward: QC (row, logit) dot products per round, each split over the 64 invocations
-    for (uint q0 = 0u; q0 < RK; q0 += QC) {
-        float acc[QC];
-        uint xo[QC], wo[QC];
-        [[unroll]] for (uint i = 0u; i < QC; i++) {
-            uint q = min(q0 + i, RK - 1u);          // past RK: repeats the last (ignored)
-            xo[i] = xrow[q / K];
-            wo[i] = (q % K) * d1;
-            acc[i] = 0.0;
+    // forward: QC dot products per round (QC rows of one logit where K == 1, else QC / 4 rows of
+    // four logits), each split over the 64 invocations; a W word read serves every row of the round
+    uint KB = K == 1u ? 1u : 4u;                    // logits per round
+    uint RQ = QC / KB;                              // rows per round
+    for (uint k0 = 0u; k0 < K; k0 += KB) {
+        uint w0 = k0 * d1, w1 = min(k0 + 1u, K - 1u) * d1;
+        uint w2 = min(k0 + 2u, K - 1u) * d1, w3 = min(k0 + 3u, K - 1u) * d1;
+        for (uint r0 = 0u; r0 < nrows; r0 += RQ) {
+            float acc[QC];
+            uint xo[QC];
+            [[unroll]] for (uint i = 0u; i < QC; i++) {
+                xo[i] = xrow[min(r0 + i, nrows - 1u)];  // past nrows: repeats the last (ignored)
+                acc[i] = 0.0;
+            }
+            if (K == 1u) {
+                for (uint j = t; j < d; j += WG) {
+                    float w = W[j];
+                    [[unroll]] for (uint i = 0u; i < QC; i++) acc[i] += X[xo[i] + j] * w;
+                }
+            } else {
+                for (uint j = t; j < d; j += WG) {
+                    vec4 w = vec4(W[w0 + j], W[w1 + j], W[w2 + j], W[w3 + j]);
+                    [[unroll]] for (uint i = 0u; i < QC / 4u; i++) {
+                        vec4 a = X[xo[i] + j] * w;
+                        acc[4u * i] += a.x; acc[4u * i + 1u] += a.y;
+                        acc[4u * i + 2u] += a.z; acc[4u * i + 3u] += a.w;
+                    }
+                }
+            }
+            [[unroll]] for (uint i = 0u; i < QC; i++) red[i * WG + t] = acc[i];
+            barrier();
+            // invocation u sums eighth (u % 8) of dot product u / 8: 8 words 8 apart
+            for (uint u = t; u < QC * 8u; u += WG) {
+                uint base = (u >> 3u) * WG + (u & 7u);
+                float s = 0.0;
+                [[unroll]] for (uint i = 0u; i < 8u; i++) s += red[base + 8u * i];
+                red2[u] = s;
+            }
+            barrier();
+            uint r = r0 + t / KB, k = k0 + t % KB;
+            if (t < QC && r < nrows && k < K) {
+                float s = W[k * d1 + d];                // the intercept
+                [[unroll]] for (uint i = 0u; i < 8u; i++) s += red2[t * 8u + i];
+                zsh[r * K + k] = s;
+            }
+            barrier();                                  // red is rewritten by the next round
         }
-        for (uint j = t; j < d; j += WG) {
-            [[unroll]] for (uint i = 0u; i < QC; i++) acc[i] += X[xo[i] + j] * W[wo[i] + j];
-        }
-        [[unroll]] for (uint i = 0u; i < QC; i++) red[i * WG + t] = acc[i];
-        barrier();
-        // invocation u sums eighth (u % 8) of dot product u / 8: 8 words 8 apart
-        for (uint u = t; u < QC * 8u; u += WG) {
-            uint base = (u >> 3u) * WG + (u & 7u);
-            float s = 0.0;
-            [[unroll]] for (uint i = 0u; i < 8u; i++) s += red[base + 8u * i];
-            red2[u] = s;
-        }
-        barrier();
-        if (t < QC && q0 + t < RK) {
-            uint q = q0 + t;
-            float s = W[(q % K) * d1 + d];          // the intercept
-            [[unroll]] for (uint i = 0u; i < 8u; i++) s += red2[t * 8u + i];
-            zsh[q] = s;
-        }
-        barrier();                                  // red is rewritten by the next round
     }
     // residuals (in place of the logits) and losses, one invocation per row
     for (uint r = t; r < nrows; r += WG) {
-        uint row = xrow[r] / d;
-        uint y = meta[2u * row];
-        float s = uintBitsToFloat(meta[2u * row + 1u]);
+        uint y = ysh[r];
+        float s = ssh[r];
         uint o = r * K;
         if (K == 1u) {
             float z = zsh[o];
@@ -115,8 +139,13 @@ void main() {
     }
     barrier();
     // backward: invocation t owns features t, t + 64, ...; four logits per walk down the rows
-    uint pbase = g * (P + 1u);
-    for (uint j = t; j < d; j += WG) {
+    uint G = gl_NumWorkGroups.x;
+    for (uint j = t; j < d && K == 1u; j += WG) {
+        float acc = 0.0;
+        for (uint r = 0u; r < nrows; r++) acc += X[xrow[r] + j] * zsh[r];
+        part[j * G + g] = acc;
+    }
+    for (uint j = t; j < d && K > 1u; j += WG) {
         for (uint k0 = 0u; k0 < K; k0 += 4u) {
             uint k1 = min(k0 + 1u, K - 1u), k2 = min(k0 + 2u, K - 1u), k3 = min(k0 + 3u, K - 1u);
             vec4 acc = vec4(0.0);
@@ -124,17 +153,17 @@ void main() {
                 uint o = r * K;
                 acc += X[xrow[r] + j] * vec4(zsh[o + k0], zsh[o + k1], zsh[o + k2], zsh[o + k3]);
             }
-            for (uint k = k0; k < min(k0 + 4u, K); k++) part[pbase + k * d1 + j] = acc[k - k0];
+            for (uint k = k0; k < min(k0 + 4u, K); k++) part[(k * d1 + j) * G + g] = acc[k - k0];
         }
     }
     for (uint k = t; k < K; k += WG) {              // intercepts
         float acc = 0.0;
         for (uint r = 0u; r < nrows; r++) acc += zsh[r * K + k];
-        part[pbase + k * d1 + d] = acc;
+        part[(k * d1 + d) * G + g] = acc;
     }
     if (t == WG - 1u) {                             // the loss (an invocation with few features)
         float acc = 0.0;
         for (uint r = 0u; r < nrows; r++) acc += lsh[r];
-        part[pbase + P] = acc;
+        part[P * G + g] = acc;
     }
 }

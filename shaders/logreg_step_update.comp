@@ -2,7 +2,7 @@
 // logreg_step_update.comp — the second (and last) dispatch of a micro-batch step: sums the
 // per-workgroup partials of logreg_step.comp and applies the optimizer's step to W in place.
 // `lanes` invocations share a parameter (64 / lanes parameters per workgroup): lane l sums the
-// partials l, l + lanes, ... and the lanes' sums meet in a shared-memory tree, so no invocation
+// partials l, l + lanes, ... (adjacent words: the partials are parameter-major) and the lanes' sums meet in a shared-memory tree, so no invocation
 // loops over all the partials (a big GPU would wait on that one serial chain). Lane 0 then applies
 //   gradient = scale * sum + l2 * W[p]   (coefficients; intercepts: no l2 term, 0 when not fitted)
 //   mode 1: SGD with (Nesterov) momentum   (state: W, velocity)
@@ -13,7 +13,7 @@
 //   is t0 + (loss_index - P) + 1 and Adam's bias corrections are computed here.
 // and writes the new W[p] to out[p] too (the host reads W and the losses in one download).
 // Parameter P (one past the last) is the batch's loss sum: written to out[loss_index].
-// binding 0: part (float, ngroups x (P + 1))   binding 1: state (float; W, M, V at 0, P, 2P)
+// binding 0: part (float, (P + 1) x stride)   binding 1: state (float; W, M, V at 0, P, 2P)
 // binding 2: out (float; P values, then loss slots)   binding 3: hyper (float, 5)
 layout(local_size_x = 64) in;
 layout(set = 0, binding = 0) readonly buffer Part { float part[]; };
@@ -25,6 +25,7 @@ layout(push_constant) uniform Push {
     uint d1;          // d + 1: parameter p is an intercept when p % d1 == d
     uint fit_intercept;
     uint ngroups;     // partials to sum
+    uint stride;      // words between two parameters' partials (logreg_step's workgroup count)
     uint lanes;       // invocations per parameter: a power of 2 <= 64
     uint mode;
     uint loss_index;
@@ -46,7 +47,7 @@ void main() {
     uint P = pc.P;
     float acc = 0.0;
     if (p <= P) {
-        for (uint g = lane; g < pc.ngroups; g += lanes) acc += part[g * (P + 1u) + p];
+        for (uint g = lane; g < pc.ngroups; g += lanes) acc += part[p * pc.stride + g];
     }
     red[t] = acc;
     barrier();

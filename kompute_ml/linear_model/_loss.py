@@ -122,7 +122,9 @@ def step_rows(device, d):
 def _step_cost(d, K, R, qc):
     """Loop iterations of one invocation of logreg_step.comp (rows per workgroup R)."""
     blocks = -(-d // 64)
-    return (-(-R * K // qc) * (blocks + 3) + (3 * K + 3) + blocks * -(-K // 4) * (R + 2)
+    kb = -(-K // 4) if K > 1 else 1
+    rounds = kb * -(-R * (1 if K == 1 else 4) // qc)
+    return (rounds * (blocks + 3) + kb + (3 * K + 3) + blocks * kb * (R + 2)
             + -(-K // 64) * (R + 1) + R + 16)
 
 
@@ -139,8 +141,8 @@ def step_layout(device, d, K, batch):
         return None
     budget = _loop_budget(device)
 
-    def qc(R):
-        return min(16, 1 << (R * K - 1).bit_length())
+    def qc(R):         # dot products per round: R rows of one logit, or rows x 4 logits
+        return min(16, (1 if K == 1 else 4) << (R - 1).bit_length())
     if budget is not None:
         while R > 1 and _step_cost(d, K, R, qc(R)) > budget:
             R //= 2
@@ -414,7 +416,7 @@ class LogLossProgram(FitBuffers):
         _kernel("logreg_step_update").dispatch(
             self.device, [self.part, self.state, self.out, self.hyper],
             (-(-(self.P + 1) * lanes // 64), 1, 1),
-            push=(self.P, self.d + 1, int(self.fit_intercept), -(-count // R), lanes, mode,
+            push=(self.P, self.d + 1, int(self.fit_intercept), -(-count // R), groups, lanes, mode,
                   loss_index, scale, self.l2, lr, beta1, beta2, eps))
 
     def loss_gradient(self, W):
