@@ -317,17 +317,18 @@ class LogLossProgram(FitBuffers):
         self.out_len = self.P + max(1, self.steps)
         # rows one grad dispatch may take: all of them, or fewer where the device has a loop
         # budget (each workgroup then loops over few enough tiles)
+        # micro-batch steps: logreg_step + logreg_step_update where they apply (else the
+        # full-batch pair, logreg_grad + logreg_update, per step)
+        self.layout = (None if batch_size is None
+                       else step_layout(dev, self.d, self.K, self.batch_size))
         self.rows_per_dispatch = data.n
         budget = _loop_budget(dev)
         if budget is not None:
             tiles = budget // _tile_cost(self.d, self.K)
-            if tiles < 1:
+            if tiles < 1 and self.layout is None:
                 raise _too_wide(dev, self.d, self.K, budget)
+            # (0 where only the micro-batch kernels fit: loss_gradient then refuses)
             self.rows_per_dispatch = self.groups * TILE * tiles
-        # micro-batch steps: logreg_step + logreg_step_update where they apply (else the pair
-        # above, per step)
-        self.layout = (None if batch_size is None
-                       else step_layout(dev, self.d, self.K, self.batch_size))
         part_groups = self.groups if self.layout is None else max(self.groups, self.layout[1])
         self._bufs = []
         try:
@@ -425,6 +426,8 @@ class LogLossProgram(FitBuffers):
         The objective is ``sum(s_i * loss_i) / S + 0.5 * l2 * ||coef||^2`` with S the total weight;
         only W goes up and P + 1 floats come back.
         """
+        if self.rows_per_dispatch < 1:
+            raise _too_wide(self.device, self.d, self.K, _loop_budget(self.device))
         W = np.asarray(W, dtype=np.float32).reshape(self.K, self.d + 1)
         host = np.zeros(3 * self.P, dtype=np.float32)
         host[:self.P] = W.reshape(-1)
