@@ -140,15 +140,15 @@ def test_fit_dispatches_two_per_step_and_replays_the_epoch(device):
 
 
 def test_auto_batch_follows_the_device_rule(device):
-    """batch_size='auto' = min(n, max(16, n // 32), step_groups * step_rows(d)): on a CPU device
+    """batch_size='auto' = min(n, max(16, n // 32), step_groups * fill_rows(d)): on a CPU device
     one workgroup per core (at most 32) of ceil(2048 / d) rows (at most 64); on a GPU 256
-    workgroups of ceil(64 / d) rows."""
+    workgroups of ceil(4096 / d) rows (at most 64)."""
     for n, d in [(300, 6), (5000, 8), (100000, 256), (100000, 3), (40, 2)]:
         if device.info.type == "cpu":
             groups = min(32, __import__("os").cpu_count() or 1)
             rows = min(64, -(-2048 // d))
         else:
-            groups, rows = 256, min(64, -(-64 // d))
+            groups, rows = 256, min(64, -(-4096 // d))
         want = min(n, max(16, n // 32), groups * rows)
         assert _logistic._auto_batch(n, device, d) == want
     # the fit steps with that batch: 2 dispatches per step of its recorded epoch

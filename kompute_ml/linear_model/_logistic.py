@@ -180,10 +180,10 @@ def _check_targets(y):
 
 def _auto_batch(n, device, d):
     """batch_size='auto' on ``device`` for ``d`` features: the rows that fill the device in one
-    step, ``step_groups(device) * step_rows(device, d)`` (256 workgroups of ceil(64 / d) rows on a
-    GPU; on a CPU device one workgroup of ceil(2048 / d) rows per core), and at least 32 steps per
-    epoch on small data (but >= 16 rows)."""
-    fill = _loss.step_groups(device) * _loss.step_rows(device, d)
+    step, ``step_groups(device) * fill_rows(device, d)`` (256 workgroups of ceil(4096 / d) rows on
+    a GPU: 4096 rows at 256 features; on a CPU device one workgroup of ceil(2048 / d) rows per
+    core), and at least 32 steps per epoch on small data (but >= 16 rows)."""
+    fill = _loss.step_groups(device) * _loss.fill_rows(device, d)
     return int(max(1, min(n, fill, max(_AUTO_BATCH_MIN, n // _AUTO_STEPS_PER_EPOCH))))
 
 
@@ -216,12 +216,12 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         evaluation (only the parameters and the gradient cross the bus); the most precise
         match of scikit-learn's solution.
     batch_size : int or 'auto', default='auto'
-        Rows per micro-batch step ('adam', 'sgd'). ``'auto'``: the rows that occupy the device in
-        one step, ``min(groups * ceil(64 / n_features) rows, max(16, n_samples // 32),
-        n_samples)`` with ``groups`` = 256 on a GPU (256 rows at 256 features); on a CPU device
-        ``groups`` = the CPU count and ``ceil(2048 / n_features)`` rows each (rows at most 64 per
-        workgroup). A step costs the same on a GPU up to that size (latency-bound), so smaller
-        batches only add steps.
+        Rows per micro-batch step ('adam', 'sgd'). ``'auto'``: the rows that fill the device in
+        one step, ``min(groups * rows, max(16, n_samples // 32), n_samples)``: on a GPU 256
+        workgroups of ``ceil(4096 / n_features)`` rows (4096 rows at 256 features); on a CPU
+        device one workgroup per CPU core (at most 32) of ``ceil(2048 / n_features)`` rows (rows
+        at most 64 per workgroup). A step costs about the same on a GPU up to that size
+        (latency-bound), so smaller batches only add steps and noise.
     learning_rate : float or 'auto', default='auto'
         Step size of 'adam'/'sgd'. ``'auto'``: 0.05 for 'adam'; for 'sgd' ``1 / L`` with L the
         weighted mean Lipschitz constant of a row's loss gradient (``(||x||^2 + 1) / 4`` binary,

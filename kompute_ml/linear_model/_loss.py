@@ -40,7 +40,7 @@ from .._runtime import program as shaders
 from ..errors import DeviceLimitError
 
 __all__ = ["DeviceDataset", "LogLossProgram", "decision_function", "chunk_rows", "step_layout",
-           "step_rows", "step_groups"]
+           "step_rows", "step_groups", "fill_rows"]
 
 TILE = 64                 # rows per workgroup tile (LR_TILE in shaders/logreg_common.glsl)
 MAX_GROUPS = 256          # workgroups of a full-batch gradient pass (partials to sum per parameter)
@@ -55,6 +55,7 @@ _CHUNK_BYTES = None
 STEP_MAX_ROWS = 64
 STEP_MAX_LOGITS = 1024
 STEP_GROUPS_GPU = 256
+STEP_FILL_VALUES = 4096     # X values per workgroup of a batch that fills a GPU (fill_rows)
 STEP_MAX_GROUPS = 4096
 
 MODE_GRADIENT, MODE_SGD, MODE_ADAM = 0, 1, 2
@@ -117,6 +118,16 @@ def step_rows(device, d):
     if device.info.type == "cpu":
         rows = max(rows, -(-2048 // d))
     return min(STEP_MAX_ROWS, rows)
+
+
+def fill_rows(device, d):
+    """Rows per workgroup of a batch that fills ``device`` (batch_size='auto'): on a GPU
+    ceil(4096 / d), 64 X values per invocation, enough loads in flight to cover memory latency
+    (a step then costs about what a step of one row per workgroup costs: a big GPU's step is
+    latency-bound); on a CPU device :func:`step_rows`. At most 64."""
+    if device.info.type == "cpu":
+        return step_rows(device, d)
+    return min(STEP_MAX_ROWS, -(-STEP_FILL_VALUES // d))
 
 
 def _step_cost(d, K, R, qc):
