@@ -17,13 +17,25 @@
 // the residuals from shared memory. The host picks R so that a batch gives enough workgroups to
 // occupy the device (see _loss.step_layout). Workgroups >= ceil(count / R) return at once, so one
 // pipeline (a fixed workgroup count) serves a batch of any size up to R * groups rows.
-// binding 0: X (float, row-major rows x d)        binding 1: meta (uint pairs: y class, bits of s)
+// binding 0: X (float, row-major rows x d; read as vec4 where V = 4)        binding 1: meta (uint pairs: y class, bits of s)
 // binding 2: idx (uint, chunk-local row indices)  binding 3: state (float; W at 0 .. P)
 // binding 4: part (float, (P + 1) x groups)
 // @kompute_ml max_logits_rows = 1024
 #extension GL_EXT_control_flow_attributes : require
 layout(local_size_x = 64) in;
-layout(set = 0, binding = 0) readonly buffer Xb { float X[]; };
+#ifndef V
+#define V 1             // features per X load: 4 (vec4) where d % 4 == 0, from the host
+#endif
+#if V == 4
+#define XT vec4
+// features 4j .. 4j + 3 of the parameter row starting at W[base] (rows of d + 1: unaligned)
+#define WV(base, j) vec4(W[(base) + 4u * (j)], W[(base) + 4u * (j) + 1u], \
+                         W[(base) + 4u * (j) + 2u], W[(base) + 4u * (j) + 3u])
+#else
+#define XT float
+#define WV(base, j) W[(base) + (j)]
+#endif
+layout(set = 0, binding = 0) readonly buffer Xb { XT X[]; };
 layout(set = 0, binding = 1) readonly buffer Meta { uint meta[]; };
 layout(set = 0, binding = 2) readonly buffer Idx { uint idx[]; };
 layout(set = 0, binding = 3) readonly buffer State { float W[]; };
@@ -50,16 +62,27 @@ shared float ssh[64];           // per row: sample weight
 shared float red[QC * WG];      // [q][invocation]: partial dot products
 shared float red2[QC * 8u];     // [q][eighth]
 
+// part[p + c][g] = v[c] for the V features of v (parameter-major partials, G workgroups)
+void put(uint p, XT v, uint G, uint g) {
+#if V == 4
+    part[p * G + g] = v.x; part[(p + 1u) * G + g] = v.y;
+    part[(p + 2u) * G + g] = v.z; part[(p + 3u) * G + g] = v.w;
+#else
+    part[p * G + g] = v;
+#endif
+}
+
 void main() {
     uint g = gl_WorkGroupID.x;
     uint t = gl_LocalInvocationID.x;
     uint d = pc.d, K = pc.K, R = pc.R, d1 = d + 1u, P = K * d1;
+    uint dv = d / V;                                // X loads per row
     uint first = g * R;
     if (first >= pc.count) return;                  // uniform across the workgroup
     uint nrows = min(R, pc.count - first);
     for (uint r = t; r < nrows; r += WG) {        // the rows' labels too, loaded early
         uint row = idx[pc.offset + first + r];
-        xrow[r] = row * d;
+        xrow[r] = row * dv;
         ysh[r] = meta[2u * row];
         ssh[r] = uintBitsToFloat(meta[2u * row + 1u]);
     }
@@ -79,17 +102,17 @@ void main() {
                 acc[i] = 0.0;
             }
             if (K == 1u) {
-                for (uint j = t; j < d; j += WG) {
-                    float w = W[j];
-                    [[unroll]] for (uint i = 0u; i < QC; i++) acc[i] += X[xo[i] + j] * w;
+                for (uint j = t; j < dv; j += WG) {
+                    XT w = WV(0u, j);
+                    [[unroll]] for (uint i = 0u; i < QC; i++) acc[i] += dot(X[xo[i] + j], w);
                 }
             } else {
-                for (uint j = t; j < d; j += WG) {
-                    vec4 w = vec4(W[w0 + j], W[w1 + j], W[w2 + j], W[w3 + j]);
+                for (uint j = t; j < dv; j += WG) {
+                    XT wa = WV(w0, j), wb = WV(w1, j), wc = WV(w2, j), wd = WV(w3, j);
                     [[unroll]] for (uint i = 0u; i < QC / 4u; i++) {
-                        vec4 a = X[xo[i] + j] * w;
-                        acc[4u * i] += a.x; acc[4u * i + 1u] += a.y;
-                        acc[4u * i + 2u] += a.z; acc[4u * i + 3u] += a.w;
+                        XT x = X[xo[i] + j];
+                        acc[4u * i] += dot(x, wa); acc[4u * i + 1u] += dot(x, wb);
+                        acc[4u * i + 2u] += dot(x, wc); acc[4u * i + 3u] += dot(x, wd);
                     }
                 }
             }
@@ -138,22 +161,28 @@ void main() {
         }
     }
     barrier();
-    // backward: invocation t owns features t, t + 64, ...; four logits per walk down the rows
+    // backward: invocation t owns feature blocks t, t + 64, ... (V features each); four logits
+    // per walk down the rows
     uint G = gl_NumWorkGroups.x;
-    for (uint j = t; j < d && K == 1u; j += WG) {
-        float acc = 0.0;
+    for (uint j = t; j < dv && K == 1u; j += WG) {
+        XT acc = XT(0.0);
         for (uint r = 0u; r < nrows; r++) acc += X[xrow[r] + j] * zsh[r];
-        part[j * G + g] = acc;
+        put(j * V, acc, G, g);
     }
-    for (uint j = t; j < d && K > 1u; j += WG) {
+    for (uint j = t; j < dv && K > 1u; j += WG) {
         for (uint k0 = 0u; k0 < K; k0 += 4u) {
             uint k1 = min(k0 + 1u, K - 1u), k2 = min(k0 + 2u, K - 1u), k3 = min(k0 + 3u, K - 1u);
-            vec4 acc = vec4(0.0);
+            XT a0 = XT(0.0), a1 = XT(0.0), a2 = XT(0.0), a3 = XT(0.0);
             for (uint r = 0u; r < nrows; r++) {
                 uint o = r * K;
-                acc += X[xrow[r] + j] * vec4(zsh[o + k0], zsh[o + k1], zsh[o + k2], zsh[o + k3]);
+                XT x = X[xrow[r] + j];
+                a0 += x * zsh[o + k0]; a1 += x * zsh[o + k1];
+                a2 += x * zsh[o + k2]; a3 += x * zsh[o + k3];
             }
-            for (uint k = k0; k < min(k0 + 4u, K); k++) part[(k * d1 + j) * G + g] = acc[k - k0];
+            put(k0 * d1 + j * V, a0, G, g);
+            if (k0 + 1u < K) put((k0 + 1u) * d1 + j * V, a1, G, g);
+            if (k0 + 2u < K) put((k0 + 2u) * d1 + j * V, a2, G, g);
+            if (k0 + 3u < K) put((k0 + 3u) * d1 + j * V, a3, G, g);
         }
     }
     for (uint k = t; k < K; k += WG) {              // intercepts

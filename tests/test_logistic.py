@@ -621,11 +621,14 @@ def test_split_passes_match_numpy(device, one_tile_per_dispatch, monkeypatch, K)
 
 def test_too_many_features_for_the_loop_budget_is_a_clear_error(device, monkeypatch):
     monkeypatch.setattr(_loss, "_loop_budget", lambda device: 1000)
-    X, y = np.random.default_rng(0).standard_normal((20, 20000)), np.arange(20) % 2
+    X, y = np.random.default_rng(0).standard_normal((20, 40001)), np.arange(20) % 2
     # the micro-batch kernel loops over d / 64 features per invocation and row
-    with pytest.raises(km.DeviceLimitError, match="20000 features x 1 logits exceed"):
+    with pytest.raises(km.DeviceLimitError, match="40001 features x 1 logits exceed"):
         LogisticRegression(solver="adam", max_iter=2, device=device).fit(X, y)
     X = X[:, :600]
+    # ... and fits rows of 600 features (the full-batch pair needed 1432 iterations per tile)
+    clf = LogisticRegression(solver="adam", max_iter=5, device=device).fit(X, y)
+    assert clf.score(X, y) == 1.0
     # the fused full-batch kernel takes such rows in smaller tiles, within the budget
     clf = LogisticRegression(solver="lbfgs", max_iter=5, device=device).fit(X, y)
     assert clf.score(X, y) == 1.0

@@ -184,8 +184,8 @@ def test_step_layout_within_the_loop_budget(device, monkeypatch):
     R, groups, qc, _ = _loss.step_layout(device, 600, 1, 64)
     assert _loss._step_cost(600, 1, R, qc) <= 200 and groups == -(-64 // R)
     monkeypatch.setattr(_loss, "_loop_budget", lambda device: 1000)
-    X, y = np.random.default_rng(0).standard_normal((20, 20000)), np.arange(20) % 2
-    with pytest.raises(km.DeviceLimitError, match="20000 features x 1 logits exceed"):
+    X, y = np.random.default_rng(0).standard_normal((20, 40001)), np.arange(20) % 2
+    with pytest.raises(km.DeviceLimitError, match="40001 features x 1 logits exceed"):
         LogisticRegression(solver="adam", max_iter=2, device=device).fit(X, y)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)

@@ -67,9 +67,10 @@ def _kernel(name):
     return shaders.get(name)
 
 
-def _kernel_defines(name, qc):
-    """logreg_step compiled for QC (row, logit) dot products per round (1, 2, 4, 8 or 16)."""
-    return shaders.get(name, {"QC": f"{int(qc)}u"})
+def _kernel_defines(name, qc, vec):
+    """logreg_step compiled for QC dot products per round (1, 2, 4, 8 or 16) and X read in
+    loads of ``vec`` features (4: vec4, where rows are whole vec4s; 1)."""
+    return shaders.get(name, {"QC": f"{int(qc)}u", "V": int(vec)})
 
 
 def _loop_budget(device):
@@ -130,9 +131,14 @@ def fill_rows(device, d):
     return min(STEP_MAX_ROWS, -(-STEP_FILL_VALUES // d))
 
 
+def _step_vec(d):
+    """Features per X load of logreg_step.comp: 4 (vec4) where rows are whole vec4s, else 1."""
+    return 4 if d % 4 == 0 else 1
+
+
 def _step_cost(d, K, R, qc):
     """Loop iterations of one invocation of logreg_step.comp (rows per workgroup R)."""
-    blocks = -(-d // 64)
+    blocks = -(-d // (64 * _step_vec(d)))
     kb = -(-K // 4) if K > 1 else 1
     rounds = kb * -(-R * (1 if K == 1 else 4) // qc)
     return (rounds * (blocks + 3) + kb + (3 * K + 3) + blocks * kb * (R + 2)
@@ -420,7 +426,8 @@ class LogLossProgram(FitBuffers):
             return
         R, groups, qc, lanes = self.layout
         # bindings: 0 X, 1 meta, 2 idx, 3 state (W), 4 part (per-workgroup partials)
-        _kernel_defines("logreg_step", qc).dispatch(
+        # rows of whole vec4s (d % 4 == 0) are read 16 bytes at a time: a quarter of the loads
+        _kernel_defines("logreg_step", qc, _step_vec(self.d)).dispatch(
             self.device, [chunk.X, chunk.meta, chunk.idx, self.state, self.part], (groups, 1, 1),
             push=(offset, count, self.d, self.K, R))
         # bindings: 0 part, 1 state (W, M, V), 2 out (W, then the loss slots), 3 hyper
