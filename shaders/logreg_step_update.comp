@@ -43,7 +43,9 @@ void main() {
     uint t = gl_LocalInvocationID.x;
     uint lanes = pc.lanes;
     uint lane = t & (lanes - 1u);
-    uint p = gl_WorkGroupID.x * (64u / lanes) + t / lanes;
+    // a 2-D grid past maxComputeWorkGroupCount.x workgroups (rows of whole x rows)
+    uint wg = gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x;
+    uint p = wg * (64u / lanes) + t / lanes;
     uint P = pc.P;
     float acc = 0.0;
     if (p <= P) {

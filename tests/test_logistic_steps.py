@@ -191,3 +191,27 @@ def test_step_layout_within_the_loop_budget(device, monkeypatch):
         warnings.simplefilter("ignore", ConvergenceWarning)
         clf = LogisticRegression(solver="adam", max_iter=5, device=device).fit(X[:, :600], y)
     assert clf.score(X[:, :600], y) == 1.0
+
+
+def test_update_grid_past_the_workgroup_count_limit(device, monkeypatch):
+    """More update workgroups than maxComputeWorkGroupCount.x (here a tiny stand-in limit on
+    the real device): the update's grid goes 2-D and the epoch is still numpy's."""
+    X, codes, sw, W0 = _problem(120, 200, 3, seed=7)
+    data = _loss.DeviceDataset(device, X, codes, sw)
+    monkeypatch.setattr(_loss, "step_groups", lambda device: 256)
+    monkeypatch.setattr(_loss, "step_rows", lambda device, d: 1)
+    monkeypatch.setattr(device, "max_groups", (7,) + tuple(device.max_groups[1:]))
+    prog = _loss.LogLossProgram(data, 3, l2=0.01, fit_intercept=True, batch_size=6)
+    prog.total_weight = sw.sum()
+    opt = _optim.make_optimizer("adam", 0.01, sw.mean())
+    try:
+        R, groups, _, lanes = prog.layout
+        assert groups <= 7 and -(-(prog.P + 1) * lanes // 64) > 7    # the update: 2-D
+        prog.set_state(W0)
+        _, W = prog.epoch(opt)
+    finally:
+        prog.release()
+        data.release()
+    W_ref, _, _ = _reference_epoch("adam", X, codes, sw, W0, 0.01, 6, 0.01,
+                                   (0, np.zeros(W0.shape), np.zeros(W0.shape)))
+    np.testing.assert_allclose(W, W_ref, rtol=1e-4, atol=2e-5)

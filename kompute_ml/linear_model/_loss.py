@@ -166,8 +166,8 @@ def step_layout(device, d, K, batch):
         if _step_cost(d, K, R, qc(R)) > budget:
             raise _too_wide(device, d, K, budget, _step_cost(d, K, 1, qc(1)), "row")
     groups = -(-batch // R)
-    if groups * P1 * 4 > device.max_buffer_bytes:
-        return None
+    if groups * P1 * 4 > device.max_buffer_bytes or groups > device.max_groups[0]:
+        return None          # (batches of millions of rows: the full-batch pair steps them)
     lanes = min(64, 1 << (max(1, -(-groups // 8)) - 1).bit_length())
     return R, groups, qc(R), lanes
 
@@ -434,7 +434,7 @@ class LogLossProgram(FitBuffers):
         # (modes 3 and 4); `lanes` invocations per parameter, P + 1 parameters (the loss last)
         _kernel("logreg_step_update").dispatch(
             self.device, [self.part, self.state, self.out, self.hyper],
-            (-(-(self.P + 1) * lanes // 64), 1, 1),
+            _stream.groups_1d(self.device, (self.P + 1) * lanes, 64),
             push=(self.P, self.d + 1, int(self.fit_intercept), -(-count // R), groups, lanes, mode,
                   loss_index, scale, self.l2, lr, beta1, beta2, eps))
 
