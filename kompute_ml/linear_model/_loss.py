@@ -332,12 +332,12 @@ class LogLossProgram(FitBuffers):
         self.groups = max(1, groups)
         self.steps = sum(-(-c.rows // self.batch_size) for c in data.chunks) if batch_size else 0
         self.out_len = self.P + max(1, self.steps)
-        # rows one grad dispatch may take: all of them, or fewer where the device has a loop
-        # budget (each workgroup then loops over few enough tiles)
         # micro-batch steps: logreg_step + logreg_step_update where they apply (else the
         # full-batch pair, logreg_grad + logreg_update, per step)
         self.layout = (None if batch_size is None
                        else step_layout(dev, self.d, self.K, self.batch_size))
+        # rows one grad dispatch may take: all of them, or fewer where the device has a loop
+        # budget (each workgroup then loops over few enough tiles)
         self.rows_per_dispatch = data.n
         budget = _loop_budget(dev)
         if budget is not None:
