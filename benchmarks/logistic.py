@@ -133,7 +133,7 @@ def measure(dev, n, d, k, epochs, reps, torch=None, solvers=("auto", "lbfgs", "a
     from kompute_ml.linear_model import LogisticRegression, _logistic, _optim
     from logreg_fullbatch import torch_lbfgs
     Xtr, Xte, ytr, yte = make_problem(n, d, k)
-    batch = _logistic._auto_batch(n)
+    batch = _logistic._auto_batch(n, km.get_device(dev), d)
 
     opts = {} if epochs is None else {"max_iter": epochs, "tol": None}
 

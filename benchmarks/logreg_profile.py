@@ -1,12 +1,19 @@
 """Where the time of a LogisticRegression epoch goes: host recording vs device kernels.
 
-    python benchmarks/logreg_profile.py [--n 200000] [--d 256] [--k 1] [--batch 4096]
+    python benchmarks/logreg_profile.py [--n 200000] [--d 256] [--k 1] [--batch 4096] [--pair]
 
 One epoch of micro-batch Adam on data already on the device, three ways: the wall clock of
-``LogLossProgram.epoch`` (record, submit, wait, read the losses back); the time to record the same
-steps without submitting (Python and kp's command recording); and the device time of each kernel
-from Vulkan timestamps (kp writes one after every recorded operation), split into the gradient
-kernel and the update kernel. A diagnostic for benchmarks/NOTES.md, not a headline figure.
+``LogLossProgram.epoch`` (the epoch recorded once, then each run one replayed submit and the
+losses read back; also the process CPU time, which on lavapipe counts the driver's threads and is
+steadier than the wall clock on a shared machine); the time to record the same steps without
+submitting (Python and kp's command recording); and the device time of each kernel from Vulkan
+timestamps (kp writes one after every recorded operation, which adds a drain per kernel: the
+replayed wall clock is the figure of a step), split into the gradient kernel and the update
+kernel. It also prints the dispatches per step (a replayed epoch records none). ``--pair`` steps
+with the kernels the micro-batch solvers used before logreg_step (logreg_grad + logreg_update).
+A diagnostic for benchmarks/NOTES.md, not a headline figure. The issue's case:
+
+    python benchmarks/logreg_profile.py --n 1000000 --d 256 --batch 256 [--pair]
 """
 
 import argparse
@@ -27,6 +34,9 @@ def main(argv=None):
     ap.add_argument("--k", type=int, default=1, help="logits: 1 (binary) or the class count")
     ap.add_argument("--batch", type=int, default=4096)
     ap.add_argument("--device", default=None)
+    ap.add_argument("--pair", action="store_true",
+                    help="step with the full-batch kernels (logreg_grad + logreg_update): the "
+                         "micro-batch kernels before logreg_step, for comparison")
     args = ap.parse_args(argv)
     dev = km.get_device(args.device)
     rng = np.random.default_rng(0)
@@ -36,28 +46,37 @@ def main(argv=None):
     data = _loss.DeviceDataset(dev, X, codes, sw)
     prog = _loss.LogLossProgram(data, args.k, l2=1e-6, fit_intercept=True, batch_size=args.batch)
     prog.total_weight = float(args.n)
+    if args.pair:
+        prog.layout = None
     prog.set_state(np.zeros((args.k, args.d + 1), np.float32))
     opt = _optim.make_optimizer("adam", 1e-3, 1.0)
     steps = prog.steps
-    if 2 * steps + 2 > _stream.MAX_PENDING:
-        raise SystemExit(f"{steps} steps do not fit one submit; lower --n or raise --batch")
-    prog.epoch(opt)                                   # warm-up: pipelines
+    # the timed submit (one timestamp per operation) holds at most this many steps
+    timed_steps = min(steps, (_stream.MAX_PENDING - 2) // 2)
+    km.synchronize(dev)
+    before = km.stats()["dispatches"]
+    prog.epoch(opt)                                   # warm-up: pipelines, the recorded epoch
+    recorded = km.stats()["dispatches"] - before
+    prog.epoch(opt)
+    replayed = km.stats()["dispatches"] - before - recorded
 
-    walls = []
+    walls, cpus = [], []
     for _ in range(5):
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         prog.epoch(opt)
         walls.append(time.perf_counter() - t0)
+        cpus.append(time.process_time() - c0)
 
-    def record():
+    def record(limit=None):
         B = prog.batch_size
         step = 0
         for chunk in data.chunks:
             for offset in range(0, chunk.rows, B):
+                if limit is not None and step >= limit:
+                    return
                 count = min(B, chunk.rows - offset)
-                used = prog._grad(chunk, offset, count, accumulate=False)
                 mode, scale, lr, b1, b2, eps = opt.step_push(count)
-                prog._update(used, mode, prog.P + step, scale, lr, b1, b2, eps)
+                prog._step(chunk, offset, count, mode, prog.P + step, scale, lr, b1, b2, eps)
                 step += 1
 
     recs = []
@@ -75,7 +94,7 @@ def main(argv=None):
         seq = dev.manager.sequence(0, 2 * _stream.MAX_PENDING + 2)
         st.sequence = seq
         try:
-            record()
+            record(timed_steps)
             stamps = []
             _stream._submit(st, on_done=lambda s: stamps.extend(s.get_timestamps()))
         finally:
@@ -84,12 +103,21 @@ def main(argv=None):
     period = float(dev.limits.get("timestamp_period_ns") or 1.0) * 1e-9
     d = np.diff(np.asarray(stamps, dtype=np.float64)) * period
     grad, upd = d[0::2], d[1::2]
+    layout = ("logreg_grad + logreg_update" if prog.layout is None else
+              "logreg_step (R=%d rows x %d workgroups, QC=%d) + logreg_step_update (%d lanes)"
+              % prog.layout)
     print(f"device: {dev.name}; n={args.n} d={args.d} K={args.k} batch={args.batch}: {steps} steps")
+    print(f"  kernels: {layout}")
+    print(f"  dispatches per step {recorded / steps:.2f} (recorded epoch), "
+          f"{replayed} in a replayed epoch; one pipeline barrier before each dispatch")
     print(f"  epoch wall clock          {statistics.median(walls) * 1e3:9.2f} ms "
           f"({statistics.median(walls) / steps * 1e6:.1f} us/step)")
+    print(f"  epoch process CPU time    {statistics.median(cpus) * 1e3:9.2f} ms "
+          f"({statistics.median(cpus) / steps * 1e6:.1f} us/step; lavapipe's threads included)")
     print(f"  recording only            {statistics.median(recs) * 1e3:9.2f} ms "
           f"({statistics.median(recs) / steps * 1e6:.1f} us/step)")
-    print(f"  device, all kernels       {d.sum() * 1e3:9.2f} ms")
+    print(f"  device, {timed_steps} steps timed    {d.sum() * 1e3:9.2f} ms "
+          f"({d.sum() / timed_steps * 1e6:.1f} us/step, a timestamp after each dispatch)")
     print(f"  device, grad kernel       {np.median(grad) * 1e6:9.1f} us/step (median)")
     print(f"  device, update kernel     {np.median(upd) * 1e6:9.1f} us/step (median)")
     prog.release()

@@ -259,7 +259,7 @@ def test_too_wide_for_the_loop_budget_leaves_no_ignored_exception():
     if _stream.loop_limit(km.get_device()) is None:
         print("no loop budget on this device: nothing to refuse")
         sys.exit(0)
-    X = np.ones((8, 40000), dtype=np.float32)
+    X = np.ones((8, 600001), dtype=np.float32)    # past lavapipe's budget at one row a workgroup
     y = np.arange(8) % 2
     expect(km.DeviceLimitError, lambda: LogisticRegression(solver="sgd").fit(X, y), "features")
     import gc; gc.collect()

@@ -279,7 +279,7 @@ def test_fit_reuses_pipelines(device):
     assert stats["pipelines_created"] == 0
     # 3 epochs, recorded once (2 dispatches per step) and replayed: per epoch one replay, the
     # permutation's and step size's upload and the loss download
-    steps = -(-300 // _logistic._auto_batch(300))
+    steps = -(-300 // _logistic._auto_batch(300, km.get_device(), 6))
     assert stats["dispatches"] == 2 * steps
     assert stats["replays"] >= 3
     assert stats["submits"] <= 3 * 3          # a few per epoch, not one per step
@@ -635,9 +635,14 @@ def test_split_passes_match_numpy(device, one_tile_per_dispatch, monkeypatch, K)
 
 def test_too_many_features_for_the_loop_budget_is_a_clear_error(device, monkeypatch):
     monkeypatch.setattr(_loss, "_loop_budget", lambda device: 1000)
-    X, y = np.random.default_rng(0).standard_normal((20, 600)), np.arange(20) % 2
-    with pytest.raises(km.DeviceLimitError, match="600 features x 1 logits exceed"):
+    X, y = np.random.default_rng(0).standard_normal((20, 40001)), np.arange(20) % 2
+    # the micro-batch kernel loops over d / 64 features per invocation and row
+    with pytest.raises(km.DeviceLimitError, match="40001 features x 1 logits exceed"):
         LogisticRegression(solver="adam", max_iter=2, device=device).fit(X, y)
+    X = X[:, :600]
+    # ... and fits rows of 600 features (the full-batch pair needed 1432 iterations per tile)
+    clf = LogisticRegression(solver="adam", max_iter=5, device=device).fit(X, y)
+    assert clf.score(X, y) == 1.0
     # the fused full-batch kernel takes such rows in smaller tiles, within the budget
     clf = LogisticRegression(solver="lbfgs", max_iter=5, device=device).fit(X, y)
     assert clf.score(X, y) == 1.0

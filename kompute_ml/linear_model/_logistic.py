@@ -31,7 +31,6 @@ __all__ = ["LogisticRegression"]
 
 # X with at least this many elements is predicted on the device (below, numpy is faster anywhere)
 _PREDICT_ON_DEVICE = 1 << 21
-_AUTO_BATCH_MAX = 256
 _AUTO_BATCH_MIN = 16
 _AUTO_STEPS_PER_EPOCH = 32     # 'auto' batches give this many steps per epoch on small data
 
@@ -179,9 +178,13 @@ def _check_targets(y):
     check_classification_targets(y)
 
 
-def _auto_batch(n):
-    """batch_size='auto': up to 256 rows, and 32 steps per epoch on small data (>= 16 rows)."""
-    return int(min(n, _AUTO_BATCH_MAX, max(_AUTO_BATCH_MIN, n // _AUTO_STEPS_PER_EPOCH)))
+def _auto_batch(n, device, d):
+    """batch_size='auto' on ``device`` for ``d`` features: the rows that fill the device in one
+    step, ``step_groups(device) * fill_rows(device, d)`` (256 workgroups of ceil(4096 / d) rows on
+    a GPU: 4096 rows at 256 features; on a CPU device one workgroup of ceil(2048 / d) rows per
+    core), and at least 32 steps per epoch on small data (but >= 16 rows)."""
+    fill = _loss.step_groups(device) * _loss.fill_rows(device, d)
+    return int(max(1, min(n, fill, max(_AUTO_BATCH_MIN, n // _AUTO_STEPS_PER_EPOCH))))
 
 
 class LogisticRegression(ClassifierMixin, BaseEstimator):
@@ -213,7 +216,12 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         evaluation (only the parameters and the gradient cross the bus); the most precise
         match of scikit-learn's solution.
     batch_size : int or 'auto', default='auto'
-        Rows per micro-batch step. ``'auto'``: ``min(256, max(16, n_samples // 32), n_samples)``.
+        Rows per micro-batch step ('adam', 'sgd'). ``'auto'``: the rows that fill the device in
+        one step, ``min(groups * rows, max(16, n_samples // 32), n_samples)``: on a GPU 256
+        workgroups of ``ceil(4096 / n_features)`` rows (4096 rows at 256 features); on a CPU
+        device one workgroup per CPU core (at most 32) of ``ceil(2048 / n_features)`` rows (rows
+        at most 64 per workgroup). A step costs about the same on a GPU up to that size
+        (latency-bound), so smaller batches only add steps and noise.
     learning_rate : float or 'auto', default='auto'
         Step size of 'adam'/'sgd'. ``'auto'``: 0.05 for 'adam'; for 'sgd' ``1 / L`` with L the
         weighted mean Lipschitz constant of a row's loss gradient (``(||x||^2 + 1) / 4`` binary,
@@ -491,7 +499,7 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
                 _assert_finite_host(X)
         batch = None
         if micro:
-            batch = _auto_batch(n) if self.batch_size == "auto" else min(int(self.batch_size), n)
+            batch = _auto_batch(n, dev, d) if self.batch_size == "auto" else min(int(self.batch_size), n)
         dense = fused is not None and not isinstance(X, Array) and not scipy.sparse.issparse(X)
         if dense:                  # contiguous rows: X goes straight into staging memory
             data = _fullbatch.DenseDataset(dev, X, codes, weights)

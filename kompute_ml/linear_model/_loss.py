@@ -10,14 +10,27 @@ work:
 - ``logreg_update.comp``: sums the partials, adds the L2 term and either writes the gradient
   (full batch, for L-BFGS on the host) or applies an SGD-momentum / Adam step to W in place.
 
-An epoch of micro-batch training is thus two dispatches per batch recorded into the device's
-pending sequence, and one download at the end: the updated W and one loss sum per batch.
+Micro-batch steps have kernels of their own, shaped for a step's small batch (where a big GPU
+spends its time in latency, not arithmetic):
+
+- ``logreg_step.comp``: R rows of the batch per workgroup (forward dot products split across the
+  workgroup, residuals, backward) -> one partial gradient and loss per workgroup; a batch of B rows
+  gives ceil(B / R) workgroups (:func:`step_layout` picks R so that they occupy the device);
+- ``logreg_step_update.comp``: a few invocations per parameter sum the partials as a tree, then
+  the SGD-momentum / Adam step of W, its moments and the intercepts, in place.
+
+A step is thus two dispatches (and the one pipeline barrier kp records before each), an epoch
+over one chunk one recorded sequence replayed each epoch, and one download per epoch: the updated
+W and one loss sum per batch. (More logits than ``logreg_step.comp`` keeps in shared memory take
+the full-batch pair, ``logreg_grad`` + ``logreg_update``, per step: also two dispatches.)
 
 Pipelines are bound to buffers, so every buffer of a fit is allocated once, before the first
 dispatch, and the grad kernel always runs with the same workgroup count (idle workgroups return at
 once): each kernel gets one pipeline per X chunk for the whole fit. The pool hands the same
 tensors to the next fit of the same shape, so its pipelines are found in the stream's cache.
 """
+
+import os
 
 import numpy as np
 
@@ -26,13 +39,24 @@ from .._runtime import stream as _stream
 from .._runtime import program as shaders
 from ..errors import DeviceLimitError
 
-__all__ = ["DeviceDataset", "LogLossProgram", "decision_function", "chunk_rows"]
+__all__ = ["DeviceDataset", "LogLossProgram", "decision_function", "chunk_rows", "step_layout",
+           "step_rows", "step_groups", "fill_rows"]
 
 TILE = 64                 # rows per workgroup tile (LR_TILE in shaders/logreg_common.glsl)
 MAX_GROUPS = 256          # workgroups of a full-batch gradient pass (partials to sum per parameter)
 _PART_BYTES = 64 << 20    # cap of the partial-gradient buffer (lowers the workgroup count)
 # Largest X chunk in bytes; None: the device's maxStorageBufferRange. Tests set a small value.
 _CHUNK_BYTES = None
+
+# micro-batch steps (logreg_step.comp): rows per workgroup at most STEP_MAX_ROWS, and rows x
+# logits at most STEP_MAX_LOGITS (its shared arrays); the workgroups a batch should give to occupy
+# a GPU (the largest have ~130 SMs: two short 64-invocation workgroups each), and the partial
+# gradients the update sums per parameter at most (it then reads them with 64 lanes)
+STEP_MAX_ROWS = 64
+STEP_MAX_LOGITS = 1024
+STEP_GROUPS_GPU = 256
+STEP_FILL_VALUES = 4096     # X values per workgroup of a batch that fills a GPU (fill_rows)
+STEP_MAX_GROUPS = 4096
 
 MODE_GRADIENT, MODE_SGD, MODE_ADAM = 0, 1, 2
 _MODE_FROM_HYPER = 2      # + MODE_SGD / MODE_ADAM: the step's hyper-parameters from a buffer
@@ -41,6 +65,12 @@ _MODE_FROM_HYPER = 2      # + MODE_SGD / MODE_ADAM: the step's hyper-parameters 
 def _kernel(name):
     """The Program of a built-in shader (compiled once per process)."""
     return shaders.get(name)
+
+
+def _kernel_defines(name, qc, vec):
+    """logreg_step compiled for QC dot products per round (1, 2, 4, 8 or 16) and X read in
+    loads of ``vec`` features (4: vec4, where rows are whole vec4s; 1)."""
+    return shaders.get(name, {"QC": f"{int(qc)}u", "V": int(vec)})
 
 
 def _loop_budget(device):
@@ -64,11 +94,82 @@ def _row_cost(d, K):
     return -(-K // 4) * (d + 8) + 4
 
 
-def _too_wide(device, d, K, budget):
+def _too_wide(device, d, K, budget, cost=None, unit=f"tile of {TILE} rows"):
+    cost = _tile_cost(d, K) if cost is None else cost
     return DeviceLimitError(
         f"{d} features x {K} logits exceed what one shader invocation may loop over on "
         f"{device.name!r} (its driver stops every invocation after {budget * 2} loop "
-        f"iterations; this one needs {_tile_cost(d, K)} per tile of {TILE} rows)")
+        f"iterations; this one needs {cost} per {unit})")
+
+
+def step_groups(device):
+    """Workgroups a micro-batch step should give to occupy ``device``: STEP_GROUPS_GPU on a GPU;
+    on a CPU device (lavapipe runs one workgroup per host thread at a time, and each workgroup has
+    a fixed cost) one per CPU core."""
+    if device.info.type == "cpu":
+        return max(1, min(32, os.cpu_count() or 1))    # llvmpipe starts at most 32 threads
+    return STEP_GROUPS_GPU
+
+
+def step_rows(device, d):
+    """Rows per workgroup of a micro-batch step on ``device`` for ``d`` features, before the batch
+    is known: enough that the workgroup's 64 invocations each get a feature of some row
+    (ceil(64 / d)), and on a CPU device enough for 2048 X values (lavapipe's per-workgroup cost)."""
+    rows = -(-64 // d)
+    if device.info.type == "cpu":
+        rows = max(rows, -(-2048 // d))
+    return min(STEP_MAX_ROWS, rows)
+
+
+def fill_rows(device, d):
+    """Rows per workgroup of a batch that fills ``device`` (batch_size='auto'): on a GPU
+    ceil(4096 / d), 64 X values per invocation, enough loads in flight to cover memory latency
+    (a step then costs about what a step of one row per workgroup costs: a big GPU's step is
+    latency-bound); on a CPU device :func:`step_rows`. At most 64."""
+    if device.info.type == "cpu":
+        return step_rows(device, d)
+    return min(STEP_MAX_ROWS, -(-STEP_FILL_VALUES // d))
+
+
+def _step_vec(d):
+    """Features per X load of logreg_step.comp: 4 (vec4) where rows are whole vec4s, else 1."""
+    return 4 if d % 4 == 0 else 1
+
+
+def _step_cost(d, K, R, qc):
+    """Loop iterations of one invocation of logreg_step.comp (rows per workgroup R)."""
+    blocks = -(-d // (64 * _step_vec(d)))
+    kb = -(-K // 4) if K > 1 else 1
+    rounds = kb * -(-R * (1 if K == 1 else 4) // qc)
+    return (rounds * (blocks + 3) + kb + (3 * K + 3) + blocks * kb * (R + 2)
+            + -(-K // 64) * (R + 1) + R + 16)
+
+
+def step_layout(device, d, K, batch):
+    """(rows per workgroup, workgroups, QC, lanes) of the micro-batch kernels for batches of
+    ``batch`` rows, or None where they do not apply (too many logits, or partials past a buffer):
+    R = max(step_rows(d), ceil(batch / step_groups)), at most 64 and STEP_MAX_LOGITS / K, and
+    smaller where the device's loop budget requires it; ``lanes`` (invocations per parameter of
+    the update) = the power of 2 giving each about 8 partials."""
+    P1 = (d + 1) * K + 1
+    R = max(step_rows(device, d), -(-batch // step_groups(device)), -(-batch // STEP_MAX_GROUPS))
+    R = min(R, STEP_MAX_ROWS, STEP_MAX_LOGITS // K, batch)
+    if R < 1:
+        return None
+    budget = _loop_budget(device)
+
+    def qc(R):         # dot products per round: R rows of one logit, or rows x 4 logits
+        return min(16, (1 if K == 1 else 4) << (R - 1).bit_length())
+    if budget is not None:
+        while R > 1 and _step_cost(d, K, R, qc(R)) > budget:
+            R //= 2
+        if _step_cost(d, K, R, qc(R)) > budget:
+            raise _too_wide(device, d, K, budget, _step_cost(d, K, 1, qc(1)), "row")
+    groups = -(-batch // R)
+    if groups * P1 * 4 > device.max_buffer_bytes or groups > device.max_groups[0]:
+        return None          # (batches of millions of rows: the full-batch pair steps them)
+    lanes = min(64, 1 << (max(1, -(-groups // 8)) - 1).bit_length())
+    return R, groups, qc(R), lanes
 
 
 def chunk_rows(device, d):
@@ -231,19 +332,25 @@ class LogLossProgram(FitBuffers):
         self.groups = max(1, groups)
         self.steps = sum(-(-c.rows // self.batch_size) for c in data.chunks) if batch_size else 0
         self.out_len = self.P + max(1, self.steps)
+        # micro-batch steps: logreg_step + logreg_step_update where they apply (else the
+        # full-batch pair, logreg_grad + logreg_update, per step)
+        self.layout = (None if batch_size is None
+                       else step_layout(dev, self.d, self.K, self.batch_size))
         # rows one grad dispatch may take: all of them, or fewer where the device has a loop
         # budget (each workgroup then loops over few enough tiles)
         self.rows_per_dispatch = data.n
         budget = _loop_budget(dev)
         if budget is not None:
             tiles = budget // _tile_cost(self.d, self.K)
-            if tiles < 1:
+            if tiles < 1 and self.layout is None:
                 raise _too_wide(dev, self.d, self.K, budget)
+            # (0 where only the micro-batch kernels fit: loss_gradient then refuses)
             self.rows_per_dispatch = self.groups * TILE * tiles
+        part_groups = self.groups if self.layout is None else max(self.groups, self.layout[1])
         self._bufs = []
         try:
             self.state = self._alloc(3 * self.P)                 # W, first moment, second moment
-            self.part = self._alloc(self.groups * (self.P + 1))  # partial sums per workgroup
+            self.part = self._alloc(part_groups * (self.P + 1))  # partial sums per workgroup
             self.scratch = self._alloc(self.groups * TILE * self.K)
             self.out = self._alloc(self.out_len)                 # W or gradient, then losses
             self.hyper = self._alloc(8)        # a replayed epoch's t0, lr, beta1, beta2, eps
@@ -310,12 +417,35 @@ class LogLossProgram(FitBuffers):
             push=(self.P, self.d + 1, int(self.fit_intercept), ngroups, mode,
                   loss_index, scale, self.l2, lr, beta1, beta2, eps))
 
+    def _step(self, chunk, offset, count, mode, loss_index, scale, lr=0.0, beta1=0.0, beta2=0.0,
+              eps=0.0):
+        """One micro-batch step over rows idx[offset:offset + count]: two dispatches."""
+        if self.layout is None:
+            used = self._grad(chunk, offset, count, accumulate=False)
+            self._update(used, mode, loss_index, scale, lr, beta1, beta2, eps)
+            return
+        R, groups, qc, lanes = self.layout
+        # bindings: 0 X, 1 meta, 2 idx, 3 state (W), 4 part (per-workgroup partials)
+        # rows of whole vec4s (d % 4 == 0) are read 16 bytes at a time: a quarter of the loads
+        _kernel_defines("logreg_step", qc, _step_vec(self.d)).dispatch(
+            self.device, [chunk.X, chunk.meta, chunk.idx, self.state, self.part], (groups, 1, 1),
+            push=(offset, count, self.d, self.K, R))
+        # bindings: 0 part, 1 state (W, M, V), 2 out (W, then the loss slots), 3 hyper
+        # (modes 3 and 4); `lanes` invocations per parameter, P + 1 parameters (the loss last)
+        _kernel("logreg_step_update").dispatch(
+            self.device, [self.part, self.state, self.out, self.hyper],
+            _stream.groups_1d(self.device, (self.P + 1) * lanes, 64),
+            push=(self.P, self.d + 1, int(self.fit_intercept), -(-count // R), groups, lanes, mode,
+                  loss_index, scale, self.l2, lr, beta1, beta2, eps))
+
     def loss_gradient(self, W):
         """Full-batch objective and gradient at W (float64 host values, W's shape).
 
         The objective is ``sum(s_i * loss_i) / S + 0.5 * l2 * ||coef||^2`` with S the total weight;
         only W goes up and P + 1 floats come back.
         """
+        if self.rows_per_dispatch < 1:
+            raise _too_wide(self.device, self.d, self.K, _loop_budget(self.device))
         W = np.asarray(W, dtype=np.float32).reshape(self.K, self.d + 1)
         host = np.zeros(3 * self.P, dtype=np.float32)
         host[:self.P] = W.reshape(-1)
@@ -348,9 +478,8 @@ class LogLossProgram(FitBuffers):
             chunk = chunks[ci]
             for offset in range(0, chunk.rows, B):
                 count = min(B, chunk.rows - offset)
-                used = self._grad(chunk, offset, count, accumulate=False)
                 mode, scale, lr, b1, b2, eps = optimizer.step_push(count)
-                self._update(used, mode, self.P + step, scale, lr, b1, b2, eps)
+                self._step(chunk, offset, count, mode, self.P + step, scale, lr, b1, b2, eps)
                 step += 1
         got = _stream.download(self.out, self.P + step, np.float32)
         W = got[:self.P].reshape(self.K, self.d + 1)
@@ -367,8 +496,8 @@ class LogLossProgram(FitBuffers):
         def steps():
             for step, offset in enumerate(range(0, chunk.rows, B)):
                 count = min(B, chunk.rows - offset)
-                used = self._grad(chunk, offset, count, accumulate=False)
-                self._update(used, mode, self.P + step, 1.0 / (count * optimizer.mean_weight))
+                self._step(chunk, offset, count, mode, self.P + step,
+                           1.0 / (count * optimizer.mean_weight))
         return _stream.record(self.device, steps)
 
     def _epoch_replayed(self, optimizer):

@@ -1,8 +1,11 @@
 """Host side of the optimizers: step sizes and schedules, the L-BFGS driver, numpy references.
 
-The device applies the updates (``shaders/logreg_update.comp``); what changes from step to step
-(the step count's bias corrections, the batch's weight) is computed here and travels as push
-constants. The ``reference_*`` functions are the same updates in numpy float64, for the tests.
+The device applies the updates (``shaders/logreg_step_update.comp``, in the same dispatch that
+sums the step's partial gradients). What changes from step to step is computed here: for an epoch
+recorded step by step, the bias-corrected step size travels as push constants
+(:meth:`Adam.step_push`); for a replayed epoch the device reads the first step count and the
+hyper-parameters from a buffer and derives each step's corrections itself. The ``reference_*``
+functions are the same updates in numpy float64, for the tests.
 """
 
 import math

@@ -1,0 +1,217 @@
+"""Micro-batch steps on the device (logreg_step + logreg_step_update): whole epochs against a
+float64 numpy replay of the same Adam / SGD steps, the dispatches per step, the layout of a step
+(rows per workgroup, loop budget) and batch_size='auto''s rule."""
+
+import warnings
+
+import numpy as np
+import pytest
+from scipy.special import softmax
+from sklearn.exceptions import ConvergenceWarning
+
+import kompute_ml as km
+from kompute_ml.linear_model import LogisticRegression, _logistic, _loss, _optim
+
+
+def _problem(n, d, K, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, d)).astype(np.float32)
+    codes = rng.integers(0, max(K, 2), n).astype(np.uint32)
+    sw = rng.uniform(0.5, 2.0, n)
+    W = (0.3 * rng.standard_normal((K, d + 1))).astype(np.float32)
+    return X, codes, sw, W
+
+
+def _batch_grad(X, codes, sw, W, l2, scale):
+    """A step's gradient in float64: scale * sum_i s_i dloss_i/dW + l2 * coef; its loss sum."""
+    X = X.astype(np.float64)
+    Z = X @ W[:, :-1].T + W[:, -1]
+    if W.shape[0] == 1:
+        z, t = Z[:, 0], (codes == 1).astype(float)
+        loss = np.logaddexp(0, z) - t * z
+        R = (1 / (1 + np.exp(-z)) - t)[:, None]
+    else:
+        P = softmax(Z, axis=1)
+        loss = -np.log(P[np.arange(len(codes)), codes])
+        R = P
+        R[np.arange(len(codes)), codes] -= 1
+    R = R * sw[:, None]
+    G = scale * np.hstack([R.T @ X, R.sum(0)[:, None]])
+    G[:, :-1] += l2 * W[:, :-1]
+    return G, float(np.dot(sw, loss))
+
+
+def _reference_epoch(solver, X, codes, sw, W, l2, batch, lr, state):
+    """The steps of one unshuffled epoch in float64; ``state`` carries (t, M, V) across epochs."""
+    W = W.astype(np.float64)
+    t, M, V = state
+    losses = 0.0
+    for a in range(0, len(codes), batch):
+        b = min(a + batch, len(codes))
+        G, loss = _batch_grad(X[a:b], codes[a:b], sw[a:b], W, l2, 1.0 / ((b - a) * sw.mean()))
+        losses += loss
+        t += 1
+        if solver == "adam":
+            W, M, V = _optim.reference_adam_step(W, M, V, G, t, lr)
+        else:
+            W, M = _optim.reference_sgd_step(W, M, G, lr)
+    return W, losses, (t, M, V)
+
+
+@pytest.fixture(params=["device", "many groups"])
+def layout_rule(request, monkeypatch):
+    """The device's own layout, and a GPU's (one row per workgroup, 256 workgroups a batch):
+    many workgroups, several lanes per parameter in the update."""
+    if request.param == "many groups":
+        monkeypatch.setattr(_loss, "step_groups", lambda device: 256)
+        monkeypatch.setattr(_loss, "step_rows", lambda device, d: 1)
+    return request.param
+
+
+@pytest.mark.parametrize("solver", ["adam", "sgd"])
+@pytest.mark.parametrize("n,d,K,batch", [(203, 9, 1, 40), (150, 70, 3, 64), (90, 5, 6, 90)])
+def test_epochs_match_numpy_steps(device, layout_rule, solver, n, d, K, batch):
+    """Two epochs of steps (the last batch of each partial) equal numpy's float64 steps: the
+    first epoch recorded, the second replayed."""
+    X, codes, sw, W0 = _problem(n, d, K, seed=3)
+    data = _loss.DeviceDataset(device, X, codes, sw)
+    prog = _loss.LogLossProgram(data, K, l2=0.01, fit_intercept=True, batch_size=batch)
+    prog.total_weight = sw.sum()
+    lr = 0.01 if solver == "adam" else 0.02
+    opt = _optim.make_optimizer(solver, lr, sw.mean())
+    state = (0, np.zeros(W0.shape), np.zeros(W0.shape))
+    W_ref = W0
+    try:
+        assert prog.layout is not None
+        if layout_rule == "many groups":
+            assert prog.layout[:2] == (1, batch)           # one row per workgroup
+            assert prog.layout[3] > 1                      # lanes per parameter
+        prog.set_state(W0)
+        for _ in range(2):
+            loss, W = prog.epoch(opt)
+            W_ref, loss_ref, state = _reference_epoch(solver, X, codes, sw, W_ref, 0.01, batch,
+                                                      lr, state)
+            np.testing.assert_allclose(W, W_ref, rtol=1e-4, atol=2e-5)
+            assert loss == pytest.approx(loss_ref, rel=1e-5)
+    finally:
+        prog.release()
+        data.release()
+
+
+def test_too_many_logits_for_the_step_kernel_take_the_pair(device, monkeypatch):
+    """More logits than logreg_step keeps in shared memory: the full-batch kernels step instead
+    (still two dispatches a step), with the same result."""
+    monkeypatch.setattr(_loss, "STEP_MAX_LOGITS", 2)
+    X, codes, sw, W0 = _problem(100, 6, 3, seed=5)
+    data = _loss.DeviceDataset(device, X, codes, sw)
+    prog = _loss.LogLossProgram(data, 3, l2=0.01, fit_intercept=True, batch_size=30)
+    prog.total_weight = sw.sum()
+    opt = _optim.make_optimizer("adam", 0.01, sw.mean())
+    try:
+        assert prog.layout is None
+        prog.set_state(W0)
+        km.synchronize()
+        before = km.stats()["dispatches"]
+        _, W = prog.epoch(opt)
+        assert km.stats()["dispatches"] - before == 2 * 4
+    finally:
+        prog.release()
+        data.release()
+    W_ref, _, _ = _reference_epoch("adam", X, codes, sw, W0, 0.01, 30, 0.01,
+                                   (0, np.zeros(W0.shape), np.zeros(W0.shape)))
+    np.testing.assert_allclose(W, W_ref, rtol=1e-4, atol=2e-5)
+
+
+def test_fit_dispatches_two_per_step_and_replays_the_epoch(device):
+    """A fit records its epoch once (two dispatches per step, named by kernel) and replays it:
+    later epochs record no dispatch."""
+    X, y = _problem(1000, 12, 1, seed=1)[:2]
+    clf = LogisticRegression(solver="adam", max_iter=4, tol=None, batch_size=64, random_state=0,
+                             device=device)
+    clf.fit(X, y)                                       # warm: pipelines
+    km.synchronize()
+    before = km.stats()
+    clf.fit(X, y)
+    after = km.stats()
+    steps = -(-1000 // 64)
+    assert after["dispatches"] - before["dispatches"] == 2 * steps    # the first epoch only
+    assert after["replays"] - before["replays"] >= 4
+    assert after["pipelines_created"] == before["pipelines_created"]
+
+
+def test_auto_batch_follows_the_device_rule(device):
+    """batch_size='auto' = min(n, max(16, n // 32), step_groups * fill_rows(d)): on a CPU device
+    one workgroup per core (at most 32) of ceil(2048 / d) rows (at most 64); on a GPU 256
+    workgroups of ceil(4096 / d) rows (at most 64)."""
+    for n, d in [(300, 6), (5000, 8), (100000, 256), (100000, 3), (40, 2)]:
+        if device.info.type == "cpu":
+            groups = min(32, __import__("os").cpu_count() or 1)
+            rows = min(64, -(-2048 // d))
+        else:
+            groups, rows = 256, min(64, -(-4096 // d))
+        want = min(n, max(16, n // 32), groups * rows)
+        assert _logistic._auto_batch(n, device, d) == want
+    # the fit steps with that batch: 2 dispatches per step of its recorded epoch
+    n, d = 5000, 8
+    X, y = _problem(n, d, 1, seed=2)[:2]
+    batch = _logistic._auto_batch(n, device, d)
+    opts = dict(solver="sgd", max_iter=2, tol=None, random_state=0, device=device)
+    LogisticRegression(**opts).fit(X, y)
+    km.synchronize()
+    before = km.stats()["dispatches"]
+    LogisticRegression(**opts).fit(X, y)
+    assert km.stats()["dispatches"] - before == 2 * -(-n // batch)
+
+
+def test_step_layout_rows_and_lanes(device, monkeypatch):
+    """R = max(step_rows, ceil(batch / step_groups)) rows per workgroup (at most 64, and
+    STEP_MAX_LOGITS / K); the update's lanes give each about 8 partials."""
+    monkeypatch.setattr(_loss, "_loop_budget", lambda device: None)
+    monkeypatch.setattr(_loss, "step_groups", lambda device: 256)
+    monkeypatch.setattr(_loss, "step_rows", lambda device, d: -(-64 // d))
+    assert _loss.step_layout(device, 256, 1, 256) == (1, 256, 1, 32)
+    assert _loss.step_layout(device, 256, 1, 4096) == (16, 256, 16, 32)
+    assert _loss.step_layout(device, 8, 1, 256) == (8, 32, 8, 4)
+    assert _loss.step_layout(device, 256, 10, 1 << 16) == (64, 1024, 16, 64)
+    assert _loss.step_layout(device, 256, 100, 4096) == (10, 410, 16, 64)
+    assert _loss.step_layout(device, 256, 2000, 256) is None       # R * K past shared memory
+
+
+def test_step_layout_within_the_loop_budget(device, monkeypatch):
+    """Where the device has a loop budget (lavapipe's), R shrinks until an invocation of
+    logreg_step stays within it; past it at one row, a clear error names the features."""
+    monkeypatch.setattr(_loss, "_loop_budget", lambda device: 200)
+    R, groups, qc, _ = _loss.step_layout(device, 600, 1, 64)
+    assert _loss._step_cost(600, 1, R, qc) <= 200 and groups == -(-64 // R)
+    monkeypatch.setattr(_loss, "_loop_budget", lambda device: 1000)
+    X, y = np.random.default_rng(0).standard_normal((20, 40001)), np.arange(20) % 2
+    with pytest.raises(km.DeviceLimitError, match="40001 features x 1 logits exceed"):
+        LogisticRegression(solver="adam", max_iter=2, device=device).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        clf = LogisticRegression(solver="adam", max_iter=5, device=device).fit(X[:, :600], y)
+    assert clf.score(X[:, :600], y) == 1.0
+
+
+def test_update_grid_past_the_workgroup_count_limit(device, monkeypatch):
+    """More update workgroups than maxComputeWorkGroupCount.x (here a tiny stand-in limit on
+    the real device): the update's grid goes 2-D and the epoch is still numpy's."""
+    X, codes, sw, W0 = _problem(120, 200, 3, seed=7)
+    data = _loss.DeviceDataset(device, X, codes, sw)
+    monkeypatch.setattr(_loss, "step_groups", lambda device: 256)
+    monkeypatch.setattr(_loss, "step_rows", lambda device, d: 1)
+    monkeypatch.setattr(device, "max_groups", (7,) + tuple(device.max_groups[1:]))
+    prog = _loss.LogLossProgram(data, 3, l2=0.01, fit_intercept=True, batch_size=6)
+    prog.total_weight = sw.sum()
+    opt = _optim.make_optimizer("adam", 0.01, sw.mean())
+    try:
+        R, groups, _, lanes = prog.layout
+        assert groups <= 7 and -(-(prog.P + 1) * lanes // 64) > 7    # the update: 2-D
+        prog.set_state(W0)
+        _, W = prog.epoch(opt)
+    finally:
+        prog.release()
+        data.release()
+    W_ref, _, _ = _reference_epoch("adam", X, codes, sw, W0, 0.01, 6, 0.01,
+                                   (0, np.zeros(W0.shape), np.zeros(W0.shape)))
+    np.testing.assert_allclose(W, W_ref, rtol=1e-4, atol=2e-5)
