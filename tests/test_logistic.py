@@ -271,27 +271,69 @@ def test_fit_reuses_pipelines(device):
     assert stats["submits"] <= 3 * 3          # a few per epoch, not one per step
 
 
-def test_full_batch_fit_reuses_pipelines_one_submit_per_evaluation(device):
-    """solver='auto' on data that fits: per evaluation two dispatches (fused pass, sum of the
-    partials) and one submit (the gradient's download); a second fit builds no pipeline."""
+def test_full_batch_fit_counts_per_evaluation(device):
+    """solver='auto' on data that fits, counted without timing: the first evaluation (which also
+    tests X for NaN / inf) goes through the stream: two dispatches, one submit; every later one
+    replays the evaluation recorded once per fit: one submit, nothing recorded or dispatched on
+    the host, P floats up (W) and P + 1 down (gradient, loss). L-BFGS accepts its first step
+    almost always: evaluations stay within a couple of the iterations. A second fit of the same
+    shape builds no pipeline."""
     X, y = make_classification(n_samples=300, n_features=6, random_state=0)
     LogisticRegression().fit(X, y)
     km.synchronize()
-    _stream.reset_stats()
-    evaluations = []
-    original = _fullbatch.FusedLogLoss.loss_gradient
+    progs = []
+    original = _fullbatch.FusedLogLoss.__init__
 
-    def counted(self, W):
-        evaluations.append(1)
-        return original(self, W)
+    def spy(self, *args, **kwargs):
+        original(self, *args, **kwargs)
+        progs.append(self)
+    _stream.reset_stats()
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(_fullbatch.FusedLogLoss, "loss_gradient", counted)
-        LogisticRegression().fit(X, y)
+        mp.setattr(_fullbatch.FusedLogLoss, "__init__", spy)
+        clf = LogisticRegression().fit(X, y)
     stats = km.stats()
+    (prog,) = progs
+    evaluations, P = prog.evaluations, prog.P
+    assert P == 7 and evaluations >= 2
+    assert evaluations <= int(clf.n_iter_[0]) + 2
     assert stats["pipelines_created"] == 0
-    assert len(evaluations) >= 2
-    assert stats["dispatches"] == 2 * len(evaluations)
-    assert stats["submits"] <= len(evaluations) + 1
+    # the checked evaluation's two dispatches, and the same two recorded once for the replays
+    assert stats["dispatches"] == 2 + 2
+    # stream submits: X and meta's upload, the checked evaluation; then one replay each
+    assert stats["submits"] <= 2
+    assert evaluations - 1 <= stats["replays"] <= evaluations + 1
+    assert stats["bytes_downloaded"] == 4 * (P + 1) * evaluations
+    # up: X's first row (the rest is cast straight into staging memory, see upload_dense), the
+    # rows' meta, W per evaluation, and once the recording's placeholder W
+    assert stats["bytes_uploaded"] == 4 * 6 + 300 * 8 + 4 * P * (evaluations + 1)
+
+
+@pytest.mark.parametrize("chunked", [False, True])
+def test_recorded_evaluation_equals_the_streamed_one(device, chunked, monkeypatch):
+    """The replayed evaluation (W written into staging memory, one recorded submit) gives the
+    checked, streamed evaluation's numbers bit for bit, at every W (chunked: one recorded pass
+    per chunk)."""
+    if chunked:
+        monkeypatch.setattr(_loss, "_CHUNK_BYTES", 4 * 12 * 97)     # chunks of 97 rows
+    X, codes, sw, _ = _problem(500, 12, 3)
+    data = _fullbatch.DenseDataset(device, X, codes, sw)
+    prog = _fullbatch.FusedLogLoss(data, 3, l2=0.1, fit_intercept=True)
+    prog.total_weight = sw.sum()
+    rng = np.random.default_rng(5)
+    try:
+        for _ in range(3):
+            W = rng.standard_normal((3, 13)).astype(np.float32)
+            prog.checked = False                    # the streamed (checked) path
+            f0, G0 = prog.loss_gradient(W)
+            assert prog.checked
+            f1, G1 = prog.loss_gradient(W)          # the recorded one
+            assert f1 == f0
+            np.testing.assert_array_equal(G1, G0)
+            _assert_reference(f1, G1, X, codes, sw, W)
+    finally:
+        prog.release()
+        data.release()
+    assert prog._seq is None
 
 
 # -- accuracy against scikit-learn ------------------------------------------------------------

@@ -29,7 +29,7 @@ import kompute_ml._runtime.kp as _kp   # (the kp wrapper; only it imports kp its
 from . import memory as _memory
 from ..errors import DeviceError, DeviceLimitError
 
-__all__ = ["dispatch", "dispatch_1d", "prepare", "dispatch_ready", "groups_1d", "upload", "download", "flush", "synchronize",
+__all__ = ["dispatch", "dispatch_1d", "prepare", "dispatch_ready", "groups_1d", "upload", "download", "stage_download", "flush", "synchronize",
            "stats", "reset_stats", "pack"]
 
 MAX_PENDING = 1024          # operations per submit before an automatic flush
@@ -526,6 +526,18 @@ def download(buf, count, dtype, offset=0):
         out = _memory.read(buf, count, dtype, offset)
     _count("bytes_downloaded", out.nbytes)
     return out
+
+
+def stage_download(buf):
+    """Record the copy of ``buf``'s device memory into its staging memory, without submitting.
+
+    For :func:`record`: a recorded sequence that ends with it leaves its result where
+    ``memory.read`` finds it after each run (a download with no per-run recording).
+    """
+    device = buf.device
+    with device.lock:
+        uid = buf.uid
+        _record(_stream(device), (("l", uid), (uid,), "l", buf.tensor, None))
 
 
 def flush(device, timeout=None):
