@@ -303,9 +303,9 @@ def test_full_batch_fit_counts_per_evaluation(device):
     assert stats["submits"] <= 2
     assert evaluations - 1 <= stats["replays"] <= evaluations + 1
     assert stats["bytes_downloaded"] == 4 * (P + 1) * evaluations
-    # up: X's first row (the rest is cast straight into staging memory, see upload_dense), the
-    # rows' meta, W per evaluation, and once the recording's placeholder W
-    assert stats["bytes_uploaded"] == 4 * 6 + 300 * 8 + 4 * P * (evaluations + 1)
+    # up: X (cast straight into staging memory, see upload_dense), the rows' meta (class code,
+    # weight), W per evaluation, and once the recording's placeholder W
+    assert stats["bytes_uploaded"] == X.size * 4 + 300 * 8 + 4 * P * (evaluations + 1)
 
 
 @pytest.mark.parametrize("chunked", [False, True])
@@ -334,6 +334,44 @@ def test_recorded_evaluation_equals_the_streamed_one(device, chunked, monkeypatc
         prog.release()
         data.release()
     assert prog._seq is None
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_fit_from_numpy_allocates_no_copy_of_X(device, dtype):
+    """The host side of a full-batch fit from numpy (issue 13 item 3): X is cast into the
+    device's staging memory while uploading (its finiteness and float32 range tested by the
+    kernel), so no float64 or float32 copy of X, and with unit weights and labels 0..k-1 no
+    n-sized array either, is ever allocated on the host: traced numpy allocations stay far below
+    one float32 X (5 MB here)."""
+    import tracemalloc
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((20000, 64)).astype(dtype)
+    y = (X[:, 0] > 0).astype(np.int64)
+    LogisticRegression(max_iter=2).fit(X, y)              # compile and pool outside the trace
+    tracemalloc.start()
+    try:
+        tracemalloc.reset_peak()
+        clf = LogisticRegression(max_iter=2).fit(X, y)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert clf.n_iter_[0] >= 1
+    assert peak < 20000 * 8, peak               # < one float64 per row; X32 is 5,120,000 bytes
+
+
+def test_unit_weights_fit_as_explicit_ones(device):
+    """Without sample_weight (and class_weight) the weights are a broadcast 1.0 and labels
+    0..k-1 are their own codes: the same model as explicit ones and shifted labels."""
+    X, y = make_classification(n_samples=400, n_features=8, n_classes=3, n_informative=4,
+                               random_state=3)
+    a = LogisticRegression().fit(X, y)
+    b = LogisticRegression().fit(X, y + 7, sample_weight=np.ones(400))
+    c = LogisticRegression().fit(X, np.array(["a", "b", "c"])[y])
+    np.testing.assert_array_equal(a.coef_, b.coef_)
+    np.testing.assert_array_equal(a.coef_, c.coef_)
+    np.testing.assert_array_equal(b.classes_, [7, 8, 9])
+    np.testing.assert_array_equal(a.predict(X) + 7, b.predict(X))
 
 
 # -- accuracy against scikit-learn ------------------------------------------------------------

@@ -29,7 +29,7 @@ import kompute_ml._runtime.kp as _kp   # (the kp wrapper; only it imports kp its
 from . import memory as _memory
 from ..errors import DeviceError, DeviceLimitError
 
-__all__ = ["dispatch", "dispatch_1d", "prepare", "dispatch_ready", "groups_1d", "upload", "download", "stage_download", "flush", "synchronize",
+__all__ = ["dispatch", "dispatch_1d", "prepare", "dispatch_ready", "groups_1d", "upload", "claim_staging", "download", "stage_download", "flush", "synchronize",
            "stats", "reset_stats", "pack"]
 
 MAX_PENDING = 1024          # operations per submit before an automatic flush
@@ -495,6 +495,19 @@ def dispatch_1d(device, spirv, buffers, n, push=b"", spec=None, info=None):
     """Dispatch a 1-D kernel over ``n`` invocations (its LocalSize.x from the SPIR-V)."""
     info = info or _spirv.reflect(spirv)
     dispatch(device, spirv, buffers, groups_1d(device, n, info.local_size[0]), push, spec, info)
+
+
+def claim_staging(buf):
+    """Submit the pending work when it still reads ``buf``'s staging memory (an upload of the
+    buffer's previous user), so that the caller may write that memory directly; then record the
+    buffer's upload with :func:`upload` (which writes its ``array`` and copies all of it)."""
+    device = buf.device
+    with device.lock:
+        st = _stream(device)
+        block = buf._block
+        if block is not None and block.staging_batch == st.batch and st.pending:
+            # the pending sequence has yet to copy this staging buffer to the device
+            _submit(st)
 
 
 def upload(buf, array, offset=0):

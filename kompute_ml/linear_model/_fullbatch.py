@@ -211,14 +211,11 @@ class DenseDataset:
         _keep_cached(device, 4 * self.n * self.d)
         try:
             for a, b in _loss._split(self.n, _loss.chunk_rows(device, d)):
-                meta = np.empty((b - a, 2), dtype=np.uint32)
-                meta[:, 0] = codes[a:b]
-                meta[:, 1] = np.asarray(weights[a:b], dtype=np.float32).view(np.uint32)
                 chunk = _Rows(a, b - a, _memory.alloc(device, 4 * (b - a) * d),
-                              _memory.alloc(device, meta.nbytes))
+                              _memory.alloc(device, 8 * (b - a)))
                 self.chunks.append(chunk)
                 upload_dense(chunk.X, X[a:b])
-                _stream.upload(chunk.meta, meta)
+                _loss.upload_meta(chunk.meta, codes, weights, a, b)
         except BaseException:
             self.release()
             raise
@@ -245,9 +242,11 @@ def upload_dense(buf, X):
 
     The copy goes straight into the buffer's staging memory (cast on the way), split over a few
     threads for large X (numpy's copy releases the GIL): one read of X on the host, no temporary.
+    Pending work that still reads this staging memory is submitted first (claim_staging).
     """
     global _copy_pool
     n, d = X.shape
+    _stream.claim_staging(buf)
     staging = buf.tensor.data().view(np.float32)[:n * d].reshape(n, d)
     rows = max(1, _COPY_BLOCK // max(1, 4 * d))
     tasks = [(a, min(n, a + rows)) for a in range(1, n, rows)]    # row 0 goes with the sync below
@@ -264,6 +263,7 @@ def upload_dense(buf, X):
     with np.errstate(over="ignore"):
         first = np.asarray(X[:1], dtype=np.float32)
     _stream.upload(buf, np.ascontiguousarray(first))
+    _stream.count("bytes_uploaded", 4 * (n - 1) * d)      # the rows copied directly
 
 
 # -- evaluation -----------------------------------------------------------------------------------
