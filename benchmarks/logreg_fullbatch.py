@@ -1,8 +1,13 @@
 """Full-batch LogisticRegression on a GPU: per-evaluation device time and fit wall clocks.
 
     python benchmarks/logreg_fullbatch.py [--sizes 1000000x256x2,200000x128x10] [--out F.json]
+    python benchmarks/logreg_fullbatch.py --profile --sizes 200000x64x2,100000x256x2
 
-Per size (make_classification, standardized; 20,000 held-out rows):
+With --profile, per size only :func:`fit_profile`: a device-data fit's counts per evaluation and
+its time per L-BFGS iteration split into device round trips, evaluation host work, the driver's
+host work, plus the fixed per-fit cost.
+
+Otherwise, per size (make_classification, standardized; 20,000 held-out rows):
 - device time of one loss + gradient evaluation (Vulkan timestamps): the micro-batch kernel
   pair (``_loss.LogLossProgram``, the old full-batch path) vs the one-pass kernels: the tiled
   ``logreg_fused.comp`` and ``logreg_lanes.comp`` swept over lanes per row, rows in flight and
@@ -167,6 +172,71 @@ def micro_step_times(dev, Xtr, ytr, k, batch=256, epochs=3):
     return out
 
 
+def fit_profile(km, Xtr, ytr, reps=5):
+    """Where a device-data fit's time goes, per L-BFGS iteration, counted without timing first.
+
+    ``LogisticRegression().fit(km.asarray(X), y)`` (solver='auto', full batch), the fastest of
+    ``reps`` after a warm-up: iterations, evaluations, submits (stream submits + replays),
+    dispatches recorded, bytes up and down per evaluation; then the wall clock split into the
+    device round trips (kp's submit + wait: kernels, copies and the fence), the host work of the
+    evaluations (writing W, reading the gradient, the objective's sums), the L-BFGS driver's host
+    work (scipy and the wrapper) and the fixed cost outside the minimizer (validation, labels,
+    weights, meta upload, buffers).
+    """
+    from kompute_ml._runtime import kp as _kp
+    from kompute_ml._runtime import stream as _stream
+    from kompute_ml.linear_model import LogisticRegression, _fullbatch, _optim
+    Xd = km.asarray(Xtr)
+    LogisticRegression().fit(Xd, ytr)
+    T = {}
+    kp_eval, lg, mini = _kp.sequence_eval, _fullbatch.FusedLogLoss.loss_gradient, \
+        _optim.minimize_lbfgs
+
+    def timed(key, fn, count=None):
+        def wrapper(*args, **kwargs):
+            t0 = time.perf_counter()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                T[key] = T.get(key, 0.0) + time.perf_counter() - t0
+                if count:
+                    T[count] = T.get(count, 0) + 1
+        return wrapper
+    best = None
+    try:
+        _kp.sequence_eval = timed("submit_wait", kp_eval)
+        _fullbatch.FusedLogLoss.loss_gradient = timed("evals", lg, "nfev")
+        _optim.minimize_lbfgs = timed("minimize", mini)
+        for _ in range(reps):
+            T.clear()
+            km.synchronize()
+            _stream.reset_stats()
+            t0 = time.perf_counter()
+            clf = LogisticRegression().fit(Xd, ytr)
+            T["fit"] = time.perf_counter() - t0
+            T["stats"] = km.stats()
+            T["nit"] = int(clf.n_iter_[0])
+            if best is None or T["fit"] < best["fit"]:
+                best = dict(T)
+    finally:
+        _kp.sequence_eval = kp_eval
+        _fullbatch.FusedLogLoss.loss_gradient = lg
+        _optim.minimize_lbfgs = mini
+    s, nit, nfev = best["stats"], best["nit"], best["nfev"]
+    ms = 1e3 / nit
+    return {
+        "fit_ms": round(1e3 * best["fit"], 2), "iterations": nit, "evaluations": nfev,
+        "submits_per_evaluation": round((s["submits"] + s["replays"]) / nfev, 3),
+        "dispatches_recorded": s["dispatches"],
+        "bytes_down_per_evaluation": round(s["bytes_downloaded"] / nfev, 1),
+        "per_iteration_ms": round(best["minimize"] * ms, 3),
+        "submit_wait_ms": round(best["submit_wait"] * ms, 3),
+        "eval_host_ms": round((best["evals"] - best["submit_wait"]) * ms, 3),
+        "driver_host_ms": round((best["minimize"] - best["evals"]) * ms, 3),
+        "fixed_ms": round(1e3 * (best["fit"] - best["minimize"]), 2),
+    }
+
+
 def sweep(dev, dd, K, W, n, d):
     """Device time of one pass (kernel + the partials' sum) for several layouts: the tiled
     logreg_fused.comp and logreg_lanes.comp over lanes per row, rows in flight and workgroups."""
@@ -206,6 +276,8 @@ def main(argv=None):
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--out", default=None)
     ap.add_argument("--skip-old", action="store_true")
+    ap.add_argument("--profile", action="store_true",
+                    help="only the per-iteration profile of a device-data fit (fit_profile)")
     args = ap.parse_args(argv)
     import kompute_ml as km
     from kompute_ml.linear_model import LogisticRegression
@@ -221,6 +293,13 @@ def main(argv=None):
         n, d, k = (int(v) for v in spec.split("x"))
         Xtr, Xte, ytr, yte = make_problem(n, d, k)
         row = {"n": n, "d": d, "classes": k}
+        if args.profile:
+            row.update(fit_profile(km, Xtr, ytr, args.reps))
+            print(json.dumps(row), flush=True)
+            if args.out:
+                with open(args.out, "a") as f:
+                    f.write(json.dumps(row) + "\n")
+            continue
         try:
             if not args.skip_old:
                 row.update(eval_times(km, dev, Xtr, ytr, k))
