@@ -29,7 +29,7 @@ import kompute_ml._runtime.kp as _kp   # (the kp wrapper; only it imports kp its
 from . import memory as _memory
 from ..errors import DeviceError, DeviceLimitError
 
-__all__ = ["dispatch", "dispatch_1d", "prepare", "dispatch_ready", "groups_1d", "upload", "claim_staging", "download", "stage_download", "flush", "synchronize",
+__all__ = ["dispatch", "dispatch_1d", "prepare", "dispatch_ready", "groups_1d", "upload", "claim_staging", "download", "stage_upload", "stage_download", "flush", "synchronize",
            "stats", "reset_stats", "pack"]
 
 MAX_PENDING = 1024          # operations per submit before an automatic flush
@@ -539,6 +539,19 @@ def download(buf, count, dtype, offset=0):
         out = _memory.read(buf, count, dtype, offset)
     _count("bytes_downloaded", out.nbytes)
     return out
+
+
+def stage_upload(buf):
+    """Record the copy of ``buf``'s staging memory to the device, without writing it.
+
+    For :func:`record`: the caller writes the staging memory (``memory.write``) before each run
+    of the recorded sequence. Nothing pending reads the staging memory afterwards, so unlike
+    :func:`upload` the buffer is not marked as read by the pending batch.
+    """
+    device = buf.device
+    with device.lock:
+        uid = buf.uid
+        _record(_stream(device), (("u", uid), (uid,), "u", buf.tensor, None))
 
 
 def stage_download(buf):

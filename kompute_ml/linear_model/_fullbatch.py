@@ -347,7 +347,7 @@ class FusedLogLoss(_loss.FitBuffers):
         """
         if self._seq is None:
             def ops():
-                _stream.upload(self.state, np.zeros(self.P, dtype=np.float32))
+                _stream.stage_upload(self.state)
                 self.record(False)
                 _stream.stage_download(self.out)
             self._seq = _stream.record(self.device, ops)
