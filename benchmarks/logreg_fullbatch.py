@@ -3,7 +3,7 @@
     python benchmarks/logreg_fullbatch.py [--sizes 1000000x256x2,200000x128x10] [--out F.json]
     python benchmarks/logreg_fullbatch.py --profile --sizes 200000x64x2,100000x256x2
 
-With --profile, per size only :func:`fit_profile`: a device-data fit's counts per evaluation and
+With --newton, per size only :func:`newton_passes` (numpy, no device). With --profile, per size only :func:`fit_profile`: a device-data fit's counts per evaluation and
 its time per L-BFGS iteration split into device round trips, evaluation host work, the driver's
 host work, plus the fixed per-fit cost.
 
@@ -239,6 +239,51 @@ def fit_profile(km, Xtr, ytr, reps=5):
     }
 
 
+def newton_passes(X, y, C=1.0):
+    """Passes over X to convergence of the multinomial objective (float64 numpy, the same
+    objective as the device's): L-BFGS-B (one pass per function + gradient evaluation) vs
+    Newton-CG / trust-region Newton-CG with Hessian-vector products (at best one pass each, as a
+    fused kernel would do them). Decides whether an on-device Hv is worth a kernel."""
+    import scipy.optimize
+    from scipy.special import logsumexp, softmax
+    n, d = X.shape
+    K = int(y.max()) + 1
+    Y = np.eye(K)[y]
+    Xb = np.hstack([X, np.ones((n, 1))])
+    l2 = 1.0 / (C * n)
+    count = {"fg": 0, "hv": 0}
+
+    def fg(w):
+        count["fg"] += 1
+        W = w.reshape(K, d + 1)
+        Z = Xb @ W.T
+        f = (logsumexp(Z, axis=1) - (Z * Y).sum(1)).mean() + 0.5 * l2 * (W[:, :-1] ** 2).sum()
+        G = (softmax(Z, axis=1) - Y).T @ Xb / n
+        G[:, :-1] += l2 * W[:, :-1]
+        return f, G.ravel()
+
+    def hvp(w, v):
+        count["hv"] += 1
+        W, V = w.reshape(K, d + 1), v.reshape(K, d + 1)
+        Pr = softmax(Xb @ W.T, axis=1)
+        R = Xb @ V.T
+        H = (Pr * R - Pr * (Pr * R).sum(1, keepdims=True)).T @ Xb / n
+        H[:, :-1] += l2 * V[:, :-1]
+        return H.ravel()
+    rows = []
+    for method, opts in (("L-BFGS-B", {"maxiter": 1000, "gtol": 1e-4,
+                                       "ftol": 64 * float(np.finfo(np.float64).eps)}),
+                         ("Newton-CG", {"xtol": 1e-8}), ("trust-ncg", {"gtol": 1e-4})):
+        count.update(fg=0, hv=0)
+        extra = {} if method == "L-BFGS-B" else {"hessp": hvp}
+        res = scipy.optimize.minimize(fg, np.zeros(K * (d + 1)), jac=True, method=method,
+                                      options=opts, **extra)
+        rows.append({"method": method, "iterations": int(res.nit), "fg": count["fg"],
+                     "hv": count["hv"], "passes": count["fg"] + count["hv"],
+                     "objective": float(res.fun)})
+    return rows
+
+
 def sweep(dev, dd, K, W, n, d):
     """Device time of one pass (kernel + the partials' sum) for several layouts: the tiled
     logreg_fused.comp and logreg_lanes.comp over lanes per row, rows in flight and workgroups."""
@@ -278,6 +323,8 @@ def main(argv=None):
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--out", default=None)
     ap.add_argument("--skip-old", action="store_true")
+    ap.add_argument("--newton", action="store_true",
+                    help="only passes over X to convergence: L-BFGS vs Newton-CG (numpy)")
     ap.add_argument("--profile", action="store_true",
                     help="only the per-iteration profile of a device-data fit (fit_profile)")
     args = ap.parse_args(argv)
@@ -295,6 +342,10 @@ def main(argv=None):
         n, d, k = (int(v) for v in spec.split("x"))
         Xtr, Xte, ytr, yte = make_problem(n, d, k)
         row = {"n": n, "d": d, "classes": k}
+        if args.newton:
+            for r in newton_passes(Xtr.astype(np.float64), ytr):
+                print(json.dumps({**row, **r}), flush=True)
+            continue
         if args.profile:
             row.update(fit_profile(km, Xtr, ytr, args.reps))
             print(json.dumps(row), flush=True)
