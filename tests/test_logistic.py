@@ -375,6 +375,55 @@ def test_unit_weights_fit_as_explicit_ones(device):
     np.testing.assert_array_equal(a.predict(X) + 7, b.predict(X))
 
 
+def test_lbfgs_runs_blas_on_one_thread_and_restores_it():
+    """scipy's L-BFGS-B update calls BLAS on vectors of a few hundred parameters: thread
+    hand-offs cost far more than the arithmetic, so the minimizer runs with one BLAS thread; the
+    caller's setting comes back afterwards, also when the objective raises, and concurrent fits
+    in threads restore it once (the last one to end)."""
+    import threading
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    def blas_threads():
+        return [lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"]
+    with threadpool_limits(2, user_api="blas"):
+        before = blas_threads()
+        seen = []
+        H = np.diag(np.arange(1.0, 6.0))
+
+        def fun(w):
+            seen.append(blas_threads())
+            return 0.5 * w @ H @ w - w.sum(), H @ w - 1.0
+        res = _optim.minimize_lbfgs(fun, np.zeros(5), max_iter=50, tol=1e-8)
+        np.testing.assert_allclose(res.x, 1.0 / np.arange(1.0, 6.0), rtol=1e-6)
+        assert seen and all(set(t) == {1} for t in seen)
+        assert blas_threads() == before
+
+        def bad(w):
+            raise RuntimeError("objective failed")
+        with pytest.raises(RuntimeError, match="objective failed"):
+            _optim.minimize_lbfgs(bad, np.zeros(5), max_iter=5, tol=1e-8)
+        assert blas_threads() == before
+        inside = threading.Barrier(2)
+
+        def slow(w):
+            inside.wait(timeout=30)          # both fits are inside the minimizer here
+            return fun(w)
+        errors = []
+
+        def run():
+            try:
+                _optim.minimize_lbfgs(slow, np.zeros(5), max_iter=1, tol=1e-8)
+            except Exception as exc:           # pragma: no cover - reported below
+                errors.append(exc)
+        threads = [threading.Thread(target=run) for _ in range(2)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(60)
+        assert not errors
+        assert blas_threads() == before
+
+
 # -- accuracy against scikit-learn ------------------------------------------------------------
 DATASETS = [load_breast_cancer, load_iris, load_wine, load_digits]
 
