@@ -601,6 +601,9 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
             free[:, -1] = False
 
         def fun(w):
+            if self.fit_intercept:                  # every parameter is free: views, no copies
+                f, g = prog.loss_gradient(w.reshape(free.shape))
+                return f, g.reshape(-1)
             W = np.zeros(free.shape)
             W[free] = w
             f, g = prog.loss_gradient(W)
