@@ -309,6 +309,21 @@ def test_full_batch_fit_counts_per_evaluation(device):
     assert stats["bytes_uploaded"] == X.size * 4 + 300 * 8 + 4 * P * evaluations
 
 
+def test_full_batch_fit_under_a_kernel_timeout_streams_every_evaluation(device, monkeypatch):
+    """With KOMPUTE_ML_KERNEL_TIMEOUT set, evaluations are not replayed from a recorded sequence
+    (whose submit would wait without limit) but go through the stream, which bounds each wait:
+    the same model."""
+    X, y = make_classification(n_samples=300, n_features=6, random_state=0)
+    plain = LogisticRegression().fit(X, y)
+    monkeypatch.setenv(_stream.TIMEOUT_ENV, "600")
+    km.synchronize()
+    _stream.reset_stats()
+    bounded = LogisticRegression().fit(X, y)
+    stats = km.stats()
+    assert stats["submits"] >= int(bounded.n_iter_[0])      # one stream submit per evaluation
+    np.testing.assert_array_equal(bounded.coef_, plain.coef_)
+
+
 @pytest.mark.parametrize("chunked", [False, True])
 def test_recorded_evaluation_equals_the_streamed_one(device, chunked, monkeypatch):
     """The replayed evaluation (W written into staging memory, one recorded submit) gives the
