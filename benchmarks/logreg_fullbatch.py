@@ -1,8 +1,13 @@
 """Full-batch LogisticRegression on a GPU: per-evaluation device time and fit wall clocks.
 
     python benchmarks/logreg_fullbatch.py [--sizes 1000000x256x2,200000x128x10] [--out F.json]
+    python benchmarks/logreg_fullbatch.py --profile --sizes 200000x64x2,100000x256x2
 
-Per size (make_classification, standardized; 20,000 held-out rows):
+With --newton, per size only :func:`newton_passes` (numpy, no device). With --profile, per size only :func:`fit_profile`: a device-data fit's counts per evaluation and
+its time per L-BFGS iteration split into device round trips, evaluation host work, the driver's
+host work, plus the fixed per-fit cost.
+
+Otherwise, per size (make_classification, standardized; 20,000 held-out rows):
 - device time of one loss + gradient evaluation (Vulkan timestamps): the micro-batch kernel
   pair (``_loss.LogLossProgram``, the old full-batch path) vs the one-pass kernels: the tiled
   ``logreg_fused.comp`` and ``logreg_lanes.comp`` swept over lanes per row, rows in flight and
@@ -165,6 +170,125 @@ def micro_step_times(dev, Xtr, ytr, k, batch=256, epochs=3):
     return out
 
 
+def fit_profile(km, Xtr, ytr, reps=5):
+    """Where a device-data fit's time goes, per L-BFGS iteration, counted without timing first.
+
+    ``LogisticRegression().fit(km.asarray(X), y)`` (solver='auto', full batch), the fastest of
+    ``reps`` after a warm-up: iterations, evaluations, submits (stream submits + replays),
+    dispatches recorded, bytes up and down per evaluation; then the wall clock split into the
+    device round trips (kp's submit + wait: kernels, copies and the fence), the host work of the
+    evaluations (writing W, reading the gradient, the objective's sums), the L-BFGS driver's host
+    work (scipy and the wrapper) and the fixed cost outside the minimizer (validation, labels,
+    weights, meta upload, buffers); and the host parts again in this thread's CPU time.
+    """
+    from kompute_ml._runtime import kp as _kp
+    from kompute_ml._runtime import stream as _stream
+    from kompute_ml.linear_model import LogisticRegression, _fullbatch, _optim
+    Xd = km.asarray(Xtr)
+    LogisticRegression().fit(Xd, ytr)
+    T = {}
+    kp_eval, lg, mini = _kp.sequence_eval, _fullbatch.FusedLogLoss.loss_gradient, \
+        _optim.minimize_lbfgs
+
+    def timed(key, fn, count=None):
+        def wrapper(*args, **kwargs):
+            t0, c0 = time.perf_counter(), time.thread_time()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                T[key] = T.get(key, 0.0) + time.perf_counter() - t0
+                T[key + "_cpu"] = T.get(key + "_cpu", 0.0) + time.thread_time() - c0
+                if count:
+                    T[count] = T.get(count, 0) + 1
+        return wrapper
+    best = None
+    try:
+        _kp.sequence_eval = timed("submit_wait", kp_eval, "submits")
+        _fullbatch.FusedLogLoss.loss_gradient = timed("evals", lg, "nfev")
+        _optim.minimize_lbfgs = timed("minimize", mini)
+        for _ in range(reps):
+            T.clear()
+            km.synchronize()
+            _stream.reset_stats()
+            t0, c0 = time.perf_counter(), time.thread_time()
+            clf = LogisticRegression().fit(Xd, ytr)
+            T["fit"] = time.perf_counter() - t0
+            T["fit_cpu"] = time.thread_time() - c0
+            T["stats"] = km.stats()
+            T["nit"] = int(clf.n_iter_[0])
+            if best is None or T["fit"] < best["fit"]:
+                best = dict(T)
+    finally:
+        _kp.sequence_eval = kp_eval
+        _fullbatch.FusedLogLoss.loss_gradient = lg
+        _optim.minimize_lbfgs = mini
+    s, nit, nfev = best["stats"], best["nit"], best["nfev"]
+    ms = 1e3 / nit
+    return {
+        "fit_ms": round(1e3 * best["fit"], 2), "iterations": nit, "evaluations": nfev,
+        # kp submits (stream batches, replayed or not, and recorded sequences), not the stream's
+        # counters: a replayed batch counts as a submit and a replay there, a recorded one as a replay
+        "submits_per_evaluation": round(best["submits"] / nfev, 3),
+        "dispatches_recorded": s["dispatches"],
+        "bytes_down_per_evaluation": round(s["bytes_downloaded"] / nfev, 1),
+        "per_iteration_ms": round(best["minimize"] * ms, 3),
+        "submit_wait_ms": round(best["submit_wait"] * ms, 3),
+        "eval_host_ms": round((best["evals"] - best["submit_wait"]) * ms, 3),
+        "driver_host_ms": round((best["minimize"] - best["evals"]) * ms, 3),
+        "fixed_ms": round(1e3 * (best["fit"] - best["minimize"]), 2),
+        # the same split in this thread's CPU time (robust on a loaded machine; kp's fence
+        # poll spins in submit_wait)
+        "eval_host_cpu_ms": round((best["evals_cpu"] - best["submit_wait_cpu"]) * ms, 3),
+        "driver_host_cpu_ms": round((best["minimize_cpu"] - best["evals_cpu"]) * ms, 3),
+        "fixed_cpu_ms": round(1e3 * (best["fit_cpu"] - best["minimize_cpu"]), 2),
+    }
+
+
+def newton_passes(X, y, C=1.0):
+    """Passes over X to convergence of the multinomial objective (float64 numpy, the same
+    objective as the device's): L-BFGS-B (one pass per function + gradient evaluation) vs
+    Newton-CG / trust-region Newton-CG with Hessian-vector products (at best one pass each, as a
+    fused kernel would do them). Decides whether an on-device Hv is worth a kernel."""
+    import scipy.optimize
+    from scipy.special import logsumexp, softmax
+    n, d = X.shape
+    K = int(y.max()) + 1
+    Y = np.eye(K)[y]
+    Xb = np.hstack([X, np.ones((n, 1))])
+    l2 = 1.0 / (C * n)
+    count = {"fg": 0, "hv": 0}
+
+    def fg(w):
+        count["fg"] += 1
+        W = w.reshape(K, d + 1)
+        Z = Xb @ W.T
+        f = (logsumexp(Z, axis=1) - (Z * Y).sum(1)).mean() + 0.5 * l2 * (W[:, :-1] ** 2).sum()
+        G = (softmax(Z, axis=1) - Y).T @ Xb / n
+        G[:, :-1] += l2 * W[:, :-1]
+        return f, G.ravel()
+
+    def hvp(w, v):
+        count["hv"] += 1
+        W, V = w.reshape(K, d + 1), v.reshape(K, d + 1)
+        Pr = softmax(Xb @ W.T, axis=1)
+        R = Xb @ V.T
+        H = (Pr * R - Pr * (Pr * R).sum(1, keepdims=True)).T @ Xb / n
+        H[:, :-1] += l2 * V[:, :-1]
+        return H.ravel()
+    rows = []
+    for method, opts in (("L-BFGS-B", {"maxiter": 1000, "gtol": 1e-4,
+                                       "ftol": 64 * float(np.finfo(np.float64).eps)}),
+                         ("Newton-CG", {"xtol": 1e-8}), ("trust-ncg", {"gtol": 1e-4})):
+        count.update(fg=0, hv=0)
+        extra = {} if method == "L-BFGS-B" else {"hessp": hvp}
+        res = scipy.optimize.minimize(fg, np.zeros(K * (d + 1)), jac=True, method=method,
+                                      options=opts, **extra)
+        rows.append({"method": method, "iterations": int(res.nit), "fg": count["fg"],
+                     "hv": count["hv"], "passes": count["fg"] + count["hv"],
+                     "objective": float(res.fun)})
+    return rows
+
+
 def sweep(dev, dd, K, W, n, d):
     """Device time of one pass (kernel + the partials' sum) for several layouts: the tiled
     logreg_fused.comp and logreg_lanes.comp over lanes per row, rows in flight and workgroups."""
@@ -204,6 +328,10 @@ def main(argv=None):
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--out", default=None)
     ap.add_argument("--skip-old", action="store_true")
+    ap.add_argument("--newton", action="store_true",
+                    help="only passes over X to convergence: L-BFGS vs Newton-CG (numpy)")
+    ap.add_argument("--profile", action="store_true",
+                    help="only the per-iteration profile of a device-data fit (fit_profile)")
     args = ap.parse_args(argv)
     import kompute_ml as km
     from kompute_ml.linear_model import LogisticRegression
@@ -219,6 +347,17 @@ def main(argv=None):
         n, d, k = (int(v) for v in spec.split("x"))
         Xtr, Xte, ytr, yte = make_problem(n, d, k)
         row = {"n": n, "d": d, "classes": k}
+        if args.newton:
+            for r in newton_passes(Xtr.astype(np.float64), ytr):
+                print(json.dumps({**row, **r}), flush=True)
+            continue
+        if args.profile:
+            row.update(fit_profile(km, Xtr, ytr, args.reps))
+            print(json.dumps(row), flush=True)
+            if args.out:
+                with open(args.out, "a") as f:
+                    f.write(json.dumps(row) + "\n")
+            continue
         try:
             if not args.skip_old:
                 row.update(eval_times(km, dev, Xtr, ytr, k))

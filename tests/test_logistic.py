@@ -285,27 +285,172 @@ def test_fit_reuses_pipelines(device):
     assert stats["submits"] <= 3 * 3          # a few per epoch, not one per step
 
 
-def test_full_batch_fit_reuses_pipelines_one_submit_per_evaluation(device):
-    """solver='auto' on data that fits: per evaluation two dispatches (fused pass, sum of the
-    partials) and one submit (the gradient's download); a second fit builds no pipeline."""
+def test_full_batch_fit_counts_per_evaluation(device):
+    """solver='auto' on data that fits, counted without timing: the first evaluation (which also
+    tests X for NaN / inf) goes through the stream: two dispatches, one submit; every later one
+    replays the evaluation recorded once per fit: one submit, nothing recorded or dispatched on
+    the host, P floats up (W) and P + 1 down (gradient, loss). L-BFGS accepts its first step
+    almost always: evaluations stay within a couple of the iterations. A second fit of the same
+    shape builds no pipeline."""
     X, y = make_classification(n_samples=300, n_features=6, random_state=0)
     LogisticRegression().fit(X, y)
     km.synchronize()
-    _stream.reset_stats()
-    evaluations = []
-    original = _fullbatch.FusedLogLoss.loss_gradient
+    progs = []
+    original = _fullbatch.FusedLogLoss.__init__
 
-    def counted(self, W):
-        evaluations.append(1)
-        return original(self, W)
+    def spy(self, *args, **kwargs):
+        original(self, *args, **kwargs)
+        progs.append(self)
+    _stream.reset_stats()
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(_fullbatch.FusedLogLoss, "loss_gradient", counted)
-        LogisticRegression().fit(X, y)
+        mp.setattr(_fullbatch.FusedLogLoss, "__init__", spy)
+        clf = LogisticRegression().fit(X, y)
     stats = km.stats()
+    (prog,) = progs
+    evaluations, P = prog.evaluations, prog.P
+    assert P == 7 and evaluations >= 2
+    assert evaluations <= int(clf.n_iter_[0]) + 2
     assert stats["pipelines_created"] == 0
-    assert len(evaluations) >= 2
-    assert stats["dispatches"] == 2 * len(evaluations)
-    assert stats["submits"] <= len(evaluations) + 1
+    # the checked evaluation's two dispatches, and the same two recorded once for the replays
+    assert stats["dispatches"] == 2 + 2
+    # one stream submit: X and meta's upload with the checked evaluation; then one replay each
+    assert stats["submits"] == 1
+    # (the first submit may itself replay a batch recorded by an earlier fit of this shape)
+    assert evaluations - 1 <= stats["replays"] <= evaluations
+    assert stats["bytes_downloaded"] == 4 * (P + 1) * evaluations
+    # up: X (cast straight into staging memory, see upload_dense), the rows' meta (class code,
+    # weight) and W per evaluation
+    assert stats["bytes_uploaded"] == X.size * 4 + 300 * 8 + 4 * P * evaluations
+
+
+def test_full_batch_fit_under_a_kernel_timeout_streams_every_evaluation(device, monkeypatch):
+    """With KOMPUTE_ML_KERNEL_TIMEOUT set, evaluations are not replayed from a recorded sequence
+    (whose submit would wait without limit) but go through the stream, which bounds each wait:
+    the same model."""
+    X, y = make_classification(n_samples=300, n_features=6, random_state=0)
+    plain = LogisticRegression().fit(X, y)
+    monkeypatch.setenv(_stream.TIMEOUT_ENV, "600")
+    km.synchronize()
+    _stream.reset_stats()
+    bounded = LogisticRegression().fit(X, y)
+    stats = km.stats()
+    assert stats["submits"] >= int(bounded.n_iter_[0])      # one stream submit per evaluation
+    np.testing.assert_array_equal(bounded.coef_, plain.coef_)
+
+
+@pytest.mark.parametrize("chunked", [False, True])
+def test_recorded_evaluation_equals_the_streamed_one(device, chunked, monkeypatch):
+    """The replayed evaluation (W written into staging memory, one recorded submit) gives the
+    checked, streamed evaluation's numbers bit for bit, at every W (chunked: one recorded pass
+    per chunk)."""
+    if chunked:
+        monkeypatch.setattr(_loss, "_CHUNK_BYTES", 4 * 12 * 97)     # chunks of 97 rows
+    X, codes, sw, _ = _problem(500, 12, 3)
+    data = _fullbatch.DenseDataset(device, X, codes, sw)
+    prog = _fullbatch.FusedLogLoss(data, 3, l2=0.1, fit_intercept=True)
+    prog.total_weight = sw.sum()
+    rng = np.random.default_rng(5)
+    try:
+        for _ in range(3):
+            W = rng.standard_normal((3, 13)).astype(np.float32)
+            prog.checked = False                    # the streamed (checked) path
+            f0, G0 = prog.loss_gradient(W)
+            assert prog.checked
+            f1, G1 = prog.loss_gradient(W)          # the recorded one
+            assert f1 == f0
+            np.testing.assert_array_equal(G1, G0)
+            _assert_reference(f1, G1, X, codes, sw, W)
+    finally:
+        prog.release()
+        data.release()
+    assert prog._seq is None
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_fit_from_numpy_allocates_no_copy_of_X(device, dtype):
+    """The host side of a full-batch fit from numpy (issue 13 item 3): X is cast into the
+    device's staging memory while uploading (its finiteness and float32 range tested by the
+    kernel), so no float64 or float32 copy of X, and with unit weights and labels 0..k-1 no
+    n-sized array either, is ever allocated on the host: traced numpy allocations stay far below
+    one float32 X (5 MB here)."""
+    import tracemalloc
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((20000, 64)).astype(dtype)
+    y = (X[:, 0] > 0).astype(np.int64)
+    LogisticRegression(max_iter=2).fit(X, y)              # compile and pool outside the trace
+    tracemalloc.start()
+    try:
+        tracemalloc.reset_peak()
+        clf = LogisticRegression(max_iter=2).fit(X, y)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert clf.n_iter_[0] >= 1
+    assert peak < 20000 * 8, peak               # < one float64 per row; X32 is 5,120,000 bytes
+
+
+def test_unit_weights_fit_as_explicit_ones(device):
+    """Without sample_weight (and class_weight) the weights are a broadcast 1.0 and labels
+    0..k-1 are their own codes: the same model as explicit ones and shifted labels."""
+    X, y = make_classification(n_samples=400, n_features=8, n_classes=3, n_informative=4,
+                               random_state=3)
+    a = LogisticRegression().fit(X, y)
+    b = LogisticRegression().fit(X, y + 7, sample_weight=np.ones(400))
+    c = LogisticRegression().fit(X, np.array(["a", "b", "c"])[y])
+    np.testing.assert_array_equal(a.coef_, b.coef_)
+    np.testing.assert_array_equal(a.coef_, c.coef_)
+    np.testing.assert_array_equal(b.classes_, [7, 8, 9])
+    np.testing.assert_array_equal(a.predict(X) + 7, b.predict(X))
+
+
+def test_lbfgs_runs_blas_on_one_thread_and_restores_it():
+    """scipy's L-BFGS-B update calls BLAS on vectors of a few hundred parameters: thread
+    hand-offs cost far more than the arithmetic, so the minimizer runs with one BLAS thread; the
+    caller's setting comes back afterwards, also when the objective raises, and concurrent fits
+    in threads restore it once (the last one to end)."""
+    import threading
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    def blas_threads():
+        return [lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"]
+    with threadpool_limits(2, user_api="blas"):
+        before = blas_threads()
+        seen = []
+        H = np.diag(np.arange(1.0, 6.0))
+
+        def fun(w):
+            seen.append(blas_threads())
+            return 0.5 * w @ H @ w - w.sum(), H @ w - 1.0
+        res = _optim.minimize_lbfgs(fun, np.zeros(5), max_iter=50, tol=1e-8)
+        np.testing.assert_allclose(res.x, 1.0 / np.arange(1.0, 6.0), rtol=1e-6)
+        assert seen and all(set(t) == {1} for t in seen)
+        assert blas_threads() == before
+
+        def bad(w):
+            raise RuntimeError("objective failed")
+        with pytest.raises(RuntimeError, match="objective failed"):
+            _optim.minimize_lbfgs(bad, np.zeros(5), max_iter=5, tol=1e-8)
+        assert blas_threads() == before
+        inside = threading.Barrier(2)
+
+        def slow(w):
+            inside.wait(timeout=30)          # both fits are inside the minimizer here
+            return fun(w)
+        errors = []
+
+        def run():
+            try:
+                _optim.minimize_lbfgs(slow, np.zeros(5), max_iter=1, tol=1e-8)
+            except Exception as exc:           # pragma: no cover - reported below
+                errors.append(exc)
+        threads = [threading.Thread(target=run) for _ in range(2)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(60)
+        assert not errors
+        assert blas_threads() == before
 
 
 # -- accuracy against scikit-learn ------------------------------------------------------------

@@ -30,7 +30,7 @@ import kompute_ml._runtime.kp as _kp   # (the kp wrapper; only it imports kp its
 from . import memory as _memory
 from ..errors import DeviceError, DeviceLimitError
 
-__all__ = ["dispatch", "dispatch_1d", "prepare", "dispatch_ready", "groups_1d", "upload", "download", "flush", "synchronize",
+__all__ = ["dispatch", "dispatch_1d", "prepare", "dispatch_ready", "groups_1d", "upload", "claim_staging", "download", "stage_upload", "stage_download", "flush", "synchronize",
            "stats", "reset_stats", "pack"]
 
 MAX_PENDING = 1024          # operations per submit before an automatic flush
@@ -545,6 +545,19 @@ def dispatch_1d(device, spirv, buffers, n, push=b"", spec=None, info=None):
     dispatch(device, spirv, buffers, groups_1d(device, n, info.local_size[0]), push, spec, info)
 
 
+def claim_staging(buf):
+    """Submit the pending work when it still reads ``buf``'s staging memory (an upload of the
+    buffer's previous user), so that the caller may write that memory directly; then record the
+    buffer's upload with :func:`upload` (which writes its ``array`` and copies all of it)."""
+    device = buf.device
+    with device.lock:
+        st = _stream(device)
+        block = buf._block
+        if block is not None and block.staging_batch == st.batch and st.pending:
+            # the pending sequence has yet to copy this staging buffer to the device
+            _submit(st)
+
+
 def upload(buf, array, offset=0):
     """Copy a numpy array into ``buf`` (host -> staging now, staging -> device in the stream)."""
     device = buf.device
@@ -574,6 +587,31 @@ def download(buf, count, dtype, offset=0):
         out = _memory.read(buf, count, dtype, offset)
     _count("bytes_downloaded", out.nbytes)
     return out
+
+
+def stage_upload(buf):
+    """Record the copy of ``buf``'s staging memory to the device, without writing it.
+
+    For :func:`record`: the caller writes the staging memory (``memory.write``) before each run
+    of the recorded sequence. Nothing pending reads the staging memory afterwards, so unlike
+    :func:`upload` the buffer is not marked as read by the pending batch.
+    """
+    device = buf.device
+    with device.lock:
+        uid = buf.uid
+        _record(_stream(device), (("u", uid), (uid,), "u", buf.tensor, None))
+
+
+def stage_download(buf):
+    """Record the copy of ``buf``'s device memory into its staging memory, without submitting.
+
+    For :func:`record`: a recorded sequence that ends with it leaves its result where
+    ``memory.read`` finds it after each run (a download with no per-run recording).
+    """
+    device = buf.device
+    with device.lock:
+        uid = buf.uid
+        _record(_stream(device), (("l", uid), (uid,), "l", buf.tensor, None))
 
 
 def flush(device, timeout=None):

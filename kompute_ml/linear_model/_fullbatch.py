@@ -13,7 +13,9 @@ trainer):
   registers): tiles of rows through shared memory; :func:`layout` picks the tile.
 
 ``logreg_reduce.comp`` then sums the per-workgroup partials (a workgroup per parameter).
-One evaluation is: W up (P floats), two dispatches, P + 1 floats down, in one submit.
+One evaluation is: W up (P floats), two dispatches, P + 1 floats down, in one submit; after
+the first (checked) one, that submit replays a sequence recorded once for the fit, so the host
+only writes W into staging memory, submits and reads the P + 1 floats.
 
 The kernels are compiled per (features, logits) with everything a compile-time constant (loops
 of known trip count, registers for the accumulators); where neither layout exists the caller uses
@@ -209,14 +211,11 @@ class DenseDataset:
         _keep_cached(device, 4 * self.n * self.d)
         try:
             for a, b in _loss._split(self.n, _loss.chunk_rows(device, d)):
-                meta = np.empty((b - a, 2), dtype=np.uint32)
-                meta[:, 0] = codes[a:b]
-                meta[:, 1] = np.asarray(weights[a:b], dtype=np.float32).view(np.uint32)
                 chunk = _Rows(a, b - a, _memory.alloc(device, 4 * (b - a) * d),
-                              _memory.alloc(device, meta.nbytes))
+                              _memory.alloc(device, 8 * (b - a)))
                 self.chunks.append(chunk)
                 upload_dense(chunk.X, X[a:b])
-                _stream.upload(chunk.meta, meta)
+                _loss.upload_meta(chunk.meta, codes, weights, a, b)
         except BaseException:
             self.release()
             raise
@@ -243,9 +242,11 @@ def upload_dense(buf, X):
 
     The copy goes straight into the buffer's staging memory (cast on the way), split over a few
     threads for large X (numpy's copy releases the GIL): one read of X on the host, no temporary.
+    Pending work that still reads this staging memory is submitted first (claim_staging).
     """
     global _copy_pool
     n, d = X.shape
+    _stream.claim_staging(buf)
     staging = buf.tensor.data().view(np.float32)[:n * d].reshape(n, d)
     rows = max(1, _COPY_BLOCK // max(1, 4 * d))
     tasks = [(a, min(n, a + rows)) for a in range(1, n, rows)]    # row 0 goes with the sync below
@@ -262,6 +263,7 @@ def upload_dense(buf, X):
     with np.errstate(over="ignore"):
         first = np.asarray(X[:1], dtype=np.float32)
     _stream.upload(buf, np.ascontiguousarray(first))
+    _stream.count("bytes_uploaded", 4 * (n - 1) * d)      # the rows copied directly
 
 
 # -- evaluation -----------------------------------------------------------------------------------
@@ -271,6 +273,8 @@ class FusedLogLoss(_loss.FitBuffers):
     ``data`` has ``device``, ``d`` and ``chunks`` of contiguous rows (``X``, ``meta``, ``rows``):
     a :class:`DenseDataset` or ``_loss.DeviceDataset`` (its index buffers are not read).
     """
+
+    _seq = None
 
     def __init__(self, data, n_logits, *, l2, fit_intercept, layout_=None, groups=None):
         self.data = data
@@ -301,6 +305,8 @@ class FusedLogLoss(_loss.FitBuffers):
             # the layout functions made sure that one block and the final reduction fit
             self.rows_per_dispatch = self.groups * R * max(1, (budget - end) // step)
         self.checked = False
+        self.evaluations = 0      # loss_gradient calls (the tests count submits per evaluation)
+        self._seq = None          # the recorded unchecked evaluation (see _replayed)
         self._bufs = []
         try:
             self.state = self._alloc(self.P)
@@ -332,22 +338,57 @@ class FusedLogLoss(_loss.FitBuffers):
             push=(self.P, self.d + 1, int(self.fit_intercept), used, 1.0 / self.total_weight,
                   self.l2))
 
+    def _replayed(self):
+        """The unchecked evaluation recorded once into a sequence of its own (:meth:`loss_gradient`).
+
+        W's upload (staging to device), the passes, the sum of the partials and the copy of the
+        gradient and loss back to staging memory: one submit per evaluation, no per-evaluation
+        recording or dispatch bookkeeping on the host.
+        """
+        if self._seq is None:
+            def ops():
+                _stream.stage_upload(self.state)
+                self.record(False)
+                _stream.stage_download(self.out)
+            self._seq = _stream.record(self.device, ops)
+        return self._seq
+
+    def release(self):
+        """Give the fit's buffers and its recorded evaluation back (idempotent)."""
+        if self._seq is not None:
+            self._seq.release()
+            self._seq = None
+        super().release()
+
     def loss_gradient(self, W):
         """Objective and gradient at W (float64, W's K x (d + 1) shape).
 
-        The first call also tests X for NaN and infinity (ValueError when it finds one).
+        The first call also tests X for NaN and infinity (ValueError when it finds one), through
+        the stream; later calls write W into the state buffer's staging memory and replay the
+        recorded evaluation (:meth:`_replayed`): one submit, P floats up, P + 1 floats down.
         """
         W = np.asarray(W, dtype=np.float32).reshape(self.K, self.d + 1)
-        _stream.upload(self.state, W)
-        check = not self.checked
-        self.record(check)
-        got = _stream.download(self.out, self.P + 1, np.float32).astype(np.float64)
-        if check:
-            if not np.isfinite(got[self.P]):
+        self.evaluations += 1
+        # a recorded sequence's submit waits without a limit: where a kernel timeout is set, every
+        # evaluation goes through the stream, whose submits honour it
+        if self.checked and not os.environ.get(_stream.TIMEOUT_ENV):
+            seq = self._replayed()
+            _memory.write(self.state, W)
+            seq.run()
+            got = _memory.read(self.out, self.P + 1, np.float32)
+            _stream.count("bytes_uploaded", 4 * self.P)
+            _stream.count("bytes_downloaded", 4 * (self.P + 1))
+        else:
+            check = not self.checked
+            _stream.upload(self.state, W)
+            self.record(check)
+            got = _stream.download(self.out, self.P + 1, np.float32)
+            if check and not np.isfinite(got[self.P]):
                 raise ValueError("Input X contains NaN or infinity (or, as float32, values "
                                  "beyond float32's range: scale X first, e.g. with "
                                  "sklearn.preprocessing.StandardScaler).")
             self.checked = True
+        got = got.astype(np.float64)
         coef = W[:, :-1].astype(np.float64)
         f = got[self.P] / self.total_weight + 0.5 * self.l2 * float(np.sum(coef * coef))
         return f, got[:self.P].reshape(self.K, self.d + 1)

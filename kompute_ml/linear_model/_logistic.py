@@ -163,6 +163,8 @@ def _encode_labels(y):
         if hi - lo < 1 << 20:
             shifted = y - lo if lo else y
             present = np.flatnonzero(np.bincount(shifted, minlength=hi - lo + 1))
+            if present.size == hi - lo + 1:      # every value in lo..hi occurs: codes = y - lo
+                return (present + lo).astype(y.dtype), shifted
             lookup = np.zeros(hi - lo + 1, dtype=np.intp)
             lookup[present] = np.arange(present.size)
             return (present + lo).astype(y.dtype), lookup[shifted]
@@ -446,17 +448,23 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         if len(classes) < 2:
             raise ValueError("This solver needs samples of at least 2 classes in the data, but "
                              f"the data contains only one class: {classes[0]!r}")
-        weights = _check_sample_weight(sample_weight, X.shape[0])
-        if self.class_weight is not None:
-            cw = compute_class_weight(self.class_weight, classes=classes, y=y)
-            weights = weights * cw[np.searchsorted(classes, y)]
-        if not np.any(weights > 0):
-            raise ValueError("The sample weights (times the class weights) are all zero: "
-                             "at least one sample needs a non-zero weight")
+        if sample_weight is None and self.class_weight is None:
+            # unit weights: a read-only view of one 1.0, no n-sized array and no O(n) checks
+            # (three passes and two 8 MB temporaries at 1e6 rows: ~10 ms of a fit's fixed cost)
+            weights = np.broadcast_to(np.float64(1.0), (X.shape[0],))
+            total, smallest = float(X.shape[0]), 1.0
+        else:
+            weights = _check_sample_weight(sample_weight, X.shape[0])
+            if self.class_weight is not None:
+                cw = compute_class_weight(self.class_weight, classes=classes, y=y)
+                weights = weights * cw[np.searchsorted(classes, y)]
+            if not np.any(weights > 0):
+                raise ValueError("The sample weights (times the class weights) are all zero: "
+                                 "at least one sample needs a non-zero weight")
+            total, smallest = float(np.sum(weights)), float(np.min(weights[weights > 0]))
         # the device sums weighted losses and gradients in float32: weights summing past
         # _MAX_WEIGHT_SUM (or below float32's normal range) would overflow (or vanish) there and
         # leave a zero model and a nan loss, silently
-        total, smallest = float(np.sum(weights)), float(np.min(weights[weights > 0]))
         if not total <= _MAX_WEIGHT_SUM or smallest < _F32_TINY:
             raise ValueError(
                 f"The sample weights (times the class weights) range from {smallest:g} to "
@@ -486,7 +494,7 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
                 raise ValueError(f"X is on {X.device.name!r} but device={self.device!r} names "
                                  f"{dev.name!r}; move X with km.asarray(X, device=...)")
             dev = X.device             # no device chosen: train where the data is
-        total = float(np.sum(weights))
+        total = _loss.total_weight(weights)
         l2 = 1.0 / (self.C * total) if self.penalty == "l2" else 0.0
         micro = partial or not self._full_batch(dev, X)
         fused = None if micro else (_fullbatch.lanes_layout(dev, d, K)
@@ -601,6 +609,9 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
             free[:, -1] = False
 
         def fun(w):
+            if self.fit_intercept:                  # every parameter is free: views, no copies
+                f, g = prog.loss_gradient(w.reshape(free.shape))
+                return f, g.reshape(-1)
             W = np.zeros(free.shape)
             W[free] = w
             f, g = prog.loss_gradient(W)

@@ -204,6 +204,39 @@ def _dense_f32(X):
     return np.ascontiguousarray(X, dtype=np.float32)
 
 
+def total_weight(weights):
+    """The sum of the sample weights (float), without a pass over unit weights' broadcast view."""
+    if weights.ndim == 1 and weights.strides == (0,):
+        return float(weights[0]) * weights.shape[0] if weights.shape[0] else 0.0
+    return float(np.sum(weights))
+
+
+def upload_meta(buf, codes, weights, a, b):
+    """Upload the meta rows of rows a..b into ``buf``: per row (class code, bits of the float32
+    weight) as two uint32, i.e. one little-endian uint64 ``code | bits << 32``.
+
+    Written straight into the buffer's staging memory (one pass, no n-sized temporary for unit
+    weights); the stream's upload of row 0 then records the copy of all of it.
+    """
+    n = b - a
+    c = codes[a:b]
+    w = weights[a:b]
+    if w.ndim == 1 and w.strides == (0,) and n:          # one weight for all (unit weights)
+        high = np.uint64(int(np.float32(w[0]).view(np.uint32)) << 32)
+    else:
+        high = np.asarray(w, dtype=np.float32).view(np.uint32).astype(np.uint64)
+        high <<= np.uint64(32)
+    if c.dtype != np.uint64:
+        # codes are >= 0: a 64-bit signed array's bits are its uint64 values
+        c = c.view(np.uint64) if c.dtype == np.int64 and c.flags.c_contiguous else \
+            c.astype(np.uint64)
+    _stream.claim_staging(buf)
+    staging = buf.tensor.data().view(np.uint64)[:n]
+    np.bitwise_or(c, high, out=staging)
+    _stream.upload(buf, staging[:1].copy())
+    _stream.count("bytes_uploaded", 8 * (n - 1))      # the rows written directly
+
+
 class _Chunk:
     __slots__ = ("start", "rows", "X", "meta", "idx", "owner")
 
@@ -229,24 +262,21 @@ class DeviceDataset:
         try:
             on_device = hasattr(X, "_realize")     # a kompute_ml Array: its rows stay put
             for a, b in _split(self.n, rows):
-                meta = np.empty((b - a, 2), dtype=np.uint32)
-                meta[:, 0] = codes[a:b]
-                meta[:, 1] = np.asarray(weights[a:b], dtype=np.float32).view(np.uint32)
                 if on_device:
                     # the whole Array's buffer, or a device copy of the rows (slices copy)
                     part = X if (a, b) == (0, self.n) else X[a:b]
-                    chunk = _Chunk(a, b - a, part._realize(), _memory.alloc(device, meta.nbytes),
+                    chunk = _Chunk(a, b - a, part._realize(), _memory.alloc(device, 8 * (b - a)),
                                    _memory.alloc(device, 4 * (b - a)) if index else None,
                                    owner=part)
                     self.chunks.append(chunk)
                 else:
                     Xc = _dense_f32(X[a:b])
                     chunk = _Chunk(a, b - a, _memory.alloc(device, Xc.nbytes),
-                                   _memory.alloc(device, meta.nbytes),
+                                   _memory.alloc(device, 8 * (b - a)),
                                    _memory.alloc(device, 4 * (b - a)) if index else None)
                     self.chunks.append(chunk)
                     _stream.upload(chunk.X, Xc)
-                _stream.upload(chunk.meta, meta)
+                upload_meta(chunk.meta, codes, weights, a, b)
                 if index:
                     _stream.upload(chunk.idx, np.arange(b - a, dtype=np.uint32))
         except BaseException:
