@@ -24,6 +24,7 @@ Writes ``results/<device>-latency.json`` and, with ``--plot``, a log-log plot.
 import argparse
 import json
 import os
+import statistics
 import sys
 import time
 

@@ -175,10 +175,14 @@ class Device:
         if self._manager is None:
             with self.lock:
                 if self._manager is None:
-                    if self.info.type == "cpu":
-                        # our kp patch polls a fence before blocking; on a CPU device (lavapipe)
-                        # that poll competes with the driver's own worker threads
-                        os.environ.setdefault("KP_SEQUENCE_SPIN_US", "0")
+                    # our kp patch (0008) polls a fence for KP_SEQUENCE_SPIN_US before blocking
+                    # (kp reads it once; the user's value wins). On a CPU device (lavapipe) the
+                    # poll competes with the driver's own worker threads: none. On a GPU, longer
+                    # than kp's 200 us: a streaming kernel over a few hundred MB outlasts that,
+                    # and a blocking wait wakes late (H100, a*b at 2^26, wall clock: 1574 GB/s
+                    # at 200 us, 2653 at 2000; torch 2776, whose synchronize spins too)
+                    os.environ.setdefault("KP_SEQUENCE_SPIN_US",
+                                          "0" if self.info.type == "cpu" else "2000")
                     _validation_layer()
                     # the DenormPreserve mode is Vulkan 1.2; kp's instance is 1.1, so the
                     # device needs VK_KHR_shader_float_controls for it
