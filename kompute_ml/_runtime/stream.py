@@ -27,6 +27,7 @@ from .._compile import spirv as _spirv
 from . import device as _device
 import kompute_ml._runtime.kp as _kp   # (the kp wrapper; only it imports kp itself)
 from . import memory as _memory
+from . import staging as _staging
 from ..errors import DeviceError, DeviceLimitError
 
 __all__ = ["dispatch", "dispatch_1d", "prepare", "dispatch_ready", "groups_1d", "upload", "download", "flush", "synchronize",
@@ -497,16 +498,24 @@ def dispatch_1d(device, spirv, buffers, n, push=b"", spec=None, info=None):
     dispatch(device, spirv, buffers, groups_1d(device, n, info.local_size[0]), push, spec, info)
 
 
-def upload(buf, array, offset=0):
-    """Copy a numpy array into ``buf`` (host -> staging now, staging -> device in the stream)."""
+def upload(buf, array, offset=0, dtype=None):
+    """Copy a numpy array (converted to ``dtype`` when given) into ``buf`` at byte ``offset``.
+
+    A small buffer: host -> its staging now, staging -> device in the stream. A ringed (large)
+    buffer: the pending work is submitted, then the bytes go through the staging ring in chunks
+    (done when this returns).
+    """
     device = buf.device
+    if buf.ringed:
+        _upload_ringed(buf, array, offset, dtype)
+        return
     with device.lock:
         st = _stream(device)
         block = buf._block
         if block is not None and block.staging_batch == st.batch and st.pending:
             # the pending sequence has yet to copy this staging buffer to the device
             _submit(st)
-        _memory.write(buf, array, offset)
+        _memory.write(buf, array, offset, dtype)
         buf._block.staging_batch = st.batch
         # the op holds the kp tensor; the Buffer itself may go back to the pool at once (a reuse
         # for another upload submits this one first: the staging_batch check above)
@@ -515,9 +524,33 @@ def upload(buf, array, offset=0):
         _count("bytes_uploaded", int(np.asarray(array).nbytes))
 
 
+def _upload_ringed(buf, array, offset, dtype):
+    array = np.asarray(array)
+    nbytes = array.size * (array.dtype if dtype is None else np.dtype(dtype)).itemsize
+    _memory.check_region(buf, nbytes, offset)
+    device = buf.device
+    with device.lock:
+        tensor = buf.tensor
+        # earlier work reading the buffer's old contents (a released buffer's last user) runs
+        # first; later work is recorded after the copies, which have finished by then
+        _submit(_stream(device))
+        _staging.upload(device, tensor, array, offset, dtype)
+    _count("bytes_uploaded", nbytes)
+
+
 def download(buf, count, dtype, offset=0):
     """Submit pending work, wait, and return ``count`` elements of ``dtype`` from ``buf``."""
     device = buf.device
+    if buf.ringed:
+        dtype = np.dtype(dtype)
+        _memory.check_region(buf, int(count) * dtype.itemsize, offset)
+        out = np.empty(int(count), dtype=dtype)
+        with device.lock:
+            tensor = buf.tensor
+            _submit(_stream(device))
+            _staging.download(device, tensor, out, offset)
+        _count("bytes_downloaded", out.nbytes)
+        return out
     with device.lock:
         st = _stream(device)
         uid = buf.uid

@@ -245,6 +245,11 @@ def upload_dense(buf, X):
     threads for large X (numpy's copy releases the GIL): one read of X on the host, no temporary.
     """
     global _copy_pool
+    if buf.ringed:
+        # a large buffer has no staging of its own: the stream copies (and casts) X through the
+        # device's bounded staging ring, chunk by chunk, on its own copy threads
+        _stream.upload(buf, X, dtype=np.float32)
+        return
     n, d = X.shape
     staging = buf.tensor.data().view(np.float32)[:n * d].reshape(n, d)
     rows = max(1, _COPY_BLOCK // max(1, 4 * d))
