@@ -22,7 +22,8 @@ from . import device as _device
 import kompute_ml._runtime.kp as _kp   # (the kp wrapper; only it imports kp itself)
 from ..errors import DeviceError
 
-__all__ = ["upload", "download", "copy_between", "set_slot_bytes", "slot_bytes", "stats"]
+__all__ = ["upload", "download", "copy_between", "set_slot_bytes", "slot_bytes", "stats",
+           "reset_stats"]
 
 SLOT_ENV = "KOMPUTE_ML_STAGING_BYTES"    # bytes of one staging slot (suffix K, M or G)
 _DEFAULT_SLOT = 16 << 20
@@ -68,6 +69,11 @@ def set_slot_bytes(nbytes):
     if nbytes < 4096:
         raise ValueError(f"a staging slot needs at least 4096 bytes, got {nbytes}")
     _slot_bytes = nbytes // 16 * 16
+
+
+def reset_stats():
+    """Zero the counters of :func:`stats`."""
+    _stats.update(largest_slot=0, slots_created=0, chunks=0)
 
 
 def stats():
@@ -219,9 +225,11 @@ def upload(device, tensor, array, dst_offset=0, dtype=None):
         for k, (a, b) in enumerate(chunks):
             slot = slots[k % 2]
             slot.wait_host()
-            slot.submit(device, slot.tensor, tensor, 0, dst_offset + a * width, (b - a) * width)
             if k + 1 < len(chunks):
-                stage(k + 1)                         # overlaps the device's copy of chunk k
+                # the workers copy chunk k+1 while the device copies chunk k (a driver that
+                # copies inside its submit call, as lavapipe may, overlaps too: no GIL held)
+                stage(k + 1)
+            slot.submit(device, slot.tensor, tensor, 0, dst_offset + a * width, (b - a) * width)
     finally:
         for slot in slots:
             slot.settle(device)
@@ -246,10 +254,10 @@ def download(device, tensor, out, src_offset=0):
         fetch(0)
         for k, (a, b) in enumerate(chunks):
             slot = slots[k % 2]
-            if k + 1 < len(chunks):
-                fetch(k + 1)                         # the device copies it while we read chunk k
             slot.wait_device(device)
             _parallel(slot, _copy, flat[a:b], slot.mapped[:b - a])
+            if k + 1 < len(chunks):
+                fetch(k + 1)              # the device copies chunk k+1 while the workers read k
     finally:
         for slot in slots:
             slot.settle(device)

@@ -30,7 +30,7 @@ from . import memory as _memory
 from . import staging as _staging
 from ..errors import DeviceError, DeviceLimitError
 
-__all__ = ["dispatch", "dispatch_1d", "prepare", "dispatch_ready", "groups_1d", "upload", "download", "flush", "synchronize",
+__all__ = ["dispatch", "dispatch_1d", "prepare", "dispatch_ready", "groups_1d", "upload", "download", "transfer", "flush", "synchronize",
            "stats", "reset_stats", "pack"]
 
 MAX_PENDING = 1024          # operations per submit before an automatic flush
@@ -559,6 +559,27 @@ def download(buf, count, dtype, offset=0):
         out = _memory.read(buf, count, dtype, offset)
     _count("bytes_downloaded", out.nbytes)
     return out
+
+
+def transfer(src, dst, nbytes):
+    """Copy the first ``nbytes`` bytes of buffer ``src`` into ``dst`` on another device.
+
+    Ringed buffers go chunk by chunk through both devices' staging rings (the host never holds
+    the whole buffer); small ones through one host array.
+    """
+    first, second = sorted((src.device, dst.device), key=id)   # one lock order: no deadlock
+    with first.lock, second.lock:
+        if not (src.ringed and dst.ringed):
+            upload(dst, download(src, nbytes, np.uint8))
+            return
+        _memory.check_region(src, nbytes, 0)
+        _memory.check_region(dst, nbytes, 0)
+        src_tensor, dst_tensor = src.tensor, dst.tensor
+        _submit(_stream(src.device))
+        _submit(_stream(dst.device))
+        _staging.copy_between(src.device, src_tensor, dst.device, dst_tensor, nbytes)
+    _count("bytes_downloaded", nbytes)
+    _count("bytes_uploaded", nbytes)
 
 
 def flush(device, timeout=None):
