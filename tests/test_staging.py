@@ -163,3 +163,12 @@ def test_upload_peak_host_memory_is_the_array_plus_the_ring():
     # device memory + the downloaded result (64 MiB) + two 1 MiB slots, with slack for the
     # allocator and page rounding; the old path needed another 64-128 MiB
     assert int(grew_mib) <= device_mib + 64 + 24, out.stdout
+
+
+def test_free_all_blocks_drops_the_ring(device, small_slots):
+    x = np.arange(3 * MiB // 4, dtype=np.float32)
+    np.testing.assert_array_equal(km.asarray(x, device=device).numpy(), x)
+    made = _staging.stats()["slots_created"]
+    _memory.free_all_blocks(device)
+    np.testing.assert_array_equal(km.asarray(x + 1, device=device).numpy(), x + 1)
+    assert _staging.stats()["slots_created"] == made + 2      # made again on the next use

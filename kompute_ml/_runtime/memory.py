@@ -37,6 +37,7 @@ except ImportError:     # not on Windows: no address-space limits to check there
 import numpy as np
 
 from . import device as _device
+from . import staging as _staging
 import kompute_ml._runtime.kp as _kp   # (the kp wrapper; only it imports kp itself)
 from ..errors import DeviceError, DeviceLimitError, OutOfMemoryError
 
@@ -260,6 +261,7 @@ def _create(device, pool, size):
             # free what we cache, then what Python holds, then give up (as CuPy's pool does);
             # pending work may still hold dropped tensors: submitting it lets kp free them
             _drop_free(pool, all_blocks=True)
+            _staging.drop_rings(device)
             for listener in pool.pressure_listeners:
                 listener()
             if attempt == 1:
@@ -354,14 +356,14 @@ def write(buf, array, offset=0, dtype=None):
     nbytes = array.size * dtype.itemsize
     check_region(buf, nbytes, offset)
     if dtype == array.dtype:
-        _staging(buf)[offset:offset + nbytes] = np.ascontiguousarray(array).reshape(-1).view(np.uint8)
+        _own_staging(buf)[offset:offset + nbytes] = np.ascontiguousarray(array).reshape(-1).view(np.uint8)
         return
-    dst = _staging(buf)[offset:offset + nbytes].view(dtype).reshape(array.shape)
+    dst = _own_staging(buf)[offset:offset + nbytes].view(dtype).reshape(array.shape)
     with np.errstate(all="ignore"):   # an unsafe cast the caller asked for (overflow: inf)
         np.copyto(dst, array, casting="unsafe")
 
 
-def _staging(buf):
+def _own_staging(buf):
     """The buffer's host staging memory as uint8 (kp's view of it, made once per tensor)."""
     tensor = buf.tensor                    # (raises for a released buffer or a closed device)
     block = buf._block
@@ -381,7 +383,7 @@ def read(buf, count, dtype, offset=0):
     if offset < 0 or offset + nbytes > buf.nbytes:
         raise ValueError(f"{nbytes} bytes at offset {offset} exceed a {buf.nbytes}-byte buffer")
     out = np.empty(int(count), dtype=dtype)
-    out.view(np.uint8)[...] = _staging(buf)[offset:offset + nbytes]
+    out.view(np.uint8)[...] = _own_staging(buf)[offset:offset + nbytes]
     return out
 
 
@@ -391,6 +393,7 @@ def free_all_blocks(device=None):
     for pool in pools:
         with pool.device.lock:
             _drop_free(pool, all_blocks=True)
+            _staging.drop_rings(pool.device)       # the staging slots too (made again on use)
 
 
 def _device_of(device):

@@ -23,7 +23,7 @@ import kompute_ml._runtime.kp as _kp   # (the kp wrapper; only it imports kp its
 from ..errors import DeviceError
 
 __all__ = ["upload", "download", "copy_between", "set_slot_bytes", "slot_bytes", "stats",
-           "reset_stats"]
+           "reset_stats", "drop_rings"]
 
 SLOT_ENV = "KOMPUTE_ML_STAGING_BYTES"    # bytes of one staging slot (suffix K, M or G)
 _DEFAULT_SLOT = 16 << 20
@@ -105,9 +105,13 @@ class _Slot:
         _stats["slots_created"] += 1
 
     def submit(self, device, src, dst, src_offset, dst_offset, nbytes):
-        _kp.sequence_record(self.seq, _kp.op_copy_region(src, dst, src_offset, dst_offset,
-                                                         nbytes), device.name)
-        _kp.sequence_submit(self.seq, device.name)
+        try:
+            _kp.sequence_record(self.seq, _kp.op_copy_region(src, dst, src_offset, dst_offset,
+                                                             nbytes), device.name)
+            _kp.sequence_submit(self.seq, device.name)
+        except BaseException:
+            _kp.sequence_clear(self.seq)     # a failed submit must not run again with the next
+            raise
         self.running = True
         _stats["chunks"] += 1
 
@@ -121,6 +125,8 @@ class _Slot:
 
     def wait_host(self):
         copies, self.copies = self.copies, []
+        # every copy finishes before the first error is raised: none may still touch the slot
+        concurrent.futures.wait(copies)
         for f in copies:
             f.result()
 
@@ -164,6 +170,15 @@ def _on_close(device):
     ring = _rings.pop(device)
     if ring is not None:
         ring.close()
+
+
+def drop_rings(device=None):
+    """Free the staging slots of ``device`` (every device when None); the next large transfer
+    makes them again. The caller holds the device's lock (memory.free_all_blocks does)."""
+    rings = _rings.values() if device is None else [_rings.peek(device)]
+    for ring in rings:
+        if ring is not None:
+            ring.close()
 
 
 _device.on_close(_on_close, order=_device.CLOSE_STREAM + 50)   # before the pool's tensors go
