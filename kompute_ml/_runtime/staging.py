@@ -30,7 +30,7 @@ _DEFAULT_SLOT = 16 << 20
 # below this a chunk is copied by one thread (handing parts to workers costs more than it saves)
 _SPLIT_MIN = 2 << 20
 
-_workers = None
+_workers = None       # (pid, ThreadPoolExecutor) of the host copy threads
 _WORKERS = max(2, min(8, (os.cpu_count() or 2) - 1))   # host copy threads
 _stats = {"largest_slot": 0, "slots_created": 0, "chunks": 0}
 
@@ -84,11 +84,11 @@ def stats():
 
 def _pool():
     global _workers
-    if _workers is None:
-        _workers = concurrent.futures.ThreadPoolExecutor(
-            max_workers=_WORKERS,
-            thread_name_prefix="kompute_ml-staging")
-    return _workers
+    # a forked child inherits the executor but not its threads: its work would wait forever
+    if _workers is None or _workers[0] != os.getpid():
+        _workers = (os.getpid(), concurrent.futures.ThreadPoolExecutor(
+            max_workers=_WORKERS, thread_name_prefix="kompute_ml-staging"))
+    return _workers[1]
 
 
 class _Slot:
