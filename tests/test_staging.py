@@ -172,3 +172,12 @@ def test_free_all_blocks_drops_the_ring(device, small_slots):
     _memory.free_all_blocks(device)
     np.testing.assert_array_equal(km.asarray(x + 1, device=device).numpy(), x + 1)
     assert _staging.stats()["slots_created"] == made + 2      # made again on the next use
+
+
+def test_a_ringed_upload_cannot_be_captured(device):
+    buf = _memory.alloc(device, 2 * MiB)
+    with pytest.raises(ValueError, match="cannot be captured by record"):
+        _stream.record(device, lambda: _stream.upload(buf, np.zeros(16, np.float32)))
+    _stream.upload(buf, np.ones(16, np.float32))             # outside record(): fine
+    np.testing.assert_array_equal(_stream.download(buf, 16, np.float32), 1.0)
+    buf.release()

@@ -531,6 +531,11 @@ def _upload_ringed(buf, array, offset, dtype):
     device = buf.device
     with device.lock:
         tensor = buf.tensor
+        if MAX_PENDING >= 1 << 62:
+            # record() lifts the flush limit while it captures: the submit below would run
+            # (and lose) the operations captured so far, and the copies could not be replayed
+            raise ValueError(f"a {buf.nbytes}-byte buffer is uploaded through the staging ring "
+                             "and cannot be captured by record(); upload it before recording")
         # earlier work reading the buffer's old contents (a released buffer's last user) runs
         # first; later work is recorded after the copies, which have finished by then
         _submit(_stream(device))
