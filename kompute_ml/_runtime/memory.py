@@ -269,14 +269,17 @@ def _create(device, pool, size):
     raise last
 
 
-def _use_ring(size):
-    """Whether a ``size``-byte bucket is a storage tensor (staged through the ring)."""
+def _patched():
+    """Whether kp has patch 0014 (region copies, tensors created without a host copy)."""
     global _ring_ok
-    if size < RING_MIN_BYTES:
-        return False
     if _ring_ok is None:
         _ring_ok = _kp.has_region_copy()
     return _ring_ok
+
+
+def _use_ring(size):
+    """Whether a ``size``-byte bucket is a storage tensor (staged through the ring)."""
+    return size >= RING_MIN_BYTES and _patched()
 
 
 # Host memory a tensor needs besides its bytes: page rounding, kp's and the driver's bookkeeping
@@ -293,7 +296,7 @@ def _host_cost(device, size, storage=False):
     cpu = device.info.type == "cpu"
     if storage:
         return size * cpu + _HOST_SLACK
-    extra = 0 if _ring_ok else size       # the zeroed array of an unpatched kp
+    extra = 0 if _patched() else size     # the zeroed array of an unpatched kp
     return size * (2 if cpu else 1) + extra + _HOST_SLACK
 
 
