@@ -448,7 +448,8 @@ class Array:
         return _protocol("namespace")(api_version)
 
     def to_device(self, device, /, *, stream=None):
-        """A copy of this array on ``device`` (through the host), or this array if it is there."""
+        """A copy of this array on ``device`` (through the host in bounded chunks), or this
+        array if it is there."""
         if stream is not None:
             raise ValueError("stream= is not supported: kompute_ml orders work per device itself")
         return asarray(self, device=device)
@@ -865,6 +866,13 @@ def _upload(data, device):
     return Array._new(device, data.shape, data.dtype, buf=_buffers.upload(device, data))
 
 
+def _transfer(obj, device):
+    """A realized copy of the Array ``obj`` on another ``device`` (in bounded host chunks)."""
+    _buffers.check_size(device, obj.shape, obj.dtype)
+    buf = _buffers.transfer(obj._realize(), device, obj.shape, obj.dtype)
+    return Array._new(device, obj.shape, obj.dtype, buf=buf)
+
+
 def _to_numpy(obj, dtype, device):
     """Host data as a numpy array of one of our dtypes on ``device`` (numpy's conversion rules,
     checked; float64 data narrows to float32 on a device without float64, ``dtype`` raises)."""
@@ -924,7 +932,7 @@ def asarray(obj, dtype=None, device=None):
     """
     if isinstance(obj, Array):
         dev = obj.device if device is None else _get_device(device)
-        out = obj if dev is obj.device else _upload(obj.numpy(), dev)
+        out = obj if dev is obj.device else _transfer(obj, dev)
         if dtype is not None and device_dtype(dtype, dev, explicit=True) != out.dtype:
             out = out.astype(dtype)
         return out

@@ -18,7 +18,7 @@ LAYERS = [
     ("vulkan loader", ["_runtime", "_runtime.vulkan"]),     # _runtime/__init__.py: a docstring
     ("kp calls",      ["_runtime.kp"]),         # the one wrapper of kp: devices open through it
     ("device",        ["_runtime.device"]),
-    ("memory",        ["_runtime.memory"]),
+    ("memory",        ["_runtime.memory", "_runtime.staging"]),
     ("stream",        ["_runtime.stream"]),
     ("programs",      ["_runtime.program"]),
     ("kernels",       ["kernel", "_pytoglsl.*", "pyshader"]),

@@ -15,7 +15,7 @@ from .._runtime import program as shaders
 from ..errors import DeviceLimitError
 from .dtypes import BOOL, FLOAT32, STORAGE_DTYPE
 
-__all__ = ["check_size", "alloc", "fill", "upload", "download", "read_scalar", "words_per_element"]
+__all__ = ["check_size", "alloc", "fill", "upload", "transfer", "download", "read_scalar", "words_per_element"]
 
 
 def words_per_element(dtype):
@@ -71,6 +71,18 @@ def upload(device, data):
         words = np.ascontiguousarray(data, dtype=STORAGE_DTYPE[data.dtype])
         _stream.upload(buf, words.reshape(-1))
     return buf
+
+
+def transfer(buf, device, shape, dtype):
+    """A new Buffer on ``device`` holding the elements of ``buf`` (on another device): copied in
+    bounded chunks through both devices' staging rings, never the whole array on the host."""
+    out = alloc(device, shape, dtype)
+    try:
+        _stream.transfer(buf, out, _nbytes(shape, dtype))
+    except BaseException:
+        out.release()
+        raise
+    return out
 
 
 def download(buf, shape, dtype):

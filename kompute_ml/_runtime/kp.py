@@ -19,7 +19,8 @@ import numpy as np
 from ..errors import DeviceError, DeviceLimitError, KomputeMLError, OutOfMemoryError
 
 __all__ = ["classify", "make_manager", "destroy_manager", "tensor_create", "tensor_destroy",
-           "tensor_data", "sequence_create", "sequence_record", "sequence_eval",
+           "tensor_data", "has_region_copy", "tensor_create_storage", "tensor_create_host",
+           "op_copy_region", "sequence_submit", "sequence_wait", "sequence_create", "sequence_record", "sequence_eval",
            "sequence_eval_async", "sequence_await", "sequence_await_for", "sequence_clear",
            "sequence_destroy", "get_timestamps", "op_sync_device", "op_sync_local", "op_dispatch", "algorithm_create"]
 
@@ -85,12 +86,41 @@ def destroy_manager(manager):
 
 # -- tensors --------------------------------------------------------------------------------------
 
-def tensor_create(manager, nbytes, device_name=""):
-    """A zeroed kp "device" tensor of ``nbytes`` bytes (device-local memory and host staging)."""
+def has_region_copy():
+    """Whether kp has patch 0014's region copies and uninitialised tensors (storage tensors
+    usable through a staging ring); an unpatched kp gets every buffer as a "device" tensor."""
     kp = _module()
+    return hasattr(kp, "OpTensorCopyRegion") and hasattr(kp.Manager, "tensor_empty")
+
+
+def _tensor(manager, nbytes, kind, device_name):
+    kp = _module()
+    types = {"device": kp.TensorTypes.device, "host": kp.TensorTypes.host,
+             "storage": kp.TensorTypes.storage}
+    action = f"creating a {nbytes}-byte {kind} buffer"
+    if hasattr(manager, "tensor_empty"):
+        # no initial contents: nothing of the tensor's size is allocated or copied on the host
+        return _call(action, device_name, manager.tensor_empty, int(nbytes) // 4, types[kind],
+                     nbytes=nbytes)
     data = np.zeros(int(nbytes) // 4, dtype=np.uint32)
-    return _call(f"creating a {nbytes}-byte buffer", device_name, manager.tensor_t, data,
-                 kp.TensorTypes.device, nbytes=nbytes)
+    return _call(action, device_name, manager.tensor_t, data, types[kind], nbytes=nbytes)
+
+
+def tensor_create(manager, nbytes, device_name=""):
+    """A kp "device" tensor of ``nbytes`` bytes: device-local memory plus a host staging buffer
+    of the same size (contents undefined)."""
+    return _tensor(manager, nbytes, "device", device_name)
+
+
+def tensor_create_storage(manager, nbytes, device_name=""):
+    """A kp "storage" tensor: device-local memory only (no mapping: ``tensor_data`` refuses it);
+    filled and read through :func:`op_copy_region` from a host tensor. Needs patch 0014."""
+    return _tensor(manager, nbytes, "storage", device_name)
+
+
+def tensor_create_host(manager, nbytes, device_name=""):
+    """A kp "host" tensor: one host-visible buffer, mapped for good (a staging slot)."""
+    return _tensor(manager, nbytes, "host", device_name)
 
 
 def tensor_destroy(tensor):
@@ -126,6 +156,17 @@ def sequence_eval(seq, device_name=""):
 def sequence_eval_async(seq, device_name=""):
     """Submit ``seq`` without waiting (``sequence_await`` waits)."""
     _call("submitting work", device_name, seq.eval_async)
+
+
+def sequence_submit(seq, device_name=""):
+    """Submit ``seq`` without waiting and without holding the GIL (patch 0014; kp's own
+    ``eval_async()`` without an operation waits). ``sequence_wait`` waits for it."""
+    _call("submitting work", device_name, seq.submit)
+
+
+def sequence_wait(seq, device_name=""):
+    """Wait for the submit of ``sequence_submit`` (the GIL is released meanwhile)."""
+    _call("waiting for submitted work", device_name, seq.wait)
 
 
 def sequence_await(seq, device_name=""):
@@ -180,6 +221,13 @@ def op_sync_device(tensors):
 def op_sync_local(tensors):
     """An operation copying each tensor's device memory to its staging memory."""
     return _module().OpTensorSyncLocal(list(tensors))
+
+
+def op_copy_region(src, dst, src_offset, dst_offset, nbytes):
+    """An operation copying ``nbytes`` bytes of ``src``'s buffer (from ``src_offset``) into
+    ``dst``'s (at ``dst_offset``) on the device: kp checks the region against both sizes."""
+    return _call("recording a copy", "", _module().OpTensorCopyRegion, src, dst,
+                 int(src_offset), int(dst_offset), int(nbytes))
 
 
 def op_dispatch(algorithm, push_words=None):

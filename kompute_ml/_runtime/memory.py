@@ -3,10 +3,21 @@
 Creating a kp tensor allocates and binds Vulkan memory and a staging buffer, and a pipeline is
 bound to the exact tensors it was created with. So tensors are recycled: a released Buffer gives
 its tensor back to a free list of its size bucket, the next allocation of that bucket gets the
-same tensor (and the stream layer's pipeline cache stays hot). Every tensor is a kp "device"
-tensor (device-local memory plus a host-visible staging buffer): kp 0.9's "storage" tensors have
-no staging mapping, and kp's OpTensorCopy memcpy's from that null mapping, so they could never be
-read back.
+same tensor (and the stream layer's pipeline cache stays hot).
+
+Two kinds of tensor, by bucket size:
+
+- below RING_MIN_BYTES, a kp "device" tensor: device-local memory plus a host-visible staging
+  buffer of its own. An upload writes the staging now and records its copy into the stream's
+  pending batch: many small uploads ride one submit with the dispatches around them (and replay
+  with them), where a shared staging ring would need a submit and wait per upload.
+- from RING_MIN_BYTES on, a kp "storage" tensor (device-local only; patch 0014 gives it
+  transfer usage and creates it with no host copy): its bytes travel through the device's
+  bounded staging ring (staging.py) in chunks. Creating it allocates no host memory (a device
+  tensor of n bytes took n bytes of staging, plus the zeroed n-byte array kp copied in), and a
+  transfer never holds more than two slots of host memory.
+
+A kp without patch 0014 (no region copy) gets device tensors for every size.
 
 Lifetimes: a pending (not yet submitted) kp sequence may still use a tensor whose Buffer was
 released. That is safe: later users of the same tensor are recorded after it, and barriers order
@@ -26,12 +37,15 @@ except ImportError:     # not on Windows: no address-space limits to check there
 import numpy as np
 
 from . import device as _device
+from . import staging as _staging
 import kompute_ml._runtime.kp as _kp   # (the kp wrapper; only it imports kp itself)
 from ..errors import DeviceError, DeviceLimitError, OutOfMemoryError
 
 __all__ = ["Buffer", "alloc", "free_all_blocks", "set_limit", "pool_stats"]
 
 _MIN_BYTES = 256
+RING_MIN_BYTES = 1 << 20    # buckets from this size on are storage tensors (see above)
+_ring_ok = None             # whether kp has region copies (asked once)
 LIMIT_ENV = "KOMPUTE_ML_MEMORY_LIMIT"     # cap of each device pool (bytes; suffix K, M or G)
 
 
@@ -66,12 +80,13 @@ def bucket_size(nbytes):
 class _Block:
     """One kp tensor owned by the pool."""
 
-    __slots__ = ("uid", "tensor", "nbytes", "staging_batch", "staging", "__weakref__")
+    __slots__ = ("uid", "tensor", "nbytes", "storage", "staging_batch", "staging", "__weakref__")
 
-    def __init__(self, tensor, nbytes):
+    def __init__(self, tensor, nbytes, storage=False):
         self.uid = next(_uids)
         self.tensor = tensor
         self.nbytes = nbytes
+        self.storage = storage    # a storage tensor: no staging of its own (the ring's)
         self.staging_batch = -1   # stream batch whose pending upload reads this staging buffer
         self.staging = None       # the mapped staging memory as uint8 (kp maps it for good)
 
@@ -134,6 +149,13 @@ class Buffer:
     @property
     def uid(self):
         return self._block.uid if self._block is not None else None
+
+    @property
+    def ringed(self):
+        """Whether the buffer's bytes travel through the device's staging ring (a storage
+        tensor) rather than a staging buffer of its own."""
+        block = self._block
+        return block is not None and block.storage
 
     def release(self):
         """Give the tensor back to the pool (idempotent)."""
@@ -229,13 +251,17 @@ def _create(device, pool, size):
     last = None
     for attempt in range(3):
         try:
-            _check_host_room(device, size)
+            storage = _use_ring(size)
+            _check_host_room(device, size, storage)
+            if storage:
+                return _Block(_kp.tensor_create_storage(manager, size, device.name), size, True)
             return _Block(_kp.tensor_create(manager, size, device.name), size)
         except OutOfMemoryError as exc:   # any other failure (DeviceError, ...) goes up at once
             last = exc
             # free what we cache, then what Python holds, then give up (as CuPy's pool does);
             # pending work may still hold dropped tensors: submitting it lets kp free them
             _drop_free(pool, all_blocks=True)
+            _staging.drop_rings(device)
             for listener in pool.pressure_listeners:
                 listener()
             if attempt == 1:
@@ -243,17 +269,35 @@ def _create(device, pool, size):
     raise last
 
 
+def _patched():
+    """Whether kp has patch 0014 (region copies, tensors created without a host copy)."""
+    global _ring_ok
+    if _ring_ok is None:
+        _ring_ok = _kp.has_region_copy()
+    return _ring_ok
+
+
+def _use_ring(size):
+    """Whether a ``size``-byte bucket is a storage tensor (staged through the ring)."""
+    return size >= RING_MIN_BYTES and _patched()
+
+
 # Host memory a tensor needs besides its bytes: page rounding, kp's and the driver's bookkeeping
 _HOST_SLACK = 16 << 20
 
 
-def _host_cost(device, size):
+def _host_cost(device, size, storage=False):
     """Bytes of this process's address space creating a ``size``-byte tensor takes at its peak.
 
-    The staging buffer is host memory on every device, and the zeroed array kp copies from
-    exists while it is created; on a CPU device (lavapipe) the device memory is host memory too.
+    A device tensor's staging buffer is host memory on every device (and an unpatched kp copies
+    a zeroed array of the same size in); on a CPU device (lavapipe) the device memory is host
+    memory too. A storage tensor has no staging (the ring's slots are bounded and made once).
     """
-    return size * (3 if device.info.type == "cpu" else 2) + _HOST_SLACK
+    cpu = device.info.type == "cpu"
+    if storage:
+        return size * cpu + _HOST_SLACK
+    extra = 0 if _patched() else size     # the zeroed array of an unpatched kp
+    return size * (2 if cpu else 1) + extra + _HOST_SLACK
 
 
 def _proc_status_bytes(*fields):
@@ -270,7 +314,7 @@ def _proc_status_bytes(*fields):
     return out
 
 
-def _check_host_room(device, size):
+def _check_host_room(device, size, storage=False):
     """OutOfMemoryError when the process's address-space (or data) limit cannot hold the tensor.
 
     Under ``ulimit -v`` / ``prlimit --as`` a failed allocation inside the Vulkan driver is
@@ -288,8 +332,9 @@ def _check_host_room(device, size):
     if not limits:
         return
     used = _proc_status_bytes(*[field for _, field, _ in limits])
-    need = _host_cost(device, size)
-    parts = "staging and device memory: a CPU device's memory is host memory" \
+    need = _host_cost(device, size, storage)
+    parts = ("device memory: a CPU device's memory is host memory" if storage else
+             "staging and device memory: a CPU device's memory is host memory") \
         if device.info.type == "cpu" else "staging memory"
     for name, field, soft in limits:
         if used[field] is not None and used[field] + need > soft:
@@ -300,18 +345,34 @@ def _check_host_room(device, size):
                 " release arrays (del, km.free_all_blocks()) or raise the limit")
 
 
-def write(buf, array, offset=0):
-    """Copy a contiguous numpy array into the buffer's staging memory at byte ``offset``."""
-    src = np.ascontiguousarray(array).reshape(-1).view(np.uint8)
-    if offset < 0 or offset + src.nbytes > buf.nbytes:
-        raise ValueError(f"{src.nbytes} bytes at offset {offset} do not fit a {buf.nbytes}-byte buffer")
-    _staging(buf)[offset:offset + src.nbytes] = src
+def check_region(buf, nbytes, offset):
+    """ValueError unless ``nbytes`` bytes at byte ``offset`` lie within ``buf``."""
+    if offset < 0 or offset + nbytes > buf.nbytes:
+        raise ValueError(f"{nbytes} bytes at offset {offset} do not fit a {buf.nbytes}-byte buffer")
 
 
-def _staging(buf):
+def write(buf, array, offset=0, dtype=None):
+    """Copy a numpy array (converted to ``dtype`` when given) into the buffer's own staging
+    memory at byte ``offset`` (a device tensor's; a ringed buffer goes through staging.py)."""
+    array = np.asarray(array)
+    dtype = array.dtype if dtype is None else np.dtype(dtype)
+    nbytes = array.size * dtype.itemsize
+    check_region(buf, nbytes, offset)
+    if dtype == array.dtype:
+        _own_staging(buf)[offset:offset + nbytes] = np.ascontiguousarray(array).reshape(-1).view(np.uint8)
+        return
+    dst = _own_staging(buf)[offset:offset + nbytes].view(dtype).reshape(array.shape)
+    with np.errstate(all="ignore"):   # an unsafe cast the caller asked for (overflow: inf)
+        np.copyto(dst, array, casting="unsafe")
+
+
+def _own_staging(buf):
     """The buffer's host staging memory as uint8 (kp's view of it, made once per tensor)."""
     tensor = buf.tensor                    # (raises for a released buffer or a closed device)
     block = buf._block
+    if block.storage:
+        raise DeviceError("a ringed (storage) buffer has no staging memory of its own: its bytes "
+                          "go through the stream's upload/download")
     staging = block.staging
     if staging is None:
         staging = block.staging = _kp.tensor_data(tensor).view(np.uint8)
@@ -325,7 +386,7 @@ def read(buf, count, dtype, offset=0):
     if offset < 0 or offset + nbytes > buf.nbytes:
         raise ValueError(f"{nbytes} bytes at offset {offset} exceed a {buf.nbytes}-byte buffer")
     out = np.empty(int(count), dtype=dtype)
-    out.view(np.uint8)[...] = _staging(buf)[offset:offset + nbytes]
+    out.view(np.uint8)[...] = _own_staging(buf)[offset:offset + nbytes]
     return out
 
 
@@ -335,6 +396,7 @@ def free_all_blocks(device=None):
     for pool in pools:
         with pool.device.lock:
             _drop_free(pool, all_blocks=True)
+            _staging.drop_rings(pool.device)       # the staging slots too (made again on use)
 
 
 def _device_of(device):

@@ -28,9 +28,11 @@ from .._compile import spirv as _spirv
 from . import device as _device
 import kompute_ml._runtime.kp as _kp   # (the kp wrapper; only it imports kp itself)
 from . import memory as _memory
+from . import staging as _staging
 from ..errors import DeviceError, DeviceLimitError
 
-__all__ = ["dispatch", "dispatch_1d", "prepare", "dispatch_ready", "groups_1d", "upload", "claim_staging", "download", "stage_upload", "stage_download", "flush", "synchronize",
+__all__ = ["dispatch", "dispatch_1d", "prepare", "dispatch_ready", "groups_1d", "upload", "claim_staging",
+           "download", "stage_upload", "stage_download", "transfer", "flush", "synchronize",
            "stats", "reset_stats", "pack"]
 
 MAX_PENDING = 1024          # operations per submit before an automatic flush
@@ -558,16 +560,24 @@ def claim_staging(buf):
             _submit(st)
 
 
-def upload(buf, array, offset=0):
-    """Copy a numpy array into ``buf`` (host -> staging now, staging -> device in the stream)."""
+def upload(buf, array, offset=0, dtype=None):
+    """Copy a numpy array (converted to ``dtype`` when given) into ``buf`` at byte ``offset``.
+
+    A small buffer: host -> its staging now, staging -> device in the stream. A ringed (large)
+    buffer: the pending work is submitted, then the bytes go through the staging ring in chunks
+    (done when this returns).
+    """
     device = buf.device
+    if buf.ringed:
+        _upload_ringed(buf, array, offset, dtype)
+        return
     with device.lock:
         st = _stream(device)
         block = buf._block
         if block is not None and block.staging_batch == st.batch and st.pending:
             # the pending sequence has yet to copy this staging buffer to the device
             _submit(st)
-        _memory.write(buf, array, offset)
+        _memory.write(buf, array, offset, dtype)
         buf._block.staging_batch = st.batch
         # the op holds the kp tensor; the Buffer itself may go back to the pool at once (a reuse
         # for another upload submits this one first: the staging_batch check above)
@@ -576,9 +586,38 @@ def upload(buf, array, offset=0):
         _count("bytes_uploaded", int(np.asarray(array).nbytes))
 
 
+def _upload_ringed(buf, array, offset, dtype):
+    array = np.asarray(array)
+    nbytes = array.size * (array.dtype if dtype is None else np.dtype(dtype)).itemsize
+    _memory.check_region(buf, nbytes, offset)
+    device = buf.device
+    with device.lock:
+        tensor = buf.tensor
+        if MAX_PENDING >= 1 << 62:
+            # record() lifts the flush limit while it captures: the submit below would run
+            # (and lose) the operations captured so far, and the copies could not be replayed
+            raise ValueError(f"a {buf.nbytes}-byte buffer is uploaded through the staging ring "
+                             "and cannot be captured by record(); upload it before recording")
+        # earlier work reading the buffer's old contents (a released buffer's last user) runs
+        # first; later work is recorded after the copies, which have finished by then
+        _submit(_stream(device))
+        _staging.upload(device, tensor, array, offset, dtype)
+    _count("bytes_uploaded", nbytes)
+
+
 def download(buf, count, dtype, offset=0):
     """Submit pending work, wait, and return ``count`` elements of ``dtype`` from ``buf``."""
     device = buf.device
+    if buf.ringed:
+        dtype = np.dtype(dtype)
+        _memory.check_region(buf, int(count) * dtype.itemsize, offset)
+        out = np.empty(int(count), dtype=dtype)
+        with device.lock:
+            tensor = buf.tensor
+            _submit(_stream(device))
+            _staging.download(device, tensor, out, offset)
+        _count("bytes_downloaded", out.nbytes)
+        return out
     with device.lock:
         st = _stream(device)
         uid = buf.uid
@@ -612,6 +651,27 @@ def stage_download(buf):
     with device.lock:
         uid = buf.uid
         _record(_stream(device), (("l", uid), (uid,), "l", buf.tensor, None))
+
+
+def transfer(src, dst, nbytes):
+    """Copy the first ``nbytes`` bytes of buffer ``src`` into ``dst`` on another device.
+
+    Ringed buffers go chunk by chunk through both devices' staging rings (the host never holds
+    the whole buffer); small ones through one host array.
+    """
+    first, second = sorted((src.device, dst.device), key=id)   # one lock order: no deadlock
+    with first.lock, second.lock:
+        if not (src.ringed and dst.ringed):
+            upload(dst, download(src, nbytes, np.uint8))
+            return
+        _memory.check_region(src, nbytes, 0)
+        _memory.check_region(dst, nbytes, 0)
+        src_tensor, dst_tensor = src.tensor, dst.tensor
+        _submit(_stream(src.device))
+        _submit(_stream(dst.device))
+        _staging.copy_between(src.device, src_tensor, dst.device, dst_tensor, nbytes)
+    _count("bytes_downloaded", nbytes)
+    _count("bytes_uploaded", nbytes)
 
 
 def flush(device, timeout=None):

@@ -245,6 +245,11 @@ def upload_dense(buf, X):
     Pending work that still reads this staging memory is submitted first (claim_staging).
     """
     global _copy_pool
+    if buf.ringed:
+        # a large buffer has no staging of its own: the stream copies (and casts) X through the
+        # device's bounded staging ring, chunk by chunk, on its own copy threads
+        _stream.upload(buf, X, dtype=np.float32)
+        return
     n, d = X.shape
     _stream.claim_staging(buf)
     staging = buf.tensor.data().view(np.float32)[:n * d].reshape(n, d)
@@ -371,7 +376,10 @@ class FusedLogLoss(_loss.FitBuffers):
         self.evaluations += 1
         # a recorded sequence's submit waits without a limit: where a kernel timeout is set, every
         # evaluation goes through the stream, whose submits honour it
-        if self.checked and not os.environ.get(_stream.TIMEOUT_ENV):
+        # (W or the gradient past the staging ring's bound, 1 MiB: no staging memory to replay
+        # from, also the stream's way)
+        if self.checked and not os.environ.get(_stream.TIMEOUT_ENV) \
+                and not (self.state.ringed or self.out.ringed):
             seq = self._replayed()
             _memory.write(self.state, W)
             seq.run()

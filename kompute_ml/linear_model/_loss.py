@@ -230,6 +230,11 @@ def upload_meta(buf, codes, weights, a, b):
         # codes are >= 0: a 64-bit signed array's bits are its uint64 values
         c = c.view(np.uint64) if c.dtype == np.int64 and c.flags.c_contiguous else \
             c.astype(np.uint64)
+    if buf.ringed:
+        # a large buffer has no staging memory of its own: the stream copies through the
+        # device's bounded staging ring (this costs one n-sized temporary, 8 bytes a row)
+        _stream.upload(buf, np.bitwise_or(c, high))
+        return
     _stream.claim_staging(buf)
     staging = buf.tensor.data().view(np.uint64)[:n]
     np.bitwise_or(c, high, out=staging)
