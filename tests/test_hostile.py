@@ -326,24 +326,31 @@ _LIMIT_AS = '''
 
 def test_host_address_space_limit_gives_out_of_memory_error():
     run_case(_LIMIT_AS + '''
+    # host memory per array: on a CPU device (lavapipe) a 128 MiB array is ~256 MiB of it (its
+    # "device" memory is host memory); on a GPU a large array has none (a storage tensor behind
+    # the bounded staging ring), so there arrays below the ring's bound, each with host staging
+    # of its own, fill the limit
+    cpu = km.get_device().info.type == "cpu"
+    n_el, count = (2**25, 100) if cpu else ((_memory.RING_MIN_BYTES // 2) // 4, 20000)
     xs = []
-    for i in range(100):
+    for i in range(count):
         try:
-            xs.append(km.zeros(2**25))        # 128 MiB each: ~256 MiB of host memory on lavapipe
+            xs.append(km.zeros(n_el))
         except km.OutOfMemoryError as exc:
             assert isinstance(exc, MemoryError) and "RLIMIT_AS" in str(exc), exc
             print("REFUSED after", i, exc)
             break
     else:
-        raise AssertionError("100 arrays of 128 MiB fitted a 1.2 GB address-space limit")
+        raise AssertionError(f"{count} arrays of {n_el} floats fitted a 1.2 GB address-space limit")
     assert len(xs) >= 1
     # the pool then recovers: released arrays go to its cache, and an allocation of another size
     # frees that cache and retries (the guard's refusal goes through the same free-and-retry)
     n = len(xs)
     del xs[:]
     gc.collect()
-    ys = [km.full(3 * 2**23, 2.0) for _ in range(n)]     # 96 MiB: another pool bucket
-    assert float(ys[-1].sum().numpy()) == 2.0 * 3 * 2**23
+    m_el = 3 * n_el // 4                                  # 3/4 of the size: another pool bucket
+    ys = [km.full(m_el, 2.0) for _ in range(n)]
+    assert float(ys[-1].sum().numpy()) == 2.0 * m_el
     ''', timeout=300)
 
 

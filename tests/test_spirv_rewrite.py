@@ -403,12 +403,36 @@ def test_device_reports_float_controls_and_its_rule(device):
             ("all", False, "driver")
 
 
+def test_signed_zero_mode_is_added_beside_denorm_preserve_and_valid(features):
+    spv = _rewrite.with_float_controls(features, (32,), (32, 64))
+    modes, caps, exts = _modes(spv)
+    assert [m for m in modes if m[0] == 4461] == [(4461, 32), (4461, 64)]
+    assert (4459, 32) in modes
+    assert {4464, 4466} <= caps and "SPV_KHR_float_controls" in exts
+    spirv_val(spv)
+    # a module that sets the modes already is left alone
+    assert _rewrite.with_float_controls(spv, (32,), (32, 64)) is spv
+
+
+def test_device_reports_signed_zero_preservation(device):
+    lim = device.limits
+    for key in ("signed_zero_inf_nan_float32", "signed_zero_inf_nan_float64"):
+        assert isinstance(lim[key], bool), key
+    widths = device.signed_zero_widths
+    assert (32 in widths) == bool(lim["signed_zero_inf_nan_float32"] and
+                                  lim["float_controls_extension"])
+    if "llvmpipe" in device.name and "Mesa 22." in device.info.driver:
+        assert widths == (32, 64)            # Mesa 22.3's lavapipe offers it for every width
+
+
 def test_dispatched_module_carries_the_mode_where_the_device_offers_it(device):
-    """Every module the stream layer hands to kp goes through ``with_denorm_preserve`` with the
-    device's widths: on a preserving device the mode is in it, elsewhere the module is as given."""
+    """Every module the stream layer hands to kp goes through ``with_float_controls`` with the
+    device's widths: on a preserving device the modes are in it, elsewhere the module is as given."""
     spv = _program.spirv("fill")
-    run = _rewrite.with_denorm_preserve(spv, device.denorm_preserve_widths)
+    run = _rewrite.with_float_controls(spv, device.denorm_preserve_widths,
+                                       device.signed_zero_widths)
     modes, _, _ = _modes(run)
     assert ((4459, 32) in modes) == (device.info.float32_denormals == "preserve")
-    if not device.denorm_preserve_widths:
+    assert ((4461, 32) in modes) == (32 in device.signed_zero_widths)
+    if not device.denorm_preserve_widths and not device.signed_zero_widths:
         assert run is spv

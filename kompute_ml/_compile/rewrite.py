@@ -39,6 +39,7 @@ _SC_WORKGROUP = 4
 _GLSL_UMIN, _GLSL_SCLAMP = 38, 45
 _GL_COMPUTE = 5
 _CAP_DENORM_PRESERVE, _MODE_DENORM_PRESERVE, _MODE_DENORM_FLUSH = 4464, 4459, 4460
+_CAP_SIGNED_ZERO, _MODE_SIGNED_ZERO = 4466, 4461          # SignedZeroInfNanPreserve
 
 _CACHE_MAX = 256
 _cache = {}                     # (function, spirv bytes) -> rewritten bytes
@@ -322,19 +323,32 @@ def with_denorm_preserve(spirv, widths=(32,)):
     (``shaderDenormPreserveFloat32``...): elsewhere the module is invalid for the device. Cached
     by content.
     """
-    if not widths:
+    return with_float_controls(spirv, widths, ())
+
+
+def with_float_controls(spirv, denorm_widths=(), signed_zero_widths=()):
+    """``spirv`` with SPV_KHR_float_controls execution modes on each GLCompute entry point:
+    ``DenormPreserve`` for ``denorm_widths`` (keep subnormals) and ``SignedZeroInfNanPreserve``
+    for ``signed_zero_widths`` (the sign of zero, infinities and NaNs as IEEE 754 says: without
+    it a driver may fold ``-0.0`` to ``+0.0`` or assume no NaN, as NVIDIA's does). Each with its
+    capability, and the extension before SPIR-V 1.4. A mode the module already sets for a width
+    is left as the module has it. Only for modes the device offers (see
+    ``_runtime.vulkan.float_control_widths``). Cached by content."""
+    if not denorm_widths and not signed_zero_widths:
         return spirv
     if not isinstance(spirv, bytes):
         spirv = bytes(spirv)
-    widths = tuple(widths)
-    return _cached(("denorm", widths), spirv, lambda data: _denorm(data, widths))
+    modes = tuple((_CAP_DENORM_PRESERVE, _MODE_DENORM_PRESERVE, int(w)) for w in denorm_widths) + \
+        tuple((_CAP_SIGNED_ZERO, _MODE_SIGNED_ZERO, int(w)) for w in signed_zero_widths)
+    return _cached(("float-controls", modes), spirv, lambda data: _float_modes(data, modes))
 
 
-def _denorm(spirv, widths):
+def _float_modes(spirv, modes):
     w = _spirv._words(spirv)
     insts = _split(w)
     entries, last_mode, last_cap, caps, extensions = [], None, None, set(), set()
     last_entry = last_ext = None
+    chosen = set()                           # (mode group, width) the module sets itself
     for k, (op, i, n) in enumerate(insts):
         if op == _OP_CAPABILITY and n >= 2:
             caps.add(w[i + 1])
@@ -347,28 +361,29 @@ def _denorm(spirv, widths):
                 entries.append(w[i + 2])
             last_entry = k
         elif op == _OP_EXECUTION_MODE and n >= 3:
-            if w[i + 2] in (_MODE_DENORM_PRESERVE, _MODE_DENORM_FLUSH) and n >= 4 and \
-                    w[i + 3] in widths:
-                return spirv                 # the module chose for itself
+            if n >= 4 and w[i + 2] in (_MODE_DENORM_PRESERVE, _MODE_DENORM_FLUSH):
+                chosen.add((_MODE_DENORM_PRESERVE, w[i + 3]))
+            elif n >= 4 and w[i + 2] == _MODE_SIGNED_ZERO:
+                chosen.add((_MODE_SIGNED_ZERO, w[i + 3]))
             last_mode = k
         elif op == _OP_FUNCTION:
             break
-    if not entries or last_cap is None or last_entry is None:
+    modes = [m for m in modes if (m[1], m[2]) not in chosen]
+    if not entries or last_cap is None or last_entry is None or not modes:
         return spirv
     version = (w[1] >> 16) & 0xFF, (w[1] >> 8) & 0xFF
     after = {}                               # instruction index -> instructions added after it
-    if _CAP_DENORM_PRESERVE not in caps:
-        after.setdefault(last_cap, []).append(_with_header(_OP_CAPABILITY,
-                                                           [_CAP_DENORM_PRESERVE]))
+    for cap in dict.fromkeys(m[0] for m in modes):
+        if cap not in caps:
+            after.setdefault(last_cap, []).append(_with_header(_OP_CAPABILITY, [cap]))
     if version < (1, 4) and "SPV_KHR_float_controls" not in extensions:
         at = last_ext if last_ext is not None else last_cap
         after.setdefault(at, []).append(_with_header(_OP_EXTENSION,
                                                      _string_words("SPV_KHR_float_controls")))
     at = last_mode if last_mode is not None else last_entry
     for entry in entries:
-        for width in widths:
-            after.setdefault(at, []).append(_with_header(_OP_EXECUTION_MODE,
-                                                         [entry, _MODE_DENORM_PRESERVE, width]))
+        for _, mode, width in modes:
+            after.setdefault(at, []).append(_with_header(_OP_EXECUTION_MODE, [entry, mode, width]))
     out = list(w[:5])
     for k, (op, i, n) in enumerate(insts):
         out += w[i:i + n]

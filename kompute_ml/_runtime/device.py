@@ -51,6 +51,11 @@ class DeviceInfo:
         """The float widths kernels request ``DenormPreserve`` for on this device (() if none)."""
         return _vulkan.denorm_preserve_widths(self.limits)
 
+    @property
+    def signed_zero_widths(self):
+        """The float widths kernels request ``SignedZeroInfNanPreserve`` for (() if none)."""
+        return _vulkan.signed_zero_widths(self.limits)
+
 
 _lock = threading.RLock()
 _infos = None          # list[DeviceInfo] once enumerated
@@ -162,6 +167,7 @@ class Device:
         self.max_shared_memory = int(lim["max_shared_memory"])
         # kernels request DenormPreserve for these float widths (the stream layer adds it)
         self.denorm_preserve_widths = info.denorm_preserve_widths
+        self.signed_zero_widths = info.signed_zero_widths
 
     @property
     def limits(self):
@@ -186,8 +192,8 @@ class Device:
                     _validation_layer()
                     # the DenormPreserve mode is Vulkan 1.2; kp's instance is 1.1, so the
                     # device needs VK_KHR_shader_float_controls for it
-                    ext = [_vulkan.FLOAT_CONTROLS_EXTENSION] if self.denorm_preserve_widths \
-                        else []
+                    ext = [_vulkan.FLOAT_CONTROLS_EXTENSION] \
+                        if self.denorm_preserve_widths or self.signed_zero_widths else []
                     self._manager = _kp.make_manager(self.index, self.name, ext)
         return self._manager
 

@@ -456,8 +456,10 @@ def dispatch(device, spirv, buffers, groups, push=b"", spec=None, info=None):
             tensors = [b.tensor for b in buffers]
             # a module that is well-formed word by word may still be invalid, and drivers
             # crash on invalid SPIR-V (lavapipe segfaults): SPIRV-Tools checks it first, once
-            # where the device offers it, every kernel keeps float32 subnormals (as numpy does)
-            run = _rewrite.with_denorm_preserve(spirv, device.denorm_preserve_widths)
+            # where the device offers the modes, every kernel keeps float32 subnormals and the
+            # signs of zeros and NaNs (as numpy does)
+            run = _rewrite.with_float_controls(spirv, device.denorm_preserve_widths,
+                                               device.signed_zero_widths)
             _spirv.check_valid(run)
             algo = _kp.algorithm_create(device.manager, tensors, run, groups, spec_words,
                                         len(push_key) // 4, device.name)

@@ -210,6 +210,18 @@ def denorm_preserve_widths(limits):
     return ()
 
 
+def signed_zero_widths(limits):
+    """The float widths (32, 64) whose ``SignedZeroInfNanPreserve`` mode kompute_ml's kernels
+    request on a device (its ``limits``): where it offers the mode
+    (``shaderSignedZeroInfNanPreserveFloat32/64``) and the float-controls extension. Without the
+    mode a driver may treat -0 as +0 and assume no NaN or infinity (NVIDIA's gave ``-x`` of a
+    NaN without its sign bit and ``floor_divide(0, 5)`` as -0); numpy keeps both."""
+    if not limits.get("float_controls_extension"):
+        return ()
+    return tuple(w for w in (32, 64) if limits.get(f"signed_zero_inf_nan_float{w}")
+                 and (w == 32 or limits.get("float64")))
+
+
 def _describe(lib, inst, phys, index):
     props = _Properties()
     lib.vkGetPhysicalDeviceProperties(ctypes.c_void_p(phys), ctypes.byref(props))
@@ -251,6 +263,8 @@ def _describe(lib, inst, phys, index):
         # VkPhysicalDeviceFloatControlsProperties (all False / None before Vulkan 1.2): what a
         # shader *may ask* for (SPIR-V's DenormPreserve / DenormFlushToZero modes), not what the
         # driver does by default
+        "signed_zero_inf_nan_float32": bool(floats.flags[1]),
+        "signed_zero_inf_nan_float64": bool(floats.flags[2]),
         "denorm_preserve_float16": bool(floats.flags[3]),
         "denorm_preserve_float32": bool(floats.flags[4]),
         "denorm_preserve_float64": bool(floats.flags[5]),
