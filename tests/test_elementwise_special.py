@@ -104,7 +104,10 @@ def test_signbit_fuses_with_other_operations():
     got = _host(xp.where(xp.signbit(x * 2.0), 1.0, 0.0))
     with np.errstate(over="ignore"):                 # max * 2 overflows to inf, as on the device
         want = np.where(np.signbit(a * np.float32(2)), 1.0, 0.0)
-    np.testing.assert_array_equal(got, want)
+    # the sign of nan * 2 is not IEEE 754's to say (x86 keeps it, NVIDIA's GPUs make a positive
+    # nan): compared where the product is a number
+    num = ~np.isnan(a)
+    np.testing.assert_array_equal(got[num], want[num])
 
 
 @pytest.mark.parametrize("dtype", DTYPES)

@@ -89,6 +89,12 @@ def _unary(op, ct, a):
             raise TypeError(f"{op} is not implemented for {ct} on the device")
         return f"{table[op]}({a})"
     if op == "negative":
+        # floats: the sign bit flipped, as IEEE 754's negate (and numpy) does, NaNs included; a
+        # driver may compile -x into arithmetic that returns a NaN without its sign (NVIDIA's)
+        if ct == FLOAT32:
+            return f"uintBitsToFloat(floatBitsToUint({a}) ^ 0x80000000u)"
+        if ct == FLOAT64:
+            return f"packDouble2x32(unpackDouble2x32({a}) ^ uvec2(0u, 0x80000000u))"
         return f"(-{a})"
     if op == "invert":
         return f"(!{a})" if ct == BOOL else f"(~{a})"
