@@ -25,6 +25,7 @@ os.environ.setdefault("SCIPY_ARRAY_API", "1")        # before scikit-learn impor
 import numpy as np                                     # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import _common                                          # noqa: E402
 from _common import median_seconds, write_results      # noqa: E402
 
 
@@ -187,7 +188,9 @@ def main():
                          "seconds": t, "rel_diff_to_numpy": err})
             print(f"{name:22s} {backend:11s} {t * 1e3:9.1f} ms   |coef| diff to numpy {err:.1e}",
                   flush=True)
-    path = write_results(dev, rows)
+    # a file of its own: run_all.py's <device>.json is the headline table report.py reads
+    path = write_results(dev, rows, path=os.path.join(_common.RESULTS_DIR,
+                                                      _common.slug(dev.name) + "-sklearn.json"))
     print("wrote", path)
 
 
