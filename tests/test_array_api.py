@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 import kompute_ml as xp
+from _array_checks import moved as _moved
 
 rng = np.random.default_rng(2)
 
@@ -166,17 +167,6 @@ def test_to_device_and_dlpack():
 
 
 # ---- O(n) functions on the device: numpy's answers, and no host round trip -------------------
-
-def _moved(fn):
-    """fn() after every pending upload, with the bytes it uploaded and downloaded."""
-    xp.synchronize()
-    before = xp.stats()
-    out = fn()
-    xp.synchronize()
-    after = xp.stats()
-    return out, (after["bytes_uploaded"] - before["bytes_uploaded"],
-                 after["bytes_downloaded"] - before["bytes_downloaded"])
-
 
 # 0 (empty), 1, odd, one block (1024 = 256 invocations x 4), past one block, past a block of
 # block totals (so the scan recurses twice)
