@@ -3,7 +3,6 @@ Kompute's logistic-regression article, run through kp directly and through km.Ke
 
 import importlib.util
 import os
-import textwrap
 
 import numpy as np
 import pytest
@@ -15,34 +14,16 @@ from kompute_ml.kernel import Kernel
 from kompute_ml.pyshader import Array, f32, ivec3, python2shader, vec2
 
 
-def _load(path, name):
-    spec = importlib.util.spec_from_file_location(name, path)
+def _load_example(name):
+    path = os.path.join(os.path.dirname(__file__), os.pardir, "examples", name + ".py")
+    spec = importlib.util.spec_from_file_location(f"example_{name}", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
 
 
-def _load_example(name):
-    path = os.path.join(os.path.dirname(__file__), os.pardir, "examples", name + ".py")
-    return _load(path, f"example_{name}")
-
-
 # ---- the article's shaders, written as for pyshader (only the import differs) -----------------
-
-
-@pytest.fixture(scope="module")
-def compute_shader_multiply(tmp_path_factory):
-    """The article's first shader as kompute_ml.pyshader's docstring shows it: the docstring's
-    example (its ``::`` block) is run from a file (the translator reads a shader's source), so
-    the tests check the code users read."""
-    block = []
-    for line in ps.__doc__.split("::\n", 1)[1].splitlines()[1:]:
-        if line and not line.startswith("    "):
-            break
-        block.append(line)
-    path = tmp_path_factory.mktemp("pyshader_doc") / "pyshader_docstring_example.py"
-    path.write_text(textwrap.dedent("\n".join(block)))
-    return _load(path, "pyshader_docstring_example").compute_shader_multiply
+# compute_shader_multiply: a fixture (conftest.py), pyshader's docstring example
 
 
 # the article's logistic-regression shader and data: the copy in examples/ (which a user runs)
