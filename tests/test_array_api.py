@@ -278,24 +278,7 @@ def test_take_bad_indices():
         xp.take(xp.ones((2, 2)), xp.asarray([0]))
 
 
-@pytest.mark.parametrize("shape,axis,m", [((7,), 0, 3), ((4, 5), 1, 5), ((4, 5), 0, 9),
-                                          ((3, 700), -1, 700), ((2, 3, 4), 1, 2),
-                                          ((3, 0), 1, 0)])
-def test_take_along_axis_on_device(shape, axis, m):
-    x = _f(shape)
-    n = shape[axis]
-    ishape = list(shape)
-    ishape[axis] = m
-    idx = rng.integers(-n, n, ishape).astype(np.int32) if n else np.zeros(ishape, np.int32)
-    k, ki = xp.asarray(x), xp.asarray(idx)
-    out, (up, down) = _moved(lambda: xp.take_along_axis(k, ki, axis=axis))
-    assert up == 0 and down <= 4
-    np.testing.assert_array_equal(out.numpy(), np.take_along_axis(x, idx, axis=axis))
-    # argsort's indices take the array back in order (the usual use)
-    if x.size:
-        o = xp.argsort(k, axis=axis)
-        np.testing.assert_array_equal(xp.take_along_axis(k, o, axis=axis).numpy(),
-                                      np.sort(x, axis=axis, kind="stable"))
+# take_along_axis: tests/test_take.py
 
 
 def test_take_along_axis_broadcasts_and_checks():

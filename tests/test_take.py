@@ -31,7 +31,8 @@ def test_take_along_each_axis(dtype, shape, axis, ishape):
 
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("shape,axis,m", [((1,), 0, 1), ((999,), 0, 500), ((33, 17), 0, 5),
-                                          ((33, 17), 1, 40), ((6, 0), 0, 6), ((4, 3), 1, 0)])
+                                          ((33, 17), 1, 40), ((6, 0), 0, 6), ((4, 3), 1, 0),
+                                          ((3, 700), -1, 700), ((2, 3, 4), 1, 2)])
 def test_take_along_axis_along_each_axis(dtype, shape, axis, m):
     x = _data(shape, dtype)
     n = shape[axis]
@@ -42,6 +43,10 @@ def test_take_along_axis_along_each_axis(dtype, shape, axis, m):
     out, (up, down) = _moved(lambda: km.take_along_axis(k, ki, axis=axis))
     assert up == 0 and down <= 4
     _same(out, np.take_along_axis(x, idx, axis=axis))
+    # argsort's indices take the array back in order (the usual use)
+    if x.size:
+        _same(km.take_along_axis(k, km.argsort(k, axis=axis), axis=axis),
+              np.sort(x, axis=axis, kind="stable"))
 
 
 def test_take_of_the_flat_scores_scikit_learn_uses():
