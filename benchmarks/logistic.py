@@ -115,7 +115,8 @@ def torch_fit(torch, X, y, n_classes, batch, lr, epochs, tol, C=1.0, seed=0, bud
     return W.detach(), b.detach(), epoch + 1, snapshots
 
 
-def _accuracy(W, b, Xte, yte):
+def accuracy(W, b, Xte, yte):
+    """Held-out accuracy of the linear scores Xte @ W + b (W: d x 1 for two classes, d x k)."""
     z = Xte @ np.asarray(W) + np.asarray(b)
     pred = (z[:, 0] > 0).astype(int) if z.shape[1] == 1 else z.argmax(axis=1)
     return float((pred == yte).mean())
@@ -209,9 +210,9 @@ def measure(dev, n, d, k, epochs, reps, torch=None, solvers=("auto", "lbfgs", "a
         t_s, (W, b, t_epochs, snaps) = timed(t_fit, 1)
         row["epochs"]["torch"] = t_epochs
         row["baselines"]["torch"] = round(t_s, 4)
-        row["accuracy"]["torch"] = round(_accuracy(W.cpu().numpy(), b.cpu().numpy(), Xte, yte), 4)
+        row["accuracy"]["torch"] = round(accuracy(W.cpu().numpy(), b.cpu().numpy(), Xte, yte), 4)
         for elapsed, Ws, bs in snaps:
-            if _accuracy(Ws.cpu().numpy(), bs.cpu().numpy(), Xte, yte) >= target:
+            if accuracy(Ws.cpu().numpy(), bs.cpu().numpy(), Xte, yte) >= target:
                 row["time_to_sklearn_accuracy"]["torch_adam"] = round(elapsed, 4)
                 break
         if torch_lbfgs_acc >= target:

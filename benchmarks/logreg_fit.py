@@ -22,33 +22,10 @@ def make_data(n, d, seed=0):
     return X, y
 
 
-def torch_fit(torch, X, y, C=1.0, lr=1e-2, epochs=EPOCHS, batch=BATCH, seed=0):
-    """Plain mini-batch Adam on mean log-loss + ||w||^2 / (2 C n); data already on the GPU."""
-    n, d = X.shape
-    g = torch.Generator(device=X.device).manual_seed(seed)
-    w = torch.zeros(d, device=X.device, requires_grad=True)
-    b = torch.zeros(1, device=X.device, requires_grad=True)
-    opt = torch.optim.Adam([w, b], lr=lr)
-    yf = y.float()
-    for _ in range(epochs):
-        perm = torch.randperm(n, device=X.device, generator=g)
-        total = torch.zeros((), device=X.device)
-        for s in range(0, n, batch):
-            idx = perm[s:s + batch]
-            z = X[idx] @ w + b
-            loss = torch.nn.functional.binary_cross_entropy_with_logits(z, yf[idx], reduction="mean")
-            loss = loss + (w * w).sum() / (2 * C * n)
-            opt.zero_grad(set_to_none=True)
-            loss.backward()
-            opt.step()
-            total += loss.detach() * idx.numel()
-        float(total)          # the epoch loss reaches the host, as kompute_ml's does
-    return w.detach(), b.detach()
-
-
 def measure(dev, cuda, n, d, reps=3):
     import kompute_ml as km
     from kompute_ml import LogisticRegression
+    import logistic
     X, y = make_data(n, d)
     Xte, yte = make_data(20000, d, seed=1)
     Xd, yd = km.asarray(X, device=dev), km.asarray(y.astype(np.int32), device=dev)
@@ -71,17 +48,20 @@ def measure(dev, cuda, n, d, reps=3):
     if "torch" in cuda:
         torch = cuda["torch"]
         Xt, yt = torch.from_numpy(X).cuda(), torch.from_numpy(y).cuda()
-        torch_fit(torch, Xt, yt)
+
+        def torch_fit():
+            # logistic.py's plain torch loop; tol=None: all EPOCHS epochs, as kompute_ml's above
+            return logistic.torch_fit(torch, Xt, yt, 2, BATCH, lr=1e-2, epochs=EPOCHS, tol=None)
+        torch_fit()
         torch.cuda.synchronize()
         tt = []
         for _ in range(reps):
             t0 = time.perf_counter()
-            w, b = torch_fit(torch, Xt, yt)
+            w, b = torch_fit()[:2]
             torch.cuda.synchronize()
             tt.append(time.perf_counter() - t0)
         base["torch"] = statistics.median(tt)
-        z = Xte @ w.cpu().numpy() + b.cpu().numpy()
-        accs["torch"] = float(((z > 0).astype(int) == yte).mean())
+        accs["torch"] = logistic.accuracy(w.cpu().numpy(), b.cpu().numpy(), Xte, yte)
     from sklearn.linear_model import LogisticRegression as SkLR
     sk_n = min(n, 200000)                              # lbfgs on the full 10^6 x 256 takes minutes
     t0 = time.perf_counter()

@@ -101,6 +101,11 @@ def load_cuda():
     return libs
 
 
+def to_cuda(lib_name, lib, x):
+    """A numpy array as a CUDA array of ``lib`` (torch or cupy)."""
+    return lib.asarray(x) if lib_name == "cupy" else lib.from_numpy(x).cuda()
+
+
 def row(name, unit, km_dev, km_wall, baselines, to_unit, extra=None):
     """A result row; a baseline given as (device s, wall s) also fills baselines_wall."""
     val = km_dev if km_dev == km_dev else km_wall      # device time when measured
@@ -127,8 +132,7 @@ def bench_elementwise(dev, cuda, n, reps):
     base = {"numpy": median_wall(lambda: np.multiply(a_np, b_np), reps)}
     gb = lambda t: 12 * n / t / 1e9  # noqa: E731
     for lib_name, lib in cuda.items():
-        x, y = lib.asarray(a_np) if lib_name == "cupy" else lib.from_numpy(a_np).cuda(), \
-            lib.asarray(b_np) if lib_name == "cupy" else lib.from_numpy(b_np).cuda()
+        x, y = to_cuda(lib_name, lib, a_np), to_cuda(lib_name, lib, b_np)
         base[lib_name] = cuda_time(lib, lambda: x * y, reps)
     out.append(row("elementwise_mul", "GB/s", kd, kw, base, gb, {"n": n}))
 
@@ -138,15 +142,11 @@ def bench_elementwise(dev, cuda, n, reps):
     kd, kw = km_time(dev, lambda: km.exp(a * b + c)._realize(), reps)
     base = {"numpy": median_wall(lambda: np.exp(a_np * b_np + c_np), reps)}
     for lib_name, lib in cuda.items():
-        if lib_name == "cupy":
-            x, y, z = (lib.asarray(v) for v in (a_np, b_np, c_np))
-            def exp_mul_add(p, q, r):
-                return lib.exp(p * q + r)
-            fused = lib.fuse(exp_mul_add)
-            base["cupy"] = cuda_time(lib, lambda: fused(x, y, z), reps)
-        else:
-            x, y, z = (lib.from_numpy(v).cuda() for v in (a_np, b_np, c_np))
-            base["torch"] = cuda_time(lib, lambda: lib.exp(x * y + z), reps)
+        x, y, z = (to_cuda(lib_name, lib, v) for v in (a_np, b_np, c_np))
+        def exp_mul_add(p, q, r):               # cupy.fuse needs a named function
+            return lib.exp(p * q + r)
+        fn = lib.fuse(exp_mul_add) if lib_name == "cupy" else exp_mul_add
+        base[lib_name] = cuda_time(lib, lambda: fn(x, y, z), reps)
     gb = lambda t: 16 * n / t / 1e9  # noqa: E731
     out.append(row("fused_exp_mul_add", "GB/s", kd, kw, base, gb, {"n": n}))
 
@@ -157,10 +157,11 @@ def bench_elementwise(dev, cuda, n, reps):
     kd, kw = km_time(dev, lambda: a.sum()._realize(), reps)
     base = {"numpy": median_wall(lambda: a_np.sum(), reps)}
     for lib_name, lib in cuda.items():
-        x = lib.asarray(a_np) if lib_name == "cupy" else lib.from_numpy(a_np).cuda()
+        x = to_cuda(lib_name, lib, a_np)
         base[lib_name] = cuda_time(lib, lambda: x.sum(), reps)
     gb = lambda t: 4 * n / t / 1e9  # noqa: E731
-    out.append(row("sum", "GB/s", kd, kw, base, gb, {"n": n}))
+    out.append(row("sum", "GB/s", kd, kw, base, gb,
+                   {"n": n, "rel_err_vs_float64": abs(got - ref) / abs(ref)}))
     return out
 
 
@@ -176,8 +177,7 @@ def bench_matmul(dev, cuda, m, reps):
     kd, kw = km_time(dev, lambda: (a @ b)._realize(), reps)
     base = {"numpy": median_wall(lambda: a_np @ b_np, max(3, reps // 4), warmup=1)}
     for lib_name, lib in cuda.items():
-        x = lib.asarray(a_np) if lib_name == "cupy" else lib.from_numpy(a_np).cuda()
-        y = lib.asarray(b_np) if lib_name == "cupy" else lib.from_numpy(b_np).cuda()
+        x, y = to_cuda(lib_name, lib, a_np), to_cuda(lib_name, lib, b_np)
         base[lib_name] = cuda_time(lib, lambda: x @ y, reps)
     gf = lambda t: 2 * m ** 3 / t / 1e9  # noqa: E731
     return [row(f"matmul_{m}", "GFLOP/s", kd, kw, base, gf, {"rel_err_vs_float64": float(err)})]

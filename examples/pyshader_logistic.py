@@ -51,10 +51,10 @@ Y = np.array([0, 0, 0, 1, 1], np.float32)
 ITERATIONS, LEARNING_RATE = 100, 0.1
 
 
-def with_kp():
-    """The article's loop: kp tensors, one algorithm, one sequence evaluated per iteration."""
+def kp_program(mgr):
+    """The article's kp objects on ``mgr``: (the sequence one iteration evaluates, w_in, b_in,
+    (w_out_i, w_out_j, b_out, l_out)); the data is on the device already."""
     import kp
-    mgr = kp.Manager()
     x_i, x_j, y = mgr.tensor(X_I), mgr.tensor(X_J), mgr.tensor(Y)
     w_in = mgr.tensor(np.array([0.001, 0.001], np.float32))
     b_in = mgr.tensor(np.array([0.0], np.float32))
@@ -68,13 +68,24 @@ def with_kp():
            .record(kp.OpTensorSyncDevice([w_in, b_in]))
            .record(kp.OpAlgoDispatch(algo))
            .record(kp.OpTensorSyncLocal([w_out_i, w_out_j, b_out, l_out])))
+    return seq, w_in, b_in, (w_out_i, w_out_j, b_out, l_out)
+
+
+def with_kp(mgr=None):
+    """The article's loop: kp tensors, one algorithm, one sequence evaluated per iteration (on
+    ``mgr``, or on a kp.Manager of its own)."""
+    import kp
+    own = mgr is None
+    mgr = kp.Manager() if own else mgr
+    seq, w_in, b_in, (w_out_i, w_out_j, b_out, _) = kp_program(mgr)
     for _ in range(ITERATIONS):
         seq.eval()
         w_in.data()[0] -= LEARNING_RATE * w_out_i.data().sum()
         w_in.data()[1] -= LEARNING_RATE * w_out_j.data().sum()
         b_in.data()[0] -= LEARNING_RATE * b_out.data().sum()
     w, b = w_in.data().copy(), float(b_in.data()[0])
-    mgr.destroy()
+    if own:
+        mgr.destroy()
     return w, b
 
 

@@ -109,15 +109,17 @@ def _get_device(spec):
     return _device.get_device(spec)
 
 
-def _normalize_shape(shape):
+def _normalize_shape(shape, name="shape"):
+    """``shape`` (an int or a sequence of ints) as a tuple of ints; ``name`` is the argument's
+    name in the errors (kompute_ml.random's ``size``)."""
     if isinstance(shape, (numbers.Integral, np.integer)):
         shape = (shape,)
     try:
         out = tuple(operator.index(s) for s in shape)
     except TypeError:
-        raise TypeError(f"shape must be an int or a tuple of ints, got {shape!r}") from None
+        raise TypeError(f"{name} must be an int or a tuple of ints, got {shape!r}") from None
     if any(s < 0 for s in out):
-        raise ValueError(f"negative dimensions are not allowed, got shape {out}")
+        raise ValueError(f"negative dimensions are not allowed, got {name} {out}")
     return out
 
 

@@ -17,7 +17,6 @@ differ from numpy's (another generator).
 
 import math
 import numbers
-import operator
 import threading
 
 import numpy as np
@@ -75,15 +74,9 @@ def _shape(size):
     """``size`` (None, int or tuple of ints) as a shape; None is a 0-d result."""
     if size is None:
         return ()
-    if isinstance(size, (numbers.Integral, np.integer)) and not isinstance(size, (bool, np.bool_)):
-        size = (size,)
-    try:
-        shape = tuple(operator.index(s) for s in size)
-    except TypeError:
-        raise TypeError(f"size must be None, an int or a tuple of ints, got {size!r}") from None
-    if any(s < 0 for s in shape):
-        raise ValueError(f"size must not be negative, got {shape}")
-    return shape
+    if isinstance(size, (bool, np.bool_)):
+        raise TypeError(f"size must be None, an int or a tuple of ints, got {size!r}")
+    return _array._normalize_shape(size, name="size")
 
 
 def _float_dtype(dtype):

@@ -9,8 +9,10 @@ VK_LAYER_KHRONOS_validation with synchronization validation for every Vulkan ins
 and fails each test after which the layer logged any error or warning.
 """
 
+import importlib.util
 import os
 import tempfile
+import textwrap
 
 import pytest
 
@@ -97,3 +99,22 @@ def pytest_report_header(config):
     if _VALIDATION_LOG:
         head.append(f"Vulkan validation: on (synchronization validation), log {_VALIDATION_LOG}")
     return head
+
+
+@pytest.fixture(scope="session")
+def compute_shader_multiply(tmp_path_factory):
+    """The first shader of Kompute's pyshader article as kompute_ml.pyshader's docstring shows
+    it: the docstring's example (its ``::`` block) is run from a file (the translator reads a
+    shader's source), so the tests check the code users read."""
+    import kompute_ml.pyshader as ps
+    block = []
+    for line in ps.__doc__.split("::\n", 1)[1].splitlines()[1:]:
+        if line and not line.startswith("    "):
+            break
+        block.append(line)
+    path = tmp_path_factory.mktemp("pyshader_doc") / "pyshader_docstring_example.py"
+    path.write_text(textwrap.dedent("\n".join(block)))
+    spec = importlib.util.spec_from_file_location("pyshader_docstring_example", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.compute_shader_multiply

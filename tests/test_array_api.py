@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 import kompute_ml as xp
+from _array_checks import moved as _moved
 
 rng = np.random.default_rng(2)
 
@@ -167,17 +168,6 @@ def test_to_device_and_dlpack():
 
 # ---- O(n) functions on the device: numpy's answers, and no host round trip -------------------
 
-def _moved(fn):
-    """fn() after every pending upload, with the bytes it uploaded and downloaded."""
-    xp.synchronize()
-    before = xp.stats()
-    out = fn()
-    xp.synchronize()
-    after = xp.stats()
-    return out, (after["bytes_uploaded"] - before["bytes_uploaded"],
-                 after["bytes_downloaded"] - before["bytes_downloaded"])
-
-
 # 0 (empty), 1, odd, one block (1024 = 256 invocations x 4), past one block, past a block of
 # block totals (so the scan recurses twice)
 SIZES = [0, 1, 7, 1024, 1025, 3001, 1024 * 1024 + 5]
@@ -288,24 +278,7 @@ def test_take_bad_indices():
         xp.take(xp.ones((2, 2)), xp.asarray([0]))
 
 
-@pytest.mark.parametrize("shape,axis,m", [((7,), 0, 3), ((4, 5), 1, 5), ((4, 5), 0, 9),
-                                          ((3, 700), -1, 700), ((2, 3, 4), 1, 2),
-                                          ((3, 0), 1, 0)])
-def test_take_along_axis_on_device(shape, axis, m):
-    x = _f(shape)
-    n = shape[axis]
-    ishape = list(shape)
-    ishape[axis] = m
-    idx = rng.integers(-n, n, ishape).astype(np.int32) if n else np.zeros(ishape, np.int32)
-    k, ki = xp.asarray(x), xp.asarray(idx)
-    out, (up, down) = _moved(lambda: xp.take_along_axis(k, ki, axis=axis))
-    assert up == 0 and down <= 4
-    np.testing.assert_array_equal(out.numpy(), np.take_along_axis(x, idx, axis=axis))
-    # argsort's indices take the array back in order (the usual use)
-    if x.size:
-        o = xp.argsort(k, axis=axis)
-        np.testing.assert_array_equal(xp.take_along_axis(k, o, axis=axis).numpy(),
-                                      np.sort(x, axis=axis, kind="stable"))
+# take_along_axis: tests/test_take.py
 
 
 def test_take_along_axis_broadcasts_and_checks():

@@ -9,33 +9,13 @@ import numpy as np
 import pytest
 
 import kompute_ml as km
+from _array_checks import DTYPES, moved as _moved, random_data, same as _same
 
-F64 = bool(km.get_device().limits["float64"])
-DTYPES = [np.float32, np.int32] + ([np.float64] if F64 else [])
 rng = np.random.default_rng(14)
 
 
 def _data(shape, dtype):
-    if np.dtype(dtype).kind == "i":
-        return rng.integers(-1000, 1000, shape).astype(dtype)
-    return rng.standard_normal(shape).astype(dtype)
-
-
-def _moved(fn):
-    """fn() after every pending transfer, with the bytes it uploaded and downloaded."""
-    km.synchronize()
-    before = km.stats()
-    out = fn()
-    km.synchronize()
-    after = km.stats()
-    return out, (after["bytes_uploaded"] - before["bytes_uploaded"],
-                 after["bytes_downloaded"] - before["bytes_downloaded"])
-
-
-def _same(got, want):
-    got_np = got.numpy()
-    assert got_np.shape == want.shape and got_np.dtype == want.dtype, (got_np.shape, want.shape)
-    np.testing.assert_array_equal(got_np, want)
+    return random_data(rng, shape, dtype)
 
 
 def _dev(key):

@@ -4,6 +4,7 @@ scikit-learn contract (pipelines, search, pickling, errors), chunking and stream
 scikit-learn's own estimator checks are in test_logistic_sklearn_checks.py.
 """
 
+import contextlib
 import os
 import pickle
 import subprocess
@@ -69,6 +70,21 @@ def _problem(n, d, K, seed=0):
     return X, codes, sw, W
 
 
+@contextlib.contextmanager
+def _program(data, K, sw, kind=_loss.LogLossProgram, **options):
+    """``kind(data, K, **options)`` over ``data`` weighted by ``sw``; the program and ``data`` are
+    released when the block ends, passed or failed."""
+    prog = None
+    try:
+        prog = kind(data, K, **options)
+        prog.total_weight = sw.sum()
+        yield prog
+    finally:
+        if prog is not None:
+            prog.release()
+        data.release()
+
+
 @pytest.fixture
 def small_chunks(monkeypatch):
     """X chunks of at most 4 KiB: every fit below runs on many chunks."""
@@ -118,15 +134,11 @@ def test_fused_loss_gradient_matches_numpy(device, n, d, K, chunked, source, ker
     else:
         data = _fullbatch.DenseDataset(device, X.astype(np.float64) if source == "host64" else X,
                                        codes, sw)
-    prog = _fullbatch.FusedLogLoss(data, K, l2=0.1, fit_intercept=True, layout_=lay)
-    prog.total_weight = sw.sum()
-    try:
+    with _program(data, K, sw, _fullbatch.FusedLogLoss, l2=0.1, fit_intercept=True,
+                  layout_=lay) as prog:
         assert len(data.chunks) == (-(-n // 37) if chunked else 1)
         f, G = prog.loss_gradient(W)
         f2, _ = prog.loss_gradient(W)           # the unchecked pass gives the same sums
-    finally:
-        prog.release()
-        data.release()
     assert f2 == f
     _assert_reference(f, G, X, codes, sw, W)
 
@@ -140,29 +152,20 @@ def test_lanes_kernel_splits_passes_within_the_loop_budget(device, monkeypatch):
     budget = _fullbatch._lanes_block_cost(lay) + _fullbatch._lanes_end_cost(lay)
     monkeypatch.setattr(_loss, "_loop_budget", lambda device: budget)
 
-    def program(n):
-        X, codes, sw, W = _problem(n, 16, 1, seed=2)
-        data = _fullbatch.DenseDataset(device, X, codes, sw)
-        prog = _fullbatch.FusedLogLoss(data, 1, l2=0.1, fit_intercept=True, layout_=lay)
-        prog.total_weight = sw.sum()
-        return X, codes, sw, W, data, prog
-
     # rows per dispatch depend on the device's lanes and workgroups (a GPU covers thousands of
     # rows per dispatch even at the smallest budget): grow the problem until it needs several
     n = 3000
     for _ in range(8):
-        X, codes, sw, W, data, prog = program(n)
-        if prog.rows_per_dispatch < n:
+        X, codes, sw, W = _problem(n, 16, 1, seed=2)
+        with _program(_fullbatch.DenseDataset(device, X, codes, sw), 1, sw,
+                      _fullbatch.FusedLogLoss, l2=0.1, fit_intercept=True, layout_=lay) as prog:
+            several = prog.rows_per_dispatch < n
+            if several:
+                f, G = prog.loss_gradient(W)
+        if several:
             break
-        prog.release()
-        data.release()
         n = 4 * n + 17
-    try:
-        assert prog.rows_per_dispatch < n          # several dispatches
-        f, G = prog.loss_gradient(W)
-    finally:
-        prog.release()
-        data.release()
+    assert several, "no problem size took several dispatches"
     _assert_reference(f, G, X, codes, sw, W)
 
 
@@ -174,14 +177,12 @@ def test_replayed_epochs_equal_recorded_ones(device, solver):
     X, codes, sw, W0 = _problem(700, 12, 3, seed=4)
     results = []
     for replay in (True, False):
-        data = _loss.DeviceDataset(device, X, codes, sw)
-        prog = _loss.LogLossProgram(data, 3, l2=0.01, fit_intercept=True, batch_size=32)
-        prog.total_weight = sw.sum()
-        prog.replay = replay
         opt = _optim.make_optimizer(solver, 0.05 if solver == "adam" else 0.01, sw.mean())
         rng = np.random.default_rng(0)
-        prog.set_state(W0)
-        try:
+        data = _loss.DeviceDataset(device, X, codes, sw)
+        with _program(data, 3, sw, l2=0.01, fit_intercept=True, batch_size=32) as prog:
+            prog.replay = replay
+            prog.set_state(W0)
             got = []
             for epoch in range(3):
                 if epoch == 1:
@@ -191,9 +192,6 @@ def test_replayed_epochs_equal_recorded_ones(device, solver):
                 before = km.stats()["dispatches"]
                 loss, W = prog.epoch(opt)
                 got.append((loss, W.copy(), km.stats()["dispatches"] - before))
-        finally:
-            prog.release()
-            data.release()
         results.append(got)
     for (l1, W1, n1), (l2, W2, n2) in zip(*results):
         assert l1 == pytest.approx(l2, rel=1e-4)
@@ -218,15 +216,10 @@ def test_fused_path_reports_bad_values(bad):
 def _check_full_batch(device, X, codes, sw, W, chunks=None, groups=None):
     """The device's full-batch objective and gradient at W equal the float64 reference."""
     data = _loss.DeviceDataset(device, X, codes, sw)
-    prog = _loss.LogLossProgram(data, W.shape[0], l2=0.1, fit_intercept=True)
-    prog.total_weight = sw.sum()
-    try:
+    with _program(data, W.shape[0], sw, l2=0.1, fit_intercept=True) as prog:
         assert chunks is None or len(data.chunks) == chunks
         assert groups is None or prog.groups == groups
         f, G = prog.loss_gradient(W)
-    finally:
-        prog.release()
-        data.release()
     _assert_reference(f, G, X, codes, sw, W)
 
 
@@ -235,17 +228,12 @@ def _check_full_batch(device, X, codes, sw, W, chunks=None, groups=None):
 def test_one_micro_batch_step_matches_numpy(device, solver, K):
     n, d = 50, 7                                    # one batch: the step is deterministic
     X, codes, sw, W = _problem(n, d, K, seed=1)
-    data = _loss.DeviceDataset(device, X, codes, sw)
-    prog = _loss.LogLossProgram(data, K, l2=0.01, fit_intercept=True, batch_size=n)
-    prog.total_weight = sw.sum()
     opt = _optim.make_optimizer(solver, 0.05, sw.mean())
-    try:
+    with _program(_loss.DeviceDataset(device, X, codes, sw), K, sw, l2=0.01, fit_intercept=True,
+                  batch_size=n) as prog:
         prog.set_state(W)
         loss_sum, W1 = prog.epoch(opt)
         loss_sum2, W2 = prog.epoch(opt)
-    finally:
-        prog.release()
-        data.release()
     W0 = W.astype(np.float64)
     f0, G0 = reference_loss_grad(X, codes, sw, W0, 0.01)
     Z = np.zeros_like(W0)
@@ -346,11 +334,9 @@ def test_recorded_evaluation_equals_the_streamed_one(device, chunked, monkeypatc
     if chunked:
         monkeypatch.setattr(_loss, "_CHUNK_BYTES", 4 * 12 * 97)     # chunks of 97 rows
     X, codes, sw, _ = _problem(500, 12, 3)
-    data = _fullbatch.DenseDataset(device, X, codes, sw)
-    prog = _fullbatch.FusedLogLoss(data, 3, l2=0.1, fit_intercept=True)
-    prog.total_weight = sw.sum()
     rng = np.random.default_rng(5)
-    try:
+    with _program(_fullbatch.DenseDataset(device, X, codes, sw), 3, sw, _fullbatch.FusedLogLoss,
+                  l2=0.1, fit_intercept=True) as prog:
         for _ in range(3):
             W = rng.standard_normal((3, 13)).astype(np.float32)
             prog.checked = False                    # the streamed (checked) path
@@ -360,9 +346,6 @@ def test_recorded_evaluation_equals_the_streamed_one(device, chunked, monkeypatc
             assert f1 == f0
             np.testing.assert_array_equal(G1, G0)
             _assert_reference(f1, G1, X, codes, sw, W)
-    finally:
-        prog.release()
-        data.release()
     assert prog._seq is None
 
 

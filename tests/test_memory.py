@@ -59,16 +59,20 @@ def test_exactly_max_storage_buffer_range_works(device):
     _memory.free_all_blocks(device)
 
 
-def test_pool_limit_gives_out_of_memory_error(device):
+# the pool's own allocation, and an array's (which takes its buffer from the pool)
+@pytest.mark.parametrize("alloc", [_memory.alloc, lambda device, nbytes: km.zeros(nbytes // 4)],
+                         ids=["buffer", "array"])
+def test_pool_limit_gives_out_of_memory_error(device, alloc):
     _memory.free_all_blocks(device)
     live = _memory.pool_stats(device)["bytes_allocated"]
     _memory.set_limit(live + (1 << 20), device)
     try:
-        keep = _memory.alloc(device, 1 << 19)
-        with pytest.raises(km.OutOfMemoryError, match="out of device memory") as e:
-            _memory.alloc(device, 1 << 20)
+        keep = alloc(device, 1 << 19)                    # 512 KiB
+        with pytest.raises(km.OutOfMemoryError, match="out of device memory.*pool limit") as e:
+            alloc(device, 1 << 20)                       # 1 MiB more: past the cap
         assert isinstance(e.value, MemoryError)
         del keep
+        alloc(device, 1 << 20)                           # fits again once the first is gone
     finally:
         _memory.set_limit(0, device)
 

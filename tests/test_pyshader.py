@@ -23,23 +23,13 @@ def _load_example(name):
 
 
 # ---- the article's shaders, written as for pyshader (only the import differs) -----------------
-
-
-@python2shader
-def compute_shader_multiply(index=("input", "GlobalInvocationId", ivec3),
-                            data1=("buffer", 0, Array(f32)),
-                            data2=("buffer", 1, Array(f32)),
-                            data3=("buffer", 2, Array(f32))):
-    i = index.x
-    data3[i] = data1[i] * data2[i]
+# compute_shader_multiply: a fixture (conftest.py), pyshader's docstring example
 
 
 # the article's logistic-regression shader and data: the copy in examples/ (which a user runs)
 _EXAMPLE = _load_example("pyshader_logistic")
-compute_shader_logistic = _EXAMPLE.compute_shader
 X_I, X_J, Y = _EXAMPLE.X_I, _EXAMPLE.X_J, _EXAMPLE.Y
-LR = 0.1
-ITERS = 100
+LR, ITERS = _EXAMPLE.LEARNING_RATE, _EXAMPLE.ITERATIONS
 
 
 def _numpy_step(w, b):
@@ -79,7 +69,7 @@ def _run_kp(mgr, shader, tensors):
      .eval())
 
 
-def test_multiply_through_kp(mgr):
+def test_multiply_through_kp(mgr, compute_shader_multiply):
     a = mgr.tensor(np.array([2.0, 4.0, 6.0], np.float32))
     b = mgr.tensor(np.array([0.0, 1.0, 2.0], np.float32))
     c = mgr.tensor(np.zeros(3, np.float32))
@@ -88,40 +78,19 @@ def test_multiply_through_kp(mgr):
 
 
 def test_logistic_regression_through_kp(mgr):
-    import kp
-    zeros = [mgr.tensor(np.zeros(5, np.float32)) for _ in range(4)]
-    x_i, x_j, y = (mgr.tensor(v.copy()) for v in (X_I, X_J, Y))
-    w_in = mgr.tensor(np.array([0.001, 0.001], np.float32))
-    b_in = mgr.tensor(np.array([0.0], np.float32))
-    m = mgr.tensor(np.array([5.0], np.float32))
-    w_out_i, w_out_j, b_out, l_out = zeros
-    params = [x_i, x_j, y, w_in, w_out_i, w_out_j, b_in, b_out, l_out, m]
-    mgr.sequence().record(kp.OpTensorSyncDevice(params)).eval()
-    algo = mgr.algorithm(params, compute_shader_logistic.to_spirv())
-    seq = (mgr.sequence()
-           .record(kp.OpTensorSyncDevice([w_in, b_in]))
-           .record(kp.OpAlgoDispatch(algo))
-           .record(kp.OpTensorSyncLocal([w_out_i, w_out_j, b_out, l_out])))
     # first step: every output against numpy
+    seq, _, _, outs = _EXAMPLE.kp_program(mgr)
     seq.eval()
-    dwi, dwj, db, loss = _numpy_step(np.array([0.001, 0.001]), 0.0)
-    np.testing.assert_allclose(w_out_i.data(), dwi, rtol=1e-5, atol=1e-7)
-    np.testing.assert_allclose(w_out_j.data(), dwj, rtol=1e-5, atol=1e-7)
-    np.testing.assert_allclose(b_out.data(), db, rtol=1e-5, atol=1e-7)
-    np.testing.assert_allclose(l_out.data(), loss, rtol=1e-5)
+    for got, want in zip(outs, _numpy_step(np.array([0.001, 0.001]), 0.0)):
+        np.testing.assert_allclose(got.data(), want, rtol=1e-5, atol=1e-7)
     # then the article's training loop
-    for it in range(ITERS):
-        if it:
-            seq.eval()
-        w_in.data()[0] -= LR * w_out_i.data().sum()
-        w_in.data()[1] -= LR * w_out_j.data().sum()
-        b_in.data()[0] -= LR * b_out.data().sum()
-    w, b = _numpy_train()
-    np.testing.assert_allclose(w_in.data(), w, rtol=1e-4)
-    np.testing.assert_allclose(b_in.data()[0], b, rtol=1e-4, atol=1e-6)
+    w, b = _EXAMPLE.with_kp(mgr)
+    want_w, want_b = _numpy_train()
+    np.testing.assert_allclose(w, want_w, rtol=1e-4)
+    np.testing.assert_allclose(b, want_b, rtol=1e-4, atol=1e-6)
 
 
-def test_multiply_through_kernel():
+def test_multiply_through_kernel(compute_shader_multiply):
     a, b = km.asarray([2.0, 4.0, 6.0]), km.asarray([0.0, 1.0, 2.0])
     c = km.zeros(3)
     Kernel(compute_shader_multiply)(a, b, c, grid=3)
@@ -129,16 +98,7 @@ def test_multiply_through_kernel():
 
 
 def test_logistic_regression_through_kernel():
-    kernel = compute_shader_logistic.to_kernel()
-    x_i, x_j, y = km.asarray(X_I), km.asarray(X_J), km.asarray(Y)
-    m = km.asarray([5.0])
-    outs = [km.zeros(5) for _ in range(4)]
-    w, b = np.array([0.001, 0.001], np.float32), np.float32(0)
-    for _ in range(ITERS):
-        w_in, b_in = km.asarray(w), km.asarray([b])
-        kernel(x_i, x_j, y, w_in, outs[0], outs[1], b_in, outs[2], outs[3], m, grid=5)
-        w = w - LR * np.array([outs[0].numpy().sum(), outs[1].numpy().sum()], np.float32)
-        b = b - np.float32(LR) * outs[2].numpy().sum()
+    w, b = _EXAMPLE.with_kompute_ml()
     want_w, want_b = _numpy_train()
     np.testing.assert_allclose(w, want_w, rtol=1e-4)
     np.testing.assert_allclose(b, want_b, rtol=1e-4, atol=1e-6)
@@ -185,7 +145,7 @@ def test_type_from_name():
         ps.type_from_name("Array(float)")
 
 
-def test_shader_module_api():
+def test_shader_module_api(compute_shader_multiply):
     sm = compute_shader_multiply
     assert isinstance(sm, ps.ShaderModule)
     assert sm.input.__name__ == "compute_shader_multiply"     # the Python function, as pyshader
@@ -236,7 +196,8 @@ def test_source_must_be_readable():
         python2shader(ns["g"])
 
 
-def test_generated_glsl_compile_failure_is_a_translation_error(monkeypatch):
+def test_generated_glsl_compile_failure_is_a_translation_error(monkeypatch,
+                                                                compute_shader_multiply):
     sm = python2shader(compute_shader_multiply.input)
     broken = sm.to_glsl().replace("data3[i] =", "data3[i] = no_such_var +")
     monkeypatch.setattr(sm._shader, "glsl", broken)

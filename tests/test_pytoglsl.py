@@ -603,8 +603,7 @@ void main() {
 """
 
 
-def test_golden_glsl_multiply():
-    from test_pyshader import compute_shader_multiply     # the article's shader, as written there
+def test_golden_glsl_multiply(compute_shader_multiply):    # the article's shader (conftest.py)
     glsl = compute_shader_multiply.to_glsl()
     head, _, rest = glsl.partition("\n")
     assert head == "#version 450"

@@ -6,32 +6,13 @@ import numpy as np
 import pytest
 
 import kompute_ml as km
+from _array_checks import DTYPES, moved as _moved, random_data, same as _same
 
-F64 = bool(km.get_device().limits["float64"])
-DTYPES = [np.float32, np.int32] + ([np.float64] if F64 else [])
 rng = np.random.default_rng(41)
 
 
 def _data(shape, dtype):
-    if np.dtype(dtype).kind == "i":
-        return rng.integers(-1000, 1000, shape).astype(dtype)
-    return rng.standard_normal(shape).astype(dtype)
-
-
-def _moved(fn):
-    km.synchronize()
-    before = km.stats()
-    out = fn()
-    km.synchronize()
-    after = km.stats()
-    return out, (after["bytes_uploaded"] - before["bytes_uploaded"],
-                 after["bytes_downloaded"] - before["bytes_downloaded"])
-
-
-def _same(got, want):
-    got_np = got.numpy()
-    assert got_np.shape == want.shape and got_np.dtype == want.dtype, (got_np.shape, want.shape)
-    np.testing.assert_array_equal(got_np, want)
+    return random_data(rng, shape, dtype)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -50,7 +31,8 @@ def test_take_along_each_axis(dtype, shape, axis, ishape):
 
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("shape,axis,m", [((1,), 0, 1), ((999,), 0, 500), ((33, 17), 0, 5),
-                                          ((33, 17), 1, 40), ((6, 0), 0, 6), ((4, 3), 1, 0)])
+                                          ((33, 17), 1, 40), ((6, 0), 0, 6), ((4, 3), 1, 0),
+                                          ((3, 700), -1, 700), ((2, 3, 4), 1, 2)])
 def test_take_along_axis_along_each_axis(dtype, shape, axis, m):
     x = _data(shape, dtype)
     n = shape[axis]
@@ -61,6 +43,10 @@ def test_take_along_axis_along_each_axis(dtype, shape, axis, m):
     out, (up, down) = _moved(lambda: km.take_along_axis(k, ki, axis=axis))
     assert up == 0 and down <= 4
     _same(out, np.take_along_axis(x, idx, axis=axis))
+    # argsort's indices take the array back in order (the usual use)
+    if x.size:
+        _same(km.take_along_axis(k, km.argsort(k, axis=axis), axis=axis),
+              np.sort(x, axis=axis, kind="stable"))
 
 
 def test_take_of_the_flat_scores_scikit_learn_uses():

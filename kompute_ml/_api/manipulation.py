@@ -325,20 +325,21 @@ def _truth(x):
     return x if x.dtype == BOOL else x != 0
 
 
-def all(x, /, *, axis=None, keepdims=False):
+def _truth_reduce(x, axis, keepdims, op, empty):
+    """all (``op`` 'min' of the truth values, ``empty`` True) or any ('max', False)."""
     if isinstance(axis, list):
         axis = tuple(axis)
     if _count(x, axis) == 0:
-        return _shape_fill(x, axis, keepdims, True)
-    return _reduce(_truth(x), "min", axis, keepdims).astype(BOOL, copy=False)
+        return _shape_fill(x, axis, keepdims, empty)
+    return _reduce(_truth(x), op, axis, keepdims).astype(BOOL, copy=False)
+
+
+def all(x, /, *, axis=None, keepdims=False):
+    return _truth_reduce(x, axis, keepdims, "min", True)
 
 
 def any(x, /, *, axis=None, keepdims=False):
-    if isinstance(axis, list):
-        axis = tuple(axis)
-    if _count(x, axis) == 0:
-        return _shape_fill(x, axis, keepdims, False)
-    return _reduce(_truth(x), "max", axis, keepdims).astype(BOOL, copy=False)
+    return _truth_reduce(x, axis, keepdims, "max", False)
 
 
 def _shape_fill(x, axis, keepdims, value):

@@ -5,6 +5,7 @@ work (upload, fused gradient kernels, optimizer steps) lives in ``_loss.py``; st
 convergence test and the L-BFGS driver in ``_optim.py``.
 """
 
+import functools
 import numbers
 import warnings
 
@@ -62,6 +63,19 @@ def _collection(X):
         if entry[0](X):
             return entry
     return None
+
+
+def _predicts_collections(method):
+    """A prediction method of a fitted estimator that hands a registered collection (a dask
+    array) to its ``predict`` (block by block, a collection back) and anything else to ``method``."""
+    @functools.wraps(method)
+    def dispatch(self, X):
+        check_is_fitted(self)
+        other = _collection(X)
+        if other is not None:
+            return other[2](self, X, method.__name__)
+        return method(self, X)
+    return dispatch
 
 
 def _check_float32_range(X):
@@ -652,6 +666,7 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
                     unit="epoch" if self.solver in ("adam", "sgd") else "it")
 
     # -- prediction ------------------------------------------------------------------------
+    @_predicts_collections
     def decision_function(self, X):
         """Decision values (logits) of the samples.
 
@@ -665,10 +680,6 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         ndarray of shape (n_samples,) or (n_samples, n_classes)
             For a binary problem the logit of ``classes_[1]``; otherwise one column per class.
         """
-        check_is_fitted(self)
-        other = _collection(X)
-        if other is not None:          # a dask array: scored block by block, a dask array back
-            return other[2](self, X, "decision_function")
         X = _validate_X(self, X, reset=False)
         if isinstance(X, Array):       # on the device already: scored there, only scores return
             return self._scores(_loss.decision_function(X.device, X, self._packed_params()))
@@ -695,6 +706,7 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
             warnings.warn(f"predicting with numpy: {exc}", UserWarning, stacklevel=3)
             return None
 
+    @_predicts_collections
     def predict(self, X):
         """Predict the class labels of the samples.
 
@@ -708,13 +720,11 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         ndarray of shape (n_samples,)
             Labels from ``classes_``.
         """
-        other = _collection(X)
-        if other is not None:
-            return other[2](self, X, "predict")
         scores = self.decision_function(X)
         idx = (scores > 0).astype(np.intp) if scores.ndim == 1 else scores.argmax(axis=1)
         return self.classes_[idx]
 
+    @_predicts_collections
     def predict_proba(self, X):
         """Probability of each class.
 
@@ -728,15 +738,13 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         ndarray of shape (n_samples, n_classes)
             Columns in the order of ``classes_``; rows sum to 1.
         """
-        other = _collection(X)
-        if other is not None:
-            return other[2](self, X, "predict_proba")
         scores = self.decision_function(X)
         if scores.ndim == 1:
             p = expit(scores)
             return np.column_stack([1.0 - p, p])
         return softmax(scores, axis=1)
 
+    @_predicts_collections
     def predict_log_proba(self, X):
         """Logarithm of the probability of each class (computed stably from the logits).
 
@@ -750,9 +758,6 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         ndarray of shape (n_samples, n_classes)
             Columns in the order of ``classes_``.
         """
-        other = _collection(X)
-        if other is not None:
-            return other[2](self, X, "predict_log_proba")
         scores = self.decision_function(X)
         if scores.ndim == 1:
             return np.column_stack([log_expit(-scores), log_expit(scores)])
