@@ -113,7 +113,7 @@ def logistic_table(doc):
     default (Adam) the estimator no longer has."""
     cols = [("kompute_ml_auto", "km auto"), ("auto_device_data", "km auto, device data"),
             ("kompute_ml_lbfgs", "km lbfgs"), ("kompute_ml_adam", "km adam"),
-            ("sklearn", "scikit-learn"), ("torch_lbfgs", "torch L-BFGS"), ("torch", "torch Adam")]
+            ("sklearn", "scikit-learn"), ("torch_lbfgs", "torch L-BFGS"), ("torch_adam", "torch Adam")]
     lines = [f"**{doc['device']}** (host {doc['cpu']}; {doc['date']}): `{doc['command']}`", "",
              "Seconds to reach scikit-learn's held-out accuracy (– : not reached or not run); "
              "accuracy of km auto / scikit-learn / torch L-BFGS.", "",
