@@ -460,3 +460,15 @@ def test_nan_and_inf_in_estimator_input():
     yb[0] = np.nan
     with pytest.raises(ValueError, match="NaN"):
         LogisticRegression().fit(X, yb)
+
+
+@pytest.mark.parametrize("value", ["lots", "0", "-5", "1K"])
+def test_staging_bytes_env_not_a_byte_count(monkeypatch, value):
+    """A staging slot bound that is no byte count (or below a page) names the variable when the
+    first large transfer needs the slots, before any data moves."""
+    from kompute_ml._runtime import staging as _staging
+    monkeypatch.setenv("KOMPUTE_ML_STAGING_BYTES", value)
+    with pytest.raises(ValueError, match=f"KOMPUTE_ML_STAGING_BYTES='{value}'"):
+        _staging.slot_bytes()
+    monkeypatch.setenv("KOMPUTE_ML_STAGING_BYTES", "32M")
+    assert _staging.slot_bytes() == 32 << 20
