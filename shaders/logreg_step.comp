@@ -15,14 +15,15 @@
 // workgroup: adjacent invocations write and read adjacent words); each active workgroup writes its
 // partials, makes them visible at device scope (memoryBarrierBuffer: the buffer is `coherent`, so
 // the writes bypass any non-coherent cache) and, after a barrier() that orders all 64 invocations'
-// writes before it, invocation 0 counts the workgroup in with atomicAdd on `arrived`. The workgroup
-// that sees groups - 1 is the last: every other workgroup's partials are visible to it (release
-// fence, atomic, acquire fence: the GLSL 450 pattern of a single-pass reduction, no spin-wait, so
-// it needs no workgroups resident together); it sums them, its 64 invocations looping over the
-// parameters (invocation t: parameters t, t + 64, ...; each over the groups' partials, four
-// accumulators), applies the optimizer's step (logreg_step_apply.glsl) and puts the counter back
-// to 0 for the next step (ordered before that dispatch by kp's pipeline barrier). W changes only
-// after every workgroup has read it: those reads precede their atomic.
+// writes before it, invocation 0 counts the workgroup in with atomicAdd on a counter of `arrived`.
+// The workgroup that sees the count - 1 is the last: every other counted workgroup's partials are
+// visible to it (release fence, atomic, acquire fence: the GLSL 450 pattern of a single-pass
+// reduction, as in CUDA's threadfence reduction; no spin-wait, so it needs no workgroups resident
+// together). Two levels (buckets of S workgroups, then the buckets; see the end of main): the last
+// of all sums, its 64 invocations looping over the parameters (invocation t: t, t + 64, ...),
+// applies the optimizer's step (logreg_step_apply.glsl) and puts its counter back to 0 for the
+// next step (ordered before that dispatch by kp's pipeline barrier). W changes only after every
+// workgroup has read it: those reads precede their atomic.
 //
 // Why this shape (a big GPU spends a step's time in latency, not arithmetic): every invocation
 // loops over d / 64 features of R rows, never over a long dimension alone; the forward dot products
@@ -35,7 +36,8 @@
 // binding 2: idx (uint, chunk-local row indices)  binding 3: state (float; W at 0 .. P)
 // binding 4: part (float, (P + 1) x groups)
 // FUSED: binding 3 state (float; W, M, V at 0, P, 2P; written by the last workgroup)
-// binding 5: out (float; W, then loss slots)  binding 6: hyper (float, 5)  binding 7: arrived (uint)
+// binding 5: out (float; W, then loss slots)  binding 6: hyper (float, 5)
+// binding 7: arrived (uint; [0] the buckets' counter, [1 + b] bucket b's; 0 between steps)
 // @kompute_ml max_logits_rows = 1024
 #extension GL_EXT_control_flow_attributes : require
 #extension GL_GOOGLE_include_directive : require
@@ -75,7 +77,9 @@ layout(push_constant) uniform Push {
     uint d;           // features
     uint K;           // logits per row
     uint R;           // rows per workgroup (R * K <= ZMAX)
-#if FUSED             // the update's (logreg_step_update.comp's), for the last workgroup
+#if FUSED
+    uint S;           // workgroups per bucket of the sum's first level (>= groups: one level)
+    // the update's (logreg_step_update.comp's), for the last workgroup
     uint fit_intercept;
     uint mode;
     uint loss_index;
@@ -123,6 +127,21 @@ void put(uint p, XT v, uint G, uint P1, uint g) {
     part[PART(p, G, P1, g)] = v;
 #endif
 }
+
+#if FUSED
+// the sum of parameter p's partials in the n workgroup slots first, first + step, ...
+// (group-major, P1 words a slot): eight loads in flight per invocation, summed as a tree
+float sum_slots(uint p, uint P1, uint first, uint n, uint step) {
+    float s[8];
+    [[unroll]] for (uint u = 0u; u < 8u; u++) s[u] = 0.0;
+    for (uint h = 0u; h < n; h += 8u) {
+        [[unroll]] for (uint u = 0u; u < 8u; u++) {
+            if (h + u < n) s[u] += part[(first + (h + u) * step) * P1 + p];
+        }
+    }
+    return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
+}
+#endif
 
 void main() {
     uint g = gl_WorkGroupID.x;
@@ -248,25 +267,42 @@ void main() {
         part[PART(P, G, P + 1u, g)] = acc;
     }
 #if FUSED
+    // the sum of the partials as a two-level tree of "last workgroups": the workgroups come in
+    // buckets of S (from the host, about sqrt(groups)); the last of a bucket to finish sums the
+    // bucket's partials into the bucket's first slot, and the last bucket sum to finish sums the
+    // buckets' and steps. Each level's last workgroup reads S (or groups / S) partials of each
+    // parameter instead of one workgroup reading all of them (a long serial chain on a big GPU).
+    // S >= the workgroups: one level.
     memoryBarrierBuffer();          // this invocation's partials: visible at device scope ...
     barrier();                      // ... before invocation 0 counts the workgroup in
-    if (t == 0u) arrivals = atomicAdd(arrived[0], 1u);
+    uint ngroups = (pc.count + R - 1u) / R;         // the batch's workgroups (the rest left)
+    uint S = pc.S, b = g / S, nb = (ngroups + S - 1u) / S;
+    uint members = min(S, ngroups - b * S);
+    if (t == 0u) arrivals = atomicAdd(arrived[1u + b], 1u);
     barrier();
-    uint ngroups = (pc.count + R - 1u) / R;
-    if (arrivals != ngroups - 1u) return;           // uniform: not the last workgroup
+    if (arrivals != members - 1u) return;           // uniform: not the bucket's last
     memoryBarrierBuffer();          // the last: the others' partials are read after the count
     uint P1 = P + 1u;
-    for (uint p = t; p < P1; p += WG) {
-        float s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
-        uint h = 0u;
-        for (; h + 4u <= ngroups; h += 4u) {        // four loads in flight per invocation
-            s0 += part[h * P1 + p]; s1 += part[(h + 1u) * P1 + p];
-            s2 += part[(h + 2u) * P1 + p]; s3 += part[(h + 3u) * P1 + p];
+    if (nb > 1u) {
+        // each invocation reads and rewrites only its own parameters' words of slot b S
+        for (uint p = t; p < P1; p += WG) {
+            part[b * S * P1 + p] = sum_slots(p, P1, b * S, members, 1u);
         }
-        for (; h < ngroups; h++) s0 += part[h * P1 + p];
-        step_apply(p, (s0 + s1) + (s2 + s3), P, d1, pc.fit_intercept, pc.mode, pc.loss_index,
-                   pc.scale, pc.l2, pc.lr, pc.beta1, pc.beta2, pc.eps);
+        memoryBarrierBuffer();
+        barrier();
+        if (t == 0u) {
+            arrived[1u + b] = 0u;   // for the next step (after kp's barrier)
+            arrivals = atomicAdd(arrived[0], 1u);
+        }
+        barrier();
+        if (arrivals != nb - 1u) return;            // uniform: not the last bucket
+        memoryBarrierBuffer();
     }
-    if (t == 0u) arrived[0] = 0u;   // for the next step (after kp's barrier)
+    for (uint p = t; p < P1; p += WG) {
+        float sum = nb > 1u ? sum_slots(p, P1, 0u, nb, S) : sum_slots(p, P1, 0u, members, 1u);
+        step_apply(p, sum, P, d1, pc.fit_intercept, pc.mode, pc.loss_index, pc.scale, pc.l2,
+                   pc.lr, pc.beta1, pc.beta2, pc.eps);
+    }
+    if (t == 0u) arrived[nb > 1u ? 0u : 1u] = 0u;
 #endif
 }

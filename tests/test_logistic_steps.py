@@ -81,7 +81,10 @@ def step_path(request, monkeypatch):
 
 
 def _arrived(prog):
-    return int(_stream.download(prog.arrived, 1, np.uint32)[0])
+    """The fused step's counters (the buckets', then each bucket's), summed: 0 between steps."""
+    groups = prog.layout[1]
+    n = 1 + -(-groups // _loss.fused_bucket(groups))
+    return int(_stream.download(prog.arrived, n, np.uint32).sum())
 
 
 @pytest.mark.parametrize("solver", ["adam", "sgd"])
@@ -135,6 +138,7 @@ def test_fused_steps_with_many_racing_workgroups(device, monkeypatch, solver):
     W_ref = W0
     try:
         assert prog.fused and prog.layout[:2] == (1, batch)
+        assert _loss.fused_bucket(batch) == 32          # two levels: 10 buckets, 4 in the last
         prog.set_state(W0)
         km.synchronize()
         before = km.stats()["dispatches"]
@@ -152,6 +156,12 @@ def test_fused_steps_with_many_racing_workgroups(device, monkeypatch, solver):
     finally:
         prog.release()
         data.release()
+
+
+def test_fused_bucket_rule():
+    """One level up to 16 workgroups; past it buckets of the power of 2 >= sqrt(groups)."""
+    assert [_loss.fused_bucket(g) for g in (1, 5, 16)] == [1, 5, 16]
+    assert [_loss.fused_bucket(g) for g in (17, 64, 65, 256, 300, 4096)] == [8, 8, 16, 16, 32, 64]
 
 
 def test_step_fused_rule(device, monkeypatch):

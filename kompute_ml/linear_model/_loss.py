@@ -44,7 +44,7 @@ from .._runtime import program as shaders
 from ..errors import DeviceLimitError
 
 __all__ = ["DeviceDataset", "LogLossProgram", "decision_function", "chunk_rows", "step_layout",
-           "step_rows", "step_groups", "fill_rows"]
+           "step_rows", "step_groups", "fill_rows", "step_fused", "fused_bucket"]
 
 TILE = 64                 # rows per workgroup tile (LR_TILE in shaders/logreg_common.glsl)
 MAX_GROUPS = 256          # workgroups of a full-batch gradient pass (partials to sum per parameter)
@@ -157,10 +157,20 @@ def _step_cost(d, K, R, qc):
             + -(-K // 64) * (R + 1) + R + 16)
 
 
+def fused_bucket(groups):
+    """Workgroups per bucket of the fused step's two-level sum (logreg_step.comp with FUSED):
+    all of them (one level) up to 16, else the power of 2 >= sqrt(groups), so that each level's
+    last workgroup reads about sqrt(groups) partials per parameter (16 of 256 workgroups)."""
+    if groups <= 16:
+        return max(1, groups)
+    return 1 << ((groups - 1).bit_length() + 1) // 2
+
+
 def _fused_cost(P, groups):
-    """Loop iterations of the last workgroup's sum in logreg_step.comp with FUSED (one invocation:
-    ceil((P + 1) / 64) parameters, each over ``groups`` partials four at a time)."""
-    return -(-(P + 1) // 64) * (groups // 4 + 4)
+    """Loop iterations of one invocation of the fused step's sum: ceil((P + 1) / 64) parameters
+    at each level, each over S, then ceil(groups / S), partials eight at a time."""
+    S = fused_bucket(groups)
+    return 2 * -(-(P + 1) // 64) * (-(-S // 8) + -(-(-(-groups // S)) // 8) + 2)
 
 
 def step_fused(device, d, K, layout):
@@ -428,8 +438,10 @@ class LogLossProgram(FitBuffers):
             self.hyper = self._alloc(8)        # a replayed epoch's t0, lr, beta1, beta2, eps
             # the fused step's counter of finished workgroups: 0 between steps (its last
             # workgroup puts it back), also when the two-dispatch path is chosen later
-            self.arrived = self._alloc(1)
-            _stream.upload(self.arrived, np.zeros(1, dtype=np.uint32))
+            nbuckets = 1 if self.layout is None else -(-self.layout[1] // fused_bucket(
+                self.layout[1]))
+            self.arrived = self._alloc(1 + nbuckets)
+            _stream.upload(self.arrived, np.zeros(1 + nbuckets, dtype=np.uint32))
         except BaseException:
             self.release()
             raise
@@ -504,12 +516,14 @@ class LogLossProgram(FitBuffers):
         R, groups, qc, lanes = self.layout
         if self.fused:
             # bindings: 0 X, 1 meta, 2 idx, 3 state (W, M, V), 4 part (group-major partials),
-            # 5 out (W, then the loss slots), 6 hyper (modes 3 and 4), 7 arrived (the counter)
+            # 5 out (W, then the loss slots), 6 hyper (modes 3 and 4), 7 arrived (the counters
+            # of the two-level sum; fused_bucket(groups) workgroups a bucket)
             _kernel_defines("logreg_step", qc, _step_vec(self.d), fused=True).dispatch(
                 self.device, [chunk.X, chunk.meta, chunk.idx, self.state, self.part, self.out,
                               self.hyper, self.arrived], (groups, 1, 1),
-                push=(offset, count, self.d, self.K, R, int(self.fit_intercept), mode,
-                      loss_index, scale, self.l2, lr, beta1, beta2, eps))
+                push=(offset, count, self.d, self.K, R, fused_bucket(groups),
+                      int(self.fit_intercept), mode, loss_index, scale, self.l2, lr, beta1, beta2,
+                      eps))
             return
         # bindings: 0 X, 1 meta, 2 idx, 3 state (W), 4 part (per-workgroup partials)
         # rows of whole vec4s (d % 4 == 0) are read 16 bytes at a time: a quarter of the loads
