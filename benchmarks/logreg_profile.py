@@ -19,9 +19,9 @@ A diagnostic for benchmarks/NOTES.md, not a headline figure. The issue's case:
 
     python benchmarks/logreg_profile.py --n 1000000 --d 256 --batch 256 [--two | --pair]
 
-and on lavapipe (process CPU per step):
+and on lavapipe (process CPU per step; --ab 20 interleaves both paths in one process):
 
-    python benchmarks/logreg_profile.py --n 16384 --d 256 --batch 256 [--two]
+    python benchmarks/logreg_profile.py --n 16384 --d 256 --batch 256 [--two] [--ab 20]
 """
 
 import argparse
@@ -48,6 +48,10 @@ def main(argv=None):
     ap.add_argument("--two", action="store_true",
                     help="step with two dispatches (logreg_step + logreg_step_update), the "
                          "fallback of the one-dispatch step")
+    ap.add_argument("--ab", type=int, default=0, metavar="EPOCHS",
+                    help="also time the one- and the two-dispatch step in one process, their "
+                         "replayed epochs interleaved EPOCHS times each (fairer than two runs on "
+                         "a shared machine)")
     args = ap.parse_args(argv)
     dev = km.get_device(args.device)
     rng = np.random.default_rng(0)
@@ -143,7 +147,39 @@ def main(argv=None):
         print(f"  device, grad kernel       {np.median(grad) * 1e6:9.1f} us/step (median)")
         print(f"  device, update kernel     {np.median(upd) * 1e6:9.1f} us/step (median)")
     prog.release()
+    if args.ab:
+        _interleaved(data, args, steps)
     data.release()
+
+
+def _interleaved(data, args, steps):
+    """Replayed epochs of the fused and the two-dispatch step, alternating: per step, the median
+    and the least wall clock and process CPU time of each."""
+    runs = {}
+    for name, fused in (("one dispatch", True), ("two dispatches", False)):
+        prog = _loss.LogLossProgram(data, args.k, l2=1e-6, fit_intercept=True,
+                                    batch_size=args.batch)
+        prog.total_weight = float(args.n)
+        prog.fused = prog.fused and fused
+        prog.set_state(np.zeros((args.k, args.d + 1), np.float32))
+        opt = _optim.make_optimizer("adam", 1e-3, 1.0)
+        prog.epoch(opt)                               # recorded
+        prog.epoch(opt)
+        runs[name] = (prog, opt, [], [])
+    for _ in range(args.ab):
+        for prog, opt, walls, cpus in runs.values():
+            t0, c0 = time.perf_counter(), time.process_time()
+            prog.epoch(opt)
+            walls.append(time.perf_counter() - t0)
+            cpus.append(time.process_time() - c0)
+    print(f"  interleaved, {args.ab} replayed epochs each (us/step: median / least):")
+    for name, (prog, _, walls, cpus) in runs.items():
+        w = [x / steps * 1e6 for x in walls]
+        c = [x / steps * 1e6 for x in cpus]
+        label = name if prog.fused == (name == "one dispatch") else name + " (rule: two)"
+        print(f"    {label:16s} wall {statistics.median(w):8.1f} / {min(w):8.1f}   "
+              f"process CPU {statistics.median(c):8.1f} / {min(c):8.1f}")
+        prog.release()
 
 
 if __name__ == "__main__":
