@@ -168,9 +168,9 @@ def fused_bucket(groups):
 
 def _fused_cost(P, groups):
     """Loop iterations of one invocation of the fused step's sum: ceil((P + 1) / 64) parameters
-    at each level, each over S, then ceil(groups / S), partials."""
+    at each level, each over S, then ceil(groups / S), partials four at a time."""
     S = fused_bucket(groups)
-    return -(-(P + 1) // 64) * (S + -(-groups // S) + 2)
+    return -(-(P + 1) // 64) * (S // 4 + -(-groups // S) // 4 + 8)
 
 
 def step_fused(device, d, K, layout):
