@@ -1,6 +1,7 @@
 """Where the time of a LogisticRegression epoch goes: host recording vs device kernels.
 
-    python benchmarks/logreg_profile.py [--n 200000] [--d 256] [--k 1] [--batch 4096] [--pair]
+    python benchmarks/logreg_profile.py [--n 200000] [--d 256] [--k 1] [--batch 4096]
+                                        [--two | --pair]
 
 One epoch of micro-batch Adam on data already on the device, three ways: the wall clock of
 ``LogLossProgram.epoch`` (the epoch recorded once, then each run one replayed submit and the
@@ -9,11 +10,18 @@ steadier than the wall clock on a shared machine); the time to record the same s
 submitting (Python and kp's command recording); and the device time of each kernel from Vulkan
 timestamps (kp writes one after every recorded operation, which adds a drain per kernel: the
 replayed wall clock is the figure of a step), split into the gradient kernel and the update
-kernel. It also prints the dispatches per step (a replayed epoch records none). ``--pair`` steps
-with the kernels the micro-batch solvers used before logreg_step (logreg_grad + logreg_update).
+kernel where a step is two. It also prints the dispatches per step (a replayed epoch records
+none). By default a step is what the rule picks (_loss.step_fused: one dispatch, logreg_step with
+FUSED, for P <= 4096); ``--two`` forces the two-dispatch path (logreg_step +
+logreg_step_update); ``--pair`` steps with the kernels the micro-batch solvers used before
+logreg_step (logreg_grad + logreg_update).
 A diagnostic for benchmarks/NOTES.md, not a headline figure. The issue's case:
 
-    python benchmarks/logreg_profile.py --n 1000000 --d 256 --batch 256 [--pair]
+    python benchmarks/logreg_profile.py --n 1000000 --d 256 --batch 256 [--two | --pair]
+
+and on lavapipe (process CPU per step; --ab 20 interleaves both paths in one process):
+
+    python benchmarks/logreg_profile.py --n 16384 --d 256 --batch 256 [--two] [--ab 20]
 """
 
 import argparse
@@ -37,6 +45,13 @@ def main(argv=None):
     ap.add_argument("--pair", action="store_true",
                     help="step with the full-batch kernels (logreg_grad + logreg_update): the "
                          "micro-batch kernels before logreg_step, for comparison")
+    ap.add_argument("--two", action="store_true",
+                    help="step with two dispatches (logreg_step + logreg_step_update), the "
+                         "fallback of the one-dispatch step")
+    ap.add_argument("--ab", type=int, default=0, metavar="EPOCHS",
+                    help="also time the one- and the two-dispatch step in one process, their "
+                         "replayed epochs interleaved EPOCHS times each (fairer than two runs on "
+                         "a shared machine)")
     args = ap.parse_args(argv)
     dev = km.get_device(args.device)
     rng = np.random.default_rng(0)
@@ -48,11 +63,14 @@ def main(argv=None):
     prog.total_weight = float(args.n)
     if args.pair:
         prog.layout = None
+    if args.pair or args.two:
+        prog.fused = False
+    per_step = 1 if prog.fused else 2               # dispatches (and timestamps) per step
     prog.set_state(np.zeros((args.k, args.d + 1), np.float32))
     opt = _optim.make_optimizer("adam", 1e-3, 1.0)
     steps = prog.steps
     # the timed submit (one timestamp per operation) holds at most this many steps
-    timed_steps = min(steps, (_stream.MAX_PENDING - 2) // 2)
+    timed_steps = min(steps, (_stream.MAX_PENDING - 2) // per_step)
     km.synchronize(dev)
     before = km.stats()["dispatches"]
     prog.epoch(opt)                                   # warm-up: pipelines, the recorded epoch
@@ -102,10 +120,15 @@ def main(argv=None):
             seq.destroy()
     period = float(dev.limits.get("timestamp_period_ns") or 1.0) * 1e-9
     d = np.diff(np.asarray(stamps, dtype=np.float64)) * period
-    grad, upd = d[0::2], d[1::2]
-    layout = ("logreg_grad + logreg_update" if prog.layout is None else
-              "logreg_step (R=%d rows x %d workgroups, QC=%d) + logreg_step_update (%d lanes)"
-              % prog.layout)
+    grad, upd = d[0::per_step], d[1::per_step]
+    if prog.layout is None:
+        layout = "logreg_grad + logreg_update"
+    elif prog.fused:
+        layout = ("logreg_step FUSED (R=%d rows x %d workgroups, QC=%d; the last workgroup sums "
+                  "and steps)" % prog.layout[:3])
+    else:
+        layout = ("logreg_step (R=%d rows x %d workgroups, QC=%d) + logreg_step_update "
+                  "(%d lanes)" % prog.layout)
     print(f"device: {dev.name}; n={args.n} d={args.d} K={args.k} batch={args.batch}: {steps} steps")
     print(f"  kernels: {layout}")
     print(f"  dispatches per step {recorded / steps:.2f} (recorded epoch), "
@@ -118,10 +141,45 @@ def main(argv=None):
           f"({statistics.median(recs) / steps * 1e6:.1f} us/step)")
     print(f"  device, {timed_steps} steps timed    {d.sum() * 1e3:9.2f} ms "
           f"({d.sum() / timed_steps * 1e6:.1f} us/step, a timestamp after each dispatch)")
-    print(f"  device, grad kernel       {np.median(grad) * 1e6:9.1f} us/step (median)")
-    print(f"  device, update kernel     {np.median(upd) * 1e6:9.1f} us/step (median)")
+    if per_step == 1:
+        print(f"  device, fused kernel      {np.median(grad) * 1e6:9.1f} us/step (median)")
+    else:
+        print(f"  device, grad kernel       {np.median(grad) * 1e6:9.1f} us/step (median)")
+        print(f"  device, update kernel     {np.median(upd) * 1e6:9.1f} us/step (median)")
     prog.release()
+    if args.ab:
+        _interleaved(data, args, steps)
     data.release()
+
+
+def _interleaved(data, args, steps):
+    """Replayed epochs of the fused and the two-dispatch step, alternating: per step, the median
+    and the least wall clock and process CPU time of each."""
+    runs = {}
+    for name, fused in (("one dispatch", True), ("two dispatches", False)):
+        prog = _loss.LogLossProgram(data, args.k, l2=1e-6, fit_intercept=True,
+                                    batch_size=args.batch)
+        prog.total_weight = float(args.n)
+        prog.fused = prog.fused and fused
+        prog.set_state(np.zeros((args.k, args.d + 1), np.float32))
+        opt = _optim.make_optimizer("adam", 1e-3, 1.0)
+        prog.epoch(opt)                               # recorded
+        prog.epoch(opt)
+        runs[name] = (prog, opt, [], [])
+    for _ in range(args.ab):
+        for prog, opt, walls, cpus in runs.values():
+            t0, c0 = time.perf_counter(), time.process_time()
+            prog.epoch(opt)
+            walls.append(time.perf_counter() - t0)
+            cpus.append(time.process_time() - c0)
+    print(f"  interleaved, {args.ab} replayed epochs each (us/step: median / least):")
+    for name, (prog, _, walls, cpus) in runs.items():
+        w = [x / steps * 1e6 for x in walls]
+        c = [x / steps * 1e6 for x in cpus]
+        label = name if prog.fused == (name == "one dispatch") else name + " (rule: two)"
+        print(f"    {label:16s} wall {statistics.median(w):8.1f} / {min(w):8.1f}   "
+              f"process CPU {statistics.median(c):8.1f} / {min(c):8.1f}")
+        prog.release()
 
 
 if __name__ == "__main__":

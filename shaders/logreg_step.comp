@@ -10,6 +10,21 @@
 // with z = W x + b (K logits), p = sigmoid(z) (K = 1) or softmax(z), r = s * (p - onehot(y)) and s
 // the row's sample weight. logreg_step_update.comp then sums the partials and updates W.
 //
+// FUSED (1, from the host where _loss.step_fused allows): the whole step in ONE dispatch, the
+// "last workgroup" reduction. The partials are then group-major (part[g][p], P + 1 words a
+// workgroup: adjacent invocations write and read adjacent words); each active workgroup writes its
+// partials, makes them visible at device scope (memoryBarrierBuffer: the buffer is `coherent`, so
+// the writes bypass any non-coherent cache) and, after a barrier() that orders all 64 invocations'
+// writes before it, invocation 0 counts the workgroup in with atomicAdd on a counter of `arrived`.
+// The workgroup that sees the count - 1 is the last: every other counted workgroup's partials are
+// visible to it (release fence, atomic, acquire fence: the GLSL 450 pattern of a single-pass
+// reduction, as in CUDA's threadfence reduction; no spin-wait, so it needs no workgroups resident
+// together). Two levels (buckets of S workgroups, then the buckets; see the end of main): the last
+// of all sums, its 64 invocations looping over the parameters (invocation t: t, t + 64, ...),
+// applies the optimizer's step (logreg_step_apply.glsl) and puts its counter back to 0 for the
+// next step (ordered before that dispatch by kp's pipeline barrier). W changes only after every
+// workgroup has read it: those reads precede their atomic.
+//
 // Why this shape (a big GPU spends a step's time in latency, not arithmetic): every invocation
 // loops over d / 64 features of R rows, never over a long dimension alone; the forward dot products
 // are split across the workgroup's 64 invocations (adjacent invocations read adjacent X words) and
@@ -20,8 +35,15 @@
 // binding 0: X (float, row-major rows x d; read as vec4 where V = 4)        binding 1: meta (uint pairs: y class, bits of s)
 // binding 2: idx (uint, chunk-local row indices)  binding 3: state (float; W at 0 .. P)
 // binding 4: part (float, (P + 1) x groups)
+// FUSED: binding 3 state (float; W, M, V at 0, P, 2P; written by the last workgroup)
+// binding 5: out (float; W, then loss slots)  binding 6: hyper (float, 5)
+// binding 7: arrived (uint; [0] the buckets' counter, [1 + b] bucket b's; 0 between steps)
 // @kompute_ml max_logits_rows = 1024
 #extension GL_EXT_control_flow_attributes : require
+#extension GL_GOOGLE_include_directive : require
+#ifndef FUSED
+#define FUSED 0
+#endif
 layout(local_size_x = 64) in;
 #ifndef V
 #define V 1             // features per X load: 4 (vec4) where d % 4 == 0, from the host
@@ -38,15 +60,41 @@ layout(local_size_x = 64) in;
 layout(set = 0, binding = 0) readonly buffer Xb { XT X[]; };
 layout(set = 0, binding = 1) readonly buffer Meta { uint meta[]; };
 layout(set = 0, binding = 2) readonly buffer Idx { uint idx[]; };
+#if FUSED
+layout(set = 0, binding = 3) buffer State { float W[]; };
+layout(set = 0, binding = 4) coherent buffer Part { float part[]; };
+layout(set = 0, binding = 5) buffer Out { float out_[]; };
+layout(set = 0, binding = 6) readonly buffer Hyper { float H[]; };
+layout(set = 0, binding = 7) coherent buffer Arrived { uint arrived[]; };
+#define ST W
+#else
 layout(set = 0, binding = 3) readonly buffer State { float W[]; };
 layout(set = 0, binding = 4) writeonly buffer Part { float part[]; };
+#endif
 layout(push_constant) uniform Push {
     uint offset;      // first position in idx
     uint count;       // rows in the batch
     uint d;           // features
     uint K;           // logits per row
     uint R;           // rows per workgroup (R * K <= ZMAX)
+#if FUSED
+    uint S;           // workgroups per bucket of the sum's first level (>= groups: one level)
+    // the update's (logreg_step_update.comp's), for the last workgroup
+    uint fit_intercept;
+    uint mode;
+    uint loss_index;
+    float scale;
+    float l2;
+    float lr;
+    float beta1;
+    float beta2;
+    float eps;
+#endif
 } pc;
+#if FUSED
+#include "logreg_step_apply.glsl"
+shared uint arrivals;           // the workgroups counted in before this one
+#endif
 
 #define WG 64u
 #ifndef QC
@@ -62,15 +110,39 @@ shared float ssh[64];           // per row: sample weight
 shared float red[QC * WG];      // [q][invocation]: partial dot products
 shared float red2[QC * 8u];     // [q][eighth]
 
-// part[p + c][g] = v[c] for the V features of v (parameter-major partials, G workgroups)
-void put(uint p, XT v, uint G, uint g) {
-#if V == 4
-    part[p * G + g] = v.x; part[(p + 1u) * G + g] = v.y;
-    part[(p + 2u) * G + g] = v.z; part[(p + 3u) * G + g] = v.w;
+// the word of parameter p's partial of workgroup g: parameter-major (G workgroups), or
+// group-major (P1 = P + 1 words a workgroup) where FUSED
+#if FUSED
+#define PART(p, G, P1, g) ((g) * (P1) + (p))
 #else
-    part[p * G + g] = v;
+#define PART(p, G, P1, g) ((p) * (G) + (g))
+#endif
+
+// part[p + c][g] = v[c] for the V features of v
+void put(uint p, XT v, uint G, uint P1, uint g) {
+#if V == 4
+    part[PART(p, G, P1, g)] = v.x; part[PART(p + 1u, G, P1, g)] = v.y;
+    part[PART(p + 2u, G, P1, g)] = v.z; part[PART(p + 3u, G, P1, g)] = v.w;
+#else
+    part[PART(p, G, P1, g)] = v;
 #endif
 }
+
+#if FUSED
+// the sum of parameter p's partials in the n workgroup slots first, first + step, ...
+// (group-major, P1 words a slot): four independent loads in flight per invocation on a GPU.
+// (Eight accumulators in an array, each load guarded, cost lavapipe ~30 us a step more.)
+float sum_slots(uint p, uint P1, uint first, uint n, uint step) {
+    float s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+    uint h = 0u, w = step * P1;
+    uint o = first * P1 + p;
+    for (; h + 4u <= n; h += 4u, o += 4u * w) {
+        s0 += part[o]; s1 += part[o + w]; s2 += part[o + 2u * w]; s3 += part[o + 3u * w];
+    }
+    for (; h < n; h++, o += w) s0 += part[o];
+    return (s0 + s1) + (s2 + s3);
+}
+#endif
 
 void main() {
     uint g = gl_WorkGroupID.x;
@@ -167,7 +239,7 @@ void main() {
     for (uint j = t; j < dv && K == 1u; j += WG) {
         XT acc = XT(0.0);
         for (uint r = 0u; r < nrows; r++) acc += X[xrow[r] + j] * zsh[r];
-        put(j * V, acc, G, g);
+        put(j * V, acc, G, P + 1u, g);
     }
     for (uint j = t; j < dv && K > 1u; j += WG) {
         for (uint k0 = 0u; k0 < K; k0 += 4u) {
@@ -179,20 +251,59 @@ void main() {
                 a0 += x * zsh[o + k0]; a1 += x * zsh[o + k1];
                 a2 += x * zsh[o + k2]; a3 += x * zsh[o + k3];
             }
-            put(k0 * d1 + j * V, a0, G, g);
-            if (k0 + 1u < K) put((k0 + 1u) * d1 + j * V, a1, G, g);
-            if (k0 + 2u < K) put((k0 + 2u) * d1 + j * V, a2, G, g);
-            if (k0 + 3u < K) put((k0 + 3u) * d1 + j * V, a3, G, g);
+            put(k0 * d1 + j * V, a0, G, P + 1u, g);
+            if (k0 + 1u < K) put((k0 + 1u) * d1 + j * V, a1, G, P + 1u, g);
+            if (k0 + 2u < K) put((k0 + 2u) * d1 + j * V, a2, G, P + 1u, g);
+            if (k0 + 3u < K) put((k0 + 3u) * d1 + j * V, a3, G, P + 1u, g);
         }
     }
     for (uint k = t; k < K; k += WG) {              // intercepts
         float acc = 0.0;
         for (uint r = 0u; r < nrows; r++) acc += zsh[r * K + k];
-        part[(k * d1 + d) * G + g] = acc;
+        part[PART(k * d1 + d, G, P + 1u, g)] = acc;
     }
     if (t == WG - 1u) {                             // the loss (an invocation with few features)
         float acc = 0.0;
         for (uint r = 0u; r < nrows; r++) acc += lsh[r];
-        part[P * G + g] = acc;
+        part[PART(P, G, P + 1u, g)] = acc;
     }
+#if FUSED
+    // the sum of the partials as a two-level tree of "last workgroups": the workgroups come in
+    // buckets of S (from the host, about sqrt(groups)); the last of a bucket to finish sums the
+    // bucket's partials into the bucket's first slot, and the last bucket sum to finish sums the
+    // buckets' and steps. Each level's last workgroup reads S (or groups / S) partials of each
+    // parameter instead of one workgroup reading all of them (a long serial chain on a big GPU).
+    // S >= the workgroups: one level.
+    memoryBarrierBuffer();          // this invocation's partials: visible at device scope ...
+    barrier();                      // ... before invocation 0 counts the workgroup in
+    uint ngroups = (pc.count + R - 1u) / R;         // the batch's workgroups (the rest left)
+    uint S = pc.S, b = g / S, nb = (ngroups + S - 1u) / S;
+    uint members = min(S, ngroups - b * S);
+    if (t == 0u) arrivals = atomicAdd(arrived[1u + b], 1u);
+    barrier();
+    if (arrivals != members - 1u) return;           // uniform: not the bucket's last
+    memoryBarrierBuffer();          // the last: the others' partials are read after the count
+    uint P1 = P + 1u;
+    if (nb > 1u) {
+        // each invocation reads and rewrites only its own parameters' words of slot b S
+        for (uint p = t; p < P1; p += WG) {
+            part[b * S * P1 + p] = sum_slots(p, P1, b * S, members, 1u);
+        }
+        memoryBarrierBuffer();
+        barrier();
+        if (t == 0u) {
+            arrived[1u + b] = 0u;   // for the next step (after kp's barrier)
+            arrivals = atomicAdd(arrived[0], 1u);
+        }
+        barrier();
+        if (arrivals != nb - 1u) return;            // uniform: not the last bucket
+        memoryBarrierBuffer();
+    }
+    for (uint p = t; p < P1; p += WG) {
+        float sum = nb > 1u ? sum_slots(p, P1, 0u, nb, S) : sum_slots(p, P1, 0u, members, 1u);
+        step_apply(p, sum, P, d1, pc.fit_intercept, pc.mode, pc.loss_index, pc.scale, pc.l2,
+                   pc.lr, pc.beta1, pc.beta2, pc.eps);
+    }
+    if (t == 0u) arrived[nb > 1u ? 0u : 1u] = 0u;
+#endif
 }

@@ -2,22 +2,18 @@
 // logreg_step_update.comp — the second (and last) dispatch of a micro-batch step: sums the
 // per-workgroup partials of logreg_step.comp and applies the optimizer's step to W in place.
 // `lanes` invocations share a parameter (64 / lanes parameters per workgroup): lane l sums the
-// partials l, l + lanes, ... (adjacent words: the partials are parameter-major) and the lanes' sums meet in a shared-memory tree, so no invocation
-// loops over all the partials (a big GPU would wait on that one serial chain). Lane 0 then applies
-//   gradient = scale * sum + l2 * W[p]   (coefficients; intercepts: no l2 term, 0 when not fitted)
-//   mode 1: SGD with (Nesterov) momentum   (state: W, velocity)
-//   mode 2: Adam                          (state: W, first moment, second moment)
-//   modes 3 (SGD) and 4 (Adam): the same, with the hyper-parameters read from `hyper`, so that an
-//   epoch recorded once replays with the schedule's current step size and step count:
-//   hyper = [bits of t0, lr, beta1 (momentum), beta2, eps (SGD: 1 for Nesterov)]; the step count
-//   is t0 + (loss_index - P) + 1 and Adam's bias corrections are computed here.
-// and writes the new W[p] to out[p] too (the host reads W and the losses in one download).
-// Parameter P (one past the last) is the batch's loss sum: written to out[loss_index].
+// partials l, l + lanes, ... (adjacent words: the partials are parameter-major) and the lanes' sums
+// meet in a shared-memory tree, so no invocation loops over all the partials (a big GPU would wait
+// on that one serial chain). Lane 0 then applies the optimizer's step (logreg_step_apply.glsl).
+// (logreg_step.comp compiled with FUSED does both in one dispatch where the host's rule allows:
+// see _loss.step_fused.)
 // binding 0: part (float, (P + 1) x stride)   binding 1: state (float; W, M, V at 0, P, 2P)
 // binding 2: out (float; P values, then loss slots)   binding 3: hyper (float, 5)
+#extension GL_GOOGLE_include_directive : require
 layout(local_size_x = 64) in;
 layout(set = 0, binding = 0) readonly buffer Part { float part[]; };
 layout(set = 0, binding = 1) buffer State { float S[]; };
+#define ST S
 layout(set = 0, binding = 2) buffer Out { float out_[]; };
 layout(set = 0, binding = 3) readonly buffer Hyper { float H[]; };
 layout(push_constant) uniform Push {
@@ -36,6 +32,8 @@ layout(push_constant) uniform Push {
     float beta2;      // Adam beta2
     float eps;        // Adam epsilon (bias-corrected); SGD: 1 for Nesterov momentum
 } pc;
+
+#include "logreg_step_apply.glsl"
 
 shared float red[64];
 
@@ -58,38 +56,6 @@ void main() {
         barrier();
     }
     if (lane != 0u || p > P) return;
-    acc = red[t];
-    if (p == P) {
-        out_[pc.loss_index] = acc;
-        return;
-    }
-    float w = S[p];
-    bool intercept = p % pc.d1 == pc.d1 - 1u;
-    float grad = acc * pc.scale + (intercept ? 0.0 : pc.l2 * w);
-    if (intercept && pc.fit_intercept == 0u) grad = 0.0;
-    uint mode = pc.mode;
-    float lr = pc.lr, beta1 = pc.beta1, beta2 = pc.beta2, eps = pc.eps;
-    if (mode >= 3u) {
-        mode -= 2u;
-        lr = H[1]; beta1 = H[2]; beta2 = H[3]; eps = H[4];
-        if (mode == 2u) {
-            float tt = float(floatBitsToUint(H[0]) + (pc.loss_index - P) + 1u);
-            float c2 = sqrt(1.0 - pow(beta2, tt));
-            lr = lr * c2 / (1.0 - pow(beta1, tt));
-            eps *= c2;
-        }
-    }
-    if (mode == 1u) {
-        float v = beta1 * S[P + p] - lr * grad;
-        S[P + p] = v;
-        w += eps != 0.0 ? beta1 * v - lr * grad : v;
-    } else {
-        float m = beta1 * S[P + p] + (1.0 - beta1) * grad;
-        float v = beta2 * S[2u * P + p] + (1.0 - beta2) * grad * grad;
-        S[P + p] = m;
-        S[2u * P + p] = v;
-        w -= lr * m / (sqrt(v) + eps);
-    }
-    S[p] = w;
-    out_[p] = w;
+    step_apply(p, red[t], P, pc.d1, pc.fit_intercept, pc.mode, pc.loss_index, pc.scale, pc.l2,
+               pc.lr, pc.beta1, pc.beta2, pc.eps);
 }

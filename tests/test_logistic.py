@@ -196,7 +196,7 @@ def test_replayed_epochs_equal_recorded_ones(device, solver):
     for (l1, W1, n1), (l2, W2, n2) in zip(*results):
         assert l1 == pytest.approx(l2, rel=1e-4)
         np.testing.assert_allclose(W1, W2, rtol=1e-3, atol=1e-5)
-        assert n2 == 2 * 22                       # recorded: two dispatches per step
+        assert n2 == 22                           # recorded: one dispatch per step (fused)
     assert [n for _, _, n in results[0][1:]] == [0, 0]     # replayed: none recorded
 
 
@@ -265,10 +265,10 @@ def test_fit_reuses_pipelines(device):
     LogisticRegression(solver="adam", max_iter=3, tol=None, random_state=0).fit(X, y)
     stats = km.stats()
     assert stats["pipelines_created"] == 0
-    # 3 epochs, recorded once (2 dispatches per step) and replayed: per epoch one replay, the
-    # permutation's and step size's upload and the loss download
+    # 3 epochs, recorded once (1 dispatch per step: fused) and replayed: per epoch one replay,
+    # the permutation's and step size's upload and the loss download
     steps = -(-300 // _logistic._auto_batch(300, km.get_device(), 6))
-    assert stats["dispatches"] == 2 * steps
+    assert stats["dispatches"] == steps
     assert stats["replays"] >= 3
     assert stats["submits"] <= 3 * 3          # a few per epoch, not one per step
 

@@ -1,6 +1,8 @@
-"""Micro-batch steps on the device (logreg_step + logreg_step_update): whole epochs against a
-float64 numpy replay of the same Adam / SGD steps, the dispatches per step, the layout of a step
-(rows per workgroup, loop budget) and batch_size='auto''s rule."""
+"""Micro-batch steps on the device: whole epochs against a float64 numpy replay of the same Adam /
+SGD steps, by both paths (one dispatch a step: logreg_step with FUSED, whose last workgroup sums
+the partials and steps; the two-dispatch fallback: logreg_step + logreg_step_update), the
+dispatches per step, the rule between the paths, the layout of a step (rows per workgroup, loop
+budget) and batch_size='auto''s rule."""
 
 import warnings
 
@@ -10,6 +12,7 @@ from scipy.special import softmax
 from sklearn.exceptions import ConvergenceWarning
 
 import kompute_ml as km
+from kompute_ml._runtime import stream as _stream
 from kompute_ml.linear_model import LogisticRegression, _logistic, _loss, _optim
 
 
@@ -68,11 +71,28 @@ def layout_rule(request, monkeypatch):
     return request.param
 
 
+@pytest.fixture(params=["one dispatch", "two dispatches"])
+def step_path(request, monkeypatch):
+    """The fused step (the rule's choice for these small problems) and the two-dispatch fallback
+    (forced by a parameter limit below every problem's)."""
+    if request.param == "two dispatches":
+        monkeypatch.setattr(_loss, "STEP_FUSED_MAX_PARAMS", 0)
+    return request.param
+
+
+def _arrived(prog):
+    """The fused step's counters (the buckets', then each bucket's), summed: 0 between steps."""
+    groups = prog.layout[1]
+    n = 1 + -(-groups // _loss.fused_bucket(groups))
+    return int(_stream.download(prog.arrived, n, np.uint32).sum())
+
+
 @pytest.mark.parametrize("solver", ["adam", "sgd"])
 @pytest.mark.parametrize("n,d,K,batch", [(203, 9, 1, 40), (150, 70, 3, 64), (90, 5, 6, 90)])
-def test_epochs_match_numpy_steps(device, layout_rule, solver, n, d, K, batch):
+def test_epochs_match_numpy_steps(device, layout_rule, step_path, solver, n, d, K, batch):
     """Two epochs of steps (the last batch of each partial) equal numpy's float64 steps: the
-    first epoch recorded, the second replayed."""
+    first epoch recorded, the second replayed; by one dispatch a step and by two. With one row
+    per workgroup ("many groups") up to 90 workgroups race to be the last of a step."""
     X, codes, sw, W0 = _problem(n, d, K, seed=3)
     data = _loss.DeviceDataset(device, X, codes, sw)
     prog = _loss.LogLossProgram(data, K, l2=0.01, fit_intercept=True, batch_size=batch)
@@ -83,6 +103,7 @@ def test_epochs_match_numpy_steps(device, layout_rule, solver, n, d, K, batch):
     W_ref = W0
     try:
         assert prog.layout is not None
+        assert prog.fused == (step_path == "one dispatch")
         if layout_rule == "many groups":
             assert prog.layout[:2] == (1, batch)           # one row per workgroup
             assert prog.layout[3] > 1                      # lanes per parameter
@@ -93,6 +114,96 @@ def test_epochs_match_numpy_steps(device, layout_rule, solver, n, d, K, batch):
                                                       lr, state)
             np.testing.assert_allclose(W, W_ref, rtol=1e-4, atol=2e-5)
             assert loss == pytest.approx(loss_ref, rel=1e-5)
+        assert _arrived(prog) == 0              # every step's last workgroup put it back
+    finally:
+        prog.release()
+        data.release()
+
+
+@pytest.mark.parametrize("solver", ["adam", "sgd"])
+def test_fused_steps_with_many_racing_workgroups(device, monkeypatch, solver):
+    """One row per workgroup and batches of 300 rows: 300 workgroups race to be a step's last
+    (the last batch 100 rows: the idle workgroups past it are not counted), over four epochs
+    (three replayed); each equals numpy's float64 steps, one dispatch a step."""
+    monkeypatch.setattr(_loss, "step_groups", lambda device: 1024)
+    monkeypatch.setattr(_loss, "step_rows", lambda device, d: 1)
+    n, d, K, batch = 1000, 7, 3, 300
+    X, codes, sw, W0 = _problem(n, d, K, seed=11)
+    data = _loss.DeviceDataset(device, X, codes, sw)
+    prog = _loss.LogLossProgram(data, K, l2=0.01, fit_intercept=True, batch_size=batch)
+    prog.total_weight = sw.sum()
+    lr = 0.01 if solver == "adam" else 0.02
+    opt = _optim.make_optimizer(solver, lr, sw.mean())
+    state = (0, np.zeros(W0.shape), np.zeros(W0.shape))
+    W_ref = W0
+    try:
+        assert prog.fused and prog.layout[:2] == (1, batch)
+        assert _loss.fused_bucket(batch) == 32          # two levels: 10 buckets, 4 in the last
+        prog.set_state(W0)
+        km.synchronize()
+        before = km.stats()["dispatches"]
+        for epoch in range(4):
+            loss, W = prog.epoch(opt)
+            if epoch == 0:
+                assert km.stats()["dispatches"] - before == 4      # one per step, recorded
+                before = km.stats()["dispatches"]
+            W_ref, loss_ref, state = _reference_epoch(solver, X, codes, sw, W_ref, 0.01, batch,
+                                                      lr, state)
+            np.testing.assert_allclose(W, W_ref, rtol=1e-4, atol=2e-5)
+            assert loss == pytest.approx(loss_ref, rel=1e-5)
+        assert km.stats()["dispatches"] == before                  # replays record none
+        assert _arrived(prog) == 0
+    finally:
+        prog.release()
+        data.release()
+
+
+def test_fused_bucket_rule():
+    """One level up to 16 workgroups; past it buckets of the power of 2 >= sqrt(groups)."""
+    assert [_loss.fused_bucket(g) for g in (1, 5, 16)] == [1, 5, 16]
+    assert [_loss.fused_bucket(g) for g in (17, 64, 65, 256, 300, 4096)] == [8, 8, 16, 16, 32, 64]
+
+
+def test_step_fused_rule(device, monkeypatch):
+    """One dispatch a step where the micro-batch kernels apply, P = K (d + 1) <=
+    STEP_FUSED_MAX_PARAMS and (with a loop budget) one invocation's gradient work plus its share
+    of the last workgroup's sum fit the budget; otherwise the two-dispatch fallback."""
+    monkeypatch.setattr(_loss, "_loop_budget", lambda device: None)
+    layout = (1, 256, 1, 32)
+    assert _loss.step_fused(device, 256, 1, layout)
+    assert _loss.step_fused(device, 4095, 1, layout)              # P = 4096
+    assert not _loss.step_fused(device, 4096, 1, layout)          # P = 4097
+    assert not _loss.step_fused(device, 256, 16, layout)          # P = 4112
+    assert not _loss.step_fused(device, 256, 1, None)
+    R, groups, qc, _ = layout
+    need = _loss._step_cost(256, 1, R, qc) + _loss._fused_cost(257, groups)
+    monkeypatch.setattr(_loss, "_loop_budget", lambda device: need)
+    assert _loss.step_fused(device, 256, 1, layout)
+    monkeypatch.setattr(_loss, "_loop_budget", lambda device: need - 1)
+    assert not _loss.step_fused(device, 256, 1, layout)
+
+
+def test_two_dispatch_fallback_past_the_parameter_limit(device, monkeypatch):
+    """P past STEP_FUSED_MAX_PARAMS: logreg_step + logreg_step_update, two dispatches a step
+    recorded and none replayed, with numpy's result."""
+    monkeypatch.setattr(_loss, "STEP_FUSED_MAX_PARAMS", 20)
+    X, codes, sw, W0 = _problem(100, 6, 3, seed=5)              # P = 21
+    data = _loss.DeviceDataset(device, X, codes, sw)
+    prog = _loss.LogLossProgram(data, 3, l2=0.01, fit_intercept=True, batch_size=30)
+    prog.total_weight = sw.sum()
+    opt = _optim.make_optimizer("sgd", 0.02, sw.mean())
+    state = (0, np.zeros(W0.shape), np.zeros(W0.shape))
+    W_ref = W0
+    try:
+        assert prog.layout is not None and not prog.fused
+        prog.set_state(W0)
+        km.synchronize()
+        for epoch in range(2):
+            before = km.stats()["dispatches"]
+            _, W = prog.epoch(opt)
+            assert km.stats()["dispatches"] - before == (2 * 4 if epoch == 0 else 0)
+            W_ref, _, state = _reference_epoch("sgd", X, codes, sw, W_ref, 0.01, 30, 0.02, state)
+            np.testing.assert_allclose(W, W_ref, rtol=1e-4, atol=2e-5)
     finally:
         prog.release()
         data.release()
@@ -122,8 +233,8 @@ def test_too_many_logits_for_the_step_kernel_take_the_pair(device, monkeypatch):
     np.testing.assert_allclose(W, W_ref, rtol=1e-4, atol=2e-5)
 
 
-def test_fit_dispatches_two_per_step_and_replays_the_epoch(device):
-    """A fit records its epoch once (two dispatches per step, named by kernel) and replays it:
+def test_fit_dispatches_one_per_step_and_replays_the_epoch(device):
+    """A fit records its epoch once (one dispatch per step: the fused kernel) and replays it:
     later epochs record no dispatch."""
     X, y = _problem(1000, 12, 1, seed=1)[:2]
     clf = LogisticRegression(solver="adam", max_iter=4, tol=None, batch_size=64, random_state=0,
@@ -134,7 +245,7 @@ def test_fit_dispatches_two_per_step_and_replays_the_epoch(device):
     clf.fit(X, y)
     after = km.stats()
     steps = -(-1000 // 64)
-    assert after["dispatches"] - before["dispatches"] == 2 * steps    # the first epoch only
+    assert after["dispatches"] - before["dispatches"] == steps    # the first epoch only
     assert after["replays"] - before["replays"] >= 4
     assert after["pipelines_created"] == before["pipelines_created"]
 
@@ -151,7 +262,7 @@ def test_auto_batch_follows_the_device_rule(device):
             groups, rows = 256, min(64, -(-4096 // d))
         want = min(n, max(16, n // 32), groups * rows)
         assert _logistic._auto_batch(n, device, d) == want
-    # the fit steps with that batch: 2 dispatches per step of its recorded epoch
+    # the fit steps with that batch: 1 dispatch per step of its recorded epoch (fused)
     n, d = 5000, 8
     X, y = _problem(n, d, 1, seed=2)[:2]
     batch = _logistic._auto_batch(n, device, d)
@@ -160,7 +271,7 @@ def test_auto_batch_follows_the_device_rule(device):
     km.synchronize()
     before = km.stats()["dispatches"]
     LogisticRegression(**opts).fit(X, y)
-    assert km.stats()["dispatches"] - before == 2 * -(-n // batch)
+    assert km.stats()["dispatches"] - before == -(-n // batch)
 
 
 def test_step_layout_rows_and_lanes(device, monkeypatch):

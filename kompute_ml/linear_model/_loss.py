@@ -19,10 +19,14 @@ spends its time in latency, not arithmetic):
 - ``logreg_step_update.comp``: a few invocations per parameter sum the partials as a tree, then
   the SGD-momentum / Adam step of W, its moments and the intercepts, in place.
 
-A step is thus two dispatches (and the one pipeline barrier kp records before each), an epoch
-over one chunk one recorded sequence replayed each epoch, and one download per epoch: the updated
-W and one loss sum per batch. (More logits than ``logreg_step.comp`` keeps in shared memory take
-the full-batch pair, ``logreg_grad`` + ``logreg_update``, per step: also two dispatches.)
+Where :func:`step_fused` allows (P = K (d + 1) <= STEP_FUSED_MAX_PARAMS, within the loop
+budget), a step is ONE dispatch: ``logreg_step.comp`` compiled with FUSED, whose last workgroup to
+finish (an atomic counter in the fit's ``arrived`` buffer) sums the partials and applies the step.
+Otherwise it is the two dispatches above (one pipeline barrier kp records before each). An epoch
+over one chunk is one recorded sequence replayed each epoch, and one download per epoch: the
+updated W and one loss sum per batch. (More logits than ``logreg_step.comp`` keeps in shared
+memory take the full-batch pair, ``logreg_grad`` + ``logreg_update``, per step: also two
+dispatches.)
 
 Pipelines are bound to buffers, so every buffer of a fit is allocated once, before the first
 dispatch, and the grad kernel always runs with the same workgroup count (idle workgroups return at
@@ -40,7 +44,7 @@ from .._runtime import program as shaders
 from ..errors import DeviceLimitError
 
 __all__ = ["DeviceDataset", "LogLossProgram", "decision_function", "chunk_rows", "step_layout",
-           "step_rows", "step_groups", "fill_rows"]
+           "step_rows", "step_groups", "fill_rows", "step_fused", "fused_bucket"]
 
 TILE = 64                 # rows per workgroup tile (LR_TILE in shaders/logreg_common.glsl)
 MAX_GROUPS = 256          # workgroups of a full-batch gradient pass (partials to sum per parameter)
@@ -57,6 +61,10 @@ STEP_MAX_LOGITS = 1024
 STEP_GROUPS_GPU = 256
 STEP_FILL_VALUES = 4096     # X values per workgroup of a batch that fills a GPU (fill_rows)
 STEP_MAX_GROUPS = 4096
+# one dispatch per step (logreg_step.comp with FUSED) for at most this many parameters: past it
+# the one last workgroup's sum (64 invocations over P / 64 parameters x the groups' partials)
+# would cost more than the second dispatch it saves (~5-7 us on an H100)
+STEP_FUSED_MAX_PARAMS = 4096
 
 MODE_GRADIENT, MODE_SGD, MODE_ADAM = 0, 1, 2
 _MODE_FROM_HYPER = 2      # + MODE_SGD / MODE_ADAM: the step's hyper-parameters from a buffer
@@ -67,10 +75,14 @@ def _kernel(name):
     return shaders.get(name)
 
 
-def _kernel_defines(name, qc, vec):
+def _kernel_defines(name, qc, vec, fused=False):
     """logreg_step compiled for QC dot products per round (1, 2, 4, 8 or 16) and X read in
-    loads of ``vec`` features (4: vec4, where rows are whole vec4s; 1)."""
-    return shaders.get(name, {"QC": f"{int(qc)}u", "V": int(vec)})
+    loads of ``vec`` features (4: vec4, where rows are whole vec4s; 1); ``fused``: the one-dispatch
+    step (FUSED: its last workgroup sums the partials and applies the optimizer's step)."""
+    defines = {"QC": f"{int(qc)}u", "V": int(vec)}
+    if fused:
+        defines["FUSED"] = 1
+    return shaders.get(name, defines)
 
 
 def _loop_budget(device):
@@ -143,6 +155,40 @@ def _step_cost(d, K, R, qc):
     rounds = kb * -(-R * (1 if K == 1 else 4) // qc)
     return (rounds * (blocks + 3) + kb + (3 * K + 3) + blocks * kb * (R + 2)
             + -(-K // 64) * (R + 1) + R + 16)
+
+
+def fused_bucket(groups):
+    """Workgroups per bucket of the fused step's two-level sum (logreg_step.comp with FUSED):
+    all of them (one level) up to 16, else the power of 2 >= sqrt(groups), so that each level's
+    last workgroup reads about sqrt(groups) partials per parameter (16 of 256 workgroups)."""
+    if groups <= 16:
+        return max(1, groups)
+    return 1 << ((groups - 1).bit_length() + 1) // 2
+
+
+def _fused_cost(P, groups):
+    """Loop iterations of one invocation of the fused step's sum: ceil((P + 1) / 64) parameters
+    at each level, each over S, then ceil(groups / S), partials four at a time."""
+    S = fused_bucket(groups)
+    return -(-(P + 1) // 64) * (S // 4 + -(-groups // S) // 4 + 8)
+
+
+def step_fused(device, d, K, layout):
+    """Whether a micro-batch step with ``layout`` (:func:`step_layout`'s) is one dispatch
+    (logreg_step.comp with FUSED: its last workgroup sums the partials and applies the step) rather
+    than two (+ logreg_step_update.comp). The rule: the micro-batch kernels apply (layout not None),
+    P = K (d + 1) <= STEP_FUSED_MAX_PARAMS (one workgroup sums all the partials: past that it costs
+    more than a dispatch), and where the device has a loop budget (lavapipe's) one invocation's
+    gradient work plus its share of the sum stay within it. (The kernel needs nothing past core
+    Vulkan: atomics on a storage buffer, coherent buffers and memory barriers.)"""
+    if layout is None:
+        return False
+    P = (d + 1) * K
+    if P > STEP_FUSED_MAX_PARAMS:
+        return False
+    R, groups, qc, _ = layout
+    budget = _loop_budget(device)
+    return budget is None or _step_cost(d, K, R, qc) + _fused_cost(P, groups) <= budget
 
 
 def step_layout(device, d, K, batch):
@@ -371,6 +417,7 @@ class LogLossProgram(FitBuffers):
         # full-batch pair, logreg_grad + logreg_update, per step)
         self.layout = (None if batch_size is None
                        else step_layout(dev, self.d, self.K, self.batch_size))
+        self.fused = step_fused(dev, self.d, self.K, self.layout)    # one dispatch per step
         # rows one grad dispatch may take: all of them, or fewer where the device has a loop
         # budget (each workgroup then loops over few enough tiles)
         self.rows_per_dispatch = data.n
@@ -389,6 +436,12 @@ class LogLossProgram(FitBuffers):
             self.scratch = self._alloc(self.groups * TILE * self.K)
             self.out = self._alloc(self.out_len)                 # W or gradient, then losses
             self.hyper = self._alloc(8)        # a replayed epoch's t0, lr, beta1, beta2, eps
+            # the fused step's counter of finished workgroups: 0 between steps (its last
+            # workgroup puts it back), also when the two-dispatch path is chosen later
+            nbuckets = 1 if self.layout is None else -(-self.layout[1] // fused_bucket(
+                self.layout[1]))
+            self.arrived = self._alloc(1 + nbuckets)
+            _stream.upload(self.arrived, np.zeros(1 + nbuckets, dtype=np.uint32))
         except BaseException:
             self.release()
             raise
@@ -454,12 +507,24 @@ class LogLossProgram(FitBuffers):
 
     def _step(self, chunk, offset, count, mode, loss_index, scale, lr=0.0, beta1=0.0, beta2=0.0,
               eps=0.0):
-        """One micro-batch step over rows idx[offset:offset + count]: two dispatches."""
+        """One micro-batch step over rows idx[offset:offset + count]: one dispatch where
+        ``self.fused`` (:func:`step_fused`), else two."""
         if self.layout is None:
             used = self._grad(chunk, offset, count, accumulate=False)
             self._update(used, mode, loss_index, scale, lr, beta1, beta2, eps)
             return
         R, groups, qc, lanes = self.layout
+        if self.fused:
+            # bindings: 0 X, 1 meta, 2 idx, 3 state (W, M, V), 4 part (group-major partials),
+            # 5 out (W, then the loss slots), 6 hyper (modes 3 and 4), 7 arrived (the counters
+            # of the two-level sum; fused_bucket(groups) workgroups a bucket)
+            _kernel_defines("logreg_step", qc, _step_vec(self.d), fused=True).dispatch(
+                self.device, [chunk.X, chunk.meta, chunk.idx, self.state, self.part, self.out,
+                              self.hyper, self.arrived], (groups, 1, 1),
+                push=(offset, count, self.d, self.K, R, fused_bucket(groups),
+                      int(self.fit_intercept), mode, loss_index, scale, self.l2, lr, beta1, beta2,
+                      eps))
+            return
         # bindings: 0 X, 1 meta, 2 idx, 3 state (W), 4 part (per-workgroup partials)
         # rows of whole vec4s (d % 4 == 0) are read 16 bytes at a time: a quarter of the loads
         _kernel_defines("logreg_step", qc, _step_vec(self.d)).dispatch(
