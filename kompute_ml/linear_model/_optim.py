@@ -1,7 +1,8 @@
 """Host side of the optimizers: step sizes and schedules, the L-BFGS driver, numpy references.
 
-The device applies the updates (``shaders/logreg_step_update.comp``, in the same dispatch that
-sums the step's partial gradients). What changes from step to step is computed here: for an epoch
+The device applies the updates (``shaders/logreg_step_apply.glsl``: in the step's one dispatch,
+by the last workgroup to finish its partial gradients, or in ``logreg_step_update.comp`` on the
+two-dispatch path; docs/logistic.md has the rule). What changes from step to step is computed here: for an epoch
 recorded step by step, the bias-corrected step size travels as push constants
 (:meth:`Adam.step_push`); for a replayed epoch the device reads the first step count and the
 hyper-parameters from a buffer and derives each step's corrections itself. The ``reference_*``
