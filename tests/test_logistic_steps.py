@@ -73,10 +73,13 @@ def layout_rule(request, monkeypatch):
 
 @pytest.fixture(params=["one dispatch", "two dispatches"])
 def step_path(request, monkeypatch):
-    """The fused step (the rule's choice for these small problems) and the two-dispatch fallback
-    (forced by a parameter limit below every problem's)."""
+    """The fused step (the rule's choice for these small problems; with "many groups" past
+    STEP_FUSED_MAX_GROUPS, so the limit is lifted to test the two-level sum) and the two-dispatch
+    fallback (forced by a parameter limit below every problem's)."""
     if request.param == "two dispatches":
         monkeypatch.setattr(_loss, "STEP_FUSED_MAX_PARAMS", 0)
+    else:
+        monkeypatch.setattr(_loss, "STEP_FUSED_MAX_GROUPS", 1 << 20)
     return request.param
 
 
@@ -127,6 +130,7 @@ def test_fused_steps_with_many_racing_workgroups(device, monkeypatch, solver):
     (three replayed); each equals numpy's float64 steps, one dispatch a step."""
     monkeypatch.setattr(_loss, "step_groups", lambda device: 1024)
     monkeypatch.setattr(_loss, "step_rows", lambda device, d: 1)
+    monkeypatch.setattr(_loss, "STEP_FUSED_MAX_GROUPS", 1 << 20)   # the two-level sum, tested
     n, d, K, batch = 1000, 7, 3, 300
     X, codes, sw, W0 = _problem(n, d, K, seed=11)
     data = _loss.DeviceDataset(device, X, codes, sw)
@@ -170,6 +174,10 @@ def test_step_fused_rule(device, monkeypatch):
     of the last workgroup's sum fit the budget; otherwise the two-dispatch fallback."""
     monkeypatch.setattr(_loss, "_loop_budget", lambda device: None)
     layout = (1, 256, 1, 32)
+    # past STEP_FUSED_MAX_GROUPS workgroups two dispatches (measured faster on the H100)
+    assert not _loss.step_fused(device, 256, 1, layout)
+    assert _loss.step_fused(device, 256, 1, (1, _loss.STEP_FUSED_MAX_GROUPS, 1, 32))
+    monkeypatch.setattr(_loss, "STEP_FUSED_MAX_GROUPS", 1 << 20)
     assert _loss.step_fused(device, 256, 1, layout)
     assert _loss.step_fused(device, 4095, 1, layout)              # P = 4096
     assert not _loss.step_fused(device, 4096, 1, layout)          # P = 4097

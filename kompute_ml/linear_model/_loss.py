@@ -173,12 +173,19 @@ def _fused_cost(P, groups):
     return -(-(P + 1) // 64) * (S // 4 + -(-groups // S) // 4 + 8)
 
 
+# Past this many workgroups the fused step's sum takes two levels of last-workgroup reads, and
+# those serial reads cost more than the dispatch they save: on the H100 (1e6 x 256, batch 256,
+# 256 workgroups, benchmarks/logreg_profile.py --ab 20) one fused dispatch took 18.6 us a step,
+# two dispatches 11.2; at batch 4096, 21.9 vs 14.0.
+STEP_FUSED_MAX_GROUPS = 16
+
+
 def step_fused(device, d, K, layout):
     """Whether a micro-batch step with ``layout`` (:func:`step_layout`'s) is one dispatch
     (logreg_step.comp with FUSED: its last workgroup sums the partials and applies the step) rather
     than two (+ logreg_step_update.comp). The rule: the micro-batch kernels apply (layout not None),
     P = K (d + 1) <= STEP_FUSED_MAX_PARAMS (one workgroup sums all the partials: past that it costs
-    more than a dispatch), and where the device has a loop budget (lavapipe's) one invocation's
+    more than a dispatch), at most STEP_FUSED_MAX_GROUPS workgroups (a one-level sum), and where the device has a loop budget (lavapipe's) one invocation's
     gradient work plus its share of the sum stay within it. (The kernel needs nothing past core
     Vulkan: atomics on a storage buffer, coherent buffers and memory barriers.)"""
     if layout is None:
@@ -187,6 +194,8 @@ def step_fused(device, d, K, layout):
     if P > STEP_FUSED_MAX_PARAMS:
         return False
     R, groups, qc, _ = layout
+    if groups > STEP_FUSED_MAX_GROUPS:
+        return False
     budget = _loop_budget(device)
     return budget is None or _step_cost(d, K, R, qc) + _fused_cost(P, groups) <= budget
 
