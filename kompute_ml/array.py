@@ -1077,11 +1077,8 @@ def _reduce(a, op, axis, keepdims, dtype, out):
     node = a._node
     if node is not None and op == "sum" and axis is None and dtype is None:
         # the sum of a lazy expression: one kernel reads its operands and never stores it
-        got = _fusion.sum_partials(node, a.device)
-        if got is not None:
-            buf, ngroups = got
-            if ngroups > 1:
-                buf = _reduction.sum_partials(buf, ngroups, a.dtype, a.device)
+        buf = _fusion.fused_sum(node, a.device)
+        if buf is not None:
             return Array._new(a.device, (1,) * a.ndim if keepdims else (), a.dtype, buf=buf)
     if dtype is not None and op in ("sum", "mean"):
         # numpy accumulates in ``dtype`` (sum(dtype=float64) of float32 adds in double): the

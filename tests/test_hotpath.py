@@ -183,17 +183,20 @@ def test_timeout_variable_is_read_at_every_submit(device, monkeypatch):
     np.testing.assert_array_equal((a + 2).numpy(), 3)
 
 
-def test_large_fused_sum_is_two_dispatches(device):
-    """Past one workgroup's 8192 elements the partial sums take one reduce_rows pass (up to 8192
-    of them: 2**26 elements), not a chain of short-row passes."""
-    x, y, a, b = _pair(device, 1 << 20, seed=7)
+@pytest.mark.parametrize("n", [8193, 1 << 20])
+def test_large_fused_sum_is_one_dispatch(device, n):
+    """Past one workgroup's 8192 elements the last workgroup to finish sums the partials in the
+    same dispatch: every size is one dispatch, and the scratch counter is ready for the next."""
+    x, y, a, b = _pair(device, n, seed=7)
+    want = (x.astype(np.float64) * y).sum()
+    scale = np.abs(x.astype(np.float64) * y).sum()
     float((a * b).sum())
     s0 = km.stats()
-    got = float((a * b).sum())
+    for _ in range(3):                       # the counter is reset by each dispatch
+        got = float((a * b).sum())
+        assert abs(got - want) <= 1e-6 * scale
     d = _delta(s0, km.stats())
-    assert (d["dispatches"], d["submits"], d["fused_reductions"]) == (2, 1, 1)
-    want = (x.astype(np.float64) * y).sum()
-    assert abs(got - want) <= 1e-6 * np.abs(x.astype(np.float64) * y).sum()
+    assert (d["dispatches"], d["submits"], d["fused_reductions"]) == (3, 3, 3)
 
 
 @pytest.mark.parametrize("dtype,scalars", [(np.float64, (2.5, -1e-300, 3)), (np.int32, (7, -3, 2)),
