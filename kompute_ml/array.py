@@ -239,7 +239,7 @@ class Array:
         shape = self.shape
         if shape and math.prod(shape) != 1:        # (a 0-d array, a reduction's result: no prod)
             raise ValueError("can only convert an array of size 1 to a Python scalar")
-        return _buffers.read_scalar(self._realize(), self.dtype)
+        return _fusion.read_scalar(self._realize(), self.dtype)
 
     def tolist(self):
         return self.numpy().tolist()
@@ -248,7 +248,7 @@ class Array:
         shape = self.shape
         if shape and math.prod(shape) != 1:
             raise TypeError("only length-1 arrays can be converted to Python scalars")
-        return float(_buffers.read_scalar(self._realize(), self.dtype))
+        return float(_fusion.read_scalar(self._realize(), self.dtype))
 
     def __int__(self):
         if self.size != 1:
@@ -271,7 +271,7 @@ class Array:
         if shape and math.prod(shape) != 1:
             raise ValueError("The truth value of an array with more than one element is ambiguous. "
                              "Use a.any() or a.all()")
-        return bool(_buffers.read_scalar(self._realize(), self.dtype))
+        return bool(_fusion.read_scalar(self._realize(), self.dtype))
 
     def __repr__(self):
         body = repr(self.numpy())                  # "array(...)"

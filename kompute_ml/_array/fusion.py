@@ -35,7 +35,7 @@ from . import buffers as _buffers
 from .codegen import LOCAL_SIZE, SUM_VEC4_PER_THREAD, generate, generate_sum, push_words
 from .dtypes import FLOAT32, FLOAT64, UINT32
 
-__all__ = ["Leaf", "Node", "Scalar", "node", "realize", "fused_sum", "kernel_source",
+__all__ = ["Leaf", "Node", "Scalar", "node", "realize", "fused_sum", "read_scalar", "kernel_source",
            "cached_kernels", "MAX_NODES"]
 
 MAX_NODES = 64          # a bigger expression realizes its subtrees first (kernel size, recursion)
@@ -489,11 +489,14 @@ class _SumBuffers:
     many signatures run): two one-element results, handed out again once nothing else holds
     them, and the scratch of multi-workgroup sums (a zero counter, then the partials)."""
 
-    __slots__ = ("outs", "scratch", "scratch_bytes")
+    __slots__ = ("outs", "views", "scratch", "scratch_bytes")
 
     def __init__(self, device):
         # two: ``s = (a * b).sum()`` in a loop still holds the previous result at the call
         self.outs = [_memory.alloc(device, 8), _memory.alloc(device, 8)]
+        # their staging memory by dtype, for read_scalar (a readback copies nothing more)
+        self.views = [{dt: _memory.staging_view(b, dt) for dt in (FLOAT32, FLOAT64)}
+                      for b in self.outs]
         self.scratch = None
         self.scratch_bytes = 0
 
@@ -563,6 +566,30 @@ def fused_sum(root, device):
         return out
 
 
+def read_scalar(buf, dtype):
+    """The first element of ``buf`` as a Python scalar (submits pending work and waits).
+
+    A fused sum's result buffer is copied into its staging memory within the same submit and
+    read from there (no copy into a new array); any other buffer takes ``buffers.read_scalar``.
+    """
+    device = buf.device
+    slots = _sum_buffers.get(device)
+    if slots is not None and dtype in _VIEW_DTYPES:
+        outs = slots.outs
+        k = 0 if outs[0] is buf else 1 if outs[1] is buf else -1
+        if k >= 0:
+            with device.lock:
+                _stream.stage_download(buf)
+                _stream.flush(device)
+                value = slots.views[k][dtype][0].item()
+            _stream.count("bytes_downloaded", dtype.itemsize)
+            return value
+    return _buffers.read_scalar(buf, dtype)
+
+
+_VIEW_DTYPES = (FLOAT32, FLOAT64)
+
+
 def _drop_sum_buffers(device):
     """A closing device's result and scratch buffers go back to its pool while it has one."""
     with _realize_lock:
@@ -571,6 +598,15 @@ def _drop_sum_buffers(device):
 
 # after the stream's own close hook (pending work submitted), before the pool goes
 _device.on_close(_drop_sum_buffers, order=(_device.CLOSE_STREAM + _device.CLOSE_MEMORY) // 2)
+
+
+def _subgroup_sum(device):
+    """Whether the fused sum may use subgroupAdd (float32): subgroup basic (0x1), arithmetic
+    (0x4) and ballot (0x8) operations in compute shaders, subgroups of more than one lane.
+    (float64 sums keep shared-memory trees: double subgroup arithmetic is optional.)"""
+    ops = int(device.limits.get("subgroup_operations") or 0)
+    want = 0x1 | 0x4 | 0x8
+    return (ops & want) == want and int(device.limits.get("subgroup_size") or 0) > 1
 
 
 def _plan_sum(root, device, uniq):
@@ -588,11 +624,12 @@ def _plan_sum(root, device, uniq):
         return None
     if [dt for dt, _ in root.vals] != [dt for dt, _ in plan.scalars]:
         return None
-    key = _key(plan, False, False) + ("sum",)
+    subgroup = root.dtype == FLOAT32 and _subgroup_sum(device)
+    key = _key(plan, False, False) + ("sum", subgroup)
     with _kernels_lock:
         hit = _kernels.get(key)
     if hit is None:
-        source = generate_sum(plan)
+        source = generate_sum(plan, subgroup)
         spirv = _glslang.compile_glsl(source, filename="<fused sum kernel>")
         hit = (_program.Program(spirv, name="<fused sum kernel>"), source)
         with _kernels_lock:
