@@ -504,18 +504,27 @@ class _SumBuffers:
 _sums = {}              # (sig, aliasing, device) -> _Sum, or None: that signature is not fused
 _sum_buffers = {}       # device -> _SumBuffers
 _MISSING = object()
-# sys.getrefcount of a result buffer that only _SumBuffers.outs holds, as _free_out reads it
-# (the list's reference, the loop variable, the call's argument): CPython's counts, which say
-# exactly when no Array, Leaf or caller still holds the buffer.
-_FREE_REFS = 3
+
+
+def _refs(items, k):
+    """sys.getrefcount of ``items[k]`` (the list's reference, the call's argument, and every
+    other holder): how _free_out tells that no Array, Leaf or caller holds a result buffer."""
+    return _getrefcount(items[k])
+
+
 _getrefcount = sys.getrefcount
+# the count of an item only its list holds, measured once the way _free_out measures (so no
+# interpreter's way of counting references on its stack is assumed)
+_FREE_REFS = _refs([object()], 0)
 
 
 def _free_out(slots, device):
     """A result buffer nothing else holds, or a new one from the pool (both held elsewhere)."""
-    for out in slots.outs:
-        if _getrefcount(out) == _FREE_REFS:
-            return out
+    outs = slots.outs
+    if _refs(outs, 0) == _FREE_REFS:
+        return outs[0]
+    if _refs(outs, 1) == _FREE_REFS:
+        return outs[1]
     return _memory.alloc(device, 8)
 
 
