@@ -267,6 +267,22 @@ def test_fused_sum_float64_many_workgroups(device):
         assert km.stats()["dispatches"] - s0["dispatches"] == 2
 
 
+def test_fused_sum_without_subgroups(device, monkeypatch):
+    """The shared-memory variant (devices without subgroup arithmetic) gives the same sums:
+    one workgroup, several, the counter reset between dispatches."""
+    from kompute_ml._array import fusion as _fusion
+    asked = []
+    monkeypatch.setattr(_fusion, "_subgroup_sum", lambda device: asked.append(device) or False)
+    for n in (4099, 8192 * 3 + 5, 300007):       # sizes (signatures) no other test sums
+        x, y, a, b = _pair(device, n, seed=12)
+        want = ((x.astype(np.float64) + 1) * y - 0.25).sum()
+        scale = np.abs((x.astype(np.float64) + 1) * y - 0.25).sum()
+        for _ in range(2):
+            got = float(((a + 1.0) * b - 0.25).sum())
+            assert abs(got - want) <= 1e-6 * scale
+    assert len(asked) == 3            # each size planned without subgroups (one kernel compiled)
+
+
 def test_fused_sum_is_accurate_where_sequential_float32_is_not(device):
     """1 + many tiny values: a sequential float32 sum would lose them; the fused sum's trees
     keep the error near float32's rounding of the total."""
