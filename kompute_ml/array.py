@@ -1074,12 +1074,16 @@ def _reduce(a, op, axis, keepdims, dtype, out):
         raise TypeError("out= is not supported; kompute_ml arrays are returned, never filled")
     if type(a) is not Array:
         a = asarray(a)
-    node = a._node
-    if node is not None and op == "sum" and axis is None and dtype is None:
-        # the sum of a lazy expression: one kernel reads its operands and never stores it
-        buf = _fusion.fused_sum(node, a.device)
-        if buf is not None:
-            return Array._new(a.device, (1,) * a.ndim if keepdims else (), a.dtype, buf=buf)
+    if op == "sum" and axis is None and dtype is None:
+        node = a._node
+        if node is None and (a.dtype == FLOAT32 or a.dtype == FLOAT64):
+            # a realized float array sums as the (identity) expression over it: one dispatch
+            node = _fusion.node(a.device, "cast", (a._operand(),), a.dtype, a.shape, (a.dtype,))
+        if node is not None:
+            # the sum of a lazy expression: one kernel reads its operands and never stores it
+            buf = _fusion.fused_sum(node, a.device)
+            if buf is not None:
+                return Array._new(a.device, (1,) * a.ndim if keepdims else (), a.dtype, buf=buf)
     if dtype is not None and op in ("sum", "mean"):
         # numpy accumulates in ``dtype`` (sum(dtype=float64) of float32 adds in double): the
         # elements convert first, the conversion fusing into the pass that reads them

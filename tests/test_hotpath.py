@@ -267,6 +267,25 @@ def test_fused_sum_float64_many_workgroups(device):
         assert km.stats()["dispatches"] - s0["dispatches"] == 2
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_sum_of_a_realized_array_is_one_dispatch(device, dtype):
+    """``a.sum()`` of a realized float array takes the fused sum too (the identity expression
+    over it): one dispatch at every size, nothing allocated on a repeat, numpy's value."""
+    if dtype == np.float64 and not device.limits.get("float64"):
+        pytest.skip("the device has no float64 (shaderFloat64)")
+    for n, shape in ((1, ()), (777, (777,)), (1 << 20, (1 << 10, 1 << 10))):
+        x = np.random.default_rng(n).standard_normal(shape).astype(dtype)
+        a = km.asarray(x, device=device)
+        float(a.sum())
+        s0 = km.stats()
+        got = float(km.sum(a))
+        d = _delta(s0, km.stats())
+        assert (d["dispatches"], d["submits"], d["fused_reductions"]) == (1, 1, 1)
+        tol = 1e-12 if dtype == np.float64 else 1e-6
+        assert abs(got - x.astype(np.float64).sum()) <= tol * np.abs(x).sum() + tol
+        assert a.sum(keepdims=True).shape == (1,) * x.ndim
+
+
 def test_fused_sum_without_subgroups(device, monkeypatch):
     """The shared-memory variant (devices without subgroup arithmetic) gives the same sums:
     one workgroup, several, the counter reset between dispatches."""
