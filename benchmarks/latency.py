@@ -12,7 +12,8 @@ Rows (median wall-clock microseconds per call; GB/s is derived for the transfers
   ``torch.from_numpy(h).cuda()``, CuPy ``cp.asarray``; numpy: ``h.copy()``);
 - ``download``: a numpy array from the device array (torch ``x.cpu().numpy()``).
 
-Also per n: ``kp_recorded_eval``: a submit + wait of the command buffer kompute_ml replays for
+The ``realize_sync`` and ``scalar`` rows also record (and print) the dispatches and submits one
+call makes (``kompute_ml_steps``). Also per n: ``kp_recorded_eval``: a submit + wait of the command buffer kompute_ml replays for
 ``realize_sync`` (kp's own ``Sequence.eval()`` of the same dispatch), the floor of the per-op cost.
 With ``--host``, ``host_realize_sync`` and ``host_scalar``: the median microseconds of those two
 calls spent outside kp's submit + wait (kompute_ml's Python, kp's recording calls), measured by
@@ -94,6 +95,12 @@ def _kompute_ml(dev, h1, h2, budget, host=False):
     seq = next(reversed(st.replays.values()), None) if st.replays else None
     out["kp_recorded_eval"] = _time(seq.eval, budget) if seq is not None else float("nan")
     out["scalar"] = _time(lambda: float((a * b).sum()), budget)
+    # what one call costs in device steps (the scalar: 1 dispatch, 1 submit at every n)
+    for kind, fn in (("realize_sync", realize), ("scalar", lambda: float((a * b).sum()))):
+        s0 = km.stats()
+        fn()
+        s1 = km.stats()
+        out[kind + "_steps"] = {k: s1[k] - s0[k] for k in ("dispatches", "submits")}
     if host:
         out["host_realize_sync"] = _host_time(realize, budget)
         out["host_scalar"] = _host_time(lambda: float((a * b).sum()), budget)
@@ -172,12 +179,17 @@ def measure(dev, sizes, budget, host=False):
                     if k != "kompute_ml" and kind in v}
             row = {"name": f"{kind}_n{n}", "unit": "us", "n": n, "kind": kind,
                    "kompute_ml": round(got["kompute_ml"][kind] * 1e6, 2), "baselines": base}
+            steps = got["kompute_ml"].get(kind + "_steps")
+            if steps is not None:
+                row["kompute_ml_steps"] = steps
             if kind in ("upload", "download"):
                 row["GB/s"] = {k: round(4 * n / (v / 1e6) / 1e9, 2) for k, v in
                                [("kompute_ml", row["kompute_ml"])] + list(base.items())}
             rows.append(row)
             print(f"{row['name']:>26}: kompute_ml {row['kompute_ml']:10.1f} us  " +
-                  "  ".join(f"{k} {v:10.1f}" for k, v in base.items()), flush=True)
+                  "  ".join(f"{k} {v:10.1f}" for k, v in base.items()) +
+                  (f"  ({steps['dispatches']} dispatches, {steps['submits']} submits)"
+                   if steps else ""), flush=True)
         del h1, h2
     return rows
 

@@ -241,7 +241,7 @@ class Array:
         shape = self.shape
         if shape and math.prod(shape) != 1:        # (a 0-d array, a reduction's result: no prod)
             raise ValueError("can only convert an array of size 1 to a Python scalar")
-        return _buffers.read_scalar(self._realize(), self.dtype)
+        return _fusion.read_scalar(self._realize(), self.dtype)
 
     def tolist(self):
         return self.numpy().tolist()
@@ -250,7 +250,7 @@ class Array:
         shape = self.shape
         if shape and math.prod(shape) != 1:
             raise TypeError("only length-1 arrays can be converted to Python scalars")
-        return float(_buffers.read_scalar(self._realize(), self.dtype))
+        return float(_fusion.read_scalar(self._realize(), self.dtype))
 
     def __int__(self):
         if self.size != 1:
@@ -273,7 +273,7 @@ class Array:
         if shape and math.prod(shape) != 1:
             raise ValueError("The truth value of an array with more than one element is ambiguous. "
                              "Use a.any() or a.all()")
-        return bool(_buffers.read_scalar(self._realize(), self.dtype))
+        return bool(_fusion.read_scalar(self._realize(), self.dtype))
 
     def __repr__(self):
         body = repr(self.numpy())                  # "array(...)"
@@ -1076,15 +1076,16 @@ def _reduce(a, op, axis, keepdims, dtype, out):
         raise TypeError("out= is not supported; kompute_ml arrays are returned, never filled")
     if type(a) is not Array:
         a = asarray(a)
-    node = a._node
-    if node is not None and op == "sum" and axis is None and dtype is None:
-        # the sum of a lazy expression: one kernel reads its operands and never stores it
-        got = _fusion.sum_partials(node, a.device)
-        if got is not None:
-            buf, ngroups = got
-            if ngroups > 1:
-                buf = _reduction.sum_partials(buf, ngroups, a.dtype, a.device)
-            return Array._new(a.device, (1,) * a.ndim if keepdims else (), a.dtype, buf=buf)
+    if op == "sum" and axis is None and dtype is None:
+        node = a._node
+        if node is None and (a.dtype == FLOAT32 or a.dtype == FLOAT64):
+            # a realized float array sums as the (identity) expression over it: one dispatch
+            node = _fusion.node(a.device, "cast", (a._operand(),), a.dtype, a.shape, (a.dtype,))
+        if node is not None:
+            # the sum of a lazy expression: one kernel reads its operands and never stores it
+            buf = _fusion.fused_sum(node, a.device)
+            if buf is not None:
+                return Array._new(a.device, (1,) * a.ndim if keepdims else (), a.dtype, buf=buf)
     if dtype is not None and op in ("sum", "mean"):
         # numpy accumulates in ``dtype`` (sum(dtype=float64) of float32 adds in double): the
         # elements convert first, the conversion fusing into the pass that reads them

@@ -1,16 +1,20 @@
 """The per-op host path: what a repeated op or scalar readback costs, proven by counters (no timing).
 
 A repeated ``c = a * b + 1`` realized and synchronized is one dispatch in one replayed submit; a
-repeated ``float((a * b).sum())`` is ONE dispatch (the sum fused with its expression) and one
-replayed submit that also carries the readback; neither records or traces anything new.
+repeated ``float((a * b).sum())`` is ONE dispatch at every size (the sum fused with its
+expression, the last workgroup adding the partials) and one replayed submit that also carries
+the readback; neither records or traces anything new, and the sum allocates nothing.
 """
 
 import threading
+import weakref
 
 import numpy as np
 import pytest
 
 import kompute_ml as km
+from kompute_ml import array as ka
+from kompute_ml._runtime import memory as _memory
 from kompute_ml._runtime import stream as _stream
 
 NAMES = ("dispatches", "submits", "replays", "ops_recorded", "traces", "fast_realizations",
@@ -183,17 +187,130 @@ def test_timeout_variable_is_read_at_every_submit(device, monkeypatch):
     np.testing.assert_array_equal((a + 2).numpy(), 3)
 
 
-def test_large_fused_sum_is_two_dispatches(device):
-    """Past one workgroup's 8192 elements the partial sums take one reduce_rows pass (up to 8192
-    of them: 2**26 elements), not a chain of short-row passes."""
-    x, y, a, b = _pair(device, 1 << 20, seed=7)
+@pytest.mark.parametrize("n", [8193, 1 << 20])
+def test_large_fused_sum_is_one_dispatch(device, n):
+    """Past one workgroup's 8192 elements the last workgroup to finish sums the partials in the
+    same dispatch: every size is one dispatch, and the scratch counter is ready for the next."""
+    x, y, a, b = _pair(device, n, seed=7)
+    want = (x.astype(np.float64) * y).sum()
+    scale = np.abs(x.astype(np.float64) * y).sum()
     float((a * b).sum())
     s0 = km.stats()
-    got = float((a * b).sum())
+    for _ in range(3):                       # the counter is reset by each dispatch
+        got = float((a * b).sum())
+        assert abs(got - want) <= 1e-6 * scale
     d = _delta(s0, km.stats())
-    assert (d["dispatches"], d["submits"], d["fused_reductions"]) == (2, 1, 1)
-    want = (x.astype(np.float64) * y).sum()
-    assert abs(got - want) <= 1e-6 * np.abs(x.astype(np.float64) * y).sum()
+    assert (d["dispatches"], d["submits"], d["fused_reductions"]) == (3, 3, 3)
+
+
+def test_repeated_scalar_readback_allocates_nothing(device):
+    """The result of a fused sum is one of the device's result buffers, handed out again once
+    the caller lets go of it: no pool allocation, no new tensor, at any size."""
+    for n in (1000, 100003):
+        x, y, a, b = _pair(device, n, seed=8)
+        for _ in range(3):
+            float((a * b).sum())
+        first = weakref.ref(ka.buffer_of((a * b).sum()))
+        live = _memory.pool_stats(device)["tensors_live"]
+        for _ in range(20):
+            s = (a * b).sum()
+            assert ka.buffer_of(s) is first()       # the same Buffer object: nothing allocated
+            del s
+        assert _memory.pool_stats(device)["tensors_live"] == live
+
+
+def test_held_sums_keep_their_values(device):
+    """A result still held (by an Array, or by a lazy expression reading it) is never the
+    buffer of a later sum; past the device's two result buffers, sums take pool buffers."""
+    x, y, a, b = _pair(device, 20000, seed=9)
+    xd, yd = x.astype(np.float64), y.astype(np.float64)
+    held = [(a * b + float(k)).sum() for k in range(5)]      # five alive at once
+    lazy = held[0] * 2.0                                     # reads held[0]'s buffer
+    bufs = {id(ka.buffer_of(s)) for s in held}
+    assert len(bufs) == 5
+    ref0 = (xd * yd).sum()
+    del held[0]
+    for k in range(3):
+        float((a * b - 1.0).sum())                           # may reuse freed result buffers
+    for k, s in enumerate(held, start=1):
+        assert float(s) == pytest.approx((xd * yd + k).sum(), rel=1e-5, abs=1e-3)
+    assert float(lazy) == pytest.approx(2 * ref0, rel=1e-5, abs=1e-3)
+    s = (a * b).sum()                   # `s = ...` in a loop: the old s is alive at the call
+    for _ in range(4):
+        s = (a * b).sum()
+        assert float(s) == pytest.approx(ref0, rel=1e-5, abs=1e-3)
+
+
+def test_fused_sums_of_many_sizes_share_the_scratch(device):
+    """Multi-workgroup sums of different sizes (the scratch grows, its counter zeroed once and
+    reset by every dispatch) interleaved with one-workgroup sums all match float64."""
+    rng = np.random.default_rng(10)
+    sizes = [8193, 1 << 20, 50000, 5000, 1 << 21, 8193, 100]
+    data = {n: rng.standard_normal(n).astype(np.float32) for n in set(sizes)}
+    arrays = {n: km.asarray(v, device=device) for n, v in data.items()}
+    for n in sizes * 2:
+        v = data[n].astype(np.float64)
+        got = float((arrays[n] * 0.5 + 0.25).sum())
+        assert abs(got - (v * 0.5 + 0.25).sum()) <= 1e-6 * np.abs(v * 0.5 + 0.25).sum() + 1e-6
+
+
+def test_fused_sum_float64_many_workgroups(device):
+    """float64 sums take the shared-memory trees: past one workgroup too, exact to ~1e-12."""
+    if not device.limits.get("float64"):
+        pytest.skip("the device has no float64 (shaderFloat64)")
+    for n in (8193, 1 << 20):
+        x, y, a, b = _pair(device, n, dtype=np.float64, seed=11)
+        s0 = km.stats()
+        for _ in range(2):
+            got = float((a * b).sum())
+            assert abs(got - (x * y).sum()) <= 1e-12 * np.abs(x * y).sum()
+        assert km.stats()["dispatches"] - s0["dispatches"] == 2
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_sum_of_a_realized_array_is_one_dispatch(device, dtype):
+    """``a.sum()`` of a realized float array takes the fused sum too (the identity expression
+    over it): one dispatch at every size, nothing allocated on a repeat, numpy's value."""
+    if dtype == np.float64 and not device.limits.get("float64"):
+        pytest.skip("the device has no float64 (shaderFloat64)")
+    for n, shape in ((1, ()), (777, (777,)), (1 << 20, (1 << 10, 1 << 10))):
+        x = np.random.default_rng(n).standard_normal(shape).astype(dtype)
+        a = km.asarray(x, device=device)
+        float(a.sum())
+        s0 = km.stats()
+        got = float(km.sum(a))
+        d = _delta(s0, km.stats())
+        assert (d["dispatches"], d["submits"], d["fused_reductions"]) == (1, 1, 1)
+        tol = 1e-12 if dtype == np.float64 else 1e-6
+        assert abs(got - x.astype(np.float64).sum()) <= tol * np.abs(x).sum() + tol
+        assert a.sum(keepdims=True).shape == (1,) * x.ndim
+
+
+def test_fused_sum_without_subgroups(device, monkeypatch):
+    """The shared-memory variant (devices without subgroup arithmetic) gives the same sums:
+    one workgroup, several, the counter reset between dispatches."""
+    from kompute_ml._array import fusion as _fusion
+    asked = []
+    monkeypatch.setattr(_fusion, "_subgroup_sum", lambda device: asked.append(device) or False)
+    for n in (4099, 8192 * 3 + 5, 300007):       # sizes (signatures) no other test sums
+        x, y, a, b = _pair(device, n, seed=12)
+        want = ((x.astype(np.float64) + 1) * y - 0.25).sum()
+        scale = np.abs((x.astype(np.float64) + 1) * y - 0.25).sum()
+        for _ in range(2):
+            got = float(((a + 1.0) * b - 0.25).sum())
+            assert abs(got - want) <= 1e-6 * scale
+    assert len(asked) == 3            # each size planned without subgroups (one kernel compiled)
+
+
+def test_fused_sum_is_accurate_where_sequential_float32_is_not(device):
+    """1 + many tiny values: a sequential float32 sum would lose them; the fused sum's trees
+    keep the error near float32's rounding of the total."""
+    n = 1 << 22
+    x = np.full(n, 1e-4, np.float32)
+    x[0] = 1.0
+    a = km.asarray(x, device=device)
+    want = x.astype(np.float64).sum()
+    assert abs(float((a * 1.0).sum()) - want) <= 1e-5 * want
 
 
 @pytest.mark.parametrize("dtype,scalars", [(np.float64, (2.5, -1e-300, 3)), (np.int32, (7, -3, 2)),

@@ -256,24 +256,46 @@ def generate(plan, bake_scalars, bake_dims):
 SUM_VEC4_PER_THREAD = 8     # 4-vectors each invocation of a fused sum adds (32 elements)
 
 
-def generate_sum(plan):
+def generate_sum(plan, subgroup=False):
     """GLSL of a kernel summing the expression of ``plan`` (float32 or float64, no coordinates,
-    scalars pushed): workgroup g adds SUM_VEC4_PER_THREAD * 4 * LOCAL_SIZE consecutive elements
-    (each invocation a strided run of them, then a tree in shared memory, as reduce_rows.comp:
-    pairwise-like rounding) into ``out_[g]``; the expression's values are never stored."""
+    scalars pushed) in one dispatch; the expression's values are never stored.
+
+    Bindings: 0 the one-element result, 1..k the inputs, k+1 a scratch buffer (a uint counter, a
+    pad word, then one partial per workgroup; its counter must be 0 before the first dispatch).
+    Workgroup g adds SUM_VEC4_PER_THREAD * 4 * LOCAL_SIZE consecutive elements: each invocation
+    a strided run of them, then a tree (pairwise-like rounding). One workgroup writes the result
+    itself; with more, each stores its partial and counts itself in, and the last to finish sums
+    the partials and resets the counter: one dispatch at every size, deterministic (no float
+    atomics). ``subgroup`` (float32 on devices with subgroup arithmetic): the trees are
+    subgroupAdd's with one workgroup barrier in all, and the last workgroup's first subgroup
+    sums the partials; otherwise shared-memory trees. (Mesa's llvmpipe runs a workgroup's
+    barriers even past an early return, so the barrier-free tail matters there.)"""
     if plan.need_coords or plan.out_dtype not in (FLOAT32, FLOAT64):
         raise ValueError("a fused sum needs a float expression without coordinates")
     header, loads, body, result = _parts(plan, False, False)
     acc = GLSL_TYPE[plan.out_dtype]
+    if subgroup:
+        header[1:1] = ["#extension GL_KHR_shader_subgroup_basic : require",
+                       "#extension GL_KHR_shader_subgroup_arithmetic : require",
+                       "#extension GL_KHR_shader_subgroup_ballot : require"]
     header.insert(header.index(f"layout(local_size_x = {LOCAL_SIZE}) in;") + 1,
                   f"layout(set = 0, binding = 0) writeonly buffer Out {{ {acc} out_[]; }};")
+    k = len(plan.binding_dtypes) + 1
+    # coherent: the partials and the counter are written by one workgroup and read by another
+    header.append(f"layout(set = 0, binding = {k}) coherent buffer Scratch "
+                  f"{{ uint count_; uint pad_; {acc} part_[]; }};")
     header.append(f"shared {acc} sh[{LOCAL_SIZE}];")
+    if not subgroup:
+        header.append("shared bool last_;")
     per = SUM_VEC4_PER_THREAD
     lines = header + [
         "void main() {",
         "    uint lid = gl_LocalInvocationID.x;",
         "    uint g = gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x;",
         "    uint nv = (pc.n + 3u) / 4u;",
+        f"    uint ngroups = (nv + {per * LOCAL_SIZE - 1}u) / {per * LOCAL_SIZE}u;",
+        "    // (a grid split over 2 axes has spare workgroups past the last element)",
+        "    if (g >= ngroups) return;",
         f"    {acc} acc = {acc}(0);",
         f"    for (uint k = 0u; k < {per}u; k++) {{",
         f"        uint i = (g * {per}u + k) * {LOCAL_SIZE}u + lid;",
@@ -284,13 +306,76 @@ def generate_sum(plan):
         f"            if (i * 4u + j < pc.n) acc += {result};",
         "        }",
         "    }",
+    ]
+    lines += _sum_tail(acc, subgroup)
+    return "\n".join(lines)
+
+
+def _sum_tail(acc, subgroup):
+    """The end of generate_sum's kernel: the workgroup's tree, then the result or the partial
+    and, in the last workgroup to finish, the sum of the partials."""
+    if subgroup:
+        return [
+            "    acc = subgroupAdd(acc);",
+            "    if (subgroupElect()) sh[gl_SubgroupID] = acc;",
+            "    barrier();",
+            "    // the first subgroup adds the subgroups' sums, then finishes alone (no barrier)",
+            "    if (gl_SubgroupID != 0u) return;",
+            "    uint lane = gl_SubgroupInvocationID;",
+            f"    acc = {acc}(0);",
+            "    for (uint p = lane; p < gl_NumSubgroups; p += gl_SubgroupSize) acc += sh[p];",
+            "    acc = subgroupAdd(acc);",
+            "    if (ngroups == 1u) {",
+            "        if (subgroupElect()) out_[0] = acc;",
+            "        return;",
+            "    }",
+            "    bool last = false;",
+            "    if (subgroupElect()) {",
+            "        part_[g] = acc;",
+            "        // the partial is visible device-wide before the count says it is there",
+            "        memoryBarrierBuffer();",
+            "        last = atomicAdd(count_, 1u) == ngroups - 1u;",
+            "    }",
+            "    if (!subgroupBroadcastFirst(last)) return;",
+            "    // the last workgroup: every partial is stored (each was, before its count)",
+            "    memoryBarrierBuffer();",
+            f"    acc = {acc}(0);",
+            "    for (uint p = lane; p < ngroups; p += gl_SubgroupSize) acc += part_[p];",
+            "    acc = subgroupAdd(acc);",
+            "    if (subgroupElect()) {",
+            "        out_[0] = acc;",
+            "        count_ = 0u;        // ready for the next dispatch on this scratch buffer",
+            "    }",
+            "}", ""]
+    tree = [f"    for (uint s = {LOCAL_SIZE // 2}u; s > 0u; s >>= 1) {{",
+            "        if (lid < s) sh[lid] += sh[lid + s];",
+            "        barrier();",
+            "    }"]
+    return [
         "    sh[lid] = acc;",
         "    barrier();",
-        f"    for (uint s = {LOCAL_SIZE // 2}u; s > 0u; s >>= 1) {{",
-        "        if (lid < s) sh[lid] += sh[lid + s];",
-        "        barrier();",
+    ] + tree + [
+        "    if (ngroups == 1u) {",
+        "        if (lid == 0u) out_[0] = sh[0];",
+        "        return;",
         "    }",
-        "    // (a grid split over 2 axes has spare workgroups past the last element)",
-        f"    if (lid == 0u && g * {per * LOCAL_SIZE}u < nv) out_[g] = sh[0];",
+        "    if (lid == 0u) {",
+        "        part_[g] = sh[0];",
+        "        // the partial is visible device-wide before the count says it is there",
+        "        memoryBarrierBuffer();",
+        "        last_ = atomicAdd(count_, 1u) == ngroups - 1u;",
+        "    }",
+        "    barrier();",
+        "    if (!last_) return;",
+        "    // the last workgroup: every partial is stored (each was, before its count)",
+        "    memoryBarrierBuffer();",
+        f"    acc = {acc}(0);",
+        f"    for (uint p = lid; p < ngroups; p += {LOCAL_SIZE}u) acc += part_[p];",
+        "    sh[lid] = acc;",
+        "    barrier();",
+    ] + tree + [
+        "    if (lid == 0u) {",
+        "        out_[0] = sh[0];",
+        "        count_ = 0u;        // ready for the next dispatch on this scratch buffer",
+        "    }",
         "}", ""]
-    return "\n".join(lines)

@@ -10,8 +10,8 @@ Staged like CuPy's fusion (types in ``dtypes``, GLSL in ``codegen``):
 3. cache: the canonical key (structure + dtypes + masks + coalesced ndim, never sizes or scalar
    values) maps to compiled SPIR-V, so a loop compiles nothing after its first iteration;
 4. run (``realize``): one dispatch of the cached kernel; the Node keeps the result Buffer;
-5. or sum (``sum_partials``): one dispatch of a kernel that adds the expression's values per
-   workgroup without storing them (``expression.sum()``); the Node stays unrealized.
+5. or sum (``fused_sum``): one dispatch of a kernel that adds the expression's values without
+   storing them (``expression.sum()``) into a one-element result; the Node stays unrealized.
 
 Sizes (element count, coalesced dims) and scalars travel as push constants. When they do not fit
 the device's push-constant block, the scalars (then the dims) are written into the source
@@ -22,18 +22,20 @@ import collections
 import itertools
 import math
 import struct
+import sys
 import threading
 
 
 from .._compile import glslang as _glslang
+from .._runtime import device as _device
 from .._runtime import memory as _memory
 from .._runtime import program as _program
 from .._runtime import stream as _stream
 from . import buffers as _buffers
 from .codegen import LOCAL_SIZE, SUM_VEC4_PER_THREAD, generate, generate_sum, push_words
-from .dtypes import FLOAT32, FLOAT64
+from .dtypes import FLOAT32, FLOAT64, UINT32
 
-__all__ = ["Leaf", "Node", "Scalar", "node", "realize", "sum_partials", "kernel_source",
+__all__ = ["Leaf", "Node", "Scalar", "node", "realize", "fused_sum", "read_scalar", "kernel_source",
            "cached_kernels", "MAX_NODES"]
 
 MAX_NODES = 64          # a bigger expression realizes its subtrees first (kernel size, recursion)
@@ -473,26 +475,77 @@ def _realize_fast(root, device):
 
 # ---------------------------------------------------------------------------------------------
 # fused sums: ``expression.sum()`` in one kernel that never stores the expression's values (a
-# loss, a norm, float((a * b).sum()): one dispatch instead of a realization and a reduction)
+# loss, a norm, float((a * b).sum()): one dispatch at every size, instead of a realization and
+# a reduction, and nothing allocated when the same sum runs again)
 
 class _Sum:
     """A fused sum of one expression signature on one device: its prepared dispatch."""
 
-    __slots__ = ("prog", "ready", "prefix", "nbytes", "ngroups", "wide")
+    __slots__ = ("prog", "ready", "prefix", "push", "wide", "scratch_bytes")
+
+
+class _SumBuffers:
+    """One device's buffers of fused sums, shared by every signature (bounded memory, however
+    many signatures run): two one-element results, handed out again once nothing else holds
+    them, and the scratch of multi-workgroup sums (a zero counter, then the partials)."""
+
+    __slots__ = ("outs", "views", "scratch", "scratch_bytes")
+
+    def __init__(self, device):
+        # two: ``s = (a * b).sum()`` in a loop still holds the previous result at the call
+        self.outs = [_memory.alloc(device, 8), _memory.alloc(device, 8)]
+        # their staging memory by dtype, for read_scalar (a readback copies nothing more)
+        self.views = [{dt: _memory.staging_view(b, dt) for dt in (FLOAT32, FLOAT64)}
+                      for b in self.outs]
+        self.scratch = None
+        self.scratch_bytes = 0
 
 
 _sums = {}              # (sig, aliasing, device) -> _Sum, or None: that signature is not fused
+_sum_buffers = {}       # device -> _SumBuffers
 _MISSING = object()
 
 
-def sum_partials(root, device):
+def _refs(items, k):
+    """sys.getrefcount of ``items[k]`` (the list's reference, the call's argument, and every
+    other holder): how _free_out tells that no Array, Leaf or caller holds a result buffer."""
+    return _getrefcount(items[k])
+
+
+_getrefcount = sys.getrefcount
+# the count of an item only its list holds, measured once the way _free_out measures (so no
+# interpreter's way of counting references on its stack is assumed)
+_FREE_REFS = _refs([object()], 0)
+
+
+def _free_out(slots, device):
+    """A result buffer nothing else holds, or a new one from the pool (both held elsewhere)."""
+    outs = slots.outs
+    if _refs(outs, 0) == _FREE_REFS:
+        return outs[0]
+    if _refs(outs, 1) == _FREE_REFS:
+        return outs[1]
+    return _memory.alloc(device, 8)
+
+
+def _scratch(slots, device, nbytes):
+    """The device's scratch buffer, at least ``nbytes`` long, its counter zero."""
+    if slots.scratch_bytes < nbytes:
+        nbytes = max(nbytes, 2 * slots.scratch_bytes)       # grow rarely
+        # (the old scratch goes back to the pool: work still pending on it runs first)
+        slots.scratch = _buffers.fill(device, (-(-nbytes // 4),), UINT32, 0)
+        slots.scratch_bytes = nbytes
+    return slots.scratch
+
+
+def fused_sum(root, device):
     """Record the sum of the unrealized Node ``root``'s elements, computed from its operands.
 
-    Returns (Buffer of ``ngroups`` partial sums of ``root.dtype``, ngroups): one value when the
-    elements fit one workgroup (SUM_VEC4_PER_THREAD * 4 * LOCAL_SIZE of them), else partials to
-    reduce further. None when ``root`` takes the realize-then-reduce path: not flat, realized
-    since, not float32/float64, broadcast (coordinates), or too big for the push block or the
-    bindings. ``root`` stays unrealized.
+    Returns the Buffer of the one-element result (one dispatch: see ``codegen.generate_sum``),
+    or None when ``root`` takes the realize-then-reduce path: not flat, realized since, not
+    float32/float64, broadcast (coordinates), or too big for the push block or the bindings.
+    ``root`` stays unrealized. A repeat allocates nothing: the result is one of the device's
+    two result buffers whenever the caller has let go of it.
     """
     with _realize_lock:
         if root.buf is not None or root.sig is None or root.epoch != _epoch[0]:
@@ -507,12 +560,62 @@ def sum_partials(root, device):
             _sums[key] = entry
         if entry is None:
             return None
-        out = _memory.alloc(device, entry.nbytes)
-        words = _push_values(entry.prefix, root.vals, entry.wide)
-        # generated sum kernel: binding 0 = the partial sums, bindings 1..k = the input buffers
-        _stream.dispatch_ready(device, entry.ready, [out, *uniq], entry.prog.pack_push(*words))
+        slots = _sum_buffers.get(device)
+        if slots is None:
+            slots = _sum_buffers[device] = _SumBuffers(device)
+        out = _free_out(slots, device)
+        # one workgroup never touches the scratch: the result buffer fills its binding
+        scratch = _scratch(slots, device, entry.scratch_bytes) if entry.scratch_bytes else out
+        push = entry.push
+        if push is None:
+            push = entry.prog.pack_push(*_push_values(entry.prefix, root.vals, entry.wide))
+        # generated sum kernel: binding 0 = the result, 1..k = the input buffers, k+1 = scratch
+        _stream.dispatch_ready(device, entry.ready, [out, *uniq, scratch], push)
         _stats["fused_reductions"] += 1
-        return out, entry.ngroups
+        return out
+
+
+def read_scalar(buf, dtype):
+    """The first element of ``buf`` as a Python scalar (submits pending work and waits).
+
+    A fused sum's result buffer is copied into its staging memory within the same submit and
+    read from there (no copy into a new array); any other buffer takes ``buffers.read_scalar``.
+    """
+    device = buf.device
+    slots = _sum_buffers.get(device)
+    if slots is not None and dtype in _VIEW_DTYPES:
+        outs = slots.outs
+        k = 0 if outs[0] is buf else 1 if outs[1] is buf else -1
+        if k >= 0:
+            with device.lock:
+                _stream.stage_download(buf)
+                _stream.flush(device)
+                value = slots.views[k][dtype][0].item()
+            _stream.count("bytes_downloaded", dtype.itemsize)
+            return value
+    return _buffers.read_scalar(buf, dtype)
+
+
+_VIEW_DTYPES = (FLOAT32, FLOAT64)
+
+
+def _drop_sum_buffers(device):
+    """A closing device's result and scratch buffers go back to its pool while it has one."""
+    with _realize_lock:
+        _sum_buffers.pop(device, None)
+
+
+# after the stream's own close hook (pending work submitted), before the pool goes
+_device.on_close(_drop_sum_buffers, order=(_device.CLOSE_STREAM + _device.CLOSE_MEMORY) // 2)
+
+
+def _subgroup_sum(device):
+    """Whether the fused sum may use subgroupAdd (float32): subgroup basic (0x1), arithmetic
+    (0x4) and ballot (0x8) operations in compute shaders, subgroups of more than one lane.
+    (float64 sums keep shared-memory trees: double subgroup arithmetic is optional.)"""
+    ops = int(device.limits.get("subgroup_operations") or 0)
+    want = 0x1 | 0x4 | 0x8
+    return (ops & want) == want and int(device.limits.get("subgroup_size") or 0) > 1
 
 
 def _plan_sum(root, device, uniq):
@@ -520,7 +623,8 @@ def _plan_sum(root, device, uniq):
     if root.dtype not in (FLOAT32, FLOAT64):
         return None
     plan = _trace(root)
-    if plan.need_coords or not plan.n or len(plan.buffers) > input_limit(device):
+    # (the scratch takes a binding besides the output)
+    if plan.need_coords or not plan.n or len(plan.buffers) > input_limit(device) - 1:
         return None
     if _push_words(plan, device) != (False, False):
         return None
@@ -529,11 +633,12 @@ def _plan_sum(root, device, uniq):
         return None
     if [dt for dt, _ in root.vals] != [dt for dt, _ in plan.scalars]:
         return None
-    key = _key(plan, False, False) + ("sum",)
+    subgroup = root.dtype == FLOAT32 and _subgroup_sum(device)
+    key = _key(plan, False, False) + ("sum", subgroup)
     with _kernels_lock:
         hit = _kernels.get(key)
     if hit is None:
-        source = generate_sum(plan)
+        source = generate_sum(plan, subgroup)
         spirv = _glslang.compile_glsl(source, filename="<fused sum kernel>")
         hit = (_program.Program(spirv, name="<fused sum kernel>"), source)
         with _kernels_lock:
@@ -542,14 +647,16 @@ def _plan_sum(root, device, uniq):
                 _kernels.popitem(last=False)
     entry = _Sum()
     entry.prog = hit[0]
-    entry.ngroups = -(-plan.n // (SUM_VEC4_PER_THREAD * 4 * LOCAL_SIZE))
+    ngroups = -(-plan.n // (SUM_VEC4_PER_THREAD * 4 * LOCAL_SIZE))
     # one workgroup per partial (a 2-D grid past the x limit: the kernel skips spare groups)
-    groups = _stream.groups_1d(device, entry.ngroups, 1)
+    groups = _stream.groups_1d(device, ngroups, 1)
     entry.ready = _stream.prepare(device, entry.prog.spirv, groups, info=entry.prog.reflection)
     entry.prefix = [plan.n]
     entry.wide = FLOAT64 in [dt for dt, _ in root.vals]
-    # whole 4-element vectors: the next pass may read the partials as 4-vectors
-    entry.nbytes = -(-entry.ngroups // 4) * 4 * root.dtype.itemsize
+    # without scalars every Node of the signature pushes the same words: packed once
+    entry.push = None if root.vals else entry.prog.pack_push(plan.n)
+    # the counter and a pad word, then the partials (8-byte aligned for float64's)
+    entry.scratch_bytes = 8 + ngroups * root.dtype.itemsize if ngroups > 1 else 0
     return entry
 
 

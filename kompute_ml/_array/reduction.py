@@ -28,7 +28,7 @@ from . import buffers as _buffers
 from .dtypes import BOOL, FLOAT32, FLOAT64, INT32, UINT32
 from .indexing import norm_axis
 
-__all__ = ["reduce", "sum_partials"]
+__all__ = ["reduce"]
 
 _OP_CODE = {"sum": 0, "mean": 0, "max": 1, "min": 2, "argmax": 1, "argmin": 2, "prod": 3}
 _KIND = {FLOAT32: 0, INT32: 1, UINT32: 2, BOOL: 2, FLOAT64: 3}
@@ -70,19 +70,17 @@ def _result_dtype(op, dtype, float64):
     return _KIND[dtype], dtype
 
 
-def _one_axis(device, buf, outer, r, inner, op, in_kind, acc_kind, scale, passes=None,
-              rows=False):
+def _one_axis(device, buf, outer, r, inner, op, in_kind, acc_kind, scale, passes=None):
     """Reduce ``buf`` viewed as (outer, r, inner) along r; return (values, indices or None).
 
     ``passes`` (a list) receives (program, workgroups, push bytes, output bytes) per pass.
-    ``rows``: use reduce_rows whenever inner == 1, short rows too (one pass up to 8192).
     """
     arg = op in ("argmax", "argmin")
     code = _OP_CODE[op]
     # (double subgroup arithmetic is optional hardware-wise: float64 combines in shared memory)
     subgroup = _has_subgroup_reduce(device) and not arg and acc_kind != _DOUBLE
     acc_bytes = 8 if acc_kind == _DOUBLE else 4
-    rows_kernel = inner == 1 and (r >= ROWS_MIN or rows)
+    rows_kernel = inner == 1 and r >= ROWS_MIN
     src, src_idx, first = buf, None, True
     while True:
         kind = in_kind if first else acc_kind
@@ -166,28 +164,6 @@ def reduce(buf, shape, dtype, device, op, axis=None, keepdims=False):
                          push, nbytes) for prog, groups, push, nbytes in passes],
                        out[1], out[2])
     return out
-
-
-def sum_partials(buf, count, dtype, device):
-    """The sum of ``count`` float partial sums in ``buf`` (a fused sum's workgroups) as a Buffer
-    of one element: reduce_rows passes (8192 partials per workgroup), planned once per count."""
-    key = ("partials", count, dtype, device)
-    plan = _plans.get(key)
-    if plan is None:
-        kind = _KIND[dtype]
-        passes = []
-        out, _ = _one_axis(device, buf, 1, count, 1, "sum", kind, kind, 1.0, passes, rows=True)
-        if len(_plans) >= _MAX_PLANS:
-            _plans.clear()
-        _plans[key] = [(_stream.prepare(device, prog.spirv, groups, info=prog.reflection),
-                        push, nbytes) for prog, groups, push, nbytes in passes]
-        return out
-    src = buf
-    for ready, push, nbytes in plan:
-        dst = _memory.alloc(device, nbytes)
-        _stream.dispatch_ready(device, ready, [src, dst], push)   # binding 0: src, 1: dst
-        src = dst
-    return src
 
 
 def _reduce(buf, shape, dtype, device, op, axis, keepdims, passes):

@@ -379,6 +379,12 @@ def _own_staging(buf):
     return staging
 
 
+def staging_view(buf, dtype):
+    """The buffer's own staging memory as a numpy array of ``dtype``: a view, made once, that
+    shows what the last copy to the host left there (a one-word readback without a copy)."""
+    return _own_staging(buf).view(dtype)
+
+
 def read(buf, count, dtype, offset=0):
     """Copy ``count`` elements of ``dtype`` out of the staging memory (one pass; it is uncached)."""
     dtype = np.dtype(dtype)
