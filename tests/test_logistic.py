@@ -29,6 +29,8 @@ import kompute_ml as km
 from kompute_ml._runtime import stream as _stream
 from kompute_ml.linear_model import LogisticRegression, _fullbatch, _logistic, _loss, _optim
 
+from _logistic_problem import problem
+
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
@@ -61,13 +63,7 @@ def _assert_reference(f, G, X, codes, sw, W):
     np.testing.assert_allclose(G, G_ref, rtol=1e-4, atol=1e-5 * np.abs(G_ref).max())
 
 
-def _problem(n, d, K, seed=0):
-    rng = np.random.default_rng(seed)
-    X = rng.standard_normal((n, d)).astype(np.float32)
-    codes = rng.integers(0, max(K, 2), n).astype(np.uint32)
-    sw = rng.uniform(0.5, 2.0, n)
-    W = (0.3 * rng.standard_normal((K, d + 1))).astype(np.float32)
-    return X, codes, sw, W
+_problem = problem
 
 
 @contextlib.contextmanager

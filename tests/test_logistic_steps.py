@@ -15,14 +15,20 @@ import kompute_ml as km
 from kompute_ml._runtime import stream as _stream
 from kompute_ml.linear_model import LogisticRegression, _logistic, _loss, _optim
 
+from _logistic_problem import problem
 
-def _problem(n, d, K, seed=0):
-    rng = np.random.default_rng(seed)
-    X = rng.standard_normal((n, d)).astype(np.float32)
-    codes = rng.integers(0, max(K, 2), n).astype(np.uint32)
-    sw = rng.uniform(0.5, 2.0, n)
-    W = (0.3 * rng.standard_normal((K, d + 1))).astype(np.float32)
-    return X, codes, sw, W
+
+_problem = problem
+
+
+def _step_program(device, n, d, K, batch, solver, seed):
+    """A problem on the device, its micro-batch program (l2 = 0.01, intercept) and optimizer."""
+    X, codes, sw, W0 = _problem(n, d, K, seed=seed)
+    data = _loss.DeviceDataset(device, X, codes, sw)
+    prog = _loss.LogLossProgram(data, K, l2=0.01, fit_intercept=True, batch_size=batch)
+    prog.total_weight = sw.sum()
+    lr = 0.01 if solver == "adam" else 0.02
+    return X, codes, sw, W0, data, prog, _optim.make_optimizer(solver, lr, sw.mean()), lr
 
 
 def _batch_grad(X, codes, sw, W, l2, scale):
@@ -96,12 +102,7 @@ def test_epochs_match_numpy_steps(device, layout_rule, step_path, solver, n, d, 
     """Two epochs of steps (the last batch of each partial) equal numpy's float64 steps: the
     first epoch recorded, the second replayed; by one dispatch a step and by two. With one row
     per workgroup ("many groups") up to 90 workgroups race to be the last of a step."""
-    X, codes, sw, W0 = _problem(n, d, K, seed=3)
-    data = _loss.DeviceDataset(device, X, codes, sw)
-    prog = _loss.LogLossProgram(data, K, l2=0.01, fit_intercept=True, batch_size=batch)
-    prog.total_weight = sw.sum()
-    lr = 0.01 if solver == "adam" else 0.02
-    opt = _optim.make_optimizer(solver, lr, sw.mean())
+    X, codes, sw, W0, data, prog, opt, lr = _step_program(device, n, d, K, batch, solver, 3)
     state = (0, np.zeros(W0.shape), np.zeros(W0.shape))
     W_ref = W0
     try:
@@ -132,12 +133,7 @@ def test_fused_steps_with_many_racing_workgroups(device, monkeypatch, solver):
     monkeypatch.setattr(_loss, "step_rows", lambda device, d: 1)
     monkeypatch.setattr(_loss, "STEP_FUSED_MAX_GROUPS", 1 << 20)   # the two-level sum, tested
     n, d, K, batch = 1000, 7, 3, 300
-    X, codes, sw, W0 = _problem(n, d, K, seed=11)
-    data = _loss.DeviceDataset(device, X, codes, sw)
-    prog = _loss.LogLossProgram(data, K, l2=0.01, fit_intercept=True, batch_size=batch)
-    prog.total_weight = sw.sum()
-    lr = 0.01 if solver == "adam" else 0.02
-    opt = _optim.make_optimizer(solver, lr, sw.mean())
+    X, codes, sw, W0, data, prog, opt, lr = _step_program(device, n, d, K, batch, solver, 11)
     state = (0, np.zeros(W0.shape), np.zeros(W0.shape))
     W_ref = W0
     try:
