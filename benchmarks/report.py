@@ -162,6 +162,33 @@ def logistic_chart(doc, path):
     return path
 
 
+def dask_chart(path_json, path_png):
+    """Bars of benchmarks/dask_scaling.py's rows (seconds per configuration: the seeds' mean and
+    the distributed fit) from one results file."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    with open(path_json) as f:
+        doc = json.load(f)
+    rows = doc["results"]
+    fig, axes = plt.subplots(1, 2, figsize=(9, 3.4))
+    for ax, prefix, title in ((axes[0], "dask_mean_", "seeds' experiment (mean)"),
+                              (axes[1], "dask_fit_", "LogisticRegression fit")):
+        sel = [r for r in rows if r["name"].startswith(prefix)]
+        names = [r["name"][len(prefix):] for r in sel]
+        vals = [r["kompute_ml"] for r in sel]
+        ax.bar(names, vals, color="tab:blue")
+        for i, v in enumerate(vals):
+            ax.text(i, v, f"{v:.2f} s", ha="center", va="bottom", fontsize=8)
+        ax.set_title(title, fontsize=9)
+        ax.set_ylabel("seconds (lower is better)")
+    fig.suptitle(f"default device {doc['device']}, host {doc['cpu']}: `{doc['command']}`",
+                 fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path_png, dpi=110)
+    return path_png
+
+
 def main():
     docs = load()
     for doc in docs:
@@ -173,6 +200,9 @@ def main():
         png = logistic_chart(doc, os.path.join(HERE, f"logistic-{doc['device'].split()[0].lower()}.png"))
         if png:
             print(f"chart: {png}")
+    for path in sorted(glob.glob(os.path.join(HERE, "results", "*-dask.json"))):
+        png = os.path.join(HERE, "dask-" + os.path.basename(path)[:-len("-dask.json")] + ".png")
+        print(f"chart: {dask_chart(path, png)}")
     out = chart(docs, os.path.join(HERE, "ratio.png"))
     if out:
         print(f"chart: {out}")
