@@ -300,21 +300,27 @@ def _key(plan, bake_scalars, bake_dims):
     return key
 
 
-def _kernel(plan, device):
-    bake_scalars, bake_dims = _push_words(plan, device)
-    key = _key(plan, bake_scalars, bake_dims)
+def _compiled(key, make_source, name):
+    """(Program, source) of a generated kernel from the LRU cache, compiled on a miss."""
     with _kernels_lock:
         hit = _kernels.get(key)
         if hit is not None:
             _kernels.move_to_end(key)
-            return hit, bake_scalars, bake_dims
-    source = generate(plan, bake_scalars, bake_dims)
-    spirv = _glslang.compile_glsl(source, filename="<fused elementwise kernel>")
-    entry = (_program.Program(spirv, name="<fused elementwise kernel>"), source)
+            return hit
+    source = make_source()
+    spirv = _glslang.compile_glsl(source, filename=name)
+    entry = (_program.Program(spirv, name=name), source)
     with _kernels_lock:
         _kernels[key] = entry
         if len(_kernels) > _MAX_KERNELS:
             _kernels.popitem(last=False)
+    return entry
+
+
+def _kernel(plan, device):
+    bake_scalars, bake_dims = _push_words(plan, device)
+    entry = _compiled(_key(plan, bake_scalars, bake_dims),
+                      lambda: generate(plan, bake_scalars, bake_dims), "<fused elementwise kernel>")
     return entry, bake_scalars, bake_dims
 
 
@@ -634,17 +640,8 @@ def _plan_sum(root, device, uniq):
     if [dt for dt, _ in root.vals] != [dt for dt, _ in plan.scalars]:
         return None
     subgroup = root.dtype == FLOAT32 and _subgroup_sum(device)
-    key = _key(plan, False, False) + ("sum", subgroup)
-    with _kernels_lock:
-        hit = _kernels.get(key)
-    if hit is None:
-        source = generate_sum(plan, subgroup)
-        spirv = _glslang.compile_glsl(source, filename="<fused sum kernel>")
-        hit = (_program.Program(spirv, name="<fused sum kernel>"), source)
-        with _kernels_lock:
-            _kernels[key] = hit
-            if len(_kernels) > _MAX_KERNELS:
-                _kernels.popitem(last=False)
+    hit = _compiled(_key(plan, False, False) + ("sum", subgroup),
+                    lambda: generate_sum(plan, subgroup), "<fused sum kernel>")
     entry = _Sum()
     entry.prog = hit[0]
     ngroups = -(-plan.n // (SUM_VEC4_PER_THREAD * 4 * LOCAL_SIZE))
