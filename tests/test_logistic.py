@@ -15,7 +15,6 @@ import warnings
 import numpy as np
 import pytest
 import scipy.sparse
-from scipy.special import logsumexp, softmax
 from sklearn.base import clone
 from sklearn.datasets import (load_breast_cancer, load_digits, load_iris, load_wine,
                               make_classification)
@@ -29,7 +28,7 @@ import kompute_ml as km
 from kompute_ml._runtime import stream as _stream
 from kompute_ml.linear_model import LogisticRegression, _fullbatch, _logistic, _loss, _optim
 
-from _logistic_problem import problem
+from _logistic_problem import loss_residuals, problem
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -37,17 +36,7 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # -- numpy references -------------------------------------------------------------------------
 def reference_loss_grad(X, codes, sw, W, l2):
     """Averaged objective and gradient in float64; W is K x (d + 1) (intercept last)."""
-    X = X.astype(np.float64)
-    n = X.shape[0]
-    Z = X @ W[:, :-1].T + W[:, -1]
-    if W.shape[0] == 1:
-        z, t = Z[:, 0], (codes == 1).astype(float)
-        loss = np.logaddexp(0, z) - t * z
-        R = (1 / (1 + np.exp(-z)) - t)[:, None]
-    else:
-        loss = logsumexp(Z, axis=1) - Z[np.arange(n), codes]
-        R = softmax(Z, axis=1)
-        R[np.arange(n), codes] -= 1
+    X, loss, R = loss_residuals(X, codes, W)
     S = sw.sum()
     f = (sw * loss).sum() / S + 0.5 * l2 * (W[:, :-1] ** 2).sum()
     R = R * sw[:, None]

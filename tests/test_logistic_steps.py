@@ -8,14 +8,13 @@ import warnings
 
 import numpy as np
 import pytest
-from scipy.special import softmax
 from sklearn.exceptions import ConvergenceWarning
 
 import kompute_ml as km
 from kompute_ml._runtime import stream as _stream
 from kompute_ml.linear_model import LogisticRegression, _logistic, _loss, _optim
 
-from _logistic_problem import problem
+from _logistic_problem import loss_residuals, problem
 
 
 _problem = problem
@@ -33,17 +32,7 @@ def _step_program(device, n, d, K, batch, solver, seed):
 
 def _batch_grad(X, codes, sw, W, l2, scale):
     """A step's gradient in float64: scale * sum_i s_i dloss_i/dW + l2 * coef; its loss sum."""
-    X = X.astype(np.float64)
-    Z = X @ W[:, :-1].T + W[:, -1]
-    if W.shape[0] == 1:
-        z, t = Z[:, 0], (codes == 1).astype(float)
-        loss = np.logaddexp(0, z) - t * z
-        R = (1 / (1 + np.exp(-z)) - t)[:, None]
-    else:
-        P = softmax(Z, axis=1)
-        loss = -np.log(P[np.arange(len(codes)), codes])
-        R = P
-        R[np.arange(len(codes)), codes] -= 1
+    X, loss, R = loss_residuals(X, codes, W)
     R = R * sw[:, None]
     G = scale * np.hstack([R.T @ X, R.sum(0)[:, None]])
     G[:, :-1] += l2 * W[:, :-1]
