@@ -30,6 +30,13 @@ def _step_program(device, n, d, K, batch, solver, seed):
     return X, codes, sw, W0, data, prog, _optim.make_optimizer(solver, lr, sw.mean()), lr
 
 
+def _assert_one_adam_epoch(W, X, codes, sw, W0, batch):
+    """W equals one epoch of numpy's float64 Adam steps (l2 = 0.01, lr = 0.01) from W0."""
+    W_ref, _, _ = _reference_epoch("adam", X, codes, sw, W0, 0.01, batch, 0.01,
+                                   (0, np.zeros(W0.shape), np.zeros(W0.shape)))
+    np.testing.assert_allclose(W, W_ref, rtol=1e-4, atol=2e-5)
+
+
 def _batch_grad(X, codes, sw, W, l2, scale):
     """A step's gradient in float64: scale * sum_i s_i dloss_i/dW + l2 * coef; its loss sum."""
     X, loss, R = loss_residuals(X, codes, W)
@@ -221,9 +228,7 @@ def test_too_many_logits_for_the_step_kernel_take_the_pair(device, monkeypatch):
     finally:
         prog.release()
         data.release()
-    W_ref, _, _ = _reference_epoch("adam", X, codes, sw, W0, 0.01, 30, 0.01,
-                                   (0, np.zeros(W0.shape), np.zeros(W0.shape)))
-    np.testing.assert_allclose(W, W_ref, rtol=1e-4, atol=2e-5)
+    _assert_one_adam_epoch(W, X, codes, sw, W0, 30)
 
 
 def test_fit_dispatches_one_per_step_and_replays_the_epoch(device):
@@ -319,6 +324,4 @@ def test_update_grid_past_the_workgroup_count_limit(device, monkeypatch):
     finally:
         prog.release()
         data.release()
-    W_ref, _, _ = _reference_epoch("adam", X, codes, sw, W0, 0.01, 6, 0.01,
-                                   (0, np.zeros(W0.shape), np.zeros(W0.shape)))
-    np.testing.assert_allclose(W, W_ref, rtol=1e-4, atol=2e-5)
+    _assert_one_adam_epoch(W, X, codes, sw, W0, 6)
