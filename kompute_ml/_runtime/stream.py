@@ -88,6 +88,7 @@ class _DeviceStream:
         self.sequence = None       # the sequence a batch without a replay is recorded into
         self.own = None            # ... when it is the stream's own (not a timed one)
         self.ops = []              # pending descriptors: (key, uids, kind, kp object, push words)
+        self.capturing = False     # record() is capturing: no automatic flush
         self.batch = 0             # increases at every submit
         self.pipelines = collections.OrderedDict()   # key -> (kp.Algorithm, id)
         self.by_uid = collections.defaultdict(set)   # tensor uid -> pipeline / replay keys
@@ -152,7 +153,7 @@ def _record(st, desc):
     """Append the descriptor of one operation to the pending batch (kp records at submit)."""
     ops = st.ops
     ops.append(desc)
-    if len(ops) >= MAX_PENDING:
+    if len(ops) >= MAX_PENDING and not st.capturing:
         _submit(st)
 
 
@@ -516,7 +517,7 @@ def dispatch_ready(device, ready, buffers, push):
             ops = st.ops
             ops.append((("d", hit[1], push), uids, "d", hit[0], push))
             st.counts["dispatches"] += 1
-            if len(ops) >= MAX_PENDING:
+            if len(ops) >= MAX_PENDING and not st.capturing:
                 _submit(st)
             return
     dispatch(device, ready.spirv, buffers, ready.groups, push, info=ready.info)
@@ -553,13 +554,16 @@ def claim_staging(buf):
     """Submit the pending work when it still reads ``buf``'s staging memory (an upload of the
     buffer's previous user), so that the caller may write that memory directly; then record the
     buffer's upload with :func:`upload` (which writes its ``array`` and copies all of it)."""
-    device = buf.device
-    with device.lock:
-        st = _stream(device)
-        block = buf._block
-        if block is not None and block.staging_batch == st.batch and st.pending:
-            # the pending sequence has yet to copy this staging buffer to the device
-            _submit(st)
+    with buf.device.lock:
+        _claim(_stream(buf.device), buf)
+
+
+def _claim(st, buf):
+    """Submit ``st``'s pending work if it has yet to copy ``buf``'s staging memory to the device
+    (the caller holds the device's lock and is about to overwrite that memory)."""
+    block = buf._block
+    if block is not None and block.staging_batch == st.batch and st.pending:
+        _submit(st)
 
 
 def upload(buf, array, offset=0, dtype=None):
@@ -575,10 +579,7 @@ def upload(buf, array, offset=0, dtype=None):
         return
     with device.lock:
         st = _stream(device)
-        block = buf._block
-        if block is not None and block.staging_batch == st.batch and st.pending:
-            # the pending sequence has yet to copy this staging buffer to the device
-            _submit(st)
+        _claim(st, buf)
         _memory.write(buf, array, offset, dtype)
         buf._block.staging_batch = st.batch
         # the op holds the kp tensor; the Buffer itself may go back to the pool at once (a reuse
@@ -595,9 +596,9 @@ def _upload_ringed(buf, array, offset, dtype):
     device = buf.device
     with device.lock:
         tensor = buf.tensor
-        if MAX_PENDING >= 1 << 62:
-            # record() lifts the flush limit while it captures: the submit below would run
-            # (and lose) the operations captured so far, and the copies could not be replayed
+        if _stream(device).capturing:
+            # the submit below would run (and lose) the operations record() captured so far,
+            # and the copies could not be replayed
             raise ValueError(f"a {buf.nbytes}-byte buffer is uploaded through the staging ring "
                              "and cannot be captured by record(); upload it before recording")
         # earlier work reading the buffer's old contents (a released buffer's last user) runs
@@ -860,17 +861,15 @@ def record(device, fn):
     """Run ``fn()`` (which issues dispatches, uploads... on ``device``) and capture its
     operations, unsubmitted, into a :class:`Recorded` sequence (of any length: no automatic
     flush while recording). The buffers and pipelines it uses must outlive the sequence."""
-    global MAX_PENDING
     with device.lock:
         st = _stream(device)
         _submit(st)
-        saved = MAX_PENDING
-        MAX_PENDING = 1 << 62          # under the device's lock: no flush mid-capture
+        st.capturing = True            # under the device's lock: no flush mid-capture
         try:
             fn()
             ops, st.ops = st.ops, []
         finally:
-            MAX_PENDING = saved
+            st.capturing = False
             st.ops = []
         seq = _kp.sequence_create(device.manager, device.name)
         try:
