@@ -358,8 +358,8 @@ def write(buf, array, offset=0, dtype=None):
     dtype = array.dtype if dtype is None else np.dtype(dtype)
     nbytes = array.size * dtype.itemsize
     check_region(buf, nbytes, offset)
-    if dtype == array.dtype:
-        _own_staging(buf)[offset:offset + nbytes] = np.ascontiguousarray(array).reshape(-1).view(np.uint8)
+    if dtype == array.dtype and array.flags.c_contiguous:
+        _own_staging(buf)[offset:offset + nbytes] = array.reshape(-1).view(np.uint8)
         return
     dst = _own_staging(buf)[offset:offset + nbytes].view(dtype).reshape(array.shape)
     with np.errstate(all="ignore"):   # an unsafe cast the caller asked for (overflow: inf)

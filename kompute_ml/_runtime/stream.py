@@ -573,9 +573,12 @@ def upload(buf, array, offset=0, dtype=None):
     buffer: the pending work is submitted, then the bytes go through the staging ring in chunks
     (done when this returns).
     """
+    array = np.asarray(array)
+    # the bytes the device receives (a cast changes the size: float64 X as float32)
+    nbytes = array.size * (array.dtype if dtype is None else np.dtype(dtype)).itemsize
     device = buf.device
     if buf.ringed:
-        _upload_ringed(buf, array, offset, dtype)
+        _upload_ringed(buf, array, offset, dtype, nbytes)
         return
     with device.lock:
         st = _stream(device)
@@ -586,12 +589,10 @@ def upload(buf, array, offset=0, dtype=None):
         # for another upload submits this one first: the staging_batch check above)
         uid = buf.uid
         _record(st, (("u", uid), (uid,), "u", buf.tensor, None))
-        _count("bytes_uploaded", int(np.asarray(array).nbytes))
+        _count("bytes_uploaded", nbytes)
 
 
-def _upload_ringed(buf, array, offset, dtype):
-    array = np.asarray(array)
-    nbytes = array.size * (array.dtype if dtype is None else np.dtype(dtype)).itemsize
+def _upload_ringed(buf, array, offset, dtype, nbytes):
     _memory.check_region(buf, nbytes, offset)
     device = buf.device
     with device.lock:

@@ -27,7 +27,6 @@ on the host and no float64 or float32 temporary of X exists; finiteness is teste
 on the first evaluation (on the bits of each value), not by a host pass.
 """
 
-import concurrent.futures
 import os
 import threading
 
@@ -54,12 +53,10 @@ LANES_MAX_ACC = 24        # vectors of gradient accumulators per invocation (C *
 LANES_MAX_WREG = 16       # ... of coefficients kept in registers (beyond: read from W per row)
 _SUBGROUP_BASIC, _SUBGROUP_SHUFFLE = 0x1, 0x10
 _INTEL_MIN_SUBGROUP = 8
-_COPY_BLOCK = 8 << 20     # bytes per host copy task
 MEMORY_FRACTION = 0.5     # solver='auto': full batch when X takes at most this much device memory
 
 _kernels = {}
 _kernels_lock = threading.Lock()
-_copy_pool = None
 
 
 def _next_pow2(n):
@@ -231,44 +228,15 @@ class DenseDataset:
         self.release()
 
 
-def _copy_rows(dst, src, a, b):
-    # float64 values past float32's range become inf here; the kernel's check reports them
-    with np.errstate(over="ignore"):
-        np.copyto(dst[a:b], src[a:b], casting="unsafe")
-
-
 def upload_dense(buf, X):
-    """Copy the rows of a dense 2-D X (any real dtype) as float32 into ``buf`` and sync it up.
+    """Copy the rows of a dense 2-D X (any real dtype, any layout) as float32 into ``buf``.
 
-    The copy goes straight into the buffer's staging memory (cast on the way), split over a few
-    threads for large X (numpy's copy releases the GIL): one read of X on the host, no temporary.
-    Pending work that still reads this staging memory is submitted first (claim_staging).
+    One read of X on the host and no temporary: the stream casts it straight into the buffer's
+    staging memory, or (a buffer of 1 MiB and more) into the device's bounded staging ring chunk by
+    chunk on its copy threads. float64 values past float32's range become inf; the first pass's
+    check reports them.
     """
-    global _copy_pool
-    if buf.ringed:
-        # a large buffer has no staging of its own: the stream copies (and casts) X through the
-        # device's bounded staging ring, chunk by chunk, on its own copy threads
-        _stream.upload(buf, X, dtype=np.float32)
-        return
-    n, d = X.shape
-    _stream.claim_staging(buf)
-    staging = buf.tensor.data().view(np.float32)[:n * d].reshape(n, d)
-    rows = max(1, _COPY_BLOCK // max(1, 4 * d))
-    tasks = [(a, min(n, a + rows)) for a in range(1, n, rows)]    # row 0 goes with the sync below
-    if len(tasks) > 1:
-        if _copy_pool is None:
-            _copy_pool = concurrent.futures.ThreadPoolExecutor(
-                max_workers=max(1, min(8, (os.cpu_count() or 2) - 1)),
-                thread_name_prefix="kompute_ml-upload")
-        list(_copy_pool.map(lambda ab: _copy_rows(staging, X, *ab), tasks))
-    else:
-        for a, b in tasks:
-            _copy_rows(staging, X, a, b)
-    # the stream's upload writes row 0 and records the copy of the whole staging buffer
-    with np.errstate(over="ignore"):
-        first = np.asarray(X[:1], dtype=np.float32)
-    _stream.upload(buf, np.ascontiguousarray(first))
-    _stream.count("bytes_uploaded", 4 * (n - 1) * d)      # the rows copied directly
+    _stream.upload(buf, X, dtype=np.float32)
 
 
 # -- evaluation -----------------------------------------------------------------------------------
