@@ -28,7 +28,6 @@ shared_ptr frees it once the pending sequence and cached pipelines let go of it.
 import gc
 import heapq
 import itertools
-import os
 try:
     import resource
 except ImportError:     # not on Windows: no address-space limits to check there
@@ -51,19 +50,7 @@ LIMIT_ENV = "KOMPUTE_ML_MEMORY_LIMIT"     # cap of each device pool (bytes; suff
 
 def _env_limit():
     """The byte cap KOMPUTE_ML_MEMORY_LIMIT sets (0: none); a bad value is a ValueError."""
-    raw = os.environ.get(LIMIT_ENV, "").strip()
-    if not raw:
-        return 0
-    scale = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}.get(raw[-1].upper(), 1)
-    number = raw[:-1] if scale > 1 else raw
-    try:
-        value = int(float(number) * scale)
-    except (ValueError, OverflowError):    # OverflowError: inf (nan is a ValueError)
-        value = -1
-    if value < 0:
-        raise ValueError(f"{LIMIT_ENV}={raw!r}: expected a byte count such as 2000000000, "
-                         f"512M or 2G")
-    return value
+    return _staging.env_bytes(LIMIT_ENV, 0, 0, "such as 2000000000, 512M or 2G")
 _uids = itertools.count(1)
 
 

@@ -35,19 +35,24 @@ _WORKERS = max(2, min(8, (os.cpu_count() or 2) - 1))   # host copy threads
 _stats = {"largest_slot": 0, "slots_created": 0, "chunks": 0}
 
 
-def _env_slot():
-    raw = os.environ.get(SLOT_ENV, "").strip()
+def env_bytes(name, default, minimum, example):
+    """The byte count environment variable ``name`` gives (suffix K, M or G), ``default`` when
+    unset; ValueError naming the variable and ``example`` for anything else below ``minimum``."""
+    raw = os.environ.get(name, "").strip()
     if not raw:
-        return _DEFAULT_SLOT
+        return default
     scale = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}.get(raw[-1].upper(), 1)
     try:
         value = int(float(raw[:-1] if scale > 1 else raw) * scale)
-    except (ValueError, OverflowError):
-        value = 0
-    if value < 4096:
-        raise ValueError(f"{SLOT_ENV}={raw!r}: expected a byte count of at least 4096, such as "
-                         "33554432 or 32M")
+    except (ValueError, OverflowError):    # OverflowError: inf (nan is a ValueError)
+        value = minimum - 1
+    if value < minimum:
+        raise ValueError(f"{name}={raw!r}: expected a byte count {example}")
     return value
+
+
+def _env_slot():
+    return env_bytes(SLOT_ENV, _DEFAULT_SLOT, 4096, "of at least 4096, such as 33554432 or 32M")
 
 
 _slot_bytes = None     # set_slot_bytes(); None: the environment's value or 16 MiB
