@@ -12,9 +12,11 @@ timestamps (kp writes one after every recorded operation, which adds a drain per
 replayed wall clock is the figure of a step), split into the gradient kernel and the update
 kernel where a step is two. It also prints the dispatches per step (a replayed epoch records
 none). By default a step is what the rule picks (_loss.step_fused: one dispatch, logreg_step with
-FUSED, for P <= 4096); ``--two`` forces the two-dispatch path (logreg_step +
+FUSED, on a CPU device; two on a GPU); ``--two`` forces the two-dispatch path (logreg_step +
 logreg_step_update); ``--pair`` steps with the kernels the micro-batch solvers used before
-logreg_step (logreg_grad + logreg_update).
+logreg_step (logreg_grad + logreg_update); ``--ab`` times the one- and the two-dispatch step
+interleaved (the one-dispatch step forced where the rule picks two); ``--groups`` / ``--rows``
+sweep the step's shape.
 A diagnostic for benchmarks/NOTES.md, not a headline figure. The issue's case:
 
     python benchmarks/logreg_profile.py --n 1000000 --d 256 --batch 256 [--two | --pair]
@@ -52,7 +54,18 @@ def main(argv=None):
                     help="also time the one- and the two-dispatch step in one process, their "
                          "replayed epochs interleaved EPOCHS times each (fairer than two runs on "
                          "a shared machine)")
+    ap.add_argument("--groups", type=int, default=0,
+                    help="a sweep of the step's shape: G workgroups of batch / G rows "
+                         "(_loss.STEP_GROUPS_GPU = G and _loss.step_rows at its least, "
+                         "ceil(64 / d))")
+    ap.add_argument("--rows", type=int, default=0,
+                    help="rows per workgroup at least (_loss.step_rows; the rule's otherwise)")
     args = ap.parse_args(argv)
+    if args.groups:
+        _loss.STEP_GROUPS_GPU = args.groups
+        _loss.step_rows = lambda device, d: -(-64 // d)
+    if args.rows:
+        _loss.step_rows = lambda device, d: args.rows
     dev = km.get_device(args.device)
     rng = np.random.default_rng(0)
     X = rng.standard_normal((args.n, args.d)).astype(np.float32)
@@ -160,7 +173,8 @@ def _interleaved(data, args, steps):
         prog = _loss.LogLossProgram(data, args.k, l2=1e-6, fit_intercept=True,
                                     batch_size=args.batch)
         prog.total_weight = float(args.n)
-        prog.fused = prog.fused and fused
+        # (the one-dispatch step forced where the kernel applies, also where the rule picks two)
+        prog.fused = fused and prog.layout is not None and prog.P <= _loss.STEP_FUSED_MAX_PARAMS
         prog.set_state(np.zeros((args.k, args.d + 1), np.float32))
         opt = _optim.make_optimizer("adam", 1e-3, 1.0)
         prog.epoch(opt)                               # recorded
@@ -173,10 +187,12 @@ def _interleaved(data, args, steps):
             walls.append(time.perf_counter() - t0)
             cpus.append(time.process_time() - c0)
     print(f"  interleaved, {args.ab} replayed epochs each (us/step: median / least):")
+    rule = _loss.step_fused(data.device, args.d, args.k,
+                            _loss.step_layout(data.device, args.d, args.k, args.batch))
     for name, (prog, _, walls, cpus) in runs.items():
         w = [x / steps * 1e6 for x in walls]
         c = [x / steps * 1e6 for x in cpus]
-        label = name if prog.fused == (name == "one dispatch") else name + " (rule: two)"
+        label = name + (" (the rule's)" if rule == (name == "one dispatch") else "")
         print(f"    {label:16s} wall {statistics.median(w):8.1f} / {min(w):8.1f}   "
               f"process CPU {statistics.median(c):8.1f} / {min(c):8.1f}")
         prog.release()

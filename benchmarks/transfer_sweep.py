@@ -1,7 +1,18 @@
-"""Upload / download wall clock by size for settings of the staging ring (a diagnostic for
-benchmarks/NOTES.md): chunk floor and host-copy split, against torch's ``.cuda()`` / ``.cpu()``.
+"""Upload / download wall clock by size for each way a large transfer can go (a diagnostic for
+benchmarks/NOTES.md and the rule in ``_runtime/staging.py``), against torch's ``.cuda()`` /
+``.cpu()`` in the same process:
 
-    python benchmarks/transfer_sweep.py [--sizes 1e6,4e6,1e7] [--reps 30]
+- ``ring <S> [split <B>]``: through the staging ring with slots of S bytes (host copy of chunk k+1
+  beside the device's copy of chunk k; each chunk's host copy split between threads, B bytes or
+  more each);
+- ``direct``: straight from / into the numpy array's pages, imported by the driver
+  (VK_EXT_external_memory_host, kp patch 0015), in chunks of 16 MiB;
+- ``auto``: what kompute_ml does by default on this device (staging.use_direct's rule).
+
+    python benchmarks/transfer_sweep.py [--sizes 1e6,4e6,1e7,2.5e7,1e8] [--reps 20]
+
+Each figure is the median of ``--reps`` calls (upload: ``km.asarray(h)`` + synchronize into a
+pooled buffer; download: ``np.asarray(a)`` into a new array, as a user does).
 """
 
 import argparse
@@ -19,39 +30,58 @@ from kompute_ml._runtime import staging as _staging  # noqa: E402
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--sizes", default="1e6,4e6,1e7")
-    ap.add_argument("--reps", type=int, default=30)
+    ap.add_argument("--sizes", default="1e6,4e6,1e7,2.5e7,1e8")
+    ap.add_argument("--reps", type=int, default=20)
+    ap.add_argument("--device", default=None)
     args = ap.parse_args(argv)
     sizes = [int(float(s)) for s in args.sizes.split(",")]
+    dev = km.get_device(args.device)
+    dev.manager
+    can_import = dev.host_import
     try:
         import torch
         cuda = torch.cuda.is_available()
     except ImportError:
         cuda = False
-    settings = [(16 << 20, 2 << 20), (1 << 20, 2 << 20), (1 << 20, 512 << 10),
-                (512 << 10, 256 << 10)]
+    # (name, direct, slot bytes, bytes per host-copy thread)
+    split = _staging._SPLIT_MIN
+    ways = [("auto", None, None, split), ("ring 16M", False, 16 << 20, split),
+            ("ring 16M split 512K", False, 16 << 20, 512 << 10),
+            ("ring 4M", False, 4 << 20, split), ("ring 1M", False, 1 << 20, split)]
+    if can_import:
+        ways.append(("direct", True, 16 << 20, split))
+    print(f"device: {dev.name}; median of {args.reps} calls, microseconds (GB/s)")
     for n in sizes:
         h = np.random.default_rng(0).standard_normal(n, dtype=np.float32)
-        a = km.asarray(h)
+        a = km.asarray(h, device=dev)
         line = [f"n={n:.0e} ({4 * n / 2**20:.0f} MiB)"]
-        for chunk, split in settings:
-            _staging._MIN_CHUNK, _staging._SPLIT_MIN = chunk, split
+        for name, direct, slot, part in ways:
+            dev.host_import = can_import if direct is None else direct
+            _staging.set_slot_bytes(slot)
+            _staging.force_direct = direct
+            _staging._SPLIT_MIN = part
+
             def kup():
-                km.asarray(h)
-                km.synchronize()
-            up = _common.median_seconds(kup, args.reps, warmup=3)
-            down = _common.median_seconds(lambda: a.numpy(), args.reps, warmup=3)
-            line.append(f"chunk>={chunk >> 10}K split {split >> 10}K: up {up * 1e6:7.1f} "
-                        f"down {down * 1e6:7.1f} us")
+                km.asarray(h, device=dev)
+                km.synchronize(dev)
+            up = _common.median_seconds(kup, args.reps, warmup=2)
+            down = _common.median_seconds(lambda: np.asarray(a), args.reps, warmup=2)
+            line.append(f"{name:20s} up {up * 1e6:9.1f} ({4 * n / up / 1e9:5.1f})  "
+                        f"down {down * 1e6:9.1f} ({4 * n / down / 1e9:5.1f})")
+        dev.host_import = can_import
+        _staging._SPLIT_MIN = split
+        _staging.set_slot_bytes(None)
+        _staging.force_direct = None
         if cuda:
             t = torch.from_numpy(h).cuda()
 
             def tup():
                 torch.from_numpy(h).cuda()
                 torch.cuda.synchronize()
-            up = _common.median_seconds(tup, args.reps, warmup=3)
-            down = _common.median_seconds(lambda: t.cpu().numpy(), args.reps, warmup=3)
-            line.append(f"torch: up {up * 1e6:7.1f} down {down * 1e6:7.1f} us")
+            up = _common.median_seconds(tup, args.reps, warmup=2)
+            down = _common.median_seconds(lambda: t.cpu().numpy(), args.reps, warmup=2)
+            line.append(f"{'torch':20s} up {up * 1e6:9.1f} ({4 * n / up / 1e9:5.1f})  "
+                        f"down {down * 1e6:9.1f} ({4 * n / down / 1e9:5.1f})")
         print("\n    ".join(line), flush=True)
 
 

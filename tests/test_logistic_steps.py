@@ -82,6 +82,7 @@ def step_path(request, monkeypatch):
         monkeypatch.setattr(_loss, "STEP_FUSED_MAX_PARAMS", 0)
     else:
         monkeypatch.setattr(_loss, "STEP_FUSED_MAX_GROUPS", 1 << 20)
+        monkeypatch.setattr(_loss, "STEP_FUSED_GPU_MAX_PARAMS", 1 << 20)   # (a GPU's P limit)
     return request.param
 
 
@@ -161,11 +162,18 @@ def test_fused_bucket_rule():
 
 
 def test_step_fused_rule(device, monkeypatch):
-    """One dispatch a step where the micro-batch kernels apply, P = K (d + 1) <=
-    STEP_FUSED_MAX_PARAMS and (with a loop budget) one invocation's gradient work plus its share
-    of the last workgroup's sum fit the budget; otherwise the two-dispatch fallback."""
+    """One dispatch a step where the micro-batch kernels apply (on a GPU only for P + 1 <= 64),
+    P = K (d + 1) <= STEP_FUSED_MAX_PARAMS and (with a loop budget) one invocation's gradient
+    work plus its share of the last workgroup's sum fit the budget; otherwise two dispatches."""
     monkeypatch.setattr(_loss, "_loop_budget", lambda device: None)
     layout = (1, 256, 1, 32)
+    if device.info.type != "cpu":
+        # a GPU fuses only where P + 1 <= 64 (measured faster on the H100 there, slower past it)
+        assert not any(_loss.step_fused(device, 256, 1, (1, g, 1, 32)) for g in (1, 16, 256))
+        assert _loss.step_fused(device, 62, 1, (16, 16, 16, 2))           # P = 63
+        assert not _loss.step_fused(device, 63, 1, (16, 16, 16, 2))       # P = 64
+        assert not _loss.step_fused(device, 32, 1, (16, 17, 16, 4))       # two-level sum
+        monkeypatch.setattr(_loss, "STEP_FUSED_GPU_MAX_PARAMS", 1 << 20)  # the rest, as a CPU
     # past STEP_FUSED_MAX_GROUPS workgroups two dispatches (measured faster on the H100)
     assert not _loss.step_fused(device, 256, 1, layout)
     assert _loss.step_fused(device, 256, 1, (1, _loss.STEP_FUSED_MAX_GROUPS, 1, 32))

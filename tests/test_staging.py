@@ -1,7 +1,8 @@
 """Large buffers: storage tensors filled and read through the bounded staging ring (staging.py).
 
-These need kp's patch 0014 (region copies, storage tensors without host copies); an unpatched kp
-gets every buffer as a device tensor with staging of its own, and these tests are skipped.
+These need kp's patch 0014 (region copies, storage tensors without host copies) and 0015 (copies
+straight between numpy's pages and a tensor); `make test` builds kp with both, and a kp without
+them fails here.
 """
 
 import subprocess
@@ -29,9 +30,35 @@ def test_installed_kp_has_the_region_copy_patch():
 MiB = 1 << 20
 
 
-@pytest.fixture
-def small_slots():
-    """Staging slots of 1 MiB, so that a 10 MiB array takes ten chunks."""
+def test_direct_copy_rule(device, monkeypatch):
+    """Direct copies on a CPU device, the ring on a GPU (pinning costs more than the ring's host
+    copy there); never where the device cannot import; force_direct overrides."""
+    device.manager
+    assert _staging.use_direct(device) == (device.info.type == "cpu")
+    monkeypatch.setattr(_staging, "force_direct", False)
+    assert not _staging.use_direct(device)
+    monkeypatch.setattr(_staging, "force_direct", True)
+    assert _staging.use_direct(device)
+    monkeypatch.setattr(device, "host_import", False)
+    assert not _staging.use_direct(device)
+
+
+def test_devices_import_host_memory(device):
+    # lavapipe and the H100 offer VK_EXT_external_memory_host: large contiguous transfers copy
+    # straight from numpy's pages (kp patch 0015). A device without it stages everything (the
+    # "ring" runs below); on the devices this project tests that would be a lost capability.
+    device.manager
+    assert _kp.has_host_copy(), "the installed kp lacks patch 0015: run scripts/build_kp.sh"
+    assert device.limits["host_import_extension"] and device.host_import
+
+
+@pytest.fixture(params=["ring", "direct"])
+def small_slots(request, device, monkeypatch):
+    """Chunks of 1 MiB, so that a 10 MiB array takes ten; through the staging ring, or straight
+    from the array's imported pages (what a device with VK_EXT_external_memory_host does)."""
+    device.manager                            # (host_import is decided with the manager)
+    assert device.host_import
+    monkeypatch.setattr(_staging, "force_direct", request.param == "direct")
     _staging.set_slot_bytes(MiB)
     _staging.reset_stats()
     yield MiB
@@ -51,7 +78,39 @@ def test_upload_never_stages_more_than_the_bound(device, small_slots):
     np.testing.assert_array_equal(a.numpy(), x)
     stats = _staging.stats()
     assert stats["largest_slot"] <= small_slots
-    assert stats["chunks"] >= 20              # ten chunks up, ten down
+    if _staging.force_direct:
+        # no staging at all: ten imported chunks up, ten down (an unaligned start may add one)
+        assert stats["slots_created"] == 0 and stats["chunks"] == 0
+        assert stats["imported_chunks"] >= 20 and stats["imports_refused"] == 0
+    else:
+        assert stats["chunks"] >= 20              # ten chunks up, ten down
+
+
+def test_direct_copies_of_unaligned_and_read_only_memory(device, monkeypatch):
+    device.manager
+    assert device.host_import
+    monkeypatch.setattr(_staging, "force_direct", True)
+    _staging.reset_stats()
+    rng = np.random.default_rng(7)
+    base = rng.random(3 * MiB // 4 + 11, dtype=np.float32)
+    for x in (base[1:], base[3:-5], np.frombuffer(base.tobytes(), np.float32)):
+        # a start and an end inside a page, and memory numpy may not write (bytes)
+        buf = _memory.alloc(device, x.nbytes + 12)
+        _stream.upload(buf, x, offset=12)
+        np.testing.assert_array_equal(_stream.download(buf, x.size, np.float32, offset=12), x)
+        buf.release()
+    assert _staging.stats()["imported_chunks"] >= 6 and _staging.stats()["slots_created"] == 0
+
+
+def test_host_copy_out_of_bounds_is_refused(device):
+    # a refusal is None (the caller stages instead), never a copy past the tensor's end
+    x = np.zeros(4096, np.uint8)
+    with device.lock:
+        t = _kp.tensor_create_storage(device.manager, 4096, device.name)
+        assert _kp.op_host_copy(device.manager, x.ctypes.data, 4096, t, 4, True) is None
+        assert _kp.op_host_copy(device.manager, x.ctypes.data, 0, t, 0, True) is None
+        assert _kp.op_host_copy(device.manager, x.ctypes.data, 4096, t, 0, True) is not None
+        _kp.tensor_destroy(t)
 
 
 def test_small_buffers_keep_their_own_staging(device):
@@ -169,6 +228,7 @@ def test_upload_peak_host_memory_is_the_array_plus_the_ring():
     assert int(grew_mib) <= device_mib + 64 + 24, out.stdout
 
 
+@pytest.mark.parametrize("small_slots", ["ring"], indirect=True)
 def test_free_all_blocks_drops_the_ring(device, small_slots):
     x = np.arange(3 * MiB // 4, dtype=np.float32)
     np.testing.assert_array_equal(km.asarray(x, device=device).numpy(), x)

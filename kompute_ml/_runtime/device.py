@@ -168,6 +168,10 @@ class Device:
         # kernels request DenormPreserve for these float widths (the stream layer adds it)
         self.denorm_preserve_widths = info.denorm_preserve_widths
         self.signed_zero_widths = info.signed_zero_widths
+        # large transfers copy straight between numpy's pages and the device (staging.py): set
+        # with the manager where the device offers VK_EXT_external_memory_host and kp has patch
+        # 0015; KOMPUTE_ML_HOST_IMPORT=0 turns it off (every transfer through the staging ring)
+        self.host_import = False
 
     @property
     def limits(self):
@@ -194,6 +198,11 @@ class Device:
                     # device needs VK_KHR_shader_float_controls for it
                     ext = [_vulkan.FLOAT_CONTROLS_EXTENSION] \
                         if self.denorm_preserve_widths or self.signed_zero_widths else []
+                    self.host_import = bool(self.limits.get("host_import_extension")) and \
+                        os.environ.get("KOMPUTE_ML_HOST_IMPORT", "1") != "0" and \
+                        _kp.has_host_copy()
+                    if self.host_import:
+                        ext.append(_vulkan.HOST_IMPORT_EXTENSION)
                     self._manager = _kp.make_manager(self.index, self.name, ext)
         return self._manager
 

@@ -230,6 +230,24 @@ def op_copy_region(src, dst, src_offset, dst_offset, nbytes):
                  int(src_offset), int(dst_offset), int(nbytes))
 
 
+def has_host_copy():
+    """Whether kp has patch 0015's copies between imported host memory and a tensor."""
+    return hasattr(_module().Manager, "host_copy")
+
+
+def op_host_copy(manager, address, nbytes, tensor, tensor_offset, to_tensor):
+    """An operation copying ``nbytes`` bytes between host memory at ``address`` and ``tensor``
+    at ``tensor_offset`` (into the tensor when ``to_tensor``) with no staging: the driver imports
+    the host pages (VK_EXT_external_memory_host, enabled on the device) for as long as the
+    operation lives. None where the driver refuses that memory (the caller stages it instead);
+    the caller keeps the memory alive until the sequence was waited for and cleared."""
+    try:
+        return manager.host_copy(int(address), int(nbytes), tensor, int(tensor_offset),
+                                 bool(to_tensor))
+    except RuntimeError:
+        return None
+
+
 def op_dispatch(algorithm, push_words=None):
     """An operation dispatching ``algorithm`` with push constants (uint32 words) when given."""
     kp = _module()

@@ -124,6 +124,9 @@ _FEATURE_FLOAT64 = 39   # index of shaderFloat64 in VkPhysicalDeviceFeatures (55
 # VkShaderFloatControlsIndependence: which bit widths may choose their denormal mode apart
 _INDEPENDENCE = {0: "32-bit only", 1: "all", 2: "none"}
 FLOAT_CONTROLS_EXTENSION = "VK_KHR_shader_float_controls"
+# host memory imported as a buffer: transfers copy between numpy's pages and the device with no
+# staging (kp patch 0015)
+HOST_IMPORT_EXTENSION = "VK_EXT_external_memory_host"
 _MEMORY_HEAP_DEVICE_LOCAL = 1
 
 
@@ -243,8 +246,8 @@ def _describe(lib, inst, phys, index):
                        if mem.memoryHeaps[h][1] & _MEMORY_HEAP_DEVICE_LOCAL)
     lim = props.limits
     name = props.deviceName.decode(errors="replace")
-    float_controls = (api >> 12) >= ((1 << 10) | 2) and \
-        FLOAT_CONTROLS_EXTENSION in _extensions(lib, phys)
+    extensions = _extensions(lib, phys)
+    float_controls = (api >> 12) >= ((1 << 10) | 2) and FLOAT_CONTROLS_EXTENSION in extensions
     driver_name = driver.driverName.decode(errors="replace")
     driver_info = driver.driverInfo.decode(errors="replace")
     limits = {
@@ -272,6 +275,7 @@ def _describe(lib, inst, phys, index):
         "denorm_independence": _INDEPENDENCE.get(floats.denormBehaviorIndependence)
         if float_controls else None,
         "float_controls_extension": bool(float_controls),
+        "host_import_extension": HOST_IMPORT_EXTENSION in extensions,
     }
     # the rule kompute_ml's kernels follow on this device: "preserve" (they request
     # DenormPreserve, so float32 subnormals are kept) or "driver" (the driver's default, which

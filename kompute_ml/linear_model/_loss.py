@@ -60,6 +60,7 @@ STEP_MAX_ROWS = 64
 STEP_MAX_LOGITS = 1024
 STEP_GROUPS_GPU = 256
 STEP_FILL_VALUES = 4096     # X values per workgroup of a batch that fills a GPU (fill_rows)
+STEP_ROWS_GPU = 16          # rows per workgroup of a small batch's step on a GPU (step_rows)
 STEP_MAX_GROUPS = 4096
 # one dispatch per step (logreg_step.comp with FUSED) for at most this many parameters: past it
 # the one last workgroup's sum (64 invocations over P / 64 parameters x the groups' partials)
@@ -125,12 +126,18 @@ def step_groups(device):
 
 def step_rows(device, d):
     """Rows per workgroup of a micro-batch step on ``device`` for ``d`` features, before the batch
-    is known: enough that the workgroup's 64 invocations each get a feature of some row
-    (ceil(64 / d)), and on a CPU device enough for 2048 X values (lavapipe's per-workgroup cost)."""
-    rows = -(-64 // d)
+    is known (at most 64): on a GPU STEP_ROWS_GPU; on a CPU device enough for 2048 X values
+    (lavapipe's per-workgroup cost); at least ceil(64 / d) (each of the 64 invocations a feature
+    of some row). A small batch then takes few, fuller workgroups: on the H100 (1e6 rows, batch
+    256, ``benchmarks/logreg_profile.py --groups G | --rows R --ab 20``) a two-dispatch step at
+    d = 256 took 11.3 us with 256 workgroups of one row, 10.4 with 64, 9.8 with 32, 9.7 with 16
+    (16 rows) and 10.8 with 8; at d = 32, 9.4 / 10.4 / 12.7 us with 16 / 32 / 64 rows: fewer
+    partials for the update to sum, and 16 rows' loads still cover memory latency."""
     if device.info.type == "cpu":
-        rows = max(rows, -(-2048 // d))
-    return min(STEP_MAX_ROWS, rows)
+        rows = -(-2048 // d)
+    else:
+        rows = STEP_ROWS_GPU
+    return min(STEP_MAX_ROWS, max(-(-64 // d), rows))
 
 
 def fill_rows(device, d):
@@ -173,24 +180,33 @@ def _fused_cost(P, groups):
     return -(-(P + 1) // 64) * (S // 4 + -(-groups // S) // 4 + 8)
 
 
-# Past this many workgroups the fused step's sum takes two levels of last-workgroup reads, and
-# those serial reads cost more than the dispatch they save: on the H100 (1e6 x 256, batch 256,
-# 256 workgroups, benchmarks/logreg_profile.py --ab 20) one fused dispatch took 18.6 us a step,
-# two dispatches 11.2; at batch 4096, 21.9 vs 14.0.
+# Past this many workgroups the fused step's sum takes two levels of last-workgroup reads.
+# On a GPU the fused step pays where its last workgroup's sum is one read per invocation and
+# partial, P + 1 <= 64 (step_fused, STEP_FUSED_GPU_MAX_PARAMS): on the H100 (1e6 rows, batch 256, benchmarks/logreg_profile.py
+# --ab 20) at d = 32 one dispatch took 8.1 / 8.9 / 11.3 us a step with 16 / 8 / 4 workgroups where
+# two took 9.4 / 10.4 / 12.7; at d = 256 (P = 257) one took 19.7 / 14.3 / 13.6 / 13.3 / 12.6 us
+# with 256 / 64 / 32 / 16 / 8 workgroups, two 11.3 / 10.4 / 9.8 / 9.7 / 10.8 (d = 512: 19.5 vs
+# 11.0; 10 classes at d = 128: 43.3 vs 28.5). On lavapipe (one workgroup per core) the fused step
+# is the faster at any P the loop budget allows.
 STEP_FUSED_MAX_GROUPS = 16
+STEP_FUSED_GPU_MAX_PARAMS = 63      # P + 1 <= 64: one parameter per invocation of the sum
 
 
 def step_fused(device, d, K, layout):
     """Whether a micro-batch step with ``layout`` (:func:`step_layout`'s) is one dispatch
     (logreg_step.comp with FUSED: its last workgroup sums the partials and applies the step) rather
-    than two (+ logreg_step_update.comp). The rule: the micro-batch kernels apply (layout not None),
-    P = K (d + 1) <= STEP_FUSED_MAX_PARAMS (one workgroup sums all the partials: past that it costs
-    more than a dispatch), at most STEP_FUSED_MAX_GROUPS workgroups (a one-level sum), and where the device has a loop budget (lavapipe's) one invocation's
-    gradient work plus its share of the sum stay within it. (The kernel needs nothing past core
-    Vulkan: atomics on a storage buffer, coherent buffers and memory barriers.)"""
+    than two (+ logreg_step_update.comp). The rule: the micro-batch kernels apply (layout not
+    None); P = K (d + 1) <= STEP_FUSED_MAX_PARAMS (one workgroup sums all the partials: past that
+    it costs more than a dispatch), and on a GPU P <= STEP_FUSED_GPU_MAX_PARAMS = 63
+    (STEP_FUSED_MAX_GROUPS' note: past it two dispatches were the faster on the H100); at most STEP_FUSED_MAX_GROUPS workgroups (a
+    one-level sum); and where the device has a loop budget (lavapipe's) one invocation's gradient
+    work plus its share of the sum stay within it. (The kernel needs nothing past core Vulkan:
+    atomics on a storage buffer, coherent buffers and memory barriers.)"""
     if layout is None:
         return False
     P = (d + 1) * K
+    if device.info.type != "cpu" and P > STEP_FUSED_GPU_MAX_PARAMS:
+        return False
     if P > STEP_FUSED_MAX_PARAMS:
         return False
     R, groups, qc, _ = layout
