@@ -43,6 +43,31 @@ def test_direct_copy_rule(device, monkeypatch):
     assert not _staging.use_direct(device)
 
 
+def test_host_import_variable(monkeypatch):
+    """KOMPUTE_ML_HOST_IMPORT=0 turns direct copies off for devices opened after it; a value other
+    than 0 or 1 is an error naming the variable (checked before any kp call)."""
+    from kompute_ml._runtime import device as _device
+    for value, allowed in (("0", False), ("1", True), (" 1 ", True)):
+        monkeypatch.setenv("KOMPUTE_ML_HOST_IMPORT", value)
+        assert _device._host_import_allowed() is allowed
+    monkeypatch.setenv("KOMPUTE_ML_HOST_IMPORT", "off")
+    with pytest.raises(ValueError, match="KOMPUTE_ML_HOST_IMPORT must be 0 or 1, got 'off'"):
+        _device._host_import_allowed()
+
+
+def test_a_device_opened_with_host_import_off_stages(device, monkeypatch):
+    monkeypatch.setenv("KOMPUTE_ML_HOST_IMPORT", "0")
+    other = Device(device.info)               # its own kp.Manager, opened with the variable set
+    try:
+        _staging.reset_stats()
+        x = np.arange(3 * MiB // 4, dtype=np.float32)
+        np.testing.assert_array_equal(km.asarray(x, device=other).numpy(), x)
+        assert not other.host_import and _staging.stats()["imported_chunks"] == 0
+        assert _staging.stats()["chunks"] >= 2
+    finally:
+        other.close()
+
+
 def test_devices_import_host_memory(device):
     # lavapipe and the H100 offer VK_EXT_external_memory_host: large contiguous transfers copy
     # straight from numpy's pages (kp patch 0015). A device without it stages everything (the

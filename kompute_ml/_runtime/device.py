@@ -149,6 +149,18 @@ def _resolve(spec):
     return hits[0]
 
 
+HOST_IMPORT_ENV = "KOMPUTE_ML_HOST_IMPORT"
+
+
+def _host_import_allowed():
+    """KOMPUTE_ML_HOST_IMPORT: 1 or unset (the device may import numpy's pages for transfers,
+    staging.py's rule decides), 0 (every large transfer through the staging ring)."""
+    value = os.environ.get(HOST_IMPORT_ENV, "1").strip()
+    if value not in ("0", "1"):
+        raise ValueError(f"{HOST_IMPORT_ENV} must be 0 or 1, got {value!r}")
+    return value == "1"
+
+
 class Device:
     """One Vulkan device and its kp.Manager (created on first use, then reused)."""
 
@@ -199,8 +211,7 @@ class Device:
                     ext = [_vulkan.FLOAT_CONTROLS_EXTENSION] \
                         if self.denorm_preserve_widths or self.signed_zero_widths else []
                     self.host_import = bool(self.limits.get("host_import_extension")) and \
-                        os.environ.get("KOMPUTE_ML_HOST_IMPORT", "1") != "0" and \
-                        _kp.has_host_copy()
+                        _host_import_allowed() and _kp.has_host_copy()
                     if self.host_import:
                         ext.append(_vulkan.HOST_IMPORT_EXTENSION)
                     self._manager = _kp.make_manager(self.index, self.name, ext)
