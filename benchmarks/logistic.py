@@ -32,6 +32,7 @@ Results go to ``benchmarks/results/<device-slug>-logistic.json``::
 
 import argparse
 import os
+import statistics
 import sys
 import time
 import warnings
@@ -58,6 +59,38 @@ def make_problem(n, d, k, seed=0):
 
 
 timed = _common.timed
+_FIT_COUNTERS = ("pipelines_created", "shader_compiles", "submits", "bytes_uploaded")
+
+
+def timed_km(fn, reps, detail, key):
+    """``timed`` for a kompute_ml fit, also keeping in ``detail[key]`` every fit's seconds, the
+    seconds Python's garbage collector ran inside each, and what the timed fits did (km.stats()
+    counters: a fit that creates pipelines or compiles shaders pays for it in its time)."""
+    import gc
+    import kompute_ml as km
+    pauses, start = [], [0.0]
+
+    def on_gc(phase, info):                 # Python's collector, timed: a pause inside a fit
+        if phase == "start":
+            start[0] = time.perf_counter()
+        else:
+            pauses.append((info["generation"], time.perf_counter() - start[0]))
+    before = km.stats()
+    times, out, gc_s = [], None, []
+    gc.callbacks.append(on_gc)
+    try:
+        for _ in range(reps):
+            del pauses[:]
+            t0 = time.perf_counter()
+            out = fn()
+            times.append(time.perf_counter() - t0)
+            gc_s.append(sum(p for _, p in pauses))
+    finally:
+        gc.callbacks.remove(on_gc)
+    after = km.stats()
+    detail[key] = {"times": [round(t, 4) for t in times], "gc_s": [round(t, 4) for t in gc_s],
+                   **{c: after[c] - before[c] for c in _FIT_COUNTERS}}
+    return statistics.median(times), out
 
 
 class _TorchLR:
@@ -145,7 +178,7 @@ def measure(dev, n, d, k, epochs, reps, torch=None, solvers=("auto", "lbfgs", "a
                                       **opts).fit(X, y)
     row = {"name": f"logistic_{'binary' if k == 2 else f'{k}class'}_{n}x{d}", "unit": "s",
            "baselines": {}, "accuracy": {}, "solvers": {}, "n": n, "d": d, "classes": k,
-           "batch": batch, "solver": "auto", "epochs": {}}
+           "batch": batch, "solver": "auto", "epochs": {}, "fits": {}}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")            # lbfgs may stop at max_iter on big problems
         sk_s, sk = timed(lambda: SkLogisticRegression(max_iter=300).fit(Xtr, ytr), 1)
@@ -158,7 +191,7 @@ def measure(dev, n, d, k, epochs, reps, torch=None, solvers=("auto", "lbfgs", "a
 
     for solver in solvers:
         km_fit(solver)                             # warm-up: shaders, pipelines, pool
-        km_s, clf = timed(lambda: km_fit(solver), reps)
+        km_s, clf = timed_km(lambda: km_fit(solver), reps, row["fits"], solver)
         row["solvers"][solver] = round(km_s, 4)
         acc = float(clf.score(Xte, yte))
         row["accuracy"][f"kompute_ml_{solver}"] = round(acc, 4)
@@ -170,7 +203,8 @@ def measure(dev, n, d, k, epochs, reps, torch=None, solvers=("auto", "lbfgs", "a
             row["accuracy"]["kompute_ml"] = row["accuracy"]["kompute_ml_auto"]
             Xd = km.asarray(Xtr, device=dev)
             km_fit(solver, Xd)
-            dev_s, clf = timed(lambda: km_fit(solver, Xd), reps)
+            dev_s, clf = timed_km(lambda: km_fit(solver, Xd), reps, row["fits"],
+                                  "auto_device_data")
             row["solvers"]["auto_device_data"] = round(dev_s, 4)
             del Xd
         if solver == "adam":
