@@ -46,6 +46,7 @@ def main(argv=None):
     # (name, direct, slot bytes, bytes per host-copy thread)
     split = _staging._SPLIT_MIN
     ways = [("auto", None, None, split), ("ring 16M", False, 16 << 20, split),
+            ("ring 16M split 2M", False, 16 << 20, 2 << 20),
             ("ring 16M split 512K", False, 16 << 20, 512 << 10),
             ("ring 4M", False, 4 << 20, split), ("ring 1M", False, 1 << 20, split)]
     if can_import:

@@ -32,8 +32,10 @@ __all__ = ["upload", "download", "copy_between", "set_slot_bytes", "slot_bytes",
 
 SLOT_ENV = "KOMPUTE_ML_STAGING_BYTES"    # bytes of one staging slot (suffix K, M or G)
 _DEFAULT_SLOT = 16 << 20
-# below this a chunk is copied by one thread (handing parts to workers costs more than it saves)
-_SPLIT_MIN = 2 << 20
+# a chunk's host copy is split between worker threads in parts of at least this many bytes: on
+# the H100's host a 4 MiB copy took 346 us on one thread, 318 on two, 241 on four and 383 on
+# eight (scratch diagnostic, session 3 of 2026-11-24); below it one thread copies
+_SPLIT_MIN = 1 << 20
 
 _workers = None       # (pid, ThreadPoolExecutor) of the host copy threads
 _WORKERS = max(2, min(8, (os.cpu_count() or 2) - 1))   # host copy threads
