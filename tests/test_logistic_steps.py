@@ -65,8 +65,8 @@ def _reference_epoch(solver, X, codes, sw, W, l2, batch, lr, state):
 
 @pytest.fixture(params=["device", "many groups"])
 def layout_rule(request, monkeypatch):
-    """The device's own layout, and a GPU's (one row per workgroup, 256 workgroups a batch):
-    many workgroups, several lanes per parameter in the update."""
+    """The device's own layout, and many workgroups of one row each (a GPU's layout before
+    step_rows gave it 16 rows): several lanes per parameter in the update."""
     if request.param == "many groups":
         monkeypatch.setattr(_loss, "step_groups", lambda device: 256)
         monkeypatch.setattr(_loss, "step_rows", lambda device, d: 1)
