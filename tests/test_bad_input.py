@@ -286,6 +286,14 @@ def test_sizes_past_max_storage_buffer_range(device):
         km.zeros(n)
 
 
+def test_default_cache_limit(device):
+    # a GPU keeps an eighth of its memory cached (buffer creation costs the driver's allocation);
+    # a CPU device, whose memory is the host's, a quarter of it and at most 1 GiB
+    local = int(device.limits["device_local_memory"])
+    want = min(1 << 30, local // 4) if device.info.type == "cpu" else local // 8
+    assert _memory.default_cache_limit(device) == want
+
+
 def test_cache_limit_bounds_the_bytes_the_pool_keeps(device):
     """Released tensors stay cached for reuse, but never more bytes than the cache limit."""
     pool = _memory._pool(device)
