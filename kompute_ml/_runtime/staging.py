@@ -10,9 +10,10 @@ two slots of host memory besides the caller's array (never a staging buffer of n
 the data twice on the host), and the host copy and the device transfer overlap.
 
 Where the device imports host memory (VK_EXT_external_memory_host, kp patch 0015), no dtype
-conversion is asked for and :func:`use_direct` finds it faster, a contiguous array skips the ring: the driver imports the
-array's own pages and the device copies straight from (or into) them, chunk by chunk, pinning
-chunk k+1 while it copies chunk k. One copy instead of two, and no host thread touches the bytes.
+conversion is asked for and :func:`use_direct` finds it faster, a contiguous array skips the
+ring: the driver imports the array's own pages and the device copies straight from (or into)
+them, chunk by chunk, pinning chunk k+1 while it copies chunk k. One copy instead of two, and no
+host thread touches the bytes.
 
 Every function here is called with the device's lock held (the stream layer takes it); the
 worker threads run numpy copies only, never a kp call.

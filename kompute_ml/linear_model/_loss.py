@@ -182,12 +182,12 @@ def _fused_cost(P, groups):
 
 # Past this many workgroups the fused step's sum takes two levels of last-workgroup reads.
 # On a GPU the fused step pays where its last workgroup's sum is one read per invocation and
-# partial, P + 1 <= 64 (step_fused, STEP_FUSED_GPU_MAX_PARAMS): on the H100 (1e6 rows, batch 256, benchmarks/logreg_profile.py
-# --ab 20) at d = 32 one dispatch took 8.1 / 8.9 / 11.3 us a step with 16 / 8 / 4 workgroups where
-# two took 9.4 / 10.4 / 12.7; at d = 256 (P = 257) one took 19.7 / 14.3 / 13.6 / 13.3 / 12.6 us
-# with 256 / 64 / 32 / 16 / 8 workgroups, two 11.3 / 10.4 / 9.8 / 9.7 / 10.8 (d = 512: 19.5 vs
-# 11.0; 10 classes at d = 128: 43.3 vs 28.5). On lavapipe (one workgroup per core) the fused step
-# is the faster at any P the loop budget allows.
+# partial, P + 1 <= 64 (step_fused, STEP_FUSED_GPU_MAX_PARAMS): on the H100 (1e6 rows, batch 256,
+# benchmarks/logreg_profile.py --ab 20) at d = 32 one dispatch took 8.1 / 8.9 / 11.3 us a step
+# with 16 / 8 / 4 workgroups where two took 9.4 / 10.4 / 12.7; at d = 256 (P = 257) one took
+# 19.7 / 14.3 / 13.6 / 13.3 / 12.6 us with 256 / 64 / 32 / 16 / 8 workgroups, two 11.3 / 10.4 /
+# 9.8 / 9.7 / 10.8 (d = 512: 19.5 vs 11.0; 10 classes at d = 128: 43.3 vs 28.5). On lavapipe
+# (one workgroup per core) the fused step is the faster at any P the loop budget allows.
 STEP_FUSED_MAX_GROUPS = 16
 STEP_FUSED_GPU_MAX_PARAMS = 63      # P + 1 <= 64: one parameter per invocation of the sum
 
@@ -197,11 +197,12 @@ def step_fused(device, d, K, layout):
     (logreg_step.comp with FUSED: its last workgroup sums the partials and applies the step) rather
     than two (+ logreg_step_update.comp). The rule: the micro-batch kernels apply (layout not
     None); P = K (d + 1) <= STEP_FUSED_MAX_PARAMS (one workgroup sums all the partials: past that
-    it costs more than a dispatch), and on a GPU P <= STEP_FUSED_GPU_MAX_PARAMS = 63
-    (STEP_FUSED_MAX_GROUPS' note: past it two dispatches were the faster on the H100); at most STEP_FUSED_MAX_GROUPS workgroups (a
-    one-level sum); and where the device has a loop budget (lavapipe's) one invocation's gradient
-    work plus its share of the sum stay within it. (The kernel needs nothing past core Vulkan:
-    atomics on a storage buffer, coherent buffers and memory barriers.)"""
+    it costs more than a dispatch); on a GPU P <= STEP_FUSED_GPU_MAX_PARAMS = 63 (the note above
+    STEP_FUSED_MAX_GROUPS: past it two dispatches were the faster on the H100); at most
+    STEP_FUSED_MAX_GROUPS workgroups (a one-level sum); and where the device has a loop budget
+    (lavapipe's) one invocation's gradient work plus its share of the sum stay within it. (The
+    kernel needs nothing past core Vulkan: atomics on a storage buffer, coherent buffers and
+    memory barriers.)"""
     if layout is None:
         return False
     P = (d + 1) * K
