@@ -253,6 +253,38 @@ def test_upload_peak_host_memory_is_the_array_plus_the_ring():
     assert int(grew_mib) <= device_mib + 64 + 24, out.stdout
 
 
+def test_slots_are_made_as_first_needed(device, monkeypatch):
+    # a transfer that fits one slot makes one, of the power of two that holds it (at least 1
+    # MiB); several chunks make two full slots; a smaller transfer later reuses what is there
+    device.manager
+    monkeypatch.setattr(_staging, "force_direct", False)
+    _staging.drop_rings(device)
+    _staging.reset_stats()
+    rng = np.random.default_rng(4)
+
+    def roundtrip(nbytes, strided=False):
+        x = rng.random(nbytes // 4, dtype=np.float32)
+        if strided:                      # rows of 3 of every 4 columns: the row-block path
+            x = rng.random((nbytes // 12, 4), dtype=np.float32)[:, :3]
+        buf = _memory.alloc(device, x.nbytes)
+        _stream.upload(buf, x)
+        np.testing.assert_array_equal(
+            _stream.download(buf, x.size, np.float32).reshape(x.shape), x)
+        buf.release()
+        return _staging.stats()["slots_created"], _staging.stats()["largest_slot"]
+
+    assert roundtrip(3 * MiB) == (1, 4 * MiB)
+    assert roundtrip(MiB + 4) == (1, 4 * MiB)                 # reused
+    assert roundtrip(3 * MiB - 12, strided=True) == (1, 4 * MiB)
+    assert roundtrip(20 * MiB) == (3, 16 * MiB)               # two full slots replace it
+    assert roundtrip(2 * MiB) == (3, 16 * MiB)
+    _staging.set_slot_bytes(2 * MiB)                           # a lowered bound: made again
+    try:
+        assert roundtrip(5 * MiB) == (5, 16 * MiB)
+    finally:
+        _staging.set_slot_bytes(None)
+
+
 @pytest.mark.parametrize("small_slots", ["ring"], indirect=True)
 def test_free_all_blocks_drops_the_ring(device, small_slots):
     x = np.arange(3 * MiB // 4, dtype=np.float32)

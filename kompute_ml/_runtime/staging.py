@@ -1,8 +1,9 @@
 """Host <-> device transfers of large buffers through a bounded, reused staging ring.
 
 A large pooled buffer is a kp "storage" tensor: device-local memory only (see memory.py). Its
-bytes travel through the device's ring: two host-visible kp "host" tensors of at most
-``slot_bytes`` each, created once per device and reused. A transfer goes in chunks of one slot,
+bytes travel through the device's ring: host-visible kp "host" tensors of at most
+``slot_bytes`` each, made as first needed (one, sized to a transfer that fits it; two full ones
+for a transfer of several chunks) and reused. A transfer goes in chunks of one slot,
 double-buffered: while the device copies chunk k between one slot and the buffer (a region
 copy, patch 0014), worker threads copy chunk k+1 between numpy and the other slot (numpy's
 copies release the GIL, and so does kp's submit and wait). So an n-byte upload holds at most
@@ -33,6 +34,7 @@ __all__ = ["upload", "download", "copy_between", "set_slot_bytes", "slot_bytes",
 
 SLOT_ENV = "KOMPUTE_ML_STAGING_BYTES"    # bytes of one staging slot (suffix K, M or G)
 _DEFAULT_SLOT = 16 << 20
+_MIN_SLOT = 1 << 20        # the smallest slot made for a one-chunk transfer (see _Ring.get)
 # a chunk's host copy is split between worker threads in parts of at least this many bytes: on
 # the H100's host a 4 MiB copy took 346 us on one thread, 318 on two, 241 on four and 383 on
 # eight (scratch diagnostic, session 3 of 2026-11-24); below it one thread copies
@@ -178,12 +180,24 @@ class _Ring:
         self.slots = []
         self.seqs = []            # the two sequences of direct (imported) copies
 
-    def get(self):
+    def get(self, nbytes):
+        """The slots for a transfer of ``nbytes``: one slot, of the power of two >= ``nbytes``
+        (at least _MIN_SLOT, at most slot_bytes()), where one chunk holds it; two of
+        slot_bytes() otherwise. Made as first needed and kept: host-visible memory is pinned by a
+        GPU's driver, ~7 ms for two 16 MiB slots on the H100, which a process's first 4 MiB
+        upload no longer pays in full. A slot grows (is made again) at most log2(slot / _MIN_SLOT)
+        times; a lowered bound makes the slots again."""
         size = slot_bytes()
-        if self.slots and self.slots[0].nbytes != size:
+        if nbytes <= size:
+            want, count = min(size, max(_MIN_SLOT, 1 << (max(1, int(nbytes)) - 1).bit_length())), 1
+        else:
+            want, count = size, 2
+        if self.slots and not want <= self.slots[0].nbytes <= size:
             self.close()
         if not self.slots:
-            self.slots = [_Slot(self.device, size), _Slot(self.device, size)]
+            self.slots = [_Slot(self.device, want)]
+        while len(self.slots) < count:
+            self.slots.append(_Slot(self.device, self.slots[0].nbytes))
         return self.slots
 
     def sequences(self):
@@ -327,7 +341,7 @@ def upload(device, tensor, array, dst_offset=0, dtype=None):
             use_direct(device) and \
             _direct(device, tensor, array, dst_offset, True):
         return
-    slots = _rings.get(device).get()
+    slots = _rings.get(device).get(array.size * dtype.itemsize)
     rows, per_chunk = _rows(array, dtype.itemsize, slots[0].nbytes)
     width = rows.shape[1] * dtype.itemsize          # bytes per row in the tensor
     chunks = [(a, min(len(rows), a + per_chunk)) for a in range(0, len(rows), per_chunk)]
@@ -362,7 +376,7 @@ def download(device, tensor, out, src_offset=0):
             use_direct(device) and \
             _direct(device, tensor, out, src_offset, False):
         return out
-    slots = _rings.get(device).get()
+    slots = _rings.get(device).get(out.nbytes)
     flat = out.reshape(-1).view(np.uint8)
     size = slots[0].nbytes
     chunks = [(a, min(len(flat), a + size)) for a in range(0, len(flat), size)]
