@@ -122,29 +122,22 @@ def _pool():
     return _workers[1]
 
 
-class _Slot:
-    """One host-visible staging tensor, its mapping and the sequence of its copies."""
+class _Lane:
+    """A kp sequence with at most one submitted operation in flight: a slot's copies, or the
+    direct copies of one lane of two."""
 
-    def __init__(self, device, nbytes):
-        self.tensor = _kp.tensor_create_host(device.manager, nbytes, device.name)
-        self.mapped = _kp.tensor_data(self.tensor).view(np.uint8)
+    def __init__(self, device):
         self.seq = _kp.sequence_create(device.manager, device.name)
-        self.nbytes = nbytes
         self.running = False      # a submitted copy not yet waited for
-        self.copies = []          # host copies (futures) reading or writing the mapping
-        _stats["largest_slot"] = max(_stats["largest_slot"], nbytes)
-        _stats["slots_created"] += 1
 
-    def submit(self, device, src, dst, src_offset, dst_offset, nbytes):
+    def submit_op(self, device, op):
         try:
-            _kp.sequence_record(self.seq, _kp.op_copy_region(src, dst, src_offset, dst_offset,
-                                                             nbytes), device.name)
+            _kp.sequence_record(self.seq, op, device.name)
             _kp.sequence_submit(self.seq, device.name)
         except BaseException:
             _kp.sequence_clear(self.seq)     # a failed submit must not run again with the next
             raise
         self.running = True
-        _stats["chunks"] += 1
 
     def wait_device(self, device):
         if self.running:
@@ -152,7 +145,28 @@ class _Slot:
             try:
                 _kp.sequence_wait(self.seq, device.name)
             finally:
-                _kp.sequence_clear(self.seq)     # the operation lets go of the buffer's tensor
+                # the operation lets go of the buffer's tensor (and a direct copy of its import)
+                _kp.sequence_clear(self.seq)
+
+    def destroy(self):
+        _kp.sequence_destroy(self.seq)
+
+
+class _Slot(_Lane):
+    """One host-visible staging tensor, its mapping and the sequence of its copies."""
+
+    def __init__(self, device, nbytes):
+        self.tensor = _kp.tensor_create_host(device.manager, nbytes, device.name)
+        self.mapped = _kp.tensor_data(self.tensor).view(np.uint8)
+        super().__init__(device)
+        self.nbytes = nbytes
+        self.copies = []          # host copies (futures) reading or writing the mapping
+        _stats["largest_slot"] = max(_stats["largest_slot"], nbytes)
+        _stats["slots_created"] += 1
+
+    def submit(self, device, src, dst, src_offset, dst_offset, nbytes):
+        self.submit_op(device, _kp.op_copy_region(src, dst, src_offset, dst_offset, nbytes))
+        _stats["chunks"] += 1
 
     def wait_host(self):
         copies, self.copies = self.copies, []
@@ -169,7 +183,7 @@ class _Slot:
             self.wait_device(device)
 
     def destroy(self):
-        _kp.sequence_destroy(self.seq)
+        super().destroy()
         self.mapped = None
         _kp.tensor_destroy(self.tensor)
 
@@ -178,7 +192,7 @@ class _Ring:
     def __init__(self, device):
         self.device = device
         self.slots = []
-        self.seqs = []            # the two sequences of direct (imported) copies
+        self.lanes = []           # the two lanes of direct (imported) copies
 
     def get(self, nbytes):
         """The slots for a transfer of ``nbytes``: one slot, of the power of two >= ``nbytes``
@@ -200,20 +214,19 @@ class _Ring:
             self.slots.append(_Slot(self.device, self.slots[0].nbytes))
         return self.slots
 
-    def sequences(self):
-        if not self.seqs:
-            self.seqs = [_kp.sequence_create(self.device.manager, self.device.name)
-                         for _ in range(2)]
-        return self.seqs
+    def direct_lanes(self):
+        if not self.lanes:
+            self.lanes = [_Lane(self.device), _Lane(self.device)]
+        return self.lanes
 
     def close(self):
         slots, self.slots = self.slots, []
         for slot in slots:
             slot.settle(self.device)
             slot.destroy()
-        seqs, self.seqs = self.seqs, []
-        for seq in seqs:          # (idle: a direct copy waits for its sequences before returning)
-            _kp.sequence_destroy(seq)
+        lanes, self.lanes = self.lanes, []
+        for lane in lanes:        # (idle: a direct copy waits for its lanes before returning)
+            lane.destroy()
 
 
 _rings = _device.PerDevice(_Ring)
@@ -283,12 +296,11 @@ def _direct(device, tensor, array, tensor_offset, to_tensor):
     _IMPORT_ALIGN addresses, so no page is imported twice at once. Returns False, having waited
     for every copy it started, where the driver refuses the memory (the caller stages it
     instead: the bytes written so far are written again)."""
-    seqs = _rings.get(device).sequences()
+    lanes = _rings.get(device).direct_lanes()
     base, n = array.ctypes.data, array.nbytes
     step = max(_IMPORT_ALIGN, slot_bytes() // _IMPORT_ALIGN * _IMPORT_ALIGN)
     cuts = range((base // step + 1) * step, base + n, step)
     bounds = [0] + [c - base for c in cuts] + [n]
-    running = [False, False]
     try:
         for k in range(len(bounds) - 1):
             a, b = bounds[k], bounds[k + 1]
@@ -297,31 +309,15 @@ def _direct(device, tensor, array, tensor_offset, to_tensor):
             if op is None:
                 _stats["imports_refused"] += 1
                 return False
-            seq = seqs[k % 2]
-            if running[k % 2]:
-                running[k % 2] = False
-                _finish(device, seq)
-            try:
-                _kp.sequence_record(seq, op, device.name)
-                del op                        # the sequence holds the import now
-                _kp.sequence_submit(seq, device.name)
-            except BaseException:
-                _kp.sequence_clear(seq)
-                raise
-            running[k % 2] = True
+            lane = lanes[k % 2]
+            lane.wait_device(device)          # its chunk k - 2 (and that chunk's import) done
+            lane.submit_op(device, op)
+            del op                            # the sequence holds the import now
             _stats["imported_chunks"] += 1
     finally:
-        for i, seq in enumerate(seqs):
-            if running[i]:
-                _finish(device, seq)
+        for lane in lanes:
+            lane.wait_device(device)
     return True
-
-
-def _finish(device, seq):
-    try:
-        _kp.sequence_wait(seq, device.name)
-    finally:
-        _kp.sequence_clear(seq)       # the operation, and with it the import, goes
 
 
 def upload(device, tensor, array, dst_offset=0, dtype=None):
