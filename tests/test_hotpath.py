@@ -130,13 +130,47 @@ def test_sums_that_are_not_fused_still_realize(device):
     ai, am, ar = (km.asarray(v, device=device) for v in (x, m, r))
     s0 = km.stats()
     assert int((ai * 3).sum()) == int((x * 3).sum())                    # int32: not fused
-    np.testing.assert_allclose(float((am * ar).sum()),                  # broadcast: coordinates
-                               (m.astype(np.float64) * r).sum(), rtol=1e-4, atol=1e-4)
     assert int((am > 0).sum()) == int((m > 0).sum())                    # bool
     np.testing.assert_allclose((am * 2).sum(axis=0).numpy(), (m * 2).sum(axis=0), rtol=1e-5)
     np.testing.assert_allclose(float((am * 2).mean()), (m.astype(np.float64) * 2).mean(),
                                rtol=1e-5)
     assert km.stats()["fused_reductions"] == s0["fused_reductions"]
+    # broadcast (coordinates): realized first, then summed as a realized array is (one fused
+    # dispatch over the result), so the sum is the realized array's, to the bit
+    t0 = km.stats()["traces"]
+    got = float((am * ar).sum())
+    np.testing.assert_allclose(got, (m.astype(np.float64) * r).sum(), rtol=1e-4, atol=1e-4)
+    assert km.stats()["fused_reductions"] == s0["fused_reductions"] + 1
+    assert km.stats()["traces"] >= t0 + 1
+    assert got == float(km.asarray(m * r, device=device).sum())
+
+
+def test_a_sum_does_not_depend_on_when_operands_were_realized(device):
+    """A Node built before another's realization bumped the epoch is flattened again: its sum
+    (and its realization) take the kernels a Node built after would, so the result is the same to
+    the bit whatever another thread realized meanwhile."""
+    rng = np.random.default_rng(11)
+    x = rng.standard_normal((37, 29)).astype(np.float32)
+    a = km.asarray(x, device=device)
+    want = float((a * 2.5).sum())
+    want_w = float(((km.tanh(a) * 3.0) - a).sum())
+    early = a * 2.5                          # built now, summed after an epoch bump
+    t = km.tanh(a)
+    w = t * 3.0 - a                          # reads t, flattened
+    other = km.exp(a)
+    _ = other + 1                            # other is read by another Node
+    e0 = km.stats()
+    other._realize()                         # the bump: every Node built before is stale
+    t._realize()
+    assert km.stats()["fast_invalidations"] > e0["fast_invalidations"]
+    e1 = km.stats()
+    assert float(early.sum()) == want
+    assert float(w.sum()) == want_w
+    e2 = km.stats()
+    # each one fused dispatch over its operands: neither expression was realized first
+    assert e2["fused_reductions"] - e1["fused_reductions"] == 2
+    assert e2["traces"] == e1["traces"] and e2["fast_realizations"] == e1["fast_realizations"]
+    assert early.is_lazy and w.is_lazy
 
 
 def test_fused_sum_reads_the_values_of_its_time(device):

@@ -90,30 +90,38 @@ class Node:
         self.compute = compute = tuple(compute)
         self.buf = None
         self.uses = 0
+        for a in args:
+            if type(a) is Node and a.buf is None:
+                a.uses += 1
+        self._flatten(1)
+
+    def _flatten(self, own_uses):
+        """Set ``count``, ``sig``, ``bufs``, ``vals`` and ``epoch`` from ``args`` as they are
+        now (a realized argument is a buffer). ``own_uses``: the reads of a lazy argument that
+        come from this Node; one read more elsewhere makes the tree not flat."""
         self.epoch = _epoch[0]
         # count: nodes in the tree still to compute (shared subtrees counted each time): bounds
         # the work of a trace. The flattened operands follow the trace's post-order: each lazy
         # argument's subtree in argument order, then this node's own scalars and buffers.
         count = 1
         flat = True
-        parts = [op, dtype, shape, compute]
+        parts = [self.op, self.dtype, self.shape, self.compute]
         bufs, vals = [], []
-        for a in args:
+        for a in self.args:
             if type(a) is Scalar:
                 parts.append(a.dtype)
             elif a.buf is not None:
                 parts.append((a.dtype, a.shape))
             else:
                 count += a.count
-                if a.uses or a.sig is None:
+                if a.uses > own_uses or a.sig is None:
                     flat = False        # read twice in one tree, or already not flat
-                a.uses += 1
                 parts.append(a.sig)
                 if flat:
                     bufs += a.bufs
                     vals += a.vals
         if flat:
-            for a in args:
+            for a in self.args:
                 if type(a) is Scalar:
                     vals.append((a.dtype, a.value))
                 elif a.buf is not None:
@@ -129,6 +137,25 @@ class Node:
             self.vals = vals
         else:
             self.sig = self.bufs = self.vals = None
+
+
+def _refresh(root):
+    """Flatten the unrealized Node ``root`` again after an epoch bump (under _realize_lock).
+
+    A bump means some Node read by others was realized; a tree built before it holds that
+    Node's operands flattened. Flattened again, the realized Node is a buffer, so ``root`` takes
+    the same kernels (and a sum the same reduction tree) as a Node built after the bump: a
+    result never depends on when another thread realized something."""
+    stack = [root]
+    order = []
+    while stack:                      # children before parents, without recursion
+        n = stack.pop()
+        order.append(n)
+        stack.extend(a for a in n.args if type(a) is Node and a.buf is None
+                     and a.epoch != _epoch[0])
+    for n in reversed(order):
+        if n.epoch != _epoch[0]:
+            n._flatten(1)
 
 
 # Expression signatures: each distinct (op, dtypes, shapes, argument signatures) gets an int
@@ -380,7 +407,9 @@ def realize(root, device):
     """Compute the Node ``root`` with one generated kernel (once); return its Buffer."""
     with _realize_lock:
         if root.buf is None:
-            if root.sig is None or root.epoch != _epoch[0] or not _realize_fast(root, device):
+            if root.epoch != _epoch[0]:
+                _refresh(root)
+            if root.sig is None or not _realize_fast(root, device):
                 _realize_locked(root, device)
         return root.buf
 
@@ -554,7 +583,11 @@ def fused_sum(root, device):
     two result buffers whenever the caller has let go of it.
     """
     with _realize_lock:
-        if root.buf is not None or root.sig is None or root.epoch != _epoch[0]:
+        if root.buf is not None:
+            return None
+        if root.epoch != _epoch[0]:
+            _refresh(root)
+        if root.sig is None:
             return None
         uniq, pattern = _operands(root)
         key = (root.sig, pattern, device)
