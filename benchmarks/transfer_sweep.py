@@ -7,7 +7,11 @@ benchmarks/NOTES.md and the rule in ``_runtime/staging.py``), against torch's ``
   more each);
 - ``direct``: straight from / into the numpy array's pages, imported by the driver
   (VK_EXT_external_memory_host, kp patch 0015), in chunks of 16 MiB;
-- ``auto``: what kompute_ml does by default on this device (staging.use_direct's rule).
+- ``auto``: what kompute_ml does by default on this device: in place where its storage memory
+  is host-visible (a CPU device, kp patch 0016: the host copies straight into / out of the
+  device's own memory), else staging.use_direct's rule; and ``auto fresh``: the same upload into a new buffer (the pool
+  emptied before each call: creating and filling the first array of its size), beside numpy's
+  own ``h.copy()`` (a new array filled).
 
     python benchmarks/transfer_sweep.py [--sizes 1e6,4e6,1e7,2.5e7,1e8] [--reps 20]
 
@@ -18,6 +22,7 @@ pooled buffer; download: ``np.asarray(a)`` into a new array, as a user does).
 import argparse
 import os
 import sys
+import time
 
 import numpy as np
 
@@ -25,6 +30,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import _common  # noqa: E402
 
 import kompute_ml as km  # noqa: E402
+from kompute_ml._runtime import memory as _memory  # noqa: E402
 from kompute_ml._runtime import staging as _staging  # noqa: E402
 
 
@@ -45,7 +51,8 @@ def main(argv=None):
         cuda = False
     # (name, direct, slot bytes, bytes per host-copy thread)
     split = _staging._SPLIT_MIN
-    ways = [("auto", None, None, split), ("ring 16M", False, 16 << 20, split),
+    ways = [("auto", None, None, split), ("auto fresh", None, None, split),
+            ("ring 16M", False, 16 << 20, split),
             ("ring 16M split 2M", False, 16 << 20, 2 << 20),
             ("ring 16M split 512K", False, 16 << 20, 512 << 10),
             ("ring 4M", False, 4 << 20, split), ("ring 1M", False, 1 << 20, split)]
@@ -60,16 +67,30 @@ def main(argv=None):
             dev.host_import = can_import if direct is None else direct
             _staging.set_slot_bytes(slot)
             _staging.force_direct = direct
+            _staging.force_mapped = None if direct is None else False
             _staging._SPLIT_MIN = part
+            fresh = name.endswith("fresh")
 
             def kup():
                 km.asarray(h, device=dev)
                 km.synchronize(dev)
-            up = _common.median_seconds(kup, args.reps, warmup=2)
+            if fresh:
+                times = []
+                for _ in range(args.reps + 2):
+                    _memory.free_all_blocks(dev)     # (not timed)
+                    t0 = time.perf_counter()
+                    kup()
+                    times.append(time.perf_counter() - t0)
+                up = float(np.median(times[2:]))
+            else:
+                up = _common.median_seconds(kup, args.reps, warmup=2)
             down = _common.median_seconds(lambda: np.asarray(a), args.reps, warmup=2)
             line.append(f"{name:20s} up {up * 1e6:9.1f} ({4 * n / up / 1e9:5.1f})  "
                         f"down {down * 1e6:9.1f} ({4 * n / down / 1e9:5.1f})")
+        cp = _common.median_seconds(h.copy, args.reps, warmup=2)
+        line.append(f"{'numpy h.copy()':20s} up {cp * 1e6:9.1f} ({4 * n / cp / 1e9:5.1f})")
         dev.host_import = can_import
+        _staging.force_mapped = None
         _staging._SPLIT_MIN = split
         _staging.set_slot_bytes(None)
         _staging.force_direct = None

@@ -1,8 +1,11 @@
 """Large buffers: storage tensors filled and read through the bounded staging ring (staging.py).
 
-These need kp's patch 0014 (region copies, storage tensors without host copies) and 0015 (copies
-straight between numpy's pages and a tensor); `make test` builds kp with both, and a kp without
-them fails here.
+These need kp's patch 0014 (region copies, storage tensors without host copies), 0015 (copies
+straight between numpy's pages and a tensor) and 0016 (storage tensors in host-visible memory
+mapped); `make test` builds kp with them, and a kp without them fails here. On a CPU device
+(lavapipe) storage tensors are mapped and transfers happen in place; the tests of the ring and of
+the direct copies turn that off (``staging.force_mapped = False``) to exercise the paths a GPU
+takes.
 """
 
 import subprocess
@@ -55,7 +58,13 @@ def test_host_import_variable(monkeypatch):
         _device._host_import_allowed()
 
 
-def test_a_device_opened_with_host_import_off_stages(device, monkeypatch):
+@pytest.fixture
+def unmapped(monkeypatch):
+    """Storage tensors through the ring or the direct copies even where they are mapped."""
+    monkeypatch.setattr(_staging, "force_mapped", False)
+
+
+def test_a_device_opened_with_host_import_off_stages(device, monkeypatch, unmapped):
     monkeypatch.setenv("KOMPUTE_ML_HOST_IMPORT", "0")
     other = Device(device.info)               # its own kp.Manager, opened with the variable set
     try:
@@ -78,7 +87,7 @@ def test_devices_import_host_memory(device):
 
 
 @pytest.fixture(params=["ring", "direct"])
-def small_slots(request, device, monkeypatch):
+def small_slots(request, device, monkeypatch, unmapped):
     """Chunks of 1 MiB, so that a 10 MiB array takes ten; through the staging ring, or straight
     from the array's imported pages (what a device with VK_EXT_external_memory_host does)."""
     device.manager                            # (host_import is decided with the manager)
@@ -95,11 +104,13 @@ def test_upload_never_stages_more_than_the_bound(device, small_slots):
     a = km.asarray(x, device=device)
     buf = a._realize()
     assert buf.ringed
-    # the buffer has no staging memory of its own: kp refuses to map a storage tensor
+    # the buffer has no staging memory of its own; kp maps a storage tensor only where its
+    # memory is host-visible (a CPU device's)
     with pytest.raises(DeviceError, match="no staging memory of its own"):
         _memory.write(buf, np.zeros(4, np.uint8))
-    with pytest.raises(DeviceError, match="no host mapping"):
-        _kp.tensor_data(buf.tensor)
+    if device.info.type != "cpu":
+        with pytest.raises(DeviceError, match="no host mapping"):
+            _kp.tensor_data(buf.tensor)
     np.testing.assert_array_equal(a.numpy(), x)
     stats = _staging.stats()
     assert stats["largest_slot"] <= small_slots
@@ -111,7 +122,7 @@ def test_upload_never_stages_more_than_the_bound(device, small_slots):
         assert stats["chunks"] >= 20              # ten chunks up, ten down
 
 
-def test_direct_copies_of_unaligned_and_read_only_memory(device, monkeypatch):
+def test_direct_copies_of_unaligned_and_read_only_memory(device, monkeypatch, unmapped):
     device.manager
     assert device.host_import
     monkeypatch.setattr(_staging, "force_direct", True)
@@ -253,7 +264,7 @@ def test_upload_peak_host_memory_is_the_array_plus_the_ring():
     assert int(grew_mib) <= device_mib + 64 + 24, out.stdout
 
 
-def test_slots_are_made_as_first_needed(device, monkeypatch):
+def test_slots_are_made_as_first_needed(device, monkeypatch, unmapped):
     # a transfer that fits one slot makes one, of the power of two that holds it (at least 1
     # MiB); several chunks make two full slots; a smaller transfer later reuses what is there
     device.manager
@@ -302,3 +313,96 @@ def test_a_ringed_upload_cannot_be_captured(device):
     _stream.upload(buf, np.ones(16, np.float32))             # outside record(): fine
     np.testing.assert_array_equal(_stream.download(buf, 16, np.float32), 1.0)
     buf.release()
+
+
+def test_storage_tensors_are_mapped_where_host_visible(device):
+    """kp patch 0016: a storage tensor in host-visible, coherent, cached memory (a CPU device's)
+    is mapped, a discrete GPU's is not; a mapped one's view is the buffer's own bytes."""
+    buf = _memory.alloc(device, 3 * MiB)
+    try:
+        mapped = buf._block.mapped
+        if device.info.type == "cpu":
+            assert mapped is not None and mapped.dtype == np.uint8 and mapped.nbytes == buf.nbytes
+            x = np.random.default_rng(2).random(3 * MiB // 4, dtype=np.float32)
+            _stream.upload(buf, x)
+            # the mapping is the memory kernels read: a kernel's result shows in it
+            a = km.asarray(x, device=device)
+            (a * 2)._realize()
+            np.testing.assert_array_equal(mapped.view(np.float32)[:x.size], x)
+        else:
+            assert mapped is None
+    finally:
+        buf.release()
+
+
+@pytest.mark.parametrize("shape,offset,src_dtype", [
+    ((3 * MiB // 4,), 0, np.float32),
+    ((3 * MiB // 4 - 5,), 20, np.float32),             # ragged end, an offset
+    ((1000, 700), 4, np.float64),                      # converted while written (float32)
+    ((700, 1000), 0, "strided"),                       # every other column of a wider array
+])
+def test_in_place_transfers_of_mapped_buffers(device, shape, offset, src_dtype):
+    """Uploads and downloads of a mapped storage tensor copy in place (host threads, no staging,
+    no transfer command) and keep the ring's semantics: offsets, casts, strided sources."""
+    rng = np.random.default_rng(sum(shape) + offset)
+    if src_dtype == "strided":
+        x = rng.random((shape[0], 2 * shape[1]), dtype=np.float32)[:, ::2]
+    else:
+        x = rng.standard_normal(shape).astype(src_dtype)
+    want = x.astype(np.float32)
+    buf = _memory.alloc(device, want.nbytes + offset)
+    try:
+        _staging.reset_stats()
+        c0 = km.stats()
+        _stream.upload(buf, x, offset=offset, dtype=np.float32)
+        got = _stream.download(buf, want.size, np.float32, offset=offset).reshape(shape)
+        np.testing.assert_array_equal(got, want)
+        c1 = km.stats()
+        assert c1["bytes_uploaded"] - c0["bytes_uploaded"] == want.nbytes
+        assert c1["bytes_downloaded"] - c0["bytes_downloaded"] == want.nbytes
+        st = _staging.stats()
+        if buf._block.mapped is not None:
+            assert st["chunks"] == st["imported_chunks"] == st["slots_created"] == 0
+    finally:
+        buf.release()
+
+
+def test_in_place_upload_waits_for_pending_readers(device):
+    """An upload into a mapped buffer first runs the recorded work that reads its old contents
+    (a released buffer's last user), as the ring's upload does."""
+    n = 3 * MiB // 4
+    x = np.full(n, 2.0, np.float32)
+    a = km.asarray(x, device=device)
+    s = (a * 3.0)                    # recorded reader of a's buffer, not yet run
+    s._realize()
+    buf = a._realize()
+    _stream.upload(buf, np.zeros(n, np.float32))   # overwrite: s must have read the 2.0s
+    np.testing.assert_array_equal(s.numpy(), np.full(n, 6.0, np.float32))
+
+
+def test_large_mapped_buffers_are_advised_to_huge_pages(device):
+    """A large mapped buffer's whole huge pages are advised MADV_HUGEPAGE before first touch
+    (Linux: the mapping's VmFlags gain 'hg'), so filling a new one faults 2 MiB pages."""
+    if sys.platform != "linux" or device.info.type != "cpu":
+        buf = _memory.alloc(device, 8 * MiB)
+        assert buf._block.mapped is None or sys.platform != "linux"
+        buf.release()
+        return
+    buf = _memory.alloc(device, 8 * MiB)
+    try:
+        addr = buf._block.mapped.ctypes.data
+        start = -(-addr // (2 * MiB)) * (2 * MiB)
+        flags = None
+        region = None
+        with open("/proc/self/smaps") as f:
+            for line in f:
+                head = line.split()[0]
+                if "-" in head and line[0] in "0123456789abcdef":
+                    lo, hi = (int(v, 16) for v in head.split("-"))
+                    region = (lo, hi)
+                elif line.startswith("VmFlags:") and region and region[0] <= start < region[1]:
+                    flags = line.split()[1:]
+                    break
+        assert flags is not None and "hg" in flags, flags
+    finally:
+        buf.release()

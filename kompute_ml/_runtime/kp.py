@@ -19,7 +19,7 @@ import numpy as np
 from ..errors import DeviceError, DeviceLimitError, KomputeMLError, OutOfMemoryError
 
 __all__ = ["classify", "make_manager", "destroy_manager", "tensor_create", "tensor_destroy",
-           "tensor_data", "has_region_copy", "tensor_create_storage", "tensor_create_host",
+           "tensor_data", "has_region_copy", "tensor_create_storage", "storage_mapping", "tensor_create_host",
            "op_copy_region", "sequence_submit", "sequence_wait", "sequence_create", "sequence_record", "sequence_eval",
            "sequence_eval_async", "sequence_await", "sequence_await_for", "sequence_clear",
            "sequence_destroy", "get_timestamps", "op_sync_device", "op_sync_local", "op_dispatch", "algorithm_create"]
@@ -113,9 +113,20 @@ def tensor_create(manager, nbytes, device_name=""):
 
 
 def tensor_create_storage(manager, nbytes, device_name=""):
-    """A kp "storage" tensor: device-local memory only (no mapping: ``tensor_data`` refuses it);
-    filled and read through :func:`op_copy_region` from a host tensor. Needs patch 0014."""
+    """A kp "storage" tensor: device-local memory only, filled and read through
+    :func:`op_copy_region` from a host tensor (needs patch 0014); mapped where that memory is
+    host-visible (patch 0016: see :func:`storage_mapping`)."""
     return _tensor(manager, nbytes, "storage", device_name)
+
+
+def storage_mapping(tensor):
+    """A storage tensor's own memory as a uint8 numpy view, where kp mapped it (patch 0016: its
+    memory type is host-visible, coherent and cached, as on a CPU driver); None otherwise."""
+    try:
+        data = tensor.data()
+    except RuntimeError:                  # not mapped (a discrete GPU's memory, or no 0016)
+        return None
+    return data.view(np.uint8)
 
 
 def tensor_create_host(manager, nbytes, device_name=""):

@@ -605,7 +605,11 @@ def _upload_ringed(buf, array, offset, dtype, nbytes):
         # earlier work reading the buffer's old contents (a released buffer's last user) runs
         # first; later work is recorded after the copies, which have finished by then
         _submit(_stream(device))
-        _staging.upload(device, tensor, array, offset, dtype)
+        mapped = buf._block.mapped if _staging.force_mapped is not False else None
+        if mapped is not None:          # host-visible (a CPU device): written in place
+            _staging.write_mapped(mapped, array, offset, dtype)
+        else:
+            _staging.upload(device, tensor, array, offset, dtype)
     _count("bytes_uploaded", nbytes)
 
 
@@ -619,7 +623,11 @@ def download(buf, count, dtype, offset=0):
         with device.lock:
             tensor = buf.tensor
             _submit(_stream(device))
-            _staging.download(device, tensor, out, offset)
+            mapped = buf._block.mapped if _staging.force_mapped is not False else None
+            if mapped is not None:      # host-visible (a CPU device): read in place
+                _staging.read_mapped(mapped, out, offset)
+            else:
+                _staging.download(device, tensor, out, offset)
         _count("bytes_downloaded", out.nbytes)
         return out
     with device.lock:
