@@ -16,6 +16,10 @@ ring: the driver imports the array's own pages and the device copies straight fr
 them, chunk by chunk, pinning chunk k+1 while it copies chunk k. One copy instead of two, and no
 host thread touches the bytes.
 
+A storage tensor whose memory the host can map (a CPU device's, kp patch 0016) needs neither:
+:func:`write_mapped` and :func:`read_mapped` copy between numpy and that memory itself, split
+between the calling thread and the workers.
+
 Every function here is called with the device's lock held (the stream layer takes it); the
 worker threads run numpy copies only, never a kp call.
 """
