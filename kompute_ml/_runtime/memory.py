@@ -72,16 +72,18 @@ class _Block:
     __slots__ = ("uid", "tensor", "nbytes", "storage", "staging_batch", "staging", "mapped",
                  "__weakref__")
 
-    def __init__(self, tensor, nbytes, storage=False):
+    def __init__(self, tensor, nbytes, storage=False, mappable=False):
         self.uid = next(_uids)
         self.tensor = tensor
         self.nbytes = nbytes
         self.storage = storage    # a storage tensor: no staging of its own (the ring's)
         self.staging_batch = -1   # stream batch whose pending upload reads this staging buffer
         self.staging = None       # the mapped staging memory as uint8 (kp maps it for good)
-        # a storage tensor's own memory, where it is host-visible (a CPU device): the host
-        # fills and reads it in place (stream.upload / download), with no staging at all
-        self.mapped = _mapping(tensor) if storage else None
+        # a storage tensor's own memory, where it is host-visible on a CPU device: the host
+        # fills and reads it in place (stream.upload / download), with no staging at all. (Only
+        # a CPU device: a GPU's host-visible device memory, an integrated GPU's, would also need
+        # a device-to-host barrier after the kernels that wrote it; untested, so not used.)
+        self.mapped = _mapping(tensor) if storage and mappable else None
 
 
 _MADV_HUGEPAGE = 14       # Linux's madvise advice: back the range with transparent huge pages
@@ -291,7 +293,8 @@ def _create(device, pool, size):
             storage = _use_ring(size)
             _check_host_room(device, size, storage)
             if storage:
-                return _Block(_kp.tensor_create_storage(manager, size, device.name), size, True)
+                return _Block(_kp.tensor_create_storage(manager, size, device.name), size, True,
+                              device.info.type == "cpu")
             return _Block(_kp.tensor_create(manager, size, device.name), size)
         except OutOfMemoryError as exc:   # any other failure (DeviceError, ...) goes up at once
             last = exc
