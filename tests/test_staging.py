@@ -406,3 +406,38 @@ def test_large_mapped_buffers_are_advised_to_huge_pages(device):
         assert flags is not None and "hg" in flags, flags
     finally:
         buf.release()
+
+
+@pytest.mark.parametrize("src_mapped,dst_mapped", [(True, True), (True, False), (False, True)])
+def test_to_device_reads_and_writes_mapped_sides_in_place(device, monkeypatch, src_mapped,
+                                                          dst_mapped):
+    """Array.to_device between two devices: a mapped side (a CPU device's storage tensor) is
+    read or written in place, the other goes through its ring (or direct copies); the bytes
+    arrive whole whichever side is mapped."""
+    if device.info.type != "cpu":     # no mapped side on a GPU: the ring tests cover it
+        buf = _memory.alloc(device, 3 * MiB)
+        assert buf._block.mapped is None
+        buf.release()
+        return
+    other = Device(device.info)
+    try:
+        x = np.random.default_rng(5).random(3 * MiB // 4 + 7, dtype=np.float32)
+        a = km.asarray(x, device=device)
+        a._realize()
+        b = km.empty(x.shape, device=other)
+        b._realize()
+        # a side made unmapped for this test: its block's mapping set aside
+        for arr, keep in ((a, src_mapped), (b, dst_mapped)):
+            if not keep:
+                monkeypatch.setattr(arr._buf._block, "mapped", None)
+        _staging.reset_stats()
+        _stream.transfer(a._buf, b._buf, x.nbytes)
+        np.testing.assert_array_equal(b.numpy(), x)
+        st = _staging.stats()
+        if src_mapped and dst_mapped:
+            assert st["chunks"] == st["imported_chunks"] == 0
+        else:
+            assert st["chunks"] + st["imported_chunks"] >= 1
+        del a, b
+    finally:
+        other.close()

@@ -681,7 +681,18 @@ def transfer(src, dst, nbytes):
         src_tensor, dst_tensor = src.tensor, dst.tensor
         _submit(_stream(src.device))
         _submit(_stream(dst.device))
-        _staging.copy_between(src.device, src_tensor, dst.device, dst_tensor, nbytes)
+        in_place = _staging.force_mapped is not False
+        src_map = src._block.mapped if in_place else None
+        dst_map = dst._block.mapped if in_place else None
+        # a mapped side (a CPU device) is read or written in place: one host copy, or none
+        if src_map is not None and dst_map is not None:
+            _staging.write_mapped(dst_map, src_map[:nbytes])
+        elif src_map is not None:
+            _staging.upload(dst.device, dst_tensor, src_map[:nbytes])
+        elif dst_map is not None:
+            _staging.download(src.device, src_tensor, dst_map[:nbytes])
+        else:
+            _staging.copy_between(src.device, src_tensor, dst.device, dst_tensor, nbytes)
     _count("bytes_downloaded", nbytes)
     _count("bytes_uploaded", nbytes)
 
