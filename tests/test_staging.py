@@ -441,3 +441,35 @@ def test_to_device_reads_and_writes_mapped_sides_in_place(device, monkeypatch, s
         del a, b
     finally:
         other.close()
+
+
+@pytest.mark.parametrize("dtype,value", [(np.float32, -0.0), (np.float32, np.nan),
+                                         (np.int32, -7), (np.float64, 1e300), (bool, True)])
+def test_large_fills_of_mapped_buffers_run_on_the_host(device, dtype, value):
+    """full / zeros / ones of a large array on a CPU device fill the mapped memory on the host
+    (no fill kernel), bit for bit the value numpy stores; elsewhere the fill kernel runs."""
+    if dtype == np.float64 and not device.limits.get("float64"):
+        dtype = np.float32
+    shape = (3 * MiB // 4 // 2 + 3, 2)
+    s0 = km.stats()
+    a = km.full(shape, value, dtype=dtype, device=device)
+    got = a.numpy()
+    want = np.full(shape, value, dtype=dtype)
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got.view(np.uint8), want.view(np.uint8))   # -0.0, nan bits
+    in_place = a._buf._block.mapped is not None
+    assert in_place == (device.info.type == "cpu")
+    assert (km.stats()["dispatches"] == s0["dispatches"]) == in_place
+
+
+def test_a_host_fill_runs_after_pending_work_on_the_reused_block(device):
+    n = 3 * MiB // 4
+    a = km.asarray(np.full(n, 2.0, np.float32), device=device)
+    r = a * 5.0
+    r._realize()                 # recorded, pending: reads a's block
+    block = a._buf._block
+    del a                        # the block goes back to the pool, still read by pending work
+    z = km.zeros(n, device=device)
+    assert z._buf._block is block  # the same block, filled after the pending read ran
+    np.testing.assert_array_equal(r.numpy(), np.full(n, 10.0, np.float32))
+    np.testing.assert_array_equal(z.numpy(), np.zeros(n, np.float32))

@@ -48,11 +48,14 @@ def alloc(device, shape, dtype=FLOAT32):
 
 
 def fill(device, shape, dtype, value):
-    """A new Buffer of ``shape`` elements of ``dtype``, all ``value`` (one kernel, no upload)."""
+    """A new Buffer of ``shape`` elements of ``dtype``, all ``value`` (one kernel, no upload; a
+    large buffer on a CPU device is filled by the host in place)."""
     n = math.prod(shape)
     buf = _memory.alloc(device, _nbytes(shape, dtype))
     if n:
         words = np.asarray(value).astype(dtype).astype(STORAGE_DTYPE[dtype]).reshape(1)
+        if buf.ringed and _stream.fill_in_place(buf, words, n):
+            return buf                  # a CPU device's mapped memory, filled by the host
         words = words.view(np.uint32)
         if len(words) == 1:
             # fill.comp — binding 0: out (uint words); push: n, the 32-bit pattern of the value

@@ -33,7 +33,7 @@ from . import device as _device
 import kompute_ml._runtime.kp as _kp   # (the kp wrapper; only it imports kp itself)
 from ..errors import DeviceError
 
-__all__ = ["upload", "download", "write_mapped", "read_mapped", "copy_between", "set_slot_bytes", "slot_bytes", "stats",
+__all__ = ["upload", "download", "write_mapped", "read_mapped", "fill_mapped", "copy_between", "set_slot_bytes", "slot_bytes", "stats",
            "reset_stats", "drop_rings"]
 
 SLOT_ENV = "KOMPUTE_ML_STAGING_BYTES"    # bytes of one staging slot (suffix K, M or G)
@@ -425,6 +425,13 @@ def _split_copy(dst, src):
         concurrent.futures.wait(copies)
     for f in copies:
         f.result()
+
+
+def fill_mapped(mapped, value, count):
+    """Set the first ``count`` elements of ``mapped`` (viewed as ``value``'s dtype) to
+    ``value`` (a one-element array), in parts on the calling thread and the workers."""
+    dst = mapped[:count * value.dtype.itemsize].view(value.dtype)
+    _split_copy(dst, np.broadcast_to(value.reshape(()), dst.shape))
 
 
 def write_mapped(mapped, array, offset=0, dtype=None):
