@@ -330,6 +330,13 @@ def _direct(device, tensor, array, tensor_offset, to_tensor):
     return True
 
 
+def _source(array, dtype):
+    """An upload's source as an array of at least one dimension, and the dtype it is stored as."""
+    array = np.asarray(array)
+    return (array.reshape(1) if array.ndim == 0 else array,
+            array.dtype if dtype is None else np.dtype(dtype))
+
+
 def upload(device, tensor, array, dst_offset=0, dtype=None):
     """Copy ``array`` (converted to ``dtype`` when given) into ``tensor`` at ``dst_offset``.
 
@@ -337,10 +344,7 @@ def upload(device, tensor, array, dst_offset=0, dtype=None):
     (:func:`_direct`); otherwise through the ring. Waits until the last chunk reached the
     device; the caller submitted earlier work first.
     """
-    array = np.asarray(array)
-    dtype = array.dtype if dtype is None else np.dtype(dtype)
-    if array.ndim == 0:
-        array = array.reshape(1)
+    array, dtype = _source(array, dtype)
     if array.size == 0:
         return
     if array.dtype == dtype and array.flags.c_contiguous and \
@@ -438,10 +442,7 @@ def write_mapped(mapped, array, offset=0, dtype=None):
     """Copy ``array`` (converted to ``dtype`` when given) into ``mapped`` at byte ``offset``:
     the host-mapped memory of a storage tensor (a CPU device's, memory.py), in place, with no
     staging and no transfer command. The caller waited for the work using that memory."""
-    array = np.asarray(array)
-    dtype = array.dtype if dtype is None else np.dtype(dtype)
-    if array.ndim == 0:
-        array = array.reshape(1)
+    array, dtype = _source(array, dtype)
     if array.size == 0:
         return
     nbytes = array.size * dtype.itemsize
