@@ -1081,22 +1081,21 @@ def _reduce(a, op, axis, keepdims, dtype, out):
         a = asarray(a)
     if op == "sum" and axis is None and dtype is None:
         node = a._node
-        if node is not None:
-            # the sum of a lazy expression: one kernel reads its operands and never stores it
-            buf = _fusion.fused_sum(node, a.device)
-            if buf is not None:
-                return Array._new(a.device, (1,) * a.ndim if keepdims else (), a.dtype, buf=buf)
+        # the sum of a lazy expression: one kernel reads its operands and never stores it
+        buf = _fusion.fused_sum(node, a.device) if node is not None else None
+        if buf is None and node is not None:
             # not fusable (a shared subexpression, broadcasting): realized, it sums as below,
             # so its sum is the one the realized array gives (the same tree)
             a._realize()
-        if (a.dtype == FLOAT32 or a.dtype == FLOAT64) and a.size <= _FUSED_SUM_REALIZED_MAX:
+        if buf is None and (a.dtype == FLOAT32 or a.dtype == FLOAT64) \
+                and a.size <= _FUSED_SUM_REALIZED_MAX:
             # a realized float array sums as the (identity) expression over it: one dispatch
             # (past _FUSED_SUM_REALIZED_MAX elements the reduction's vec4 passes are faster:
             # on the H100 a 2^26 sum ran at 2337 GB/s this way, 2870 through them)
             node = _fusion.node(a.device, "cast", (a._operand(),), a.dtype, a.shape, (a.dtype,))
             buf = _fusion.fused_sum(node, a.device)
-            if buf is not None:
-                return Array._new(a.device, (1,) * a.ndim if keepdims else (), a.dtype, buf=buf)
+        if buf is not None:
+            return Array._new(a.device, (1,) * a.ndim if keepdims else (), a.dtype, buf=buf)
     if dtype is not None and op in ("sum", "mean"):
         # numpy accumulates in ``dtype`` (sum(dtype=float64) of float32 adds in double): the
         # elements convert first, the conversion fusing into the pass that reads them

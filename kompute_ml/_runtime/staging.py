@@ -180,10 +180,7 @@ class _Slot(_Lane):
 
     def wait_host(self):
         copies, self.copies = self.copies, []
-        # every copy finishes before the first error is raised: none may still touch the slot
-        concurrent.futures.wait(copies)
-        for f in copies:
-            f.result()
+        _wait_all(copies)
 
     def settle(self, device):
         """Wait for everything using the slot (the first error, if any, is raised after)."""
@@ -260,11 +257,24 @@ def drop_rings(device=None):
 _device.on_close(_on_close, order=_device.CLOSE_STREAM + 50)   # before the pool's tensors go
 
 
+def _step(dst):
+    """Rows of ``dst`` per part of a host copy split between threads: at least _SPLIT_MIN bytes
+    a part, at most _WORKERS parts (len(dst): one part, no split)."""
+    parts = max(1, min(_WORKERS, dst.nbytes // _SPLIT_MIN, len(dst)))
+    return -(-len(dst) // parts)
+
+
+def _wait_all(copies):
+    """Wait for every copy, then raise the first error if any: none may still touch its memory."""
+    concurrent.futures.wait(copies)
+    for f in copies:
+        f.result()
+
+
 def _parallel(slot, fn, dst, src):
     """Start copying ``src`` into ``dst`` (same shape) on the workers, as row blocks."""
     pool = _pool()
-    parts = max(1, min(_WORKERS, dst.nbytes // _SPLIT_MIN, len(dst)))
-    step = -(-len(dst) // parts)
+    step = _step(dst)
     for a in range(0, len(dst), step):
         slot.copies.append(pool.submit(fn, dst[a:a + step], src[a:a + step]))
 
@@ -414,21 +424,13 @@ def download(device, tensor, out, src_offset=0):
 def _split_copy(dst, src):
     """``np.copyto(dst, src)`` (same shape, at least 1-D) in parts along the first axis: the
     workers copy all but the first part, which the calling thread copies meanwhile."""
-    n = len(dst)
-    parts = max(1, min(_WORKERS, dst.nbytes // _SPLIT_MIN, n))
-    if parts == 1:
-        _copy(dst, src)
-        return
-    step = -(-n // parts)
-    pool = _pool()
-    copies = [pool.submit(_copy, dst[a:a + step], src[a:a + step]) for a in range(step, n, step)]
+    n, step = len(dst), _step(dst)
+    copies = [_pool().submit(_copy, dst[a:a + step], src[a:a + step])
+              for a in range(step, n, step)]
     try:
         _copy(dst[:step], src[:step])
     finally:
-        # every part finishes before the first error is raised: none may still touch dst
-        concurrent.futures.wait(copies)
-    for f in copies:
-        f.result()
+        _wait_all(copies)
 
 
 def fill_mapped(mapped, value, count):

@@ -592,6 +592,12 @@ def upload(buf, array, offset=0, dtype=None):
         _count("bytes_uploaded", nbytes)
 
 
+def _mapped(buf):
+    """The host mapping of ``buf``'s memory where transfers use it in place (a CPU device's
+    storage tensor, memory.py; not while staging.force_mapped is False), else None."""
+    return buf._block.mapped if _staging.force_mapped is not False else None
+
+
 def _upload_ringed(buf, array, offset, dtype, nbytes):
     _memory.check_region(buf, nbytes, offset)
     device = buf.device
@@ -605,7 +611,7 @@ def _upload_ringed(buf, array, offset, dtype, nbytes):
         # earlier work reading the buffer's old contents (a released buffer's last user) runs
         # first; later work is recorded after the copies, which have finished by then
         _submit(_stream(device))
-        mapped = buf._block.mapped if _staging.force_mapped is not False else None
+        mapped = _mapped(buf)
         if mapped is not None:          # host-visible (a CPU device): written in place
             _staging.write_mapped(mapped, array, offset, dtype)
         else:
@@ -619,8 +625,8 @@ def fill_in_place(buf, value, count):
     the pending work; False, doing nothing, for any other buffer or while :func:`record` captures
     (the caller dispatches its fill kernel instead). On lavapipe a host fill of 61 MiB takes a
     few ms where the fill kernel took ~35."""
-    block = buf._block
-    if block is None or block.mapped is None or _staging.force_mapped is False:
+    mapped = _mapped(buf) if buf._block is not None else None
+    if mapped is None:
         return False
     device = buf.device
     with device.lock:
@@ -629,7 +635,7 @@ def fill_in_place(buf, value, count):
         if st.capturing:
             return False
         _submit(st)                     # the work still using the block's old contents
-        _staging.fill_mapped(block.mapped, value, count)
+        _staging.fill_mapped(mapped, value, count)
     return True
 
 
@@ -643,7 +649,7 @@ def download(buf, count, dtype, offset=0):
         with device.lock:
             tensor = buf.tensor
             _submit(_stream(device))
-            mapped = buf._block.mapped if _staging.force_mapped is not False else None
+            mapped = _mapped(buf)
             if mapped is not None:      # host-visible (a CPU device): read in place
                 _staging.read_mapped(mapped, out, offset)
             else:
@@ -701,9 +707,7 @@ def transfer(src, dst, nbytes):
         src_tensor, dst_tensor = src.tensor, dst.tensor
         _submit(_stream(src.device))
         _submit(_stream(dst.device))
-        in_place = _staging.force_mapped is not False
-        src_map = src._block.mapped if in_place else None
-        dst_map = dst._block.mapped if in_place else None
+        src_map, dst_map = _mapped(src), _mapped(dst)
         # a mapped side (a CPU device) is read or written in place: one host copy, or none
         if src_map is not None and dst_map is not None:
             _staging.write_mapped(dst_map, src_map[:nbytes])
