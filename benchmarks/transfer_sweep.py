@@ -4,7 +4,9 @@ benchmarks/NOTES.md and the rule in ``_runtime/staging.py``), against torch's ``
 
 - ``ring <S> [split <B>]``: through the staging ring with slots of S bytes (host copy of chunk k+1
   beside the device's copy of chunk k; each chunk's host copy split between threads, B bytes or
-  more each);
+  more each); uploads through slots in the device's own memory where staging's rule picks them
+  (a discrete GPU's BAR, kp patch 0017), every other piece through host slots by DMA at once
+  (``one lane``: device slots only), ``host slots``: through host-cached slots regardless;
 - ``direct``: straight from / into the numpy array's pages, imported by the driver
   (VK_EXT_external_memory_host, kp patch 0015), in chunks of 16 MiB;
 - ``auto``: what kompute_ml does by default on this device: in place where its storage memory
@@ -49,21 +51,24 @@ def main(argv=None):
         cuda = torch.cuda.is_available()
     except ImportError:
         cuda = False
-    # (name, direct, slot bytes, bytes per host-copy thread)
+    # (name, direct, slot bytes, bytes per host-copy thread, upload slots in device memory,
+    # uploads through device slots and host slots at once)
     split = _staging._SPLIT_MIN
-    ways = [("auto", None, None, split), ("auto fresh", None, None, split),
-            ("ring 16M", False, 16 << 20, split),
-            ("ring 16M split 2M", False, 16 << 20, 2 << 20),
-            ("ring 16M split 512K", False, 16 << 20, 512 << 10),
-            ("ring 4M", False, 4 << 20, split), ("ring 1M", False, 1 << 20, split)]
+    ways = [("auto", None, None, split, None, True), ("auto fresh", None, None, split, None, True),
+            ("ring 16M", False, 16 << 20, split, None, True),
+            ("ring 16M one lane", False, 16 << 20, split, None, False),
+            ("ring 4M", False, 4 << 20, split, None, True),
+            ("ring 16M host slots", False, 16 << 20, split, False, True)]
     if can_import:
-        ways.append(("direct", True, 16 << 20, split))
+        ways.append(("direct", True, 16 << 20, split, None, True))
     print(f"device: {dev.name}; median of {args.reps} calls, microseconds (GB/s)")
     for n in sizes:
         h = np.random.default_rng(0).standard_normal(n, dtype=np.float32)
         a = km.asarray(h, device=dev)
         line = [f"n={n:.0e} ({4 * n / 2**20:.0f} MiB)"]
-        for name, direct, slot, part in ways:
+        for name, direct, slot, part, in_device, both in ways:
+            _staging.force_device_slots = in_device
+            _staging.two_lanes = both
             dev.host_import = can_import if direct is None else direct
             _staging.set_slot_bytes(slot)
             _staging.force_direct = direct
@@ -94,6 +99,8 @@ def main(argv=None):
         _staging._SPLIT_MIN = split
         _staging.set_slot_bytes(None)
         _staging.force_direct = None
+        _staging.force_device_slots = None
+        _staging.two_lanes = True
         if cuda:
             t = torch.from_numpy(h).cuda()
 

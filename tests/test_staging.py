@@ -86,13 +86,16 @@ def test_devices_import_host_memory(device):
     assert device.limits["host_import_extension"] and device.host_import
 
 
-@pytest.fixture(params=["ring", "direct"])
+@pytest.fixture(params=["ring", "direct", "device slots"])
 def small_slots(request, device, monkeypatch, unmapped):
-    """Chunks of 1 MiB, so that a 10 MiB array takes ten; through the staging ring, or straight
-    from the array's imported pages (what a device with VK_EXT_external_memory_host does)."""
+    """Chunks of 1 MiB, so that a 10 MiB array takes ten; through the staging ring (host slots
+    both ways, or uploads through slots in the device's own memory, as a discrete GPU with a
+    host-visible device-local type does), or straight from the array's imported pages (what a
+    device with VK_EXT_external_memory_host does)."""
     device.manager                            # (host_import is decided with the manager)
     assert device.host_import
     monkeypatch.setattr(_staging, "force_direct", request.param == "direct")
+    monkeypatch.setattr(_staging, "force_device_slots", request.param == "device slots")
     _staging.set_slot_bytes(MiB)
     _staging.reset_stats()
     yield MiB
@@ -120,6 +123,8 @@ def test_upload_never_stages_more_than_the_bound(device, small_slots):
         assert stats["imported_chunks"] >= 20 and stats["imports_refused"] == 0
     else:
         assert stats["chunks"] >= 20              # ten chunks up, ten down
+        # two upload slots in device memory besides the two host slots of the download
+        assert stats["device_slots"] == (2 if _staging.force_device_slots else 0)
 
 
 def test_direct_copies_of_unaligned_and_read_only_memory(device, monkeypatch, unmapped):
@@ -267,8 +272,10 @@ def test_upload_peak_host_memory_is_the_array_plus_the_ring():
 def test_slots_are_made_as_first_needed(device, monkeypatch, unmapped):
     # a transfer that fits one slot makes one, of the power of two that holds it (at least 1
     # MiB); several chunks make two full slots; a smaller transfer later reuses what is there
+    # (host slots both ways here; the upload slots in device memory follow the same rule, below)
     device.manager
     monkeypatch.setattr(_staging, "force_direct", False)
+    monkeypatch.setattr(_staging, "force_device_slots", False)
     _staging.drop_rings(device)
     _staging.reset_stats()
     rng = np.random.default_rng(4)
@@ -294,6 +301,90 @@ def test_slots_are_made_as_first_needed(device, monkeypatch, unmapped):
         assert roundtrip(5 * MiB) == (5, 16 * MiB)
     finally:
         _staging.set_slot_bytes(None)
+
+
+def test_upload_slots_in_device_memory(device, monkeypatch, unmapped):
+    """kp patch 0017: upload slots are made in a device-local, host-visible memory type where
+    there is one (a discrete GPU's BAR; all of a CPU driver's memory), apart from the host slots
+    downloads read; uploads through them are exact, and the rule picks them on a discrete GPU
+    with such memory only."""
+    device.manager
+    monkeypatch.setattr(_staging, "force_direct", False)
+    monkeypatch.setattr(_staging, "force_device_slots", True)
+    _staging.drop_rings(device)
+    _staging.reset_stats()
+    rng = np.random.default_rng(7)
+    up_chunks = []
+    for n in (3 * MiB // 4 + 5, 20 * MiB // 4 + 3):       # one chunk, then two full slots
+        x = rng.standard_normal(n).astype(np.float32)
+        buf = _memory.alloc(device, x.nbytes + 12)
+        before = _staging.stats()["device_chunks"]
+        _stream.upload(buf, x, offset=12)
+        up_chunks.append(_staging.stats()["device_chunks"] - before)
+        np.testing.assert_array_equal(_stream.download(buf, n, np.float32, offset=12), x)
+        buf.release()
+    # the two-chunk upload sent its second chunk through a host slot at the same time
+    assert up_chunks == [1, 1]
+    ring = _staging._rings.get(device)
+    assert [s.in_device for s in ring.up.slots] == [True, True]
+    assert not any(s.in_device for s in ring.slots)           # downloads: host slots
+    flags = [_kp.memory_flags(s.tensor) for s in ring.up.slots + ring.slots]
+    assert all(f & 7 == 7 for f in flags[:2])                 # device-local, host-visible
+    stats = _staging.stats()
+    # one 4 MiB slot each way, then two 16 MiB slots each way
+    assert stats["device_slots"] == 3 and stats["slots_created"] == 6
+    # a float64, Fortran-ordered source cast row block by row block, through device slots
+    X = np.asfortranarray(rng.standard_normal((3000, 700)))
+    buf = _memory.alloc(device, 4 * X.size)
+    for lanes in (True, False):
+        monkeypatch.setattr(_staging, "two_lanes", lanes)
+        _staging.set_slot_bytes(4 * MiB)                     # three chunks of at most 4 MiB
+        try:
+            before = _staging.stats()["device_chunks"]
+            _stream.upload(buf, X, dtype=np.float32)
+            got = _staging.stats()["device_chunks"] - before
+        finally:
+            _staging.set_slot_bytes(None)
+        np.testing.assert_array_equal(
+            _stream.download(buf, X.size, np.float32).reshape(X.shape), X.astype(np.float32))
+        # three chunks: two lanes send the first and third through device slots, one lane all
+        assert got == (2 if lanes else 3)
+    buf.release()
+    # the rule: not on a CPU device (its storage tensors are written in place), nor without
+    # host-writable device memory
+    monkeypatch.setattr(_staging, "force_device_slots", None)
+    writable = device.limits["host_writable_device_memory"]
+    assert _staging._device_slots(device) == (device.info.type != "cpu" and writable > 0)
+    if device.info.type == "cpu":
+        assert writable > 0                                    # lavapipe: one type, all flags
+
+
+def test_refused_upload_slots_fall_back_to_host_slots(device, monkeypatch, unmapped):
+    # a driver that refuses device memory for an upload slot (a full 256 MiB BAR window): the
+    # upload goes through host slots, now and later, and is exact. The refusal is injected
+    # where the driver's answer arrives (the wrapper raising what it raises for an allocation
+    # failure); nothing else is replaced.
+    from kompute_ml.errors import OutOfMemoryError
+    device.manager
+    monkeypatch.setattr(_staging, "force_direct", False)
+    monkeypatch.setattr(_staging, "force_device_slots", True)
+    _staging.drop_rings(device)
+    _staging.reset_stats()
+    asked = []
+
+    def refuse(manager, nbytes, device_name=""):
+        asked.append(nbytes)
+        raise OutOfMemoryError(nbytes, device_name, "VK_ERROR_OUT_OF_DEVICE_MEMORY")
+    monkeypatch.setattr(_kp, "tensor_create_upload", refuse)
+    x = np.arange(3 * MiB // 4, dtype=np.float32)
+    buf = _memory.alloc(device, x.nbytes)
+    for _ in range(2):
+        _stream.upload(buf, x)
+        np.testing.assert_array_equal(_stream.download(buf, x.size, np.float32), x)
+    buf.release()
+    ring = _staging._rings.get(device)
+    assert ring.refused and asked == [4 * MiB]                # asked once, then not again
+    assert _staging.stats()["device_slots"] == 0 and _staging.stats()["slots_created"] == 1
 
 
 @pytest.mark.parametrize("small_slots", ["ring"], indirect=True)

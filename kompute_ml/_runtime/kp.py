@@ -19,7 +19,7 @@ import numpy as np
 from ..errors import DeviceError, DeviceLimitError, KomputeMLError, OutOfMemoryError
 
 __all__ = ["classify", "make_manager", "destroy_manager", "tensor_create", "tensor_destroy",
-           "tensor_data", "has_region_copy", "tensor_create_storage", "storage_mapping", "tensor_create_host",
+           "tensor_data", "has_region_copy", "tensor_create_storage", "storage_mapping", "tensor_create_host", "tensor_create_upload", "memory_flags",
            "op_copy_region", "sequence_submit", "sequence_wait", "sequence_create", "sequence_record", "sequence_eval",
            "sequence_eval_async", "sequence_await", "sequence_await_for", "sequence_clear",
            "sequence_destroy", "get_timestamps", "op_sync_device", "op_sync_local", "op_dispatch", "algorithm_create"]
@@ -132,6 +132,22 @@ def storage_mapping(tensor):
 def tensor_create_host(manager, nbytes, device_name=""):
     """A kp "host" tensor: one host-visible buffer, mapped for good (a staging slot)."""
     return _tensor(manager, nbytes, "host", device_name)
+
+
+def tensor_create_upload(manager, nbytes, device_name=""):
+    """A host tensor for upload staging: in the device's own memory where it has a device-local,
+    host-visible type (patch 0017: a discrete GPU's BAR), else as :func:`tensor_create_host`.
+    Never read by the host (BAR memory reads back at well under 1 GB/s)."""
+    if not hasattr(manager, "tensor_upload_slot"):
+        return tensor_create_host(manager, nbytes, device_name)
+    return _call(f"creating a {nbytes}-byte upload staging buffer", device_name,
+                 manager.tensor_upload_slot, int(nbytes) // 4, nbytes=nbytes)
+
+
+def memory_flags(tensor):
+    """VkMemoryPropertyFlags of the tensor's memory type (1 device-local, 2 host-visible,
+    4 host-coherent, 8 host-cached); None where kp does not say (before patch 0017)."""
+    return tensor.memory_flags() if hasattr(tensor, "memory_flags") else None
 
 
 def tensor_destroy(tensor):

@@ -10,6 +10,14 @@ copies release the GIL, and so does kp's submit and wait). So an n-byte upload h
 two slots of host memory besides the caller's array (never a staging buffer of n bytes, never
 the data twice on the host), and the host copy and the device transfer overlap.
 
+Where the host can write the device's own memory (a discrete GPU's BAR: a device-local,
+host-visible type; kp patch 0017) uploads use slots there instead: the host copy *is* the trip
+over the bus, and the device's copy from the slot into the buffer is a copy within its own
+memory. Measured on the H100 (scratch probe, session 5 of 2026-11-24): writes into its BAR reach
+13 GB/s on one thread, 17 on two at 4 MiB, 25-29 on four; host-cached slot 11-14 at 4 MiB,
+and then the chunk still crossed the bus by DMA (~200 us for 4 MiB). The host reads such memory
+at 0.03-0.2 GB/s: downloads keep host-cached slots.
+
 Where the device imports host memory (VK_EXT_external_memory_host, kp patch 0015), no dtype
 conversion is asked for and :func:`use_direct` finds it faster, a contiguous array skips the
 ring: the driver imports the array's own pages and the device copies straight from (or into)
@@ -31,7 +39,7 @@ import numpy as np
 
 from . import device as _device
 import kompute_ml._runtime.kp as _kp   # (the kp wrapper; only it imports kp itself)
-from ..errors import DeviceError
+from ..errors import DeviceError, KomputeMLError
 
 __all__ = ["upload", "download", "write_mapped", "read_mapped", "fill_mapped", "copy_between", "set_slot_bytes", "slot_bytes", "stats",
            "reset_stats", "drop_rings"]
@@ -47,7 +55,19 @@ _SPLIT_MIN = 1 << 20
 _workers = None       # (pid, ThreadPoolExecutor) of the host copy threads
 _WORKERS = max(2, min(8, (os.cpu_count() or 2) - 1))   # host copy threads
 _stats = {"largest_slot": 0, "slots_created": 0, "chunks": 0, "imported_chunks": 0,
-          "imports_refused": 0}
+          "imports_refused": 0, "device_slots": 0, "device_chunks": 0}
+# a host copy into a slot in device memory (BAR) is split in parts of at least this many bytes,
+# at most _DEVICE_PARTS of them, the calling thread copying one (H100 BAR writes: 4 MiB 13.1 /
+# 17.4 / 15.9 / 10.1 GB/s on 1 / 2 / 4 / 8 threads, 16 MiB 12.9 / 21.5 / 25.3 / 21.3)
+_DEVICE_PART_MIN = 2 << 20
+_DEVICE_PARTS = 4
+# Upload slots in device memory (see the module's text): None (where the device has a
+# device-local, host-visible type and is not a CPU device, whose storage tensors are mapped
+# anyway), True or False (benchmarks/transfer_sweep.py, the tests).
+force_device_slots = None
+# Uploads of several chunks through device slots also send every other chunk through host slots
+# by DMA (see _upload_two_lanes); False: device slots only (benchmarks/transfer_sweep.py).
+two_lanes = True
 # Where a direct copy (no staging: the driver imports the numpy array's pages) is taken, by
 # use_direct: on a CPU device (lavapipe), where the import costs nothing: 4 / 16 / 64 MiB uploads
 # took 0.28 / 1.65-2.04 / 5.7-6.3 ms where the ring took 0.77-0.86 / 3.1-3.2 / 11.2-12.3
@@ -112,14 +132,15 @@ def set_slot_bytes(nbytes):
 def reset_stats():
     """Zero the counters of :func:`stats`."""
     _stats.update(largest_slot=0, slots_created=0, chunks=0, imported_chunks=0,
-                  imports_refused=0)
+                  imports_refused=0, device_slots=0, device_chunks=0)
 
 
 def stats():
     """``largest_slot`` (bytes of the largest staging slot ever created), ``slots_created``,
     ``chunks`` (chunk copies through the ring so far), ``imported_chunks`` (chunks copied
-    straight from or into the caller's array) and ``imports_refused`` (direct copies the driver
-    refused, then staged)."""
+    straight from or into the caller's array), ``imports_refused`` (direct copies the driver
+    refused, then staged), ``device_slots`` (upload slots made in the device's own memory) and
+    ``device_chunks`` (chunks uploaded through them)."""
     return dict(_stats)
 
 
@@ -163,20 +184,30 @@ class _Lane:
 
 
 class _Slot(_Lane):
-    """One host-visible staging tensor, its mapping and the sequence of its copies."""
+    """One host-visible staging tensor, its mapping and the sequence of its copies. An upload
+    slot (``upload``) is made in the device's own memory where it can be (kp patch 0017);
+    ``in_device`` says whether it was: such a slot is only ever written by the host."""
 
-    def __init__(self, device, nbytes):
-        self.tensor = _kp.tensor_create_host(device.manager, nbytes, device.name)
-        self.mapped = _kp.tensor_data(self.tensor).view(np.uint8)
-        super().__init__(device)
+    def __init__(self, device, nbytes, upload=False):
+        make = _kp.tensor_create_upload if upload else _kp.tensor_create_host
+        self.tensor = make(device.manager, nbytes, device.name)
+        try:
+            self.mapped = _kp.tensor_data(self.tensor).view(np.uint8)
+            super().__init__(device)
+        except BaseException:
+            _kp.tensor_destroy(self.tensor)
+            raise
+        self.in_device = upload and bool((_kp.memory_flags(self.tensor) or 0) & 1)
         self.nbytes = nbytes
         self.copies = []          # host copies (futures) reading or writing the mapping
         _stats["largest_slot"] = max(_stats["largest_slot"], nbytes)
         _stats["slots_created"] += 1
+        _stats["device_slots"] += self.in_device
 
     def submit(self, device, src, dst, src_offset, dst_offset, nbytes):
         self.submit_op(device, _kp.op_copy_region(src, dst, src_offset, dst_offset, nbytes))
         _stats["chunks"] += 1
+        _stats["device_chunks"] += self.in_device
 
     def wait_host(self):
         copies, self.copies = self.copies, []
@@ -195,11 +226,38 @@ class _Slot(_Lane):
         _kp.tensor_destroy(self.tensor)
 
 
+def _device_slots(device):
+    """Whether uploads to ``device`` stage in its own memory (see force_device_slots)."""
+    if force_device_slots is not None:
+        return force_device_slots
+    return device.info.type != "cpu" and \
+        int(device.limits.get("host_writable_device_memory") or 0) > 0
+
+
 class _Ring:
     def __init__(self, device):
         self.device = device
-        self.slots = []
+        self.slots = []           # host-cached slots: downloads, and uploads elsewhere
+        self.up = None            # a _Ring of upload slots in device memory, where used
         self.lanes = []           # the two lanes of direct (imported) copies
+        self.upload = False       # (the slots' kind)
+        self.refused = False      # the driver refused device memory for upload slots
+
+    def get_upload(self, nbytes):
+        """The slots for an upload of ``nbytes``: in the device's memory where it can be
+        (:func:`_device_slots`), else :meth:`get`'s. Where the driver refuses such a slot (a
+        small BAR window, full), uploads go through host slots from then on."""
+        if self.refused or not _device_slots(self.device):
+            return self.get(nbytes)
+        if self.up is None:
+            self.up = _Ring(self.device)
+            self.up.upload = True
+        try:
+            return self.up.get(nbytes)
+        except KomputeMLError:
+            self.refused = True
+            self.up.close()
+            return self.get(nbytes)
 
     def get(self, nbytes):
         """The slots for a transfer of ``nbytes``: one slot, of the power of two >= ``nbytes``
@@ -214,11 +272,11 @@ class _Ring:
         else:
             want, count = size, 2
         if self.slots and not want <= self.slots[0].nbytes <= size:
-            self.close()
+            self._close_slots()
         if not self.slots:
-            self.slots = [_Slot(self.device, want)]
+            self.slots = [_Slot(self.device, want, self.upload)]
         while len(self.slots) < count:
-            self.slots.append(_Slot(self.device, self.slots[0].nbytes))
+            self.slots.append(_Slot(self.device, self.slots[0].nbytes, self.upload))
         return self.slots
 
     def direct_lanes(self):
@@ -226,11 +284,19 @@ class _Ring:
             self.lanes = [_Lane(self.device), _Lane(self.device)]
         return self.lanes
 
-    def close(self):
+    def _close_slots(self):
         slots, self.slots = self.slots, []
         for slot in slots:
             slot.settle(self.device)
             slot.destroy()
+
+    def close(self):
+        try:
+            self._close_slots()
+        finally:
+            up, self.up = self.up, None
+            if up is not None:
+                up.close()
         lanes, self.lanes = self.lanes, []
         for lane in lanes:        # (idle: a direct copy waits for its lanes before returning)
             lane.destroy()
@@ -257,10 +323,10 @@ def drop_rings(device=None):
 _device.on_close(_on_close, order=_device.CLOSE_STREAM + 50)   # before the pool's tensors go
 
 
-def _step(dst):
-    """Rows of ``dst`` per part of a host copy split between threads: at least _SPLIT_MIN bytes
-    a part, at most _WORKERS parts (len(dst): one part, no split)."""
-    parts = max(1, min(_WORKERS, dst.nbytes // _SPLIT_MIN, len(dst)))
+def _step(dst, part=None, most=None):
+    """Rows of ``dst`` per part of a host copy split between threads: at least ``part`` bytes
+    a part (_SPLIT_MIN), at most ``most`` parts (_WORKERS; len(dst): one part, no split)."""
+    parts = max(1, min(most or _WORKERS, dst.nbytes // (part or _SPLIT_MIN), len(dst)))
     return -(-len(dst) // parts)
 
 
@@ -271,10 +337,11 @@ def _wait_all(copies):
         f.result()
 
 
-def _parallel(slot, fn, dst, src):
-    """Start copying ``src`` into ``dst`` (same shape) on the workers, as row blocks."""
+def _parallel(slot, fn, dst, src, most=None):
+    """Start copying ``src`` into ``dst`` (same shape) on the workers, as row blocks (at most
+    ``most`` of them: _WORKERS)."""
     pool = _pool()
-    step = _step(dst)
+    step = _step(dst, None, most)
     for a in range(0, len(dst), step):
         slot.copies.append(pool.submit(fn, dst[a:a + step], src[a:a + step]))
 
@@ -361,17 +428,23 @@ def upload(device, tensor, array, dst_offset=0, dtype=None):
             use_direct(device) and \
             _direct(device, tensor, array, dst_offset, True):
         return
-    slots = _rings.get(device).get(array.size * dtype.itemsize)
+    slots = _rings.get(device).get_upload(array.size * dtype.itemsize)
     rows, per_chunk = _rows(array, dtype.itemsize, slots[0].nbytes)
     width = rows.shape[1] * dtype.itemsize          # bytes per row in the tensor
     chunks = [(a, min(len(rows), a + per_chunk)) for a in range(0, len(rows), per_chunk)]
+
+    def view(slot, a, b):
+        return slot.mapped[:(b - a) * width].view(dtype).reshape(b - a, rows.shape[1])
+
+    if slots[0].in_device:
+        _upload_two_lanes(device, tensor, rows, width, dst_offset, slots, view)
+        return
 
     def stage(k):
         slot = slots[k % 2]
         slot.wait_device(device)                     # its previous chunk left for the device
         a, b = chunks[k]
-        dst = slot.mapped[:(b - a) * width].view(dtype).reshape(b - a, rows.shape[1])
-        _parallel(slot, _copy, dst, rows[a:b])
+        _parallel(slot, _copy, view(slot, a, b), rows[a:b])
 
     try:
         stage(0)
@@ -385,6 +458,44 @@ def upload(device, tensor, array, dst_offset=0, dtype=None):
             slot.submit(device, slot.tensor, tensor, 0, dst_offset + a * width, (b - a) * width)
     finally:
         for slot in slots:
+            slot.settle(device)
+
+
+def _upload_two_lanes(device, tensor, rows, width, dst_offset, dev_slots, view):
+    """An upload through slots in device memory (``dev_slots``), in chunks of one slot. Where it
+    takes several chunks and two_lanes is on, every other chunk goes through a host slot at the
+    same time: even chunks are written by the calling thread (and up to _DEVICE_PARTS - 1
+    workers) straight into a device slot and copied on by the device, odd ones are copied by
+    the other workers into a host slot meanwhile and sent by DMA. The two lanes take different
+    paths over the bus (the CPU's posted writes, the device's DMA reads), so their rates add:
+    on the H100 38 / 100 / 381 MiB uploads took 1.7 / 4.1-4.3 / 15.0 ms where device slots
+    alone took 2.1 / 5.3 / 21.0. A one-chunk upload stays in one lane: halving it measured
+    slower (4 / 8 / 16 MiB: 458 / 834 / 1207 us against 423 / 586 / 898)."""
+    per = max(1, dev_slots[0].nbytes // width)
+    cuts = [(a, min(len(rows), a + per)) for a in range(0, len(rows), per)]
+    host_slots = _rings.get(device).get(len(rows) * width) if two_lanes and len(cuts) > 1 else []
+    # the workers: at most _DEVICE_PARTS - 1 for the device chunk, the rest for the host chunk
+    host_most = max(1, _WORKERS - _DEVICE_PARTS + 1)
+    step = 2 if host_slots else 1
+    try:
+        for p, i in enumerate(range(0, len(cuts), step)):
+            dslot = dev_slots[p % len(dev_slots)]
+            hslot = host_slots[p % len(host_slots)] if host_slots and i + 1 < len(cuts) else None
+            if hslot is not None:
+                hslot.wait_device(device)            # its previous chunk left for the device
+                a, b = cuts[i + 1]
+                _parallel(hslot, _copy, view(hslot, a, b), rows[a:b], host_most)
+            dslot.wait_device(device)                # its previous chunk left the slot
+            a, b = cuts[i]
+            _split_copy(view(dslot, a, b), rows[a:b], _DEVICE_PART_MIN, _DEVICE_PARTS)
+            dslot.submit(device, dslot.tensor, tensor, 0, dst_offset + a * width, (b - a) * width)
+            if hslot is not None:
+                hslot.wait_host()
+                a, b = cuts[i + 1]
+                hslot.submit(device, hslot.tensor, tensor, 0, dst_offset + a * width,
+                             (b - a) * width)
+    finally:
+        for slot in list(dev_slots) + list(host_slots):
             slot.settle(device)
 
 
@@ -421,10 +532,11 @@ def download(device, tensor, out, src_offset=0):
     return out
 
 
-def _split_copy(dst, src):
-    """``np.copyto(dst, src)`` (same shape, at least 1-D) in parts along the first axis: the
-    workers copy all but the first part, which the calling thread copies meanwhile."""
-    n, step = len(dst), _step(dst)
+def _split_copy(dst, src, part=None, most=None):
+    """``np.copyto(dst, src)`` (same shape, at least 1-D) in parts along the first axis (see
+    :func:`_step`): the workers copy all but the first part, which the calling thread copies
+    meanwhile."""
+    n, step = len(dst), _step(dst, part, most)
     copies = [_pool().submit(_copy, dst[a:a + step], src[a:a + step])
               for a in range(step, n, step)]
     try:

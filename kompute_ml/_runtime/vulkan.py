@@ -128,6 +128,7 @@ FLOAT_CONTROLS_EXTENSION = "VK_KHR_shader_float_controls"
 # staging (kp patch 0015)
 HOST_IMPORT_EXTENSION = "VK_EXT_external_memory_host"
 _MEMORY_HEAP_DEVICE_LOCAL = 1
+_HOST_WRITABLE_DEVICE = 7     # VK_MEMORY_PROPERTY_DEVICE_LOCAL | HOST_VISIBLE | HOST_COHERENT
 
 
 def _version(v):
@@ -244,6 +245,10 @@ def _describe(lib, inst, phys, index):
     lib.vkGetPhysicalDeviceMemoryProperties(ctypes.c_void_p(phys), ctypes.byref(mem))
     device_local = sum(int(mem.memoryHeaps[h][0]) for h in range(mem.memoryHeapCount)
                        if mem.memoryHeaps[h][1] & _MEMORY_HEAP_DEVICE_LOCAL)
+    # heaps the host can write straight into device memory through (a device-local,
+    # host-visible, host-coherent type: a discrete GPU's BAR; all of a CPU driver's memory)
+    writable = {int(mem.memoryTypes[2 * t + 1]) for t in range(mem.memoryTypeCount)
+                if int(mem.memoryTypes[2 * t]) & _HOST_WRITABLE_DEVICE == _HOST_WRITABLE_DEVICE}
     lim = props.limits
     name = props.deviceName.decode(errors="replace")
     extensions = _extensions(lib, phys)
@@ -263,6 +268,7 @@ def _describe(lib, inst, phys, index):
         "float64": bool(features[_FEATURE_FLOAT64]),
         "timestamp_period_ns": float(lim.timestampPeriod),
         "device_local_memory": device_local,
+        "host_writable_device_memory": sum(int(mem.memoryHeaps[h][0]) for h in writable),
         # VkPhysicalDeviceFloatControlsProperties (all False / None before Vulkan 1.2): what a
         # shader *may ask* for (SPIR-V's DenormPreserve / DenormFlushToZero modes), not what the
         # driver does by default
