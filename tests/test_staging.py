@@ -269,15 +269,21 @@ def test_upload_peak_host_memory_is_the_array_plus_the_ring():
     assert int(grew_mib) <= device_mib + 64 + 24, out.stdout
 
 
+def _fresh_ring(device, monkeypatch, device_slots):
+    """No ring yet on ``device``, counters at zero, transfers through the ring (never the direct
+    copies), uploads through device slots or not (``device_slots``)."""
+    device.manager
+    monkeypatch.setattr(_staging, "force_direct", False)
+    monkeypatch.setattr(_staging, "force_device_slots", device_slots)
+    _staging.drop_rings(device)
+    _staging.reset_stats()
+
+
 def test_slots_are_made_as_first_needed(device, monkeypatch, unmapped):
     # a transfer that fits one slot makes one, of the power of two that holds it (at least 1
     # MiB); several chunks make two full slots; a smaller transfer later reuses what is there
     # (host slots both ways here; the upload slots in device memory follow the same rule, below)
-    device.manager
-    monkeypatch.setattr(_staging, "force_direct", False)
-    monkeypatch.setattr(_staging, "force_device_slots", False)
-    _staging.drop_rings(device)
-    _staging.reset_stats()
+    _fresh_ring(device, monkeypatch, False)
     rng = np.random.default_rng(4)
 
     def roundtrip(nbytes, strided=False):
@@ -308,11 +314,7 @@ def test_upload_slots_in_device_memory(device, monkeypatch, unmapped):
     there is one (a discrete GPU's BAR; all of a CPU driver's memory), apart from the host slots
     downloads read; uploads through them are exact, and the rule picks them on a discrete GPU
     with such memory only."""
-    device.manager
-    monkeypatch.setattr(_staging, "force_direct", False)
-    monkeypatch.setattr(_staging, "force_device_slots", True)
-    _staging.drop_rings(device)
-    _staging.reset_stats()
+    _fresh_ring(device, monkeypatch, True)
     rng = np.random.default_rng(7)
     up_chunks = []
     for n in (3 * MiB // 4 + 5, 20 * MiB // 4 + 3):       # one chunk, then two full slots
@@ -365,11 +367,7 @@ def test_refused_upload_slots_fall_back_to_host_slots(device, monkeypatch, unmap
     # where the driver's answer arrives (the wrapper raising what it raises for an allocation
     # failure); nothing else is replaced.
     from kompute_ml.errors import OutOfMemoryError
-    device.manager
-    monkeypatch.setattr(_staging, "force_direct", False)
-    monkeypatch.setattr(_staging, "force_device_slots", True)
-    _staging.drop_rings(device)
-    _staging.reset_stats()
+    _fresh_ring(device, monkeypatch, True)
     asked = []
 
     def refuse(manager, nbytes, device_name=""):
