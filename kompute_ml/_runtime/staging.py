@@ -235,12 +235,12 @@ def _device_slots(device):
 
 
 class _Ring:
-    def __init__(self, device):
+    def __init__(self, device, upload=False):
         self.device = device
         self.slots = []           # host-cached slots: downloads, and uploads elsewhere
         self.up = None            # a _Ring of upload slots in device memory, where used
         self.lanes = []           # the two lanes of direct (imported) copies
-        self.upload = False       # (the slots' kind)
+        self.upload = upload      # the slots' kind: upload slots in device memory (_Slot)
         self.refused = False      # the driver refused device memory for upload slots
 
     def get_upload(self, nbytes):
@@ -250,8 +250,7 @@ class _Ring:
         if self.refused or not _device_slots(self.device):
             return self.get(nbytes)
         if self.up is None:
-            self.up = _Ring(self.device)
-            self.up.upload = True
+            self.up = _Ring(self.device, upload=True)
         try:
             return self.up.get(nbytes)
         except KomputeMLError:
@@ -437,7 +436,7 @@ def upload(device, tensor, array, dst_offset=0, dtype=None):
         return slot.mapped[:(b - a) * width].view(dtype).reshape(b - a, rows.shape[1])
 
     if slots[0].in_device:
-        _upload_two_lanes(device, tensor, rows, width, dst_offset, slots, view)
+        _upload_two_lanes(device, tensor, rows, width, dst_offset, slots, chunks, view)
         return
 
     def stage(k):
@@ -461,8 +460,9 @@ def upload(device, tensor, array, dst_offset=0, dtype=None):
             slot.settle(device)
 
 
-def _upload_two_lanes(device, tensor, rows, width, dst_offset, dev_slots, view):
-    """An upload through slots in device memory (``dev_slots``), in chunks of one slot. Where it
+def _upload_two_lanes(device, tensor, rows, width, dst_offset, dev_slots, chunks, view):
+    """An upload through slots in device memory (``dev_slots``), in ``chunks`` (row ranges of at
+    most one slot: :func:`upload`'s). Where it
     takes several chunks and two_lanes is on, every other chunk goes through a host slot at the
     same time: even chunks are written by the calling thread (and up to _DEVICE_PARTS - 1
     workers) straight into a device slot and copied on by the device, odd ones are copied by
@@ -471,29 +471,28 @@ def _upload_two_lanes(device, tensor, rows, width, dst_offset, dev_slots, view):
     on the H100 38 / 100 / 381 MiB uploads took 1.7 / 4.1-4.3 / 15.0 ms where device slots
     alone took 2.1 / 5.3 / 21.0. A one-chunk upload stays in one lane: halving it measured
     slower (4 / 8 / 16 MiB: 458 / 834 / 1207 us against 423 / 586 / 898)."""
-    per = max(1, dev_slots[0].nbytes // width)
-    cuts = [(a, min(len(rows), a + per)) for a in range(0, len(rows), per)]
-    host_slots = _rings.get(device).get(len(rows) * width) if two_lanes and len(cuts) > 1 else []
+    host_slots = _rings.get(device).get(len(rows) * width) if two_lanes and len(chunks) > 1 \
+        else []
     # the workers: at most _DEVICE_PARTS - 1 for the device chunk, the rest for the host chunk
     host_most = max(1, _WORKERS - _DEVICE_PARTS + 1)
     step = 2 if host_slots else 1
     try:
-        for p, i in enumerate(range(0, len(cuts), step)):
+        for p, i in enumerate(range(0, len(chunks), step)):
             dslot = dev_slots[p % len(dev_slots)]
-            hslot = host_slots[p % len(host_slots)] if host_slots and i + 1 < len(cuts) else None
+            hslot = host_slots[p % len(host_slots)] if host_slots and i + 1 < len(chunks) \
+                else None
             if hslot is not None:
                 hslot.wait_device(device)            # its previous chunk left for the device
-                a, b = cuts[i + 1]
-                _parallel(hslot, _copy, view(hslot, a, b), rows[a:b], host_most)
+                ha, hb = chunks[i + 1]
+                _parallel(hslot, _copy, view(hslot, ha, hb), rows[ha:hb], host_most)
             dslot.wait_device(device)                # its previous chunk left the slot
-            a, b = cuts[i]
+            a, b = chunks[i]
             _split_copy(view(dslot, a, b), rows[a:b], _DEVICE_PART_MIN, _DEVICE_PARTS)
             dslot.submit(device, dslot.tensor, tensor, 0, dst_offset + a * width, (b - a) * width)
             if hslot is not None:
                 hslot.wait_host()
-                a, b = cuts[i + 1]
-                hslot.submit(device, hslot.tensor, tensor, 0, dst_offset + a * width,
-                             (b - a) * width)
+                hslot.submit(device, hslot.tensor, tensor, 0, dst_offset + ha * width,
+                             (hb - ha) * width)
     finally:
         for slot in list(dev_slots) + list(host_slots):
             slot.settle(device)
