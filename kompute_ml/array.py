@@ -123,6 +123,17 @@ def _normalize_shape(shape, name="shape"):
     return out
 
 
+def _forward(op, name):
+    """The operator method ``name`` of ``op`` with an Array on its left: the per-op fast path
+    first (:func:`_fast_binop`), the general one where it declines."""
+    def method(self, o):
+        out = _fast_binop(op, self, o)
+        return out if out is not None else _full_binop(op, self, o)
+    method.__name__ = name
+    method.__qualname__ = "Array." + name
+    return method
+
+
 class Array:
     """An n-dimensional array on a Vulkan device, with numpy's semantics.
 
@@ -378,37 +389,37 @@ class Array:
         return dot(self, other)
 
     # ---- operators ----------------------------------------------------------------------------
-    def __add__(self, o): return _binop("add", self, o)
+    __add__ = _forward("add", "__add__")
     def __radd__(self, o): return _binop("add", o, self)
-    def __sub__(self, o): return _binop("subtract", self, o)
+    __sub__ = _forward("subtract", "__sub__")
     def __rsub__(self, o): return _binop("subtract", o, self)
-    def __mul__(self, o): return _binop("multiply", self, o)
+    __mul__ = _forward("multiply", "__mul__")
     def __rmul__(self, o): return _binop("multiply", o, self)
-    def __truediv__(self, o): return _binop("true_divide", self, o)
+    __truediv__ = _forward("true_divide", "__truediv__")
     def __rtruediv__(self, o): return _binop("true_divide", o, self)
-    def __floordiv__(self, o): return _binop("floor_divide", self, o)
+    __floordiv__ = _forward("floor_divide", "__floordiv__")
     def __rfloordiv__(self, o): return _binop("floor_divide", o, self)
-    def __mod__(self, o): return _binop("remainder", self, o)
+    __mod__ = _forward("remainder", "__mod__")
     def __rmod__(self, o): return _binop("remainder", o, self)
-    def __pow__(self, o): return _binop("power", self, o)
+    __pow__ = _forward("power", "__pow__")
     def __rpow__(self, o): return _binop("power", o, self)
-    def __eq__(self, o): return _binop("equal", self, o)
-    def __ne__(self, o): return _binop("not_equal", self, o)
-    def __lt__(self, o): return _binop("less", self, o)
-    def __le__(self, o): return _binop("less_equal", self, o)
-    def __gt__(self, o): return _binop("greater", self, o)
-    def __ge__(self, o): return _binop("greater_equal", self, o)
-    def __and__(self, o): return _binop("bitwise_and", self, o)
+    __eq__ = _forward("equal", "__eq__")
+    __ne__ = _forward("not_equal", "__ne__")
+    __lt__ = _forward("less", "__lt__")
+    __le__ = _forward("less_equal", "__le__")
+    __gt__ = _forward("greater", "__gt__")
+    __ge__ = _forward("greater_equal", "__ge__")
+    __and__ = _forward("bitwise_and", "__and__")
     def __rand__(self, o): return _binop("bitwise_and", o, self)
-    def __or__(self, o): return _binop("bitwise_or", self, o)
+    __or__ = _forward("bitwise_or", "__or__")
     def __ror__(self, o): return _binop("bitwise_or", o, self)
-    def __xor__(self, o): return _binop("bitwise_xor", self, o)
+    __xor__ = _forward("bitwise_xor", "__xor__")
     def __rxor__(self, o): return _binop("bitwise_xor", o, self)
     def __invert__(self): return elementwise("invert", self)
     def __neg__(self): return elementwise("negative", self)
     def __pos__(self): return self
     def __abs__(self): return elementwise("absolute", self)
-    def __matmul__(self, o): return _binop("matmul", self, o)
+    __matmul__ = _forward("matmul", "__matmul__")
     def __rmatmul__(self, o): return _binop("matmul", o, self)
 
     def __lshift__(self, o): return _shift("left", self, o)
@@ -653,7 +664,11 @@ def _scalar(value, dtype):
 
 
 def _fast_binop(op, a, b):
-    """``op`` of an Array ``a`` and ``b`` as a lazy Array, or None when it needs the full path."""
+    """``op`` of an Array ``a`` and ``b`` as a lazy Array, or None when it needs the full path.
+
+    The per-op path (a loop's ``a * b + 1``): the signature's dtypes, the operands and the
+    result are found and made here in place of _fast_types_of, Array._operand and Array._new
+    (each a call per op otherwise); those remain the checked, general forms."""
     tb = type(b)
     if tb is Array:
         if b.device is not a.device or b.shape != a.shape:
@@ -663,12 +678,28 @@ def _fast_binop(op, a, b):
         key = (op, a.dtype, tb)
     else:
         return None
-    types = _fast_types_of(op, key, (a, b), a.device)
-    if types is None:
-        return None
-    out_dtype, compute = types
-    x = a._operand()
-    y = b._operand() if tb is Array else _scalar(b, compute[1])
+    hit = _fast_types.get(key)
+    if hit is None or hit[2]:            # new, or float64 involved (device-dependent)
+        types = _fast_types_of(op, key, (a, b), a.device)
+        if types is None:
+            return None
+        out_dtype, compute = types
+    else:
+        out_dtype, compute = hit[0], hit[1]
+    # (Array._operand: the node read once, as another thread may realize it)
+    x = a._node
+    if x is None:
+        x = a._leaf
+        if x is None or x.buf is not a._buf:
+            x = a._operand()
+    if tb is Array:
+        y = b._node
+        if y is None:
+            y = b._leaf
+            if y is None or y.buf is not b._buf:
+                y = b._operand()
+    else:
+        y = _scalars.get((tb, b, compute[1])) or _scalar(b, compute[1])
     return _fast_lazy(a.device, op, x, y, out_dtype, a.shape, compute)
 
 
@@ -686,9 +717,18 @@ def _fast_rbinop(op, a, b):
     return _fast_lazy(b.device, op, x, b._operand(), out_dtype, b.shape, compute)
 
 
+_object_new = object.__new__
+
+
 def _fast_lazy(device, op, x, y, dtype, shape, compute):
-    node = _fusion.node(device, op, (x, y), dtype, shape, compute)
-    arr = Array._new(device, shape, dtype, node=node)
+    node = _fusion.binary(device, op, x, y, dtype, shape, compute)
+    # (Array._new, inlined: shape is already a tuple here)
+    arr = _object_new(Array)
+    arr._buf = arr._leaf = None
+    arr._node = node
+    arr.shape = shape
+    arr.dtype = dtype
+    arr.device = device
     # realized operands: the new array reads their buffers (one weakref, one lock for both)
     bx = None if type(x) is Scalar else x.buf
     by = None if type(y) is Scalar else y.buf
@@ -696,10 +736,19 @@ def _fast_lazy(device, op, x, y, dtype, shape, compute):
         ref = weakref.ref(arr)
         key = id(arr)
         with _readers_lock:
+            # (_note_reader_locked, inlined where the buffer's list is short)
             if bx is not None:
-                _note_reader_locked(bx, key, ref)
+                readers = bx.readers
+                if readers is not None and len(readers) <= 64:
+                    readers[key] = ref
+                else:
+                    _note_reader_locked(bx, key, ref)
             if by is not None:
-                _note_reader_locked(by, key, ref)
+                readers = by.readers
+                if readers is not None and len(readers) <= 64:
+                    readers[key] = ref
+                else:
+                    _note_reader_locked(by, key, ref)
     return arr
 
 
@@ -712,6 +761,11 @@ def _binop(op, a, b):
         out = _fast_rbinop(op, a, b)
         if out is not None:
             return out
+    return _full_binop(op, a, b)
+
+
+def _full_binop(op, a, b):
+    """``op`` of ``a`` and ``b`` by the checked, general path (what the fast ones leave)."""
     if op == "matmul":
         ops = _coerce((a, b), True)
         return NotImplemented if ops is None else matmul(*ops)

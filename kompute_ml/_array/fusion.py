@@ -35,8 +35,8 @@ from . import buffers as _buffers
 from .codegen import LOCAL_SIZE, SUM_VEC4_PER_THREAD, generate, generate_sum, push_words
 from .dtypes import FLOAT32, FLOAT64, UINT32
 
-__all__ = ["Leaf", "Node", "Scalar", "node", "realize", "fused_sum", "read_scalar", "kernel_source",
-           "cached_kernels", "MAX_NODES"]
+__all__ = ["Leaf", "Node", "Scalar", "node", "binary", "realize", "fused_sum", "read_scalar",
+           "kernel_source", "cached_kernels", "MAX_NODES"]
 
 MAX_NODES = 64          # a bigger expression realizes its subtrees first (kernel size, recursion)
 _MAX_KERNELS = 1024     # generated kernels kept compiled (least recently used dropped first)
@@ -184,6 +184,31 @@ def node(device, op, args, dtype, shape, compute):
         if type(a) is Node and a.count > MAX_NODES:
             realize(a, device)
     return Node(op, args, dtype, shape, compute)
+
+
+_new_node = object.__new__
+
+
+def binary(device, op, x, y, dtype, shape, compute):
+    """``node(device, op, (x, y), dtype, shape, compute)`` for the per-op path, whose ``shape``
+    and ``compute`` are tuples already (Node.__init__, inlined)."""
+    tx, ty = type(x), type(y)
+    if (tx is Node and x.count > MAX_NODES) or (ty is Node and y.count > MAX_NODES):
+        return node(device, op, (x, y), dtype, shape, compute)
+    n = _new_node(Node)
+    n.op = op
+    n.args = (x, y)
+    n.dtype = dtype
+    n.shape = shape
+    n.compute = compute
+    n.buf = None
+    n.uses = 0
+    if tx is Node and x.buf is None:
+        x.uses += 1
+    if ty is Node and y.buf is None:
+        y.uses += 1
+    n._flatten(1)
+    return n
 
 
 # ---------------------------------------------------------------------------------------------
@@ -451,7 +476,8 @@ def _realize_locked(root, device):
 class _Fast:
     """What realizing one expression signature on one device takes, the trace done once."""
 
-    __slots__ = ("prog", "ready", "prefix", "nbytes", "wide")
+    # pack: the program's push block packer (Program.pack_push's struct, unchecked)
+    __slots__ = ("prog", "ready", "prefix", "nbytes", "wide", "pack")
 
 
 _fast = {}              # (sig, aliasing, device) -> _Fast
@@ -487,6 +513,7 @@ def _remember(root, device, plan, prog, groups, prefix, nbytes):
     entry.prefix = prefix
     entry.nbytes = nbytes
     entry.wide = FLOAT64 in [dt for dt, _ in root.vals]
+    entry.pack = prog.push_packer() if prog is not None else None
     if len(_fast) >= _MAX_FAST:
         _fast.clear()
     _fast[(root.sig, pattern, device)] = entry
@@ -494,15 +521,30 @@ def _remember(root, device, plan, prog, groups, prefix, nbytes):
 
 def _realize_fast(root, device):
     """Realize a flat ``root`` from its signature alone; False when the signature is new."""
-    uniq, pattern = _operands(root)
+    bufs = root.bufs
+    if len(bufs) == 2 and bufs[0] is not bufs[1]:      # (_operands' common case, inlined)
+        uniq, pattern = bufs, None
+    else:
+        uniq, pattern = _operands(root)
     entry = _fast.get((root.sig, pattern, device))
     if entry is None:
         return False
     out = _memory.alloc(device, entry.nbytes)
-    if entry.ready is not None:
-        words = _push_values(entry.prefix, root.vals, entry.wide)
+    ready = entry.ready
+    if ready is not None:
+        vals = root.vals
+        if not vals:
+            words = entry.prefix
+        elif len(vals) == 1 and not entry.wide:
+            words = entry.prefix + [vals[0][1]]
+        else:
+            words = _push_values(entry.prefix, vals, entry.wide)
+        try:
+            push = entry.pack(*words)
+        except (struct.error, OverflowError, TypeError):
+            push = entry.prog.pack_push(*words)     # (names what it cannot pack)
         # generated kernel: binding 0 = the output, bindings 1..k = the distinct input buffers
-        _stream.dispatch_ready(device, entry.ready, [out, *uniq], entry.prog.pack_push(*words))
+        _stream.dispatch_ready(device, ready, [out, *uniq], push)
     _stats["fast_realizations"] += 1
     _finish(root, out)
     return True
@@ -589,7 +631,11 @@ def fused_sum(root, device):
             _refresh(root)
         if root.sig is None:
             return None
-        uniq, pattern = _operands(root)
+        bufs = root.bufs
+        if len(bufs) == 2 and bufs[0] is not bufs[1]:      # (_operands' common case)
+            uniq, pattern = bufs, None
+        else:
+            uniq, pattern = _operands(root)
         key = (root.sig, pattern, device)
         entry = _sums.get(key, _MISSING)
         if entry is _MISSING:
@@ -627,8 +673,7 @@ def read_scalar(buf, dtype):
         k = 0 if outs[0] is buf else 1 if outs[1] is buf else -1
         if k >= 0:
             with device.lock:
-                _stream.stage_download(buf)
-                _stream.flush(device)
+                _stream.flush_staged(buf)
                 value = slots.views[k][dtype][0].item()
             _stream.count("bytes_downloaded", dtype.itemsize)
             return value

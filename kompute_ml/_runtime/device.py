@@ -292,6 +292,7 @@ class PerDevice:
     def __init__(self, factory, *, closed_ok=True):
         self._factory = factory
         self._closed_ok = closed_ok     # False: a closed device gets DeviceError, not new state
+        # (never rebound: a per-op path reads it as ``_items.get(device) or get(device)``)
         self._items = {}
         self._lock = threading.Lock()
 

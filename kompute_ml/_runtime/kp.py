@@ -177,7 +177,10 @@ def sequence_record(seq, op, device_name=""):
 
 def sequence_eval(seq, device_name=""):
     """Submit ``seq`` and wait for it."""
-    _call("submitting work", device_name, seq.eval)
+    try:                          # (_call, inlined: once per submit)
+        seq.eval()
+    except (RuntimeError, MemoryError) as exc:
+        raise classify(exc, "submitting work", device_name) from exc
 
 
 def sequence_eval_async(seq, device_name=""):

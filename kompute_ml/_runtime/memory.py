@@ -153,6 +153,9 @@ class _Pool:
 _pools = _device.PerDevice(_Pool)
 
 
+_pool_items = _pools._items      # (the per-op path's lookup; PerDevice.get creates)
+
+
 def _pool(device):
     return _pools.get(device)
 
@@ -167,11 +170,13 @@ class Buffer:
     """A device buffer handed out by the pool; ``release()`` (or garbage collection) returns it."""
 
     # readers: the array layer's lazy arrays reading this buffer (see kompute_ml.array)
-    __slots__ = ("device", "nbytes", "_block", "_pool", "readers", "__weakref__")
+    # uid: the block's, None once released (a plain attribute: the per-op path reads it)
+    __slots__ = ("device", "nbytes", "uid", "_block", "_pool", "readers", "__weakref__")
 
     def __init__(self, device, block, pool):
         self.device = device
         self.nbytes = block.nbytes
+        self.uid = block.uid
         self._block = block
         self._pool = pool
         self.readers = None
@@ -186,10 +191,6 @@ class Buffer:
         return block.tensor
 
     @property
-    def uid(self):
-        return self._block.uid if self._block is not None else None
-
-    @property
     def ringed(self):
         """Whether the buffer's bytes travel through the device's staging ring (a storage
         tensor) rather than a staging buffer of its own."""
@@ -201,30 +202,27 @@ class Buffer:
         block, self._block = self._block, None
         if block is None:
             return
+        self.uid = None
+        pool = self._pool
+        device = pool.device
         try:
-            _give_back(self._pool, block)
+            with device.lock:
+                pool.live_bytes -= block.nbytes
+                pool.live_count -= 1
+                if device._closed:
+                    return
+                heapq.heappush(pool.free.setdefault(block.nbytes, []), (block.uid, block))
+                pool.free_bytes += block.nbytes
+                if pool.free_bytes > pool.cache_limit:
+                    _drop_free(pool, keep=pool.cache_limit // 2)
         except Exception:  # interpreter shutdown: module globals may be gone
             pass
 
     _release = release
-
-    def __del__(self):
-        self.release()
+    __del__ = release
 
     def __repr__(self):
         return f"<Buffer {self.nbytes} bytes on {self.device.name!r}>"
-
-
-def _give_back(pool, block):
-    with pool.device.lock:
-        pool.live_bytes -= block.nbytes
-        pool.live_count -= 1
-        if pool.device.closed:
-            return
-        heapq.heappush(pool.free.setdefault(block.nbytes, []), (block.uid, block))
-        pool.free_bytes += block.nbytes
-        if pool.free_bytes > pool.cache_limit:
-            _drop_free(pool, keep=pool.cache_limit // 2)
 
 
 def _drop_free(pool, keep=0, all_blocks=False):
@@ -243,7 +241,7 @@ def _drop_free(pool, keep=0, all_blocks=False):
 
 def alloc(device, nbytes):
     """Return a Buffer of at least ``nbytes`` bytes on ``device`` (from the pool when possible)."""
-    pool = _pool(device)
+    pool = _pool_items.get(device) or _pools.get(device)
     size = pool.sizes.get(nbytes) if type(nbytes) is int else None
     if size is None:
         size = _size(device, pool, nbytes)

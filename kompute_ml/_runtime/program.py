@@ -247,6 +247,13 @@ class Program:
         """The number the shader declares as ``// @kompute_ml key = value``; KeyError if none."""
         return fact(self.name, key, self.facts)
 
+    def push_packer(self):
+        """A function packing one number per word of the push block as :meth:`pack_push` does,
+        for a caller that passes the right count (it raises struct.error, OverflowError or
+        TypeError where pack_push would say what was wrong: call that then)."""
+        fast = self._push_struct
+        return fast.pack if fast is not None else self.pack_push
+
     def pack_push(self, *values):
         """The push-constant block from one number per 4-byte word, each as its declared type."""
         fast = self._push_struct

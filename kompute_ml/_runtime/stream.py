@@ -15,6 +15,7 @@ pooled buffers. Every kp call of this layer runs under the device's lock.
 import collections
 import hashlib
 import itertools
+import operator
 import os
 import struct
 import threading
@@ -31,9 +32,9 @@ from . import memory as _memory
 from . import staging as _staging
 from ..errors import DeviceError, DeviceLimitError
 
-__all__ = ["dispatch", "dispatch_1d", "prepare", "dispatch_ready", "groups_1d", "upload", "claim_staging",
-           "download", "stage_upload", "stage_download", "transfer", "flush", "synchronize",
-           "stats", "reset_stats", "pack"]
+__all__ = ["dispatch", "dispatch_1d", "prepare", "dispatch_ready", "groups_1d", "upload",
+           "claim_staging", "download", "stage_upload", "stage_download", "flush_staged",
+           "transfer", "flush", "synchronize", "stats", "reset_stats", "pack"]
 
 MAX_PENDING = 1024          # operations per submit before an automatic flush
 MAX_PIPELINES = 512         # cached kp.Algorithm per device (least recently used dropped first)
@@ -126,6 +127,9 @@ class _DeviceStream:
 
 _streams = _device.PerDevice(_DeviceStream, closed_ok=False)
 _stream = _streams.get
+_stream_items = _streams._items      # (the per-op path's lookup; _stream creates)
+_uid = operator.attrgetter("uid")
+_first = operator.itemgetter(0)
 _pipeline_ids = itertools.count(1)
 
 
@@ -188,15 +192,30 @@ def _submit(st, on_done=None):
     # read (and check) the timeout before taking the pending operations: a bad
     # KOMPUTE_ML_KERNEL_TIMEOUT must raise with the work still pending, not drop it (a lost
     # upload would leave its array's device buffer unwritten)
-    timeout = st.wait_timeout if st.wait_timeout is not None else _env_timeout()
+    timeout = st.wait_timeout
+    if timeout is None:
+        # (_env_timeout's unchanged case, inlined: this runs once per submit)
+        env = _env_cache
+        if _environ_data is None or _environ_data.get(_ENV_KEY) != env[0]:
+            timeout = _env_timeout()
+        else:
+            timeout = env[1]
     st.ops = []
     name = st.device.name
     replay = on_done is None and st.sequence is st.own and len(ops) <= REPLAY_MAX_OPS
-    sig = tuple([d[0] for d in ops]) if replay else None
+    if not replay:
+        sig = None
+    elif len(ops) == 1:
+        sig = (ops[0][0],)
+    else:
+        sig = tuple(map(_first, ops))
     seq = st.replays.get(sig) if replay else None
     if seq is not None:
         st.replays.move_to_end(sig)
-        _eval(st, seq, ops, timeout)
+        if timeout is None:
+            _kp.sequence_eval(seq, name)      # (_eval without a timeout)
+        else:
+            _eval(st, seq, ops, timeout)
         st.counts["replays"] += 1
     elif replay and sig in st.seen:
         # second occurrence: record it into a sequence of its own, kept for the next ones
@@ -301,10 +320,13 @@ def _batch_names(st, ops):
         "no kernel (copies only)"
 
 
+_INF = float("inf")
+
+
 def _eval(st, seq, ops, timeout):
     """Submit ``seq`` and wait for it, at most ``timeout`` seconds (None: no limit)."""
     name = st.device.name
-    if timeout is None or timeout == float("inf"):
+    if timeout is None or timeout == _INF:
         _kp.sequence_eval(seq, name)
         return
     start = time.monotonic()
@@ -506,8 +528,8 @@ def dispatch_ready(device, ready, buffers, push):
     created for these buffers (or a released buffer) takes ``dispatch``, which checks it all.
     """
     with device.lock:
-        st = _stream(device)
-        uids = tuple([b.uid for b in buffers])
+        st = _stream_items.get(device) or _stream(device)
+        uids = tuple(map(_uid, buffers))
         key = (ready.digest, uids, ready.groups, len(push), b"")
         pipelines = st.pipelines
         hit = pipelines.get(key)
@@ -691,6 +713,17 @@ def stage_download(buf):
         _record(_stream(device), (("l", uid), (uid,), "l", buf.tensor, None))
 
 
+def flush_staged(buf):
+    """:func:`stage_download` of ``buf``, then :func:`flush` of its device: its device memory
+    is in its staging memory when this returns (a scalar read's one step)."""
+    device = buf.device
+    with device.lock:
+        st = _stream_items.get(device) or _stream(device)
+        uid = buf.uid
+        _record(st, (("l", uid), (uid,), "l", buf.tensor, None))
+        _submit(st)
+
+
 def transfer(src, dst, nbytes):
     """Copy the first ``nbytes`` bytes of buffer ``src`` into ``dst`` on another device.
 
@@ -748,8 +781,13 @@ def synchronize(device=None, timeout=None):
     >>> km.synchronize()
     """
     if device is None:
-        for st in _streams.values():
-            flush(st.device, timeout)
+        for st in list(_stream_items.values()):     # (_streams.values())
+            if timeout is None:
+                with st.device.lock:      # (flush, inlined)
+                    if _stream_items.get(st.device) is st:   # (not closed meanwhile)
+                        _submit(st)
+            else:
+                flush(st.device, timeout)
     else:
         flush(_device.get_device(device), timeout)
 
