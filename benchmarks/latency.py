@@ -1,7 +1,8 @@
 """What a user waits for, by size: one op realized + synchronized, a scalar readback, an upload
 and a download, for n = 1e3 ... 1e8 float32 elements; kompute_ml, numpy, torch and CuPy in one run.
 
-    python benchmarks/latency.py [--device D] [--max-n 1e8] [--budget 0.3] [--plot PNG]
+    python benchmarks/latency.py [--device D] [--max-n 1e8] [--budget 0.3] [--rounds 5]
+                                 [--plot PNG]
 
 Rows (median wall-clock microseconds per call; GB/s is derived for the transfers):
 
@@ -19,6 +20,9 @@ With ``--host``, ``host_realize_sync`` and ``host_scalar``: the median microseco
 calls spent outside kp's submit + wait (kompute_ml's Python, kp's recording calls), measured by
 timing every ``Sequence.eval`` the call makes and subtracting it; on a CPU driver (lavapipe) the
 device time is noisy, this part much less. ``--max-n 1e3 --host`` measures only that.
+Each figure's budget is split into ``--rounds`` rounds that take every library in turn (the
+order turning each round); a figure is the median of its rounds' medians, so a drift of the
+host's speed during the run falls on every library alike.
 Writes ``results/<device>-latency.json`` and, with ``--plot``, a log-log plot.
 """
 
@@ -81,45 +85,48 @@ def _host_time(fn, budget):
 
 
 def _kompute_ml(dev, h1, h2, budget, host=False):
+    """The calls to time (kind -> fn), and what is measured once here: the dispatches and
+    submits of one call (``<kind>_steps``) and, with ``host``, the host parts."""
     a = km.asarray(h1, device=dev)
     b = km.asarray(h2, device=dev)
-    out = {}
 
     def realize():
         c = a * b + 1
         c._realize()
         km.synchronize(dev)
-    out["realize_sync"] = _time(realize, budget)
-    # the command buffer realize() now replays: its eval is kp's floor for the same dispatch
-    st = _stream._stream(dev)
-    seq = next(reversed(st.replays.values()), None) if st.replays else None
-    out["kp_recorded_eval"] = _time(seq.eval, budget) if seq is not None else float("nan")
-    out["scalar"] = _time(lambda: float((a * b).sum()), budget)
-    # what one call costs in device steps (the scalar: 1 dispatch, 1 submit at every n)
-    for kind, fn in (("realize_sync", realize), ("scalar", lambda: float((a * b).sum()))):
-        s0 = km.stats()
-        fn()
-        s1 = km.stats()
-        out[kind + "_steps"] = {k: s1[k] - s0[k] for k in ("dispatches", "submits")}
-    if host:
-        out["host_realize_sync"] = _host_time(realize, budget)
-        out["host_scalar"] = _host_time(lambda: float((a * b).sum()), budget)
+
+    def scalar():
+        return float((a * b).sum())
 
     def upload():
         km.asarray(h1, device=dev)
         km.synchronize(dev)
-    out["upload"] = _time(upload, budget)
-    out["download"] = _time(a.numpy, budget)
-    return out
+    fns = {"realize_sync": realize, "scalar": scalar, "upload": upload, "download": a.numpy}
+    once = {}
+    for kind, fn in (("realize_sync", realize), ("scalar", scalar)):
+        fn()
+        fn()
+        s0 = km.stats()
+        fn()
+        s1 = km.stats()
+        once[kind + "_steps"] = {k: s1[k] - s0[k] for k in ("dispatches", "submits")}
+    # the command buffer realize() replays: its eval is kp's floor for the same dispatch
+    st = _stream._stream(dev)
+    seq = next(reversed(st.replays.values()), None) if st.replays else None
+    if seq is not None:
+        fns["kp_recorded_eval"] = seq.eval
+    if host:
+        once["host_realize_sync"] = _host_time(realize, budget)
+        once["host_scalar"] = _host_time(scalar, budget)
+    return fns, once
 
 
-def _numpy(h1, h2, budget):
-    return {"realize_sync": _time(lambda: h1 * h2 + 1, budget),
-            "scalar": _time(lambda: float((h1 * h2).sum()), budget),
-            "upload": _time(h1.copy, budget), "download": _time(h1.copy, budget)}
+def _numpy(h1, h2):
+    return {"realize_sync": lambda: h1 * h2 + 1, "scalar": lambda: float((h1 * h2).sum()),
+            "upload": h1.copy, "download": h1.copy}
 
 
-def _torch(h1, h2, budget):
+def _torch(h1, h2):
     try:
         import torch
     except ImportError:
@@ -136,12 +143,11 @@ def _torch(h1, h2, budget):
     def upload():
         torch.from_numpy(h1).cuda()
         sync()
-    return {"realize_sync": _time(realize, budget),
-            "scalar": _time(lambda: (x * y).sum().item(), budget),
-            "upload": _time(upload, budget), "download": _time(lambda: x.cpu().numpy(), budget)}
+    return {"realize_sync": realize, "scalar": lambda: (x * y).sum().item(),
+            "upload": upload, "download": lambda: x.cpu().numpy()}
 
 
-def _cupy(h1, h2, budget):
+def _cupy(h1, h2):
     try:
         import cupy as cp
         cp.cuda.runtime.getDeviceCount()
@@ -157,29 +163,50 @@ def _cupy(h1, h2, budget):
     def upload():
         cp.asarray(h1)
         sync()
-    return {"realize_sync": _time(realize, budget),
-            "scalar": _time(lambda: float((x * y).sum()), budget),
-            "upload": _time(upload, budget), "download": _time(lambda: cp.asnumpy(x), budget)}
+    return {"realize_sync": realize, "scalar": lambda: float((x * y).sum()),
+            "upload": upload, "download": lambda: cp.asnumpy(x)}
 
 
-def measure(dev, sizes, budget, host=False):
+def _interleaved(fns, budget, rounds):
+    """{lib: {kind: median seconds}}: each kind timed in ``rounds`` rounds, every library once a
+    round (the order turning each round), the median of a library's round medians kept. A drift
+    of the host's speed during the run (a VM's first seconds ran its Python ~1.6x slower than
+    its later ones on the H100) then falls on every library alike."""
+    libs = list(fns)
+    got = {lib: {} for lib in libs}
+    kinds = KINDS + ("kp_recorded_eval",)
+    for r in range(rounds):
+        for kind in kinds:
+            turn = libs[r % len(libs):] + libs[:r % len(libs)]
+            for lib in turn:
+                fn = fns[lib].get(kind)
+                if fn is not None:
+                    got[lib].setdefault(kind, []).append(_time(fn, budget / rounds))
+    return {lib: {k: statistics.median(v) for k, v in d.items()} for lib, d in got.items()}
+
+
+def measure(dev, sizes, budget, host=False, rounds=5):
     rows = []
     for n in sizes:
         rng = np.random.default_rng(n)
         h1 = rng.standard_normal(n, dtype=np.float32)
         h2 = rng.standard_normal(n, dtype=np.float32)
-        got = {"kompute_ml": _kompute_ml(dev, h1, h2, budget, host),
-               "numpy": _numpy(h1, h2, budget)}
+        mine, once = _kompute_ml(dev, h1, h2, budget, host)
+        fns = {"kompute_ml": mine, "numpy": _numpy(h1, h2)}
         for name, fn in (("torch", _torch), ("cupy", _cupy)):
-            r = fn(h1, h2, budget)
+            r = fn(h1, h2)
             if r is not None:
-                got[name] = r
+                fns[name] = r
+        got = _interleaved(fns, budget, rounds)
+        got["kompute_ml"].update({k: v for k, v in once.items() if not k.endswith("_steps")})
         for kind in KINDS + ("kp_recorded_eval",) + (HOST_KINDS if host else ()):
+            if kind not in got["kompute_ml"]:
+                continue
             base = {k: round(v[kind] * 1e6, 2) for k, v in got.items()
                     if k != "kompute_ml" and kind in v}
             row = {"name": f"{kind}_n{n}", "unit": "us", "n": n, "kind": kind,
                    "kompute_ml": round(got["kompute_ml"][kind] * 1e6, 2), "baselines": base}
-            steps = got["kompute_ml"].get(kind + "_steps")
+            steps = once.get(kind + "_steps")
             if steps is not None:
                 row["kompute_ml_steps"] = steps
             if kind in ("upload", "download"):
@@ -227,6 +254,8 @@ def main(argv=None):
     ap.add_argument("--device", default=None, help="device index, name substring, cpu or gpu")
     ap.add_argument("--max-n", type=float, default=1e8, help="largest n (default 1e8)")
     ap.add_argument("--budget", type=float, default=0.3, help="seconds of timing per figure")
+    ap.add_argument("--rounds", type=int, default=5,
+                    help="rounds each figure's budget is split into, the libraries interleaved")
     ap.add_argument("--out", default=None, help="results JSON (default results/<device>-latency.json)")
     ap.add_argument("--plot", default=None, help="write a log-log plot to this PNG")
     ap.add_argument("--host", action="store_true",
@@ -237,7 +266,7 @@ def main(argv=None):
     sizes = [10 ** k for k in range(3, 9)
              if 10 ** k <= args.max_n and 4 * 10 ** k <= dev.max_buffer_bytes]
     print(f"device: {dev.name}; sizes {sizes}")
-    rows = measure(dev, sizes, args.budget, args.host)
+    rows = measure(dev, sizes, args.budget, args.host, max(1, args.rounds))
     path = args.out or os.path.join(_common.RESULTS_DIR, _common.slug(dev.name) + "-latency.json")
     print("wrote", _common.write_results(dev, rows, path=path))
     if args.plot:

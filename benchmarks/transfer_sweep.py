@@ -11,9 +11,12 @@ benchmarks/NOTES.md and the rule in ``_runtime/staging.py``), against torch's ``
   (VK_EXT_external_memory_host, kp patch 0015), in chunks of 16 MiB;
 - ``auto``: what kompute_ml does by default on this device: in place where its storage memory
   is host-visible (a CPU device, kp patch 0016: the host copies straight into / out of the
-  device's own memory), else staging.use_direct's rule; and ``auto fresh``: the same upload into a new buffer (the pool
-  emptied before each call: creating and filling the first array of its size), beside numpy's
-  own ``h.copy()`` (a new array filled).
+  device's own memory), else staging.use_direct's rule; ``auto new buffer``: the same upload
+  into a new buffer (the pool's cached buffers dropped before each call, the staging slots
+  kept: creating and filling an array of a size not seen before, as a user's first array of a
+  size does), with ``alloc`` beside it: the new buffer's creation alone (the driver's
+  allocation); ``auto fresh``: the staging slots dropped too (a process's first upload);
+  beside numpy's own ``h.copy()`` (a new array filled).
 
     python benchmarks/transfer_sweep.py [--sizes 1e6,4e6,1e7,2.5e7,1e8] [--reps 20]
 
@@ -36,6 +39,12 @@ from kompute_ml._runtime import memory as _memory  # noqa: E402
 from kompute_ml._runtime import staging as _staging  # noqa: E402
 
 
+def _drop_cached(dev):
+    """Drop the pool's cached buffers of ``dev`` (not the staging slots)."""
+    with dev.lock:
+        _memory._drop_free(_memory._pool(dev), all_blocks=True)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", default="1e6,4e6,1e7,2.5e7,1e8")
@@ -54,7 +63,9 @@ def main(argv=None):
     # (name, direct, slot bytes, bytes per host-copy thread, upload slots in device memory,
     # uploads through device slots and host slots at once)
     split = _staging._SPLIT_MIN
-    ways = [("auto", None, None, split, None, True), ("auto fresh", None, None, split, None, True),
+    ways = [("auto", None, None, split, None, True),
+            ("auto new buffer", None, None, split, None, True),
+            ("auto fresh", None, None, split, None, True),
             ("ring 16M", False, 16 << 20, split, None, True),
             ("ring 16M one lane", False, 16 << 20, split, None, False),
             ("ring 4M", False, 4 << 20, split, None, True),
@@ -79,21 +90,30 @@ def main(argv=None):
             def kup():
                 km.asarray(h, device=dev)
                 km.synchronize(dev)
-            if fresh:
-                times = []
+            if fresh or name.endswith("new buffer"):
+                times, allocs = [], []
                 for _ in range(args.reps + 2):
-                    _memory.free_all_blocks(dev)     # (not timed)
+                    if fresh:
+                        _memory.free_all_blocks(dev)     # (not timed)
+                    else:
+                        _drop_cached(dev)
+                        t0 = time.perf_counter()
+                        _memory.alloc(dev, h.nbytes).release()     # the creation alone
+                        allocs.append(time.perf_counter() - t0)
+                        _drop_cached(dev)
                     t0 = time.perf_counter()
                     kup()
                     times.append(time.perf_counter() - t0)
                 up = float(np.median(times[2:]))
+                if allocs:
+                    name = f"{name} (alloc {np.median(allocs[2:]) * 1e6:.0f})"
             else:
                 up = _common.median_seconds(kup, args.reps, warmup=2)
             down = _common.median_seconds(lambda: np.asarray(a), args.reps, warmup=2)
-            line.append(f"{name:20s} up {up * 1e6:9.1f} ({4 * n / up / 1e9:5.1f})  "
+            line.append(f"{name:28s} up {up * 1e6:9.1f} ({4 * n / up / 1e9:5.1f})  "
                         f"down {down * 1e6:9.1f} ({4 * n / down / 1e9:5.1f})")
         cp = _common.median_seconds(h.copy, args.reps, warmup=2)
-        line.append(f"{'numpy h.copy()':20s} up {cp * 1e6:9.1f} ({4 * n / cp / 1e9:5.1f})")
+        line.append(f"{'numpy h.copy()':28s} up {cp * 1e6:9.1f} ({4 * n / cp / 1e9:5.1f})")
         dev.host_import = can_import
         _staging.force_mapped = None
         _staging._SPLIT_MIN = split
@@ -109,7 +129,7 @@ def main(argv=None):
                 torch.cuda.synchronize()
             up = _common.median_seconds(tup, args.reps, warmup=2)
             down = _common.median_seconds(lambda: t.cpu().numpy(), args.reps, warmup=2)
-            line.append(f"{'torch':20s} up {up * 1e6:9.1f} ({4 * n / up / 1e9:5.1f})  "
+            line.append(f"{'torch':28s} up {up * 1e6:9.1f} ({4 * n / up / 1e9:5.1f})  "
                         f"down {down * 1e6:9.1f} ({4 * n / down / 1e9:5.1f})")
         print("\n    ".join(line), flush=True)
 
