@@ -1,3 +1,4 @@
+import os
 import subprocess
 import sys
 
@@ -52,6 +53,35 @@ def test_use_device_context_and_env(monkeypatch):
     assert km.get_device() is d0
     with pytest.raises(km.DeviceNotFoundError):
         km.use_device(1000)
+
+
+def test_default_device_follows_env_and_close(monkeypatch):
+    # get_device() keeps the default it found per KOMPUTE_ML_DEVICE value (asarray asks every
+    # call): a new value, a bad one, and a closed default are each seen at once
+    monkeypatch.delenv("KOMPUTE_ML_DEVICE", raising=False)
+    d = km.get_device()
+    assert km.get_device() is d
+    monkeypatch.setenv("KOMPUTE_ML_DEVICE", "no-such-gpu")
+    with pytest.raises(km.DeviceNotFoundError, match="no device matches 'no-such-gpu'"):
+        km.get_device()
+    with pytest.raises(km.DeviceNotFoundError, match="no-such-gpu"):
+        km.asarray([1.0])
+    monkeypatch.setenv("KOMPUTE_ML_DEVICE", "0")
+    assert km.get_device() is km.get_device(0)
+    monkeypatch.delenv("KOMPUTE_ML_DEVICE")
+    assert km.get_device() is d
+    # closing the default device: the next default is a new, open Device of the same index
+    # (in a process of its own, as the suite's arrays live on this one)
+    code = ("import kompute_ml as km\n"
+            "d = km.get_device(); km.asarray([1.0]); d.close()\n"
+            "e = km.get_device()\n"
+            "assert e is not d and not e.closed and e.index == d.index\n"
+            "print(float(km.asarray([2.0, 3.0]).sum()))\n")
+    env = {k: v for k, v in os.environ.items() if k != "KOMPUTE_ML_DEVICE"}
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                       env=env)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "5.0"
 
 
 def test_manager_is_created_lazily_and_reused(device):

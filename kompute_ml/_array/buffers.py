@@ -20,7 +20,11 @@ __all__ = ["check_size", "alloc", "fill", "upload", "transfer", "download", "rea
 
 def words_per_element(dtype):
     """32-bit words one element of ``dtype`` takes in a buffer (2 for float64, else 1)."""
-    return 2 if dtype is not None and np.dtype(dtype).itemsize == 8 else 1
+    if not isinstance(dtype, np.dtype):      # (a dtype already: the common case)
+        if dtype is None:
+            return 1
+        dtype = np.dtype(dtype)
+    return 2 if dtype.itemsize == 8 else 1
 
 
 def _nbytes(shape, dtype):

@@ -343,9 +343,19 @@ def get_device(spec=None):
     >>> km.get_device("cpu").info.type  # doctest: +SKIP
     'cpu'
     """
+    global _env_default
+    env = None
     if spec is None:
         # use_device(Device(...)) means that Device object, not the registry's one of its index
         spec = getattr(_default, "spec", None) or _global_default[0]
+        if spec is None:
+            # the default by KOMPUTE_ML_DEVICE (or the best device), found once per value of it:
+            # km.asarray(x) asks for it every call
+            env = _environ_data.get(_DEVICE_KEY) if _environ_data is not None else \
+                os.environ.get("KOMPUTE_ML_DEVICE")
+            raw, dev = _env_default
+            if dev is not None and raw == env and not dev._closed:
+                return dev
     if isinstance(spec, Device) and not spec.closed:
         return spec
     info = _resolve(spec)
@@ -353,7 +363,20 @@ def get_device(spec=None):
         dev = _devices.get(info.index)
         if dev is None:
             dev = _devices[info.index] = Device(info)
-        return dev
+    if spec is None:
+        _env_default = (env, dev)
+    return dev
+
+
+# get_device's default while no use_device is in force: (KOMPUTE_ML_DEVICE as os.environ holds
+# it, the Device). CPython's os.environ keeps the encoded environment in ``_data`` (updated by
+# every write through os.environ), read here without decoding (os.environ.get costs ~1 us).
+_env_default = (None, None)
+_environ_data = getattr(os.environ, "_data", None)
+try:
+    _DEVICE_KEY = os.environ.encodekey("KOMPUTE_ML_DEVICE")
+except AttributeError:           # not CPython's os.environ
+    _environ_data = None
 
 
 def _device_from_description(index, name):

@@ -186,7 +186,7 @@ class Buffer:
         block = self._block
         if block is None:
             raise DeviceError("use of a released device buffer")
-        if self.device.closed:
+        if self.device._closed:
             raise DeviceError(f"device {self.device.name!r} was closed; its arrays are gone")
         return block.tensor
 
