@@ -25,10 +25,12 @@ them. A tensor dropped from the pool is not destroyed by us: we drop our referen
 shared_ptr frees it once the pending sequence and cached pipelines let go of it.
 """
 
+import concurrent.futures
 import ctypes
 import gc
 import heapq
 import itertools
+import os
 import sys
 try:
     import resource
@@ -309,37 +311,40 @@ def _create(device, pool, size):
 
 # -- a new storage tensor created while its upload is staged -----------------------------------
 # Creating a GPU buffer is the driver's allocation (on the H100 ~120 us + 25 us per MiB: 1 ms for
-# 38 MiB, 25 ms for 1 GiB). An upload into a buffer the pool must create asks for it only once
-# the staging threads are copying the first chunks into the slots (which need no destination):
-# the creation (a kp call, holding the GIL) runs while their copies (numpy's, without it) do.
+# 38 MiB, 25 ms for 1 GiB). An upload into a buffer the pool must create starts that creation on
+# a thread of its own (create_started) while the caller copies the first chunks into the staging
+# slots, which need no destination yet; the first copy to the device waits for it (adopt).
 
 class Started:
-    """The creation of a storage tensor of ``size`` bytes, made by the first :meth:`result`."""
+    """A storage tensor of ``size`` bytes being created on the creation thread."""
 
-    __slots__ = ("device", "size", "tensor", "error")
+    __slots__ = ("device", "size", "future")
 
     def result(self):
-        """The new kp tensor (made the first time; raises what its creation raised)."""
-        if self.tensor is None:
-            if self.error is not None:
-                raise self.error
-            try:
-                self.tensor = _kp.tensor_create_storage(self.device.manager, self.size,
-                                                        self.device.name)
-            except BaseException as exc:
-                self.error = exc
-                raise
-        return self.tensor
+        """The new kp tensor (waits; raises what the creation raised)."""
+        return self.future.result()
+
+
+_creator = None       # (pid, ThreadPoolExecutor) of the creation thread
+
+
+def _creation_thread():
+    global _creator
+    if _creator is None or _creator[0] != os.getpid():
+        _creator = (os.getpid(), concurrent.futures.ThreadPoolExecutor(
+            max_workers=1, thread_name_prefix="kompute_ml-create"))
+    return _creator[1]
 
 
 def create_started(device, nbytes, before=None):
     """A :class:`Started` creation of the storage tensor an ``nbytes`` allocation needs, or None
     where :func:`alloc` takes a cached one (or the bucket is not a storage tensor, or the pool's
     limit or the host's room says no: alloc then raises or recovers as it does). ``before()``
-    runs just before it is returned (only then).
+    runs just before the creation starts (only then).
 
-    The caller holds the device's lock until :func:`adopt` or :func:`discard`. The creation is
-    tried once, when asked for (no retry: a failure is the caller's to redo through alloc).
+    The caller holds the device's lock until :func:`adopt` or :func:`discard`, and makes no kp
+    call meanwhile: the creation thread calls kp (once, no retry: a failure is the caller's to
+    redo through :func:`alloc`) without taking the lock.
     """
     pool = _pool(device)
     size = pool.sizes.get(nbytes) if type(nbytes) is int else None
@@ -357,12 +362,13 @@ def create_started(device, nbytes, before=None):
     started = Started()
     started.device = device
     started.size = size
-    started.tensor = started.error = None
+    started.future = _creation_thread().submit(_kp.tensor_create_storage, device.manager, size,
+                                               device.name)
     return started
 
 
 def adopt(started):
-    """The Buffer of a :class:`Started` creation (made now if it was not asked for)."""
+    """The Buffer of a :class:`Started` creation (waits for it; raises what it raised)."""
     tensor = started.result()
     device, size = started.device, started.size
     pool = _pool(device)
@@ -374,10 +380,10 @@ def adopt(started):
 
 
 def discard(started):
-    """Destroy what a :class:`Started` creation made, if anything (an upload that failed)."""
-    tensor, started.tensor = started.tensor, None
-    if tensor is not None:
-        _kp.tensor_destroy(tensor)
+    """Wait for a :class:`Started` creation and destroy what it made (an upload that failed)."""
+    concurrent.futures.wait([started.future])
+    if started.future.exception() is None:
+        _kp.tensor_destroy(started.future.result())
 
 
 def _patched():

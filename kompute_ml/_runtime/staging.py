@@ -443,9 +443,9 @@ def upload(device, tensor, array, dst_offset=0, dtype=None):
 
     Straight from the array's pages where no conversion is needed and :func:`use_direct` says so
     (:func:`_direct`); otherwise through the ring. Waits until the last chunk reached the
-    device; the caller submitted earlier work first. ``tensor`` may be a function making it (a
-    new buffer): called once, while the worker threads copy the first chunk into a slot (which
-    needs no destination; their copies run without the GIL the call holds).
+    device; the caller submitted earlier work first. ``tensor`` may be a function giving it (a
+    tensor still being created): called once, at the first copy to the device, after the first
+    chunks' host copies into the slots (which need no destination) have been made or started.
     """
     array, dtype = _source(array, dtype)
     later = _Later(tensor) if callable(tensor) else None
@@ -464,8 +464,8 @@ def upload(device, tensor, array, dst_offset=0, dtype=None):
         return slot.mapped[:(b - a) * width].view(dtype).reshape(b - a, rows.shape[1])
 
     if slots[0].in_device:
-        _upload_two_lanes(device, later or (lambda: tensor), later is not None, rows, width,
-                          dst_offset, slots, chunks, view)
+        _upload_two_lanes(device, later or (lambda: tensor), rows, width, dst_offset, slots,
+                          chunks, view)
         return
 
     def stage(k):
@@ -476,8 +476,6 @@ def upload(device, tensor, array, dst_offset=0, dtype=None):
 
     try:
         stage(0)
-        if later is not None:
-            tensor = later()              # made while the workers copy the first chunk
         for k, (a, b) in enumerate(chunks):
             slot = slots[k % 2]
             slot.wait_host()
@@ -485,16 +483,17 @@ def upload(device, tensor, array, dst_offset=0, dtype=None):
                 # the workers copy chunk k+1 while the device copies chunk k (a driver that
                 # copies inside its submit call, as lavapipe may, overlaps too: no GIL held)
                 stage(k + 1)
+            if later is not None:
+                tensor = later()          # (made meanwhile: the first submit waits for it)
             slot.submit(device, slot.tensor, tensor, 0, dst_offset + a * width, (b - a) * width)
     finally:
         for slot in slots:
             slot.settle(device)
 
 
-def _upload_two_lanes(device, tensor, new, rows, width, dst_offset, dev_slots, chunks, view):
+def _upload_two_lanes(device, tensor, rows, width, dst_offset, dev_slots, chunks, view):
     """An upload through slots in device memory (``dev_slots``), in ``chunks`` (row ranges of at
-    most one slot: :func:`upload`'s) into ``tensor()``; ``new``: that call makes it (the workers
-    copy the whole first chunk meanwhile, rather than the calling thread a part of it). Where it
+    most one slot: :func:`upload`'s) into ``tensor()`` (asked at each copy to the device). Where it
     takes several chunks and two_lanes is on, every other chunk goes through a host slot at the
     same time: even chunks are written by the calling thread (and up to _DEVICE_PARTS - 1
     workers) straight into a device slot and copied on by the device, odd ones are copied by
@@ -519,12 +518,7 @@ def _upload_two_lanes(device, tensor, new, rows, width, dst_offset, dev_slots, c
                 _parallel(hslot, _copy, view(hslot, ha, hb), rows[ha:hb], host_most)
             dslot.wait_device(device)                # its previous chunk left the slot
             a, b = chunks[i]
-            if new and p == 0:
-                _parallel(dslot, _copy, view(dslot, a, b), rows[a:b], _DEVICE_PARTS)
-                tensor()                             # made while the workers copy
-                dslot.wait_host()
-            else:
-                _split_copy(view(dslot, a, b), rows[a:b], _DEVICE_PART_MIN, _DEVICE_PARTS)
+            _split_copy(view(dslot, a, b), rows[a:b], _DEVICE_PART_MIN, _DEVICE_PARTS)
             dslot.submit(device, dslot.tensor, tensor(), 0, dst_offset + a * width,
                          (b - a) * width)
             if hslot is not None:

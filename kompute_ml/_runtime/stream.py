@@ -618,9 +618,9 @@ def upload(buf, array, offset=0, dtype=None):
 def upload_new(device, nbytes, array, dtype=None):
     """A new Buffer of ``nbytes`` bytes on ``device`` holding ``array`` (converted to
     ``dtype``), as ``memory.alloc`` + :func:`upload` make it. Where the pool must create the
-    buffer (a storage tensor going through the staging ring), the driver's allocation runs
-    while the staging threads copy the first chunks into the slots (memory.create_started,
-    staging.upload); the creation failing, the upload is made again the usual way."""
+    buffer (a storage tensor going through the staging ring), the driver's allocation runs on
+    the creation thread while the first chunks are copied into the staging slots
+    (memory.create_started); the creation failing, the upload is made again the usual way."""
     with device.lock:
         st = _stream(device)
         started = None
@@ -635,8 +635,9 @@ def upload_new(device, nbytes, array, dtype=None):
             try:
                 _staging.upload(device, started.result, array, 0, dtype)
             except BaseException:
+                failed = started.future.done() and started.future.exception() is not None
                 _memory.discard(started)
-                if started.error is None:
+                if not failed:
                     raise
                 started = None      # the creation failed (out of memory: alloc recovers)
             else:
