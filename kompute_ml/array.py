@@ -736,19 +736,14 @@ def _fast_lazy(device, op, x, y, dtype, shape, compute):
         ref = weakref.ref(arr)
         key = id(arr)
         with _readers_lock:
-            # (_note_reader_locked, inlined where the buffer's list is short)
-            if bx is not None:
-                readers = bx.readers
-                if readers is not None and len(readers) <= 64:
-                    readers[key] = ref
-                else:
-                    _note_reader_locked(bx, key, ref)
-            if by is not None:
-                readers = by.readers
-                if readers is not None and len(readers) <= 64:
-                    readers[key] = ref
-                else:
-                    _note_reader_locked(by, key, ref)
+            for buf in (bx, by):
+                if buf is not None:
+                    # (_note_reader_locked, inlined where the buffer's list is short)
+                    readers = buf.readers
+                    if readers is not None and len(readers) <= 64:
+                        readers[key] = ref
+                    else:
+                        _note_reader_locked(buf, key, ref)
     return arr
 
 

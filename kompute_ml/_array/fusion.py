@@ -521,11 +521,7 @@ def _remember(root, device, plan, prog, groups, prefix, nbytes):
 
 def _realize_fast(root, device):
     """Realize a flat ``root`` from its signature alone; False when the signature is new."""
-    bufs = root.bufs
-    if len(bufs) == 2 and bufs[0] is not bufs[1]:      # (_operands' common case, inlined)
-        uniq, pattern = bufs, None
-    else:
-        uniq, pattern = _operands(root)
+    uniq, pattern = _operands(root)
     entry = _fast.get((root.sig, pattern, device))
     if entry is None:
         return False
@@ -631,11 +627,7 @@ def fused_sum(root, device):
             _refresh(root)
         if root.sig is None:
             return None
-        bufs = root.bufs
-        if len(bufs) == 2 and bufs[0] is not bufs[1]:      # (_operands' common case)
-            uniq, pattern = bufs, None
-        else:
-            uniq, pattern = _operands(root)
+        uniq, pattern = _operands(root)
         key = (root.sig, pattern, device)
         entry = _sums.get(key, _MISSING)
         if entry is _MISSING:

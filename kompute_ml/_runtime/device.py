@@ -2,6 +2,7 @@
 
 import contextlib
 import dataclasses
+import functools
 import os
 import threading
 
@@ -351,8 +352,7 @@ def get_device(spec=None):
         if spec is None:
             # the default by KOMPUTE_ML_DEVICE (or the best device), found once per value of it:
             # km.asarray(x) asks for it every call
-            env = _environ_data.get(_DEVICE_KEY) if _environ_data is not None else \
-                os.environ.get("KOMPUTE_ML_DEVICE")
+            env = _device_env()
             raw, dev = _env_default
             if dev is not None and raw == env and not dev._closed:
                 return dev
@@ -368,15 +368,25 @@ def get_device(spec=None):
     return dev
 
 
-# get_device's default while no use_device is in force: (KOMPUTE_ML_DEVICE as os.environ holds
-# it, the Device). CPython's os.environ keeps the encoded environment in ``_data`` (updated by
-# every write through os.environ), read here without decoding (os.environ.get costs ~1 us).
+def env_reader(name):
+    """A function returning environment variable ``name`` as os.environ holds it (None: unset),
+    for checks made per call: CPython's os.environ keeps the encoded environment in ``_data``
+    (updated by every write through os.environ), read without decoding (os.environ.get costs
+    ~1 us). Compare its results with each other only: they are bytes on CPython."""
+    data = getattr(os.environ, "_data", None)
+    try:
+        key = os.environ.encodekey(name)
+    except AttributeError:       # not CPython's os.environ
+        data = None
+    if data is None:
+        return functools.partial(os.environ.get, name)
+    return functools.partial(data.get, key)
+
+
+# get_device's default while no use_device is in force: (KOMPUTE_ML_DEVICE as _device_env reads
+# it, the Device)
 _env_default = (None, None)
-_environ_data = getattr(os.environ, "_data", None)
-try:
-    _DEVICE_KEY = os.environ.encodekey("KOMPUTE_ML_DEVICE")
-except AttributeError:           # not CPython's os.environ
-    _environ_data = None
+_device_env = env_reader("KOMPUTE_ML_DEVICE")
 
 
 def _device_from_description(index, name):

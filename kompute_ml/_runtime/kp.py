@@ -19,10 +19,12 @@ import numpy as np
 from ..errors import DeviceError, DeviceLimitError, KomputeMLError, OutOfMemoryError
 
 __all__ = ["classify", "make_manager", "destroy_manager", "tensor_create", "tensor_destroy",
-           "tensor_data", "has_region_copy", "tensor_create_storage", "storage_mapping", "tensor_create_host", "tensor_create_upload", "memory_flags",
-           "op_copy_region", "sequence_submit", "sequence_wait", "sequence_create", "sequence_record", "sequence_eval",
-           "sequence_eval_async", "sequence_await", "sequence_await_for", "sequence_clear",
-           "sequence_destroy", "get_timestamps", "op_sync_device", "op_sync_local", "op_dispatch", "algorithm_create"]
+           "tensor_data", "has_region_copy", "tensor_create_storage", "storage_mapping",
+           "tensor_create_host", "tensor_create_upload", "memory_flags", "op_copy_region",
+           "sequence_submit", "sequence_wait", "sequence_create", "sequence_record",
+           "sequence_eval", "sequence_eval_async", "sequence_await", "sequence_await_for",
+           "sequence_clear", "sequence_destroy", "get_timestamps", "op_sync_device",
+           "op_sync_local", "op_dispatch", "algorithm_create"]
 
 _kp = None
 
@@ -177,10 +179,7 @@ def sequence_record(seq, op, device_name=""):
 
 def sequence_eval(seq, device_name=""):
     """Submit ``seq`` and wait for it."""
-    try:                          # (_call, inlined: once per submit)
-        seq.eval()
-    except (RuntimeError, MemoryError) as exc:
-        raise classify(exc, "submitting work", device_name) from exc
+    _call("submitting work", device_name, seq.eval)
 
 
 def sequence_eval_async(seq, device_name=""):

@@ -192,14 +192,7 @@ def _submit(st, on_done=None):
     # read (and check) the timeout before taking the pending operations: a bad
     # KOMPUTE_ML_KERNEL_TIMEOUT must raise with the work still pending, not drop it (a lost
     # upload would leave its array's device buffer unwritten)
-    timeout = st.wait_timeout
-    if timeout is None:
-        # (_env_timeout's unchanged case, inlined: this runs once per submit)
-        env = _env_cache
-        if _environ_data is None or _environ_data.get(_ENV_KEY) != env[0]:
-            timeout = _env_timeout()
-        else:
-            timeout = env[1]
+    timeout = st.wait_timeout if st.wait_timeout is not None else _env_timeout()
     st.ops = []
     name = st.device.name
     replay = on_done is None and st.sequence is st.own and len(ops) <= REPLAY_MAX_OPS
@@ -212,10 +205,7 @@ def _submit(st, on_done=None):
     seq = st.replays.get(sig) if replay else None
     if seq is not None:
         st.replays.move_to_end(sig)
-        if timeout is None:
-            _kp.sequence_eval(seq, name)      # (_eval without a timeout)
-        else:
-            _eval(st, seq, ops, timeout)
+        _eval(st, seq, ops, timeout)
         st.counts["replays"] += 1
     elif replay and sig in st.seen:
         # second occurrence: record it into a sequence of its own, kept for the next ones
@@ -285,21 +275,14 @@ def _check_timeout(value, what):
     return seconds
 
 
-# os.environ.get costs ~1 us (it encodes the key and decodes the value), once per submit; CPython's
-# os.environ keeps the encoded environment in ``_data``, updated by every os.environ write, so the
-# per-submit check reads that instead where it exists.
-_environ_data = getattr(os.environ, "_data", None)
-try:
-    _ENV_KEY = os.environ.encodekey(TIMEOUT_ENV)
-except AttributeError:           # not CPython's os.environ
-    _environ_data = None
+# read once per submit, without os.environ.get's decoding (device.env_reader)
+_timeout_env = _device.env_reader(TIMEOUT_ENV)
 
 
 def _env_timeout():
     """KOMPUTE_ML_KERNEL_TIMEOUT in seconds (None: unset, empty or 0)."""
     global _env_cache
-    raw = _environ_data.get(_ENV_KEY) if _environ_data is not None else \
-        os.environ.get(TIMEOUT_ENV)
+    raw = _timeout_env()
     if raw != _env_cache[0]:
         text = os.environ.get(TIMEOUT_ENV, "").strip()
         seconds = None if text in ("", "0") else _check_timeout(text, TIMEOUT_ENV)
@@ -320,13 +303,10 @@ def _batch_names(st, ops):
         "no kernel (copies only)"
 
 
-_INF = float("inf")
-
-
 def _eval(st, seq, ops, timeout):
     """Submit ``seq`` and wait for it, at most ``timeout`` seconds (None: no limit)."""
     name = st.device.name
-    if timeout is None or timeout == _INF:
+    if timeout is None or timeout == float("inf"):
         _kp.sequence_eval(seq, name)
         return
     start = time.monotonic()
@@ -781,13 +761,8 @@ def synchronize(device=None, timeout=None):
     >>> km.synchronize()
     """
     if device is None:
-        for st in list(_stream_items.values()):     # (_streams.values())
-            if timeout is None:
-                with st.device.lock:      # (flush, inlined)
-                    if _stream_items.get(st.device) is st:   # (not closed meanwhile)
-                        _submit(st)
-            else:
-                flush(st.device, timeout)
+        for st in _streams.values():
+            flush(st.device, timeout)
     else:
         flush(_device.get_device(device), timeout)
 
