@@ -15,7 +15,9 @@ benchmarks/NOTES.md and the rule in ``_runtime/staging.py``), against torch's ``
   into a new buffer (the pool's cached buffers dropped before each call, the staging slots
   kept: creating and filling an array of a size not seen before, as a user's first array of a
   size does), with ``alloc`` beside it: the new buffer's creation alone (the driver's
-  allocation); ``auto fresh``: the staging slots dropped too (a process's first upload);
+  allocation; the upload's first chunks are copied into the staging slots while the driver
+  allocates), ``auto new buffer serial`` the same with the creation before the upload, not beside
+  it (memory.overlap_creation off); ``auto fresh``: the staging slots dropped too (a process's first upload);
   beside numpy's own ``h.copy()`` (a new array filled).
 
     python benchmarks/transfer_sweep.py [--sizes 1e6,4e6,1e7,2.5e7,1e8] [--reps 20]
@@ -65,6 +67,7 @@ def main(argv=None):
     split = _staging._SPLIT_MIN
     ways = [("auto", None, None, split, None, True),
             ("auto new buffer", None, None, split, None, True),
+            ("auto new buffer serial", None, None, split, None, True),
             ("auto fresh", None, None, split, None, True),
             ("ring 16M", False, 16 << 20, split, None, True),
             ("ring 16M one lane", False, 16 << 20, split, None, False),
@@ -86,11 +89,12 @@ def main(argv=None):
             _staging.force_mapped = None if direct is None else False
             _staging._SPLIT_MIN = part
             fresh = name.endswith("fresh")
+            _memory.overlap_creation = not name.endswith("serial")
 
             def kup():
                 km.asarray(h, device=dev)
                 km.synchronize(dev)
-            if fresh or name.endswith("new buffer"):
+            if fresh or "new buffer" in name:
                 times, allocs = [], []
                 for _ in range(args.reps + 2):
                     if fresh:
@@ -110,10 +114,10 @@ def main(argv=None):
             else:
                 up = _common.median_seconds(kup, args.reps, warmup=2)
             down = _common.median_seconds(lambda: np.asarray(a), args.reps, warmup=2)
-            line.append(f"{name:28s} up {up * 1e6:9.1f} ({4 * n / up / 1e9:5.1f})  "
+            line.append(f"{name:34s} up {up * 1e6:9.1f} ({4 * n / up / 1e9:5.1f})  "
                         f"down {down * 1e6:9.1f} ({4 * n / down / 1e9:5.1f})")
         cp = _common.median_seconds(h.copy, args.reps, warmup=2)
-        line.append(f"{'numpy h.copy()':28s} up {cp * 1e6:9.1f} ({4 * n / cp / 1e9:5.1f})")
+        line.append(f"{'numpy h.copy()':34s} up {cp * 1e6:9.1f} ({4 * n / cp / 1e9:5.1f})")
         dev.host_import = can_import
         _staging.force_mapped = None
         _staging._SPLIT_MIN = split
@@ -121,6 +125,7 @@ def main(argv=None):
         _staging.force_direct = None
         _staging.force_device_slots = None
         _staging.two_lanes = True
+        _memory.overlap_creation = True
         if cuda:
             t = torch.from_numpy(h).cuda()
 
@@ -129,7 +134,7 @@ def main(argv=None):
                 torch.cuda.synchronize()
             up = _common.median_seconds(tup, args.reps, warmup=2)
             down = _common.median_seconds(lambda: t.cpu().numpy(), args.reps, warmup=2)
-            line.append(f"{'torch':28s} up {up * 1e6:9.1f} ({4 * n / up / 1e9:5.1f})  "
+            line.append(f"{'torch':34s} up {up * 1e6:9.1f} ({4 * n / up / 1e9:5.1f})  "
                         f"down {down * 1e6:9.1f} ({4 * n / down / 1e9:5.1f})")
         print("\n    ".join(line), flush=True)
 

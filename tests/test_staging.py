@@ -385,6 +385,95 @@ def test_refused_upload_slots_fall_back_to_host_slots(device, monkeypatch, unmap
     assert _staging.stats()["device_slots"] == 0 and _staging.stats()["slots_created"] == 1
 
 
+def _drop_cached(device):
+    """Drop the pool's cached buffers of ``device`` (the staging slots stay)."""
+    with device.lock:
+        _memory._drop_free(_memory._pool(device), all_blocks=True)
+
+
+@pytest.mark.parametrize("device_slots", [False, True], ids=["host slots", "device slots"])
+def test_a_new_buffer_is_created_while_its_upload_is_staged(device, monkeypatch, unmapped,
+                                                            device_slots):
+    """An upload that needs a new buffer creates it on the creation thread while the first
+    chunks are copied into the slots (stream.upload_new): exact for one chunk, several, a
+    ragged last one and a cast of a Fortran-ordered float64 source; a size the pool has cached
+    takes that buffer instead; the pool's counts are those of alloc + upload."""
+    _fresh_ring(device, monkeypatch, device_slots)
+    _staging.set_slot_bytes(MiB)
+    rng = np.random.default_rng(11)
+    try:
+        for n in (MiB // 4, MiB // 4 + 5, 3 * MiB // 4 + 7):   # one chunk, two, four
+            for x in (rng.standard_normal(n).astype(np.float32),
+                      np.asfortranarray(rng.standard_normal((n // 50 + 1, 50)))):
+                _drop_cached(device)
+                live = _memory.pool_stats(device)["tensors_live"]
+                before = km.stats()["creations_overlapped"]
+                a = km.asarray(x, device=device, dtype=np.float32)
+                assert km.stats()["creations_overlapped"] == before + 1
+                assert _memory.pool_stats(device)["tensors_live"] == live + 1
+                assert a._realize().ringed
+                np.testing.assert_array_equal(a.numpy(), x.astype(np.float32))
+                # a second array of the size while the first lives: created again; once the
+                # first is gone its buffer is cached and taken (nothing created)
+                b = km.asarray(x, device=device, dtype=np.float32)
+                assert km.stats()["creations_overlapped"] == before + 2
+                del a, b
+                c = km.asarray(x, device=device, dtype=np.float32)
+                assert km.stats()["creations_overlapped"] == before + 2
+                np.testing.assert_array_equal(c.numpy(), x.astype(np.float32))
+                del c
+    finally:
+        _staging.set_slot_bytes(None)
+    assert _staging.stats()["largest_slot"] <= MiB
+    # small arrays keep their own staging, and a CPU device's mapped buffers are written in
+    # place: neither creates on the thread
+    before = km.stats()["creations_overlapped"]
+    km.asarray(np.ones(1000, np.float32), device=device).numpy()
+    monkeypatch.setattr(_staging, "force_mapped", None)
+    _drop_cached(device)
+    np.testing.assert_array_equal(km.asarray(np.ones(MiB, np.float32), device=device).numpy(),
+                                  np.ones(MiB, np.float32))
+    assert km.stats()["creations_overlapped"] == before + (device.info.type != "cpu")
+
+
+def test_a_failed_creation_or_copy_during_an_upload(device, monkeypatch, unmapped):
+    """The creation failing (injected where the driver's answer arrives: the wrapper raising
+    what it raises for an allocation failure), the upload is made again through alloc, which
+    recovers from it as it does; the host copy failing (injected: a worker's copy raising), the
+    created buffer is destroyed and the error raised, the pool's counts unchanged."""
+    from kompute_ml.errors import OutOfMemoryError
+    _fresh_ring(device, monkeypatch, False)
+    x = np.arange(3 * MiB // 4, dtype=np.float32)
+    real_create = _kp.tensor_create_storage
+    calls = []
+
+    def refuse_once(manager, nbytes, device_name=""):
+        calls.append(nbytes)
+        if len(calls) == 1:
+            raise OutOfMemoryError(nbytes, device_name, "VK_ERROR_OUT_OF_DEVICE_MEMORY")
+        return real_create(manager, nbytes, device_name)
+    monkeypatch.setattr(_kp, "tensor_create_storage", refuse_once)
+    _drop_cached(device)
+    before = km.stats()["creations_overlapped"]
+    a = km.asarray(x, device=device)
+    np.testing.assert_array_equal(a.numpy(), x)
+    assert len(calls) == 2 and km.stats()["creations_overlapped"] == before
+    monkeypatch.setattr(_kp, "tensor_create_storage", real_create)
+    del a
+    _drop_cached(device)
+    counts = _memory.pool_stats(device)
+    real_copy = _staging._copy
+
+    def broken(dst, src):
+        raise RuntimeError("copy failed")
+    monkeypatch.setattr(_staging, "_copy", broken)
+    with pytest.raises(RuntimeError, match="copy failed"):
+        km.asarray(x + 1, device=device)
+    monkeypatch.setattr(_staging, "_copy", real_copy)
+    assert _memory.pool_stats(device) == counts
+    np.testing.assert_array_equal(km.asarray(x + 2, device=device).numpy(), x + 2)
+
+
 @pytest.mark.parametrize("small_slots", ["ring"], indirect=True)
 def test_free_all_blocks_drops_the_ring(device, small_slots):
     x = np.arange(3 * MiB // 4, dtype=np.float32)

@@ -73,11 +73,11 @@ def fill(device, shape, dtype, value):
 
 def upload(device, data):
     """A new Buffer holding the numpy array ``data`` (already of one of our dtypes)."""
-    buf = alloc(device, data.shape, data.dtype)
-    if data.size:
-        words = np.ascontiguousarray(data, dtype=STORAGE_DTYPE[data.dtype])
-        _stream.upload(buf, words.reshape(-1))
-    return buf
+    if not data.size:
+        return alloc(device, data.shape, data.dtype)
+    words = np.ascontiguousarray(data, dtype=STORAGE_DTYPE[data.dtype])
+    # (a buffer the pool must create is created while the first chunks are staged)
+    return _stream.upload_new(device, _nbytes(data.shape, data.dtype), words.reshape(-1))
 
 
 def transfer(buf, device, shape, dtype):

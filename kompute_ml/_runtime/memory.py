@@ -25,10 +25,12 @@ them. A tensor dropped from the pool is not destroyed by us: we drop our referen
 shared_ptr frees it once the pending sequence and cached pipelines let go of it.
 """
 
+import concurrent.futures
 import ctypes
 import gc
 import heapq
 import itertools
+import os
 import sys
 try:
     import resource
@@ -305,6 +307,89 @@ def _create(device, pool, size):
             if attempt == 1:
                 gc.collect()
     raise last
+
+
+# -- a new storage tensor created while its upload is staged -----------------------------------
+# Creating a GPU buffer is the driver's allocation (on the H100 ~120 us + 25 us per MiB: 1 ms for
+# 38 MiB, 25 ms for 1 GiB). An upload into a buffer the pool must create starts that creation on
+# a thread of its own (create_started) while the caller copies the first chunks into the staging
+# slots, which need no destination yet; the first copy to the device waits for it (adopt). kp
+# patch 0018 lets the driver's allocation run without the GIL: kp 0.9's call held it, and the
+# copies it was to overlap (whose Python steps need the GIL) waited for it instead.
+
+overlap_creation = True   # False: create then upload, one after the other (benchmarks' A/B)
+
+class Started:
+    """A storage tensor of ``size`` bytes being created on the creation thread."""
+
+    __slots__ = ("device", "size", "future")
+
+    def result(self):
+        """The new kp tensor (waits; raises what the creation raised)."""
+        return self.future.result()
+
+
+_creator = None       # (pid, ThreadPoolExecutor) of the creation thread
+
+
+def _creation_thread():
+    global _creator
+    if _creator is None or _creator[0] != os.getpid():
+        _creator = (os.getpid(), concurrent.futures.ThreadPoolExecutor(
+            max_workers=1, thread_name_prefix="kompute_ml-create"))
+    return _creator[1]
+
+
+def create_started(device, nbytes, before=None):
+    """A :class:`Started` creation of the storage tensor an ``nbytes`` allocation needs, or None
+    where :func:`alloc` takes a cached one (or the bucket is not a storage tensor, or the pool's
+    limit or the host's room says no: alloc then raises or recovers as it does). ``before()``
+    runs just before the creation starts (only then).
+
+    The caller holds the device's lock until :func:`adopt` or :func:`discard`, and makes no kp
+    call meanwhile: the creation thread calls kp (once, no retry: a failure is the caller's to
+    redo through :func:`alloc`) without taking the lock.
+    """
+    if not overlap_creation:
+        return None
+    pool = _pool(device)
+    size = pool.sizes.get(nbytes) if type(nbytes) is int else None
+    if size is None:
+        size = _size(device, pool, nbytes)
+    if pool.free.get(size) or not _use_ring(size) or \
+            (pool.limit and pool.total() + size > pool.limit):
+        return None
+    try:
+        _check_host_room(device, size, True)
+    except OutOfMemoryError:
+        return None
+    if before is not None:
+        before()
+    started = Started()
+    started.device = device
+    started.size = size
+    started.future = _creation_thread().submit(_kp.tensor_create_storage, device.manager, size,
+                                               device.name)
+    return started
+
+
+def adopt(started):
+    """The Buffer of a :class:`Started` creation (waits for it; raises what it raised)."""
+    tensor = started.result()
+    device, size = started.device, started.size
+    pool = _pool(device)
+    with device.lock:
+        block = _Block(tensor, size, True, device.info.type == "cpu")
+        pool.live_bytes += size
+        pool.live_count += 1
+        return Buffer(device, block, pool)
+
+
+def discard(started):
+    """Wait for a :class:`Started` creation and destroy what it made (an upload that failed)."""
+    concurrent.futures.wait([started.future])
+    if started.future.exception() is None:
+        _kp.tensor_destroy(started.future.result())
 
 
 def _patched():

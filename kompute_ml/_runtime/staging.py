@@ -41,7 +41,7 @@ from . import device as _device
 import kompute_ml._runtime.kp as _kp   # (the kp wrapper; only it imports kp itself)
 from ..errors import DeviceError, KomputeMLError
 
-__all__ = ["upload", "download", "write_mapped", "read_mapped", "fill_mapped", "copy_between", "set_slot_bytes", "slot_bytes", "stats",
+__all__ = ["upload", "prepare_upload", "download", "write_mapped", "read_mapped", "fill_mapped", "copy_between", "set_slot_bytes", "slot_bytes", "stats",
            "reset_stats", "drop_rings"]
 
 SLOT_ENV = "KOMPUTE_ML_STAGING_BYTES"    # bytes of one staging slot (suffix K, M or G)
@@ -413,19 +413,47 @@ def _source(array, dtype):
             array.dtype if dtype is None else np.dtype(dtype))
 
 
+def prepare_upload(device, nbytes):
+    """Make the slots an upload of ``nbytes`` takes (kp calls) now, so that :func:`upload` of
+    that size makes no kp call before its first copy to the device: a destination tensor being
+    created on another thread meanwhile (memory.create_started) meets no kp call of this one."""
+    ring = _rings.get(device)
+    slots = ring.get_upload(nbytes)
+    if slots[0].in_device and two_lanes and nbytes > slots[0].nbytes:
+        ring.get(nbytes)          # (the host slots of _upload_two_lanes' second lane)
+
+
+class _Later:
+    """A destination tensor still being made (``get()`` gives it: waits the first time)."""
+
+    __slots__ = ("get", "tensor")
+
+    def __init__(self, get):
+        self.get = get
+        self.tensor = None
+
+    def __call__(self):
+        if self.tensor is None:
+            self.tensor = self.get()
+        return self.tensor
+
+
 def upload(device, tensor, array, dst_offset=0, dtype=None):
     """Copy ``array`` (converted to ``dtype`` when given) into ``tensor`` at ``dst_offset``.
 
     Straight from the array's pages where no conversion is needed and :func:`use_direct` says so
     (:func:`_direct`); otherwise through the ring. Waits until the last chunk reached the
-    device; the caller submitted earlier work first.
+    device; the caller submitted earlier work first. ``tensor`` may be a function giving it (a
+    tensor still being created): called once, at the first copy to the device, after the first
+    chunks' host copies into the slots (which need no destination) have been made or started.
     """
     array, dtype = _source(array, dtype)
+    later = _Later(tensor) if callable(tensor) else None
     if array.size == 0:
         return
     if array.dtype == dtype and array.flags.c_contiguous and \
             use_direct(device) and \
-            _direct(device, tensor, array, dst_offset, True):
+            _direct(device, later() if later else tensor, array, dst_offset, True):
         return
     slots = _rings.get(device).get_upload(array.size * dtype.itemsize)
     rows, per_chunk = _rows(array, dtype.itemsize, slots[0].nbytes)
@@ -436,7 +464,8 @@ def upload(device, tensor, array, dst_offset=0, dtype=None):
         return slot.mapped[:(b - a) * width].view(dtype).reshape(b - a, rows.shape[1])
 
     if slots[0].in_device:
-        _upload_two_lanes(device, tensor, rows, width, dst_offset, slots, chunks, view)
+        _upload_two_lanes(device, later or (lambda: tensor), rows, width, dst_offset, slots,
+                          chunks, view)
         return
 
     def stage(k):
@@ -454,6 +483,8 @@ def upload(device, tensor, array, dst_offset=0, dtype=None):
                 # the workers copy chunk k+1 while the device copies chunk k (a driver that
                 # copies inside its submit call, as lavapipe may, overlaps too: no GIL held)
                 stage(k + 1)
+            if later is not None:
+                tensor = later()          # (made meanwhile: the first submit waits for it)
             slot.submit(device, slot.tensor, tensor, 0, dst_offset + a * width, (b - a) * width)
     finally:
         for slot in slots:
@@ -462,7 +493,7 @@ def upload(device, tensor, array, dst_offset=0, dtype=None):
 
 def _upload_two_lanes(device, tensor, rows, width, dst_offset, dev_slots, chunks, view):
     """An upload through slots in device memory (``dev_slots``), in ``chunks`` (row ranges of at
-    most one slot: :func:`upload`'s). Where it
+    most one slot: :func:`upload`'s) into ``tensor()`` (asked at each copy to the device). Where it
     takes several chunks and two_lanes is on, every other chunk goes through a host slot at the
     same time: even chunks are written by the calling thread (and up to _DEVICE_PARTS - 1
     workers) straight into a device slot and copied on by the device, odd ones are copied by
@@ -488,10 +519,11 @@ def _upload_two_lanes(device, tensor, rows, width, dst_offset, dev_slots, chunks
             dslot.wait_device(device)                # its previous chunk left the slot
             a, b = chunks[i]
             _split_copy(view(dslot, a, b), rows[a:b], _DEVICE_PART_MIN, _DEVICE_PARTS)
-            dslot.submit(device, dslot.tensor, tensor, 0, dst_offset + a * width, (b - a) * width)
+            dslot.submit(device, dslot.tensor, tensor(), 0, dst_offset + a * width,
+                         (b - a) * width)
             if hslot is not None:
                 hslot.wait_host()
-                hslot.submit(device, hslot.tensor, tensor, 0, dst_offset + ha * width,
+                hslot.submit(device, hslot.tensor, tensor(), 0, dst_offset + ha * width,
                              (hb - ha) * width)
     finally:
         for slot in list(dev_slots) + list(host_slots):

@@ -33,6 +33,7 @@ from . import staging as _staging
 from ..errors import DeviceError, DeviceLimitError
 
 __all__ = ["dispatch", "dispatch_1d", "prepare", "dispatch_ready", "groups_1d", "upload",
+           "upload_new",
            "claim_staging", "download", "stage_upload", "stage_download", "flush_staged",
            "transfer", "flush", "synchronize", "stats", "reset_stats", "pack"]
 
@@ -594,6 +595,47 @@ def upload(buf, array, offset=0, dtype=None):
         _count("bytes_uploaded", nbytes)
 
 
+def upload_new(device, nbytes, array, dtype=None):
+    """A new Buffer of ``nbytes`` bytes on ``device`` holding ``array`` (converted to
+    ``dtype``), as ``memory.alloc`` + :func:`upload` make it. Where the pool must create the
+    buffer (a storage tensor going through the staging ring), the driver's allocation runs on
+    the creation thread while the first chunks are copied into the staging slots
+    (memory.create_started); the creation failing, the upload is made again the usual way."""
+    with device.lock:
+        st = _stream(device)
+        started = None
+        if not st.capturing and (device.info.type != "cpu" or _staging.force_mapped is False) \
+                and not _staging.use_direct(device):
+
+            def before():
+                _submit(st)         # earlier work first (as _upload_ringed), then the slots
+                _staging.prepare_upload(device, nbytes)
+            started = _memory.create_started(device, nbytes, before)
+        if started is not None:
+            try:
+                _staging.upload(device, started.result, array, 0, dtype)
+            except BaseException:
+                failed = started.future.done() and started.future.exception() is not None
+                _memory.discard(started)
+                if not failed:
+                    raise
+                started = None      # the creation failed (out of memory: alloc recovers)
+            else:
+                buf = _memory.adopt(started)
+                _count("creations_overlapped")
+                array = np.asarray(array)
+                _count("bytes_uploaded", array.size * (array.dtype if dtype is None else
+                                                       np.dtype(dtype)).itemsize)
+                return buf
+        buf = _memory.alloc(device, nbytes)
+        try:
+            upload(buf, array, 0, dtype)
+        except BaseException:
+            buf.release()
+            raise
+        return buf
+
+
 def _mapped(buf):
     """The host mapping of ``buf``'s memory where transfers use it in place (a CPU device's
     storage tensor, memory.py; not while staging.force_mapped is False), else None."""
@@ -780,7 +822,8 @@ def stats():
         ``traces`` counts fused expressions realized through a trace, ``fast_realizations``
         those realized from their signature alone (no trace, no code generation),
         ``fast_invalidations`` realizations that sent older lazy expressions back to tracing,
-        ``fused_reductions`` sums of a lazy expression computed without storing it.
+        ``fused_reductions`` sums of a lazy expression computed without storing it;
+        ``creations_overlapped`` new buffers created while their upload was being staged.
     """
     with _counters_lock:
         totals = collections.Counter(_counters)
@@ -791,7 +834,7 @@ def stats():
     out = {name: int(totals[name]) for name in
            ("pipelines_created", "dispatches", "submits", "replays", "ops_recorded",
             "bytes_uploaded", "bytes_downloaded", "traces", "fast_realizations",
-            "fast_invalidations", "fused_reductions")}
+            "fast_invalidations", "fused_reductions", "creations_overlapped")}
     out["shader_compiles"] = int(getattr(_glslang, "compile_count", 0)) - _counters["_compiles0"]
     pool = _memory.pool_stats()
     out["tensors_live"] = pool["tensors_live"]
