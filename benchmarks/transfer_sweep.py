@@ -18,7 +18,8 @@ benchmarks/NOTES.md and the rule in ``_runtime/staging.py``), against torch's ``
   allocation; the upload's first chunks are copied into the staging slots while the driver
   allocates), ``auto new buffer serial`` the same with the creation before the upload, not beside
   it (memory.overlap_creation off); ``auto fresh``: the staging slots dropped too (a process's first upload);
-  beside numpy's own ``h.copy()`` (a new array filled).
+  beside numpy's own ``h.copy()`` (a new array filled), and torch's upload after
+  ``torch.cuda.empty_cache()`` (its new buffer: cudaMalloc, not its cache).
 
     python benchmarks/transfer_sweep.py [--sizes 1e6,4e6,1e7,2.5e7,1e8] [--reps 20]
 
@@ -136,6 +137,15 @@ def main(argv=None):
             down = _common.median_seconds(lambda: t.cpu().numpy(), args.reps, warmup=2)
             line.append(f"{'torch':34s} up {up * 1e6:9.1f} ({4 * n / up / 1e9:5.1f})  "
                         f"down {down * 1e6:9.1f} ({4 * n / down / 1e9:5.1f})")
+            fresh = []
+            for _ in range(args.reps + 2):
+                torch.cuda.empty_cache()          # its caching allocator's blocks freed
+                t0 = time.perf_counter()
+                tup()
+                fresh.append(time.perf_counter() - t0)
+            up = float(np.median(fresh[2:]))
+            line.append(f"{'torch new buffer (empty_cache)':34s} up {up * 1e6:9.1f} "
+                        f"({4 * n / up / 1e9:5.1f})")
         print("\n    ".join(line), flush=True)
 
 

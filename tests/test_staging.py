@@ -397,12 +397,17 @@ def test_a_new_buffer_is_created_while_its_upload_is_staged(device, monkeypatch,
     """An upload that needs a new buffer creates it on the creation thread while the first
     chunks are copied into the slots (stream.upload_new): exact for one chunk, several, a
     ragged last one and a cast of a Fortran-ordered float64 source; a size the pool has cached
-    takes that buffer instead; the pool's counts are those of alloc + upload."""
+    takes that buffer instead; the pool's counts are those of alloc + upload. Through device
+    slots the first chunks fill every slot before the first copy to the device (four device and
+    four host slots, as on a GPU whose memory the host writes: 11 chunks are 3 pairs beyond)."""
     _fresh_ring(device, monkeypatch, device_slots)
+    monkeypatch.setattr(_staging, "_PREFILL_BAR_MIN", 0)
+    assert _staging.prefill_slots(device) == 4
     _staging.set_slot_bytes(MiB)
     rng = np.random.default_rng(11)
     try:
-        for n in (MiB // 4, MiB // 4 + 5, 3 * MiB // 4 + 7):   # one chunk, two, four
+        # one chunk, two, four, eleven
+        for n in (MiB // 4, MiB // 4 + 5, 3 * MiB // 4 + 7, 11 * MiB // 4 - 3):
             for x in (rng.standard_normal(n).astype(np.float32),
                       np.asfortranarray(rng.standard_normal((n // 50 + 1, 50)))):
                 _drop_cached(device)
@@ -422,6 +427,11 @@ def test_a_new_buffer_is_created_while_its_upload_is_staged(device, monkeypatch,
                 assert km.stats()["creations_overlapped"] == before + 2
                 np.testing.assert_array_equal(c.numpy(), x.astype(np.float32))
                 del c
+        ring = _staging._rings.get(device)
+        if device_slots:
+            assert [len(ring.up.slots), len(ring.slots)] == [4, 4]
+        else:
+            assert ring.up is None and len(ring.slots) == 2
     finally:
         _staging.set_slot_bytes(None)
     assert _staging.stats()["largest_slot"] <= MiB

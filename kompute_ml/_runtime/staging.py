@@ -243,33 +243,34 @@ class _Ring:
         self.upload = upload      # the slots' kind: upload slots in device memory (_Slot)
         self.refused = False      # the driver refused device memory for upload slots
 
-    def get_upload(self, nbytes):
+    def get_upload(self, nbytes, count=2):
         """The slots for an upload of ``nbytes``: in the device's memory where it can be
         (:func:`_device_slots`), else :meth:`get`'s. Where the driver refuses such a slot (a
         small BAR window, full), uploads go through host slots from then on."""
         if self.refused or not _device_slots(self.device):
-            return self.get(nbytes)
+            return self.get(nbytes, count)
         if self.up is None:
             self.up = _Ring(self.device, upload=True)
         try:
-            return self.up.get(nbytes)
+            return self.up.get(nbytes, count)
         except KomputeMLError:
             self.refused = True
             self.up.close()
-            return self.get(nbytes)
+            return self.get(nbytes, count)
 
-    def get(self, nbytes):
+    def get(self, nbytes, count=2):
         """The slots for a transfer of ``nbytes``: one slot, of the power of two >= ``nbytes``
-        (at least _MIN_SLOT, at most slot_bytes()), where one chunk holds it; two of
-        slot_bytes() otherwise. Made as first needed and kept: host-visible memory is pinned by a
-        GPU's driver, ~7 ms for two 16 MiB slots on the H100, which a process's first 4 MiB
-        upload no longer pays in full. A slot grows (is made again) at most log2(slot / _MIN_SLOT)
-        times; a lowered bound makes the slots again."""
+        (at least _MIN_SLOT, at most slot_bytes()), where one chunk holds it; ``count`` (two;
+        more for an upload's prefill, :func:`prefill_slots`) of slot_bytes() otherwise, or as
+        many as the ring has made before. Made as first needed and kept: host-visible memory is
+        pinned by a GPU's driver, ~7 ms for two 16 MiB slots on the H100, which a process's
+        first 4 MiB upload no longer pays in full. A slot grows (is made again) at most
+        log2(slot / _MIN_SLOT) times; a lowered bound makes the slots again."""
         size = slot_bytes()
         if nbytes <= size:
             want, count = min(size, max(_MIN_SLOT, 1 << (max(1, int(nbytes)) - 1).bit_length())), 1
         else:
-            want, count = size, 2
+            want = size
         if self.slots and not want <= self.slots[0].nbytes <= size:
             self._close_slots()
         if not self.slots:
@@ -419,8 +420,11 @@ def prepare_upload(device, nbytes):
     created on another thread meanwhile (memory.create_started) meets no kp call of this one."""
     ring = _rings.get(device)
     slots = ring.get_upload(nbytes)
-    if slots[0].in_device and two_lanes and nbytes > slots[0].nbytes:
-        ring.get(nbytes)          # (the host slots of _upload_two_lanes' second lane)
+    if slots[0].in_device and nbytes > slots[0].nbytes:
+        count = prefill_slots(device)          # (upload's prefill)
+        ring.get_upload(nbytes, count)
+        if two_lanes:
+            ring.get(nbytes, count)            # (the host slots of _upload_two_lanes' second lane)
 
 
 class _Later:
@@ -455,7 +459,11 @@ def upload(device, tensor, array, dst_offset=0, dtype=None):
             use_direct(device) and \
             _direct(device, later() if later else tensor, array, dst_offset, True):
         return
-    slots = _rings.get(device).get_upload(array.size * dtype.itemsize)
+    ring = _rings.get(device)
+    slots = ring.get_upload(array.size * dtype.itemsize)
+    prefill = later is not None and slots[0].in_device and len(slots) > 1
+    if prefill:
+        slots = ring.get_upload(array.size * dtype.itemsize, prefill_slots(device))
     rows, per_chunk = _rows(array, dtype.itemsize, slots[0].nbytes)
     width = rows.shape[1] * dtype.itemsize          # bytes per row in the tensor
     chunks = [(a, min(len(rows), a + per_chunk)) for a in range(0, len(rows), per_chunk)]
@@ -465,7 +473,7 @@ def upload(device, tensor, array, dst_offset=0, dtype=None):
 
     if slots[0].in_device:
         _upload_two_lanes(device, later or (lambda: tensor), rows, width, dst_offset, slots,
-                          chunks, view)
+                          chunks, view, prefill)
         return
 
     def stage(k):
@@ -491,7 +499,24 @@ def upload(device, tensor, array, dst_offset=0, dtype=None):
             slot.settle(device)
 
 
-def _upload_two_lanes(device, tensor, rows, width, dst_offset, dev_slots, chunks, view):
+# A new buffer's upload (memory.create_started) fills up to this many device slots and as many
+# host slots before its first copy to the device, while the driver allocates the buffer (on the
+# H100 ~9 ms for 381 MiB, 23 ms for 1 GiB: it clears the memory). Where the host can write a
+# large part of the device's memory (resizable BAR: all of it on the H100) four of each, 128 MiB
+# of 16 MiB slots, kept in the ring as its other slots are; two (the ring's usual) elsewhere.
+_PREFILL_SLOTS = 4
+_PREFILL_BAR_MIN = 4 << 30
+
+
+def prefill_slots(device):
+    """Slots of each kind an upload into a buffer being created fills before its first copy."""
+    if int(device.limits.get("host_writable_device_memory") or 0) >= _PREFILL_BAR_MIN:
+        return _PREFILL_SLOTS
+    return 2
+
+
+def _upload_two_lanes(device, tensor, rows, width, dst_offset, dev_slots, chunks, view,
+                      prefill=False):
     """An upload through slots in device memory (``dev_slots``), in ``chunks`` (row ranges of at
     most one slot: :func:`upload`'s) into ``tensor()`` (asked at each copy to the device). Where it
     takes several chunks and two_lanes is on, every other chunk goes through a host slot at the
@@ -501,27 +526,42 @@ def _upload_two_lanes(device, tensor, rows, width, dst_offset, dev_slots, chunks
     paths over the bus (the CPU's posted writes, the device's DMA reads), so their rates add:
     on the H100 38 / 100 / 381 MiB uploads took 1.7 / 4.1-4.3 / 15.0 ms where device slots
     alone took 2.1 / 5.3 / 21.0. A one-chunk upload stays in one lane: halving it measured
-    slower (4 / 8 / 16 MiB: 458 / 834 / 1207 us against 423 / 586 / 898)."""
-    host_slots = _rings.get(device).get(len(rows) * width) if two_lanes and len(chunks) > 1 \
-        else []
+    slower (4 / 8 / 16 MiB: 458 / 834 / 1207 us against 423 / 586 / 898).
+
+    With ``prefill`` (``tensor()`` waits for a buffer being created) the first chunks are copied
+    into every slot before the first copy to the device: one pair of chunks a device slot."""
+    host_slots = _rings.get(device).get(len(rows) * width, len(dev_slots)) \
+        if two_lanes and len(chunks) > 1 else []
     # the workers: at most _DEVICE_PARTS - 1 for the device chunk, the rest for the host chunk
     host_most = max(1, _WORKERS - _DEVICE_PARTS + 1)
     step = 2 if host_slots else 1
+    pairs = range(0, len(chunks), step)
+    ahead = min(len(dev_slots), len(host_slots) or len(dev_slots), len(pairs)) if prefill else 0
+
+    def stage(p, i):
+        """The host copies of pair ``p``: chunk i into a device slot (made here), chunk i + 1
+        into a host slot (started on the workers)."""
+        dslot = dev_slots[p % len(dev_slots)]
+        hslot = host_slots[p % len(host_slots)] if host_slots and i + 1 < len(chunks) \
+            else None
+        if hslot is not None:
+            hslot.wait_device(device)            # its previous chunk left for the device
+            ha, hb = chunks[i + 1]
+            _parallel(hslot, _copy, view(hslot, ha, hb), rows[ha:hb], host_most)
+        dslot.wait_device(device)                # its previous chunk left the slot
+        a, b = chunks[i]
+        _split_copy(view(dslot, a, b), rows[a:b], _DEVICE_PART_MIN, _DEVICE_PARTS)
+        return dslot, hslot
+
     try:
-        for p, i in enumerate(range(0, len(chunks), step)):
-            dslot = dev_slots[p % len(dev_slots)]
-            hslot = host_slots[p % len(host_slots)] if host_slots and i + 1 < len(chunks) \
-                else None
-            if hslot is not None:
-                hslot.wait_device(device)            # its previous chunk left for the device
-                ha, hb = chunks[i + 1]
-                _parallel(hslot, _copy, view(hslot, ha, hb), rows[ha:hb], host_most)
-            dslot.wait_device(device)                # its previous chunk left the slot
+        staged = [stage(p, pairs[p]) for p in range(ahead)]   # (distinct slots each)
+        for p, i in enumerate(pairs):
+            dslot, hslot = staged[p] if p < ahead else stage(p, i)
             a, b = chunks[i]
-            _split_copy(view(dslot, a, b), rows[a:b], _DEVICE_PART_MIN, _DEVICE_PARTS)
             dslot.submit(device, dslot.tensor, tensor(), 0, dst_offset + a * width,
                          (b - a) * width)
             if hslot is not None:
+                ha, hb = chunks[i + 1]
                 hslot.wait_host()
                 hslot.submit(device, hslot.tensor, tensor(), 0, dst_offset + ha * width,
                              (hb - ha) * width)
