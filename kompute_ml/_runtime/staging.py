@@ -295,6 +295,7 @@ class _Ring:
             self._close_slots()
         finally:
             up, self.up = self.up, None
+            self.refused = False      # (freed memory: device slots are tried again)
             if up is not None:
                 up.close()
         lanes, self.lanes = self.lanes, []
