@@ -419,13 +419,21 @@ def prepare_upload(device, nbytes):
     """Make the slots an upload of ``nbytes`` takes (kp calls) now, so that :func:`upload` of
     that size makes no kp call before its first copy to the device: a destination tensor being
     created on another thread meanwhile (memory.create_started) meets no kp call of this one."""
+    slots, prefill = _upload_slots(device, nbytes, True)
+    if prefill and two_lanes:
+        _rings.get(device).get(nbytes, len(slots))   # (_upload_two_lanes' host slots)
+
+
+def _upload_slots(device, nbytes, new):
+    """The slots of an upload of ``nbytes`` (the ring's get_upload), and whether it prefills
+    them (:func:`_upload_two_lanes`): an upload into a buffer being created (``new``) of several
+    chunks through device slots takes :func:`prefill_slots` of them."""
     ring = _rings.get(device)
     slots = ring.get_upload(nbytes)
-    if slots[0].in_device and nbytes > slots[0].nbytes:
-        count = prefill_slots(device)          # (upload's prefill)
-        ring.get_upload(nbytes, count)
-        if two_lanes:
-            ring.get(nbytes, count)            # (the host slots of _upload_two_lanes' second lane)
+    prefill = new and slots[0].in_device and nbytes > slots[0].nbytes
+    if prefill:
+        slots = ring.get_upload(nbytes, prefill_slots(device))
+    return slots, prefill
 
 
 class _Later:
@@ -460,11 +468,7 @@ def upload(device, tensor, array, dst_offset=0, dtype=None):
             use_direct(device) and \
             _direct(device, later() if later else tensor, array, dst_offset, True):
         return
-    ring = _rings.get(device)
-    slots = ring.get_upload(array.size * dtype.itemsize)
-    prefill = later is not None and slots[0].in_device and len(slots) > 1
-    if prefill:
-        slots = ring.get_upload(array.size * dtype.itemsize, prefill_slots(device))
+    slots, prefill = _upload_slots(device, array.size * dtype.itemsize, later is not None)
     rows, per_chunk = _rows(array, dtype.itemsize, slots[0].nbytes)
     width = rows.shape[1] * dtype.itemsize          # bytes per row in the tensor
     chunks = [(a, min(len(rows), a + per_chunk)) for a in range(0, len(rows), per_chunk)]
