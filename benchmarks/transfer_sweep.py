@@ -22,6 +22,7 @@ benchmarks/NOTES.md and the rule in ``_runtime/staging.py``), against torch's ``
   ``torch.cuda.empty_cache()`` (its new buffer: cudaMalloc, not its cache).
 
     python benchmarks/transfer_sweep.py [--sizes 1e6,4e6,1e7,2.5e7,1e8] [--reps 20]
+        [--ways "auto,auto new buffer"]   (some of the ways above, by name; default all)
 
 Each figure is the median of ``--reps`` calls (upload: ``km.asarray(h)`` + synchronize into a
 pooled buffer; download: ``np.asarray(a)`` into a new array, as a user does).
@@ -53,6 +54,7 @@ def main(argv=None):
     ap.add_argument("--sizes", default="1e6,4e6,1e7,2.5e7,1e8")
     ap.add_argument("--reps", type=int, default=20)
     ap.add_argument("--device", default=None)
+    ap.add_argument("--ways", default=None, help="comma-separated names of the ways to time")
     args = ap.parse_args(argv)
     sizes = [int(float(s)) for s in args.sizes.split(",")]
     dev = km.get_device(args.device)
@@ -76,6 +78,13 @@ def main(argv=None):
             ("ring 16M host slots", False, 16 << 20, split, False, True)]
     if can_import:
         ways.append(("direct", True, 16 << 20, split, None, True))
+    if args.ways:
+        names = [w.strip() for w in args.ways.split(",")]
+        unknown = sorted(set(names) - {w[0] for w in ways})
+        if unknown:
+            ap.error(f"--ways: no way named {', '.join(map(repr, unknown))} (ways: "
+                     f"{', '.join(w[0] for w in ways)})")
+        ways = [w for w in ways if w[0] in names]
     print(f"device: {dev.name}; median of {args.reps} calls, microseconds (GB/s)")
     for n in sizes:
         h = np.random.default_rng(0).standard_normal(n, dtype=np.float32)

@@ -394,15 +394,26 @@ def _drop_cached(device):
 @pytest.mark.parametrize("device_slots", [False, True], ids=["host slots", "device slots"])
 def test_a_new_buffer_is_created_while_its_upload_is_staged(device, monkeypatch, unmapped,
                                                             device_slots):
-    """An upload that needs a new buffer creates it on the creation thread while the first
-    chunks are copied into the slots (stream.upload_new): exact for one chunk, several, a
-    ragged last one and a cast of a Fortran-ordered float64 source; a size the pool has cached
-    takes that buffer instead; the pool's counts are those of alloc + upload. Through device
-    slots the first chunks fill every slot before the first copy to the device (four device and
-    four host slots, as on a GPU whose memory the host writes: 11 chunks are 3 pairs beyond)."""
+    """An upload that needs a new buffer creates it while the workers copy the first chunks
+    into the slots (stream.upload_new): when the driver is asked for the buffer, those copies
+    have been given to the workers and not yet waited for (one chunk through host slots; through
+    device slots one pair of chunks a device slot, every slot: four device and four host, as on
+    a GPU whose memory the host writes; 11 chunks are 3 pairs beyond). The result is exact for
+    one chunk, several, a ragged last one and a cast of a Fortran-ordered float64 source; a
+    size the pool has cached takes that buffer instead; the pool's counts are those of alloc +
+    upload."""
     _fresh_ring(device, monkeypatch, device_slots)
     monkeypatch.setattr(_staging, "_PREFILL_BAR_MIN", 0)
     assert _staging.prefill_slots(device) == 4
+    real_create = _kp.tensor_create_storage
+    busy = []       # (device slots, host slots) with host copies in flight at each creation
+
+    def create(manager, nbytes, device_name=""):
+        ring = _staging._rings.get(device)
+        up = ring.up.slots if ring.up is not None else []
+        busy.append((sum(bool(s.copies) for s in up), sum(bool(s.copies) for s in ring.slots)))
+        return real_create(manager, nbytes, device_name)
+    monkeypatch.setattr(_kp, "tensor_create_storage", create)
     _staging.set_slot_bytes(MiB)
     rng = np.random.default_rng(11)
     try:
@@ -413,8 +424,14 @@ def test_a_new_buffer_is_created_while_its_upload_is_staged(device, monkeypatch,
                 _drop_cached(device)
                 live = _memory.pool_stats(device)["tensors_live"]
                 before = km.stats()["creations_overlapped"]
+                busy.clear()
                 a = km.asarray(x, device=device, dtype=np.float32)
                 assert km.stats()["creations_overlapped"] == before + 1
+                chunks = -(-x.size * 4 // MiB)
+                pairs = min(4, -(-chunks // 2))
+                want = ((1, 0) if chunks == 1 else (pairs, min(pairs, chunks // 2))) \
+                    if device_slots else (0, 1)
+                assert busy == [want], (chunks, busy)
                 assert _memory.pool_stats(device)["tensors_live"] == live + 1
                 assert a._realize().ringed
                 np.testing.assert_array_equal(a.numpy(), x.astype(np.float32))

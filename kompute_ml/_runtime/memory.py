@@ -25,7 +25,6 @@ them. A tensor dropped from the pool is not destroyed by us: we drop our referen
 shared_ptr frees it once the pending sequence and cached pipelines let go of it.
 """
 
-import concurrent.futures
 import ctypes
 import gc
 import heapq
@@ -311,44 +310,43 @@ def _create(device, pool, size):
 
 # -- a new storage tensor created while its upload is staged -----------------------------------
 # Creating a GPU buffer is the driver's allocation (on the H100 ~120 us + 25 us per MiB: 1 ms for
-# 38 MiB, 25 ms for 1 GiB). An upload into a buffer the pool must create starts that creation on
-# a thread of its own (create_started) while the caller copies the first chunks into the staging
-# slots, which need no destination yet; the first copy to the device waits for it (adopt). kp
-# patch 0018 lets the driver's allocation run without the GIL: kp 0.9's call held it, and the
-# copies it was to overlap (whose Python steps need the GIL) waited for it instead.
+# 38 MiB, 25 ms for 1 GiB). An upload into a buffer the pool must create (create_started) starts
+# the first chunks' host copies into the staging slots on the workers, which need no destination
+# yet, and then creates the buffer on its own thread (Started.result) while they copy: kp patch
+# 0018 lets the driver's allocation run without the GIL. (Session 7 created it on a creation
+# thread instead: that thread, woken while the caller held the GIL, began the allocation ~150 us
+# into a 4 MiB upload on the H100.)
 
 overlap_creation = True   # False: create then upload, one after the other (benchmarks' A/B)
 
-class Started:
-    """A storage tensor of ``size`` bytes being created on the creation thread."""
 
-    __slots__ = ("device", "size", "future")
+class Started:
+    """A storage tensor of ``size`` bytes to create: :meth:`result` creates it (once)."""
+
+    __slots__ = ("device", "size", "tensor", "error")
 
     def result(self):
-        """The new kp tensor (waits; raises what the creation raised)."""
-        return self.future.result()
+        """The new kp tensor, created by the first call on the calling thread (the GIL released
+        meanwhile); raises what the creation raised, then and on later calls."""
+        if self.tensor is None:
+            if self.error is not None:
+                raise self.error
+            try:
+                self.tensor = _kp.tensor_create_storage(self.device.manager, self.size,
+                                                        self.device.name)
+            except BaseException as exc:
+                self.error = exc
+                raise
+        return self.tensor
 
 
-_creator = None       # (pid, ThreadPoolExecutor) of the creation thread
-
-
-def _creation_thread():
-    global _creator
-    if _creator is None or _creator[0] != os.getpid():
-        _creator = (os.getpid(), concurrent.futures.ThreadPoolExecutor(
-            max_workers=1, thread_name_prefix="kompute_ml-create"))
-    return _creator[1]
-
-
-def create_started(device, nbytes, before=None):
+def create_started(device, nbytes):
     """A :class:`Started` creation of the storage tensor an ``nbytes`` allocation needs, or None
     where :func:`alloc` takes a cached one (or the bucket is not a storage tensor, or the pool's
-    limit or the host's room says no: alloc then raises or recovers as it does). ``before()``
-    runs just before the creation starts (only then).
+    limit or the host's room says no: alloc then raises or recovers as it does).
 
-    The caller holds the device's lock until :func:`adopt` or :func:`discard`, and makes no kp
-    call meanwhile: the creation thread calls kp (once, no retry: a failure is the caller's to
-    redo through :func:`alloc`) without taking the lock.
+    The caller holds the device's lock until :func:`adopt` or :func:`discard`. The creation is
+    tried once, no retry: a failure is the caller's to redo through :func:`alloc`.
     """
     if not overlap_creation:
         return None
@@ -363,18 +361,14 @@ def create_started(device, nbytes, before=None):
         _check_host_room(device, size, True)
     except OutOfMemoryError:
         return None
-    if before is not None:
-        before()
     started = Started()
-    started.device = device
-    started.size = size
-    started.future = _creation_thread().submit(_kp.tensor_create_storage, device.manager, size,
-                                               device.name)
+    started.device, started.size, started.tensor, started.error = device, size, None, None
     return started
 
 
 def adopt(started):
-    """The Buffer of a :class:`Started` creation (waits for it; raises what it raised)."""
+    """The Buffer of a :class:`Started` creation (made now if it was not; raises what it
+    raised)."""
     tensor = started.result()
     device, size = started.device, started.size
     pool = _pool(device)
@@ -386,10 +380,10 @@ def adopt(started):
 
 
 def discard(started):
-    """Wait for a :class:`Started` creation and destroy what it made (an upload that failed)."""
-    concurrent.futures.wait([started.future])
-    if started.future.exception() is None:
-        _kp.tensor_destroy(started.future.result())
+    """Destroy what a :class:`Started` creation made, if anything (an upload that failed)."""
+    tensor, started.tensor = started.tensor, None
+    if tensor is not None:
+        _kp.tensor_destroy(tensor)
 
 
 def _patched():

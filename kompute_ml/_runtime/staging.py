@@ -41,7 +41,7 @@ from . import device as _device
 import kompute_ml._runtime.kp as _kp   # (the kp wrapper; only it imports kp itself)
 from ..errors import DeviceError, KomputeMLError
 
-__all__ = ["upload", "prepare_upload", "download", "write_mapped", "read_mapped", "fill_mapped", "copy_between", "set_slot_bytes", "slot_bytes", "stats",
+__all__ = ["upload", "download", "write_mapped", "read_mapped", "fill_mapped", "copy_between", "set_slot_bytes", "slot_bytes", "stats",
            "reset_stats", "drop_rings"]
 
 SLOT_ENV = "KOMPUTE_ML_STAGING_BYTES"    # bytes of one staging slot (suffix K, M or G)
@@ -338,11 +338,11 @@ def _wait_all(copies):
         f.result()
 
 
-def _parallel(slot, fn, dst, src, most=None):
-    """Start copying ``src`` into ``dst`` (same shape) on the workers, as row blocks (at most
-    ``most`` of them: _WORKERS)."""
+def _parallel(slot, fn, dst, src, most=None, part=None):
+    """Start copying ``src`` into ``dst`` (same shape) on the workers, as row blocks of at least
+    ``part`` bytes (_SPLIT_MIN), at most ``most`` of them (_WORKERS)."""
     pool = _pool()
-    step = _step(dst, None, most)
+    step = _step(dst, part, most)
     for a in range(0, len(dst), step):
         slot.copies.append(pool.submit(fn, dst[a:a + step], src[a:a + step]))
 
@@ -415,15 +415,6 @@ def _source(array, dtype):
             array.dtype if dtype is None else np.dtype(dtype))
 
 
-def prepare_upload(device, nbytes):
-    """Make the slots an upload of ``nbytes`` takes (kp calls) now, so that :func:`upload` of
-    that size makes no kp call before its first copy to the device: a destination tensor being
-    created on another thread meanwhile (memory.create_started) meets no kp call of this one."""
-    slots, prefill = _upload_slots(device, nbytes, True)
-    if prefill and two_lanes:
-        _rings.get(device).get(nbytes, len(slots))   # (_upload_two_lanes' host slots)
-
-
 def _upload_slots(device, nbytes, new):
     """The slots of an upload of ``nbytes`` (the ring's get_upload), and whether it prefills
     them (:func:`_upload_two_lanes`): an upload into a buffer being created (``new``) of several
@@ -436,32 +427,18 @@ def _upload_slots(device, nbytes, new):
     return slots, prefill
 
 
-class _Later:
-    """A destination tensor still being made (``get()`` gives it: waits the first time)."""
-
-    __slots__ = ("get", "tensor")
-
-    def __init__(self, get):
-        self.get = get
-        self.tensor = None
-
-    def __call__(self):
-        if self.tensor is None:
-            self.tensor = self.get()
-        return self.tensor
-
-
 def upload(device, tensor, array, dst_offset=0, dtype=None):
     """Copy ``array`` (converted to ``dtype`` when given) into ``tensor`` at ``dst_offset``.
 
     Straight from the array's pages where no conversion is needed and :func:`use_direct` says so
     (:func:`_direct`); otherwise through the ring. Waits until the last chunk reached the
-    device; the caller submitted earlier work first. ``tensor`` may be a function giving it (a
-    tensor still being created): called once, at the first copy to the device, after the first
-    chunks' host copies into the slots (which need no destination) have been made or started.
+    device; the caller submitted earlier work first. ``tensor`` may be a function giving it
+    (memory.Started.result: its first call creates it, later ones give the same tensor),
+    first called after the workers were given the first chunks' host copies into the slots
+    (which need no destination), so that the driver's allocation and those copies overlap.
     """
     array, dtype = _source(array, dtype)
-    later = _Later(tensor) if callable(tensor) else None
+    later = tensor if callable(tensor) else None
     if array.size == 0:
         return
     if array.dtype == dtype and array.flags.c_contiguous and \
@@ -478,7 +455,7 @@ def upload(device, tensor, array, dst_offset=0, dtype=None):
 
     if slots[0].in_device:
         _upload_two_lanes(device, later or (lambda: tensor), rows, width, dst_offset, slots,
-                          chunks, view, prefill)
+                          chunks, view, later is not None, prefill)
         return
 
     def stage(k):
@@ -489,6 +466,8 @@ def upload(device, tensor, array, dst_offset=0, dtype=None):
 
     try:
         stage(0)
+        if later is not None:
+            tensor = later()              # created while the workers copy chunk 0
         for k, (a, b) in enumerate(chunks):
             slot = slots[k % 2]
             slot.wait_host()
@@ -496,8 +475,6 @@ def upload(device, tensor, array, dst_offset=0, dtype=None):
                 # the workers copy chunk k+1 while the device copies chunk k (a driver that
                 # copies inside its submit call, as lavapipe may, overlaps too: no GIL held)
                 stage(k + 1)
-            if later is not None:
-                tensor = later()          # (made meanwhile: the first submit waits for it)
             slot.submit(device, slot.tensor, tensor, 0, dst_offset + a * width, (b - a) * width)
     finally:
         for slot in slots:
@@ -505,7 +482,7 @@ def upload(device, tensor, array, dst_offset=0, dtype=None):
 
 
 # A new buffer's upload (memory.create_started) fills up to this many device slots and as many
-# host slots before its first copy to the device, while the driver allocates the buffer (on the
+# host slots before its first copy to the device while the driver allocates the buffer (on the
 # H100 ~9 ms for 381 MiB, 23 ms for 1 GiB: it clears the memory). Where the host can write a
 # large part of the device's memory (resizable BAR: all of it on the H100) four of each, 128 MiB
 # of 16 MiB slots, kept in the ring as its other slots are; two (the ring's usual) elsewhere.
@@ -521,7 +498,7 @@ def prefill_slots(device):
 
 
 def _upload_two_lanes(device, tensor, rows, width, dst_offset, dev_slots, chunks, view,
-                      prefill=False):
+                      new=False, prefill=False):
     """An upload through slots in device memory (``dev_slots``), in ``chunks`` (row ranges of at
     most one slot: :func:`upload`'s) into ``tensor()`` (asked at each copy to the device). Where it
     takes several chunks and two_lanes is on, every other chunk goes through a host slot at the
@@ -533,19 +510,21 @@ def _upload_two_lanes(device, tensor, rows, width, dst_offset, dev_slots, chunks
     alone took 2.1 / 5.3 / 21.0. A one-chunk upload stays in one lane: halving it measured
     slower (4 / 8 / 16 MiB: 458 / 834 / 1207 us against 423 / 586 / 898).
 
-    With ``prefill`` (``tensor()`` waits for a buffer being created) the first chunks are copied
-    into every slot before the first copy to the device: one pair of chunks a device slot."""
+    Into a ``new`` buffer (``tensor()`` creates it) the workers are given the first pair's host
+    copies (with ``prefill``, those of one pair a device slot: every slot), all of them, before
+    ``tensor()`` is called, and copy while the driver allocates."""
     host_slots = _rings.get(device).get(len(rows) * width, len(dev_slots)) \
         if two_lanes and len(chunks) > 1 else []
     # the workers: at most _DEVICE_PARTS - 1 for the device chunk, the rest for the host chunk
     host_most = max(1, _WORKERS - _DEVICE_PARTS + 1)
     step = 2 if host_slots else 1
     pairs = range(0, len(chunks), step)
-    ahead = min(len(dev_slots), len(host_slots) or len(dev_slots), len(pairs)) if prefill else 0
+    ahead = (min(len(dev_slots), len(host_slots) or len(dev_slots), len(pairs)) if prefill
+             else 1) if new else 0
 
-    def stage(p, i):
-        """The host copies of pair ``p``: chunk i into a device slot (made here), chunk i + 1
-        into a host slot (started on the workers)."""
+    def stage(p, i, started=False):
+        """The host copies of pair ``p``: chunk i into a device slot (made here, or
+        ``started`` on the workers), chunk i + 1 into a host slot (started on the workers)."""
         dslot = dev_slots[p % len(dev_slots)]
         hslot = host_slots[p % len(host_slots)] if host_slots and i + 1 < len(chunks) \
             else None
@@ -555,20 +534,25 @@ def _upload_two_lanes(device, tensor, rows, width, dst_offset, dev_slots, chunks
             _parallel(hslot, _copy, view(hslot, ha, hb), rows[ha:hb], host_most)
         dslot.wait_device(device)                # its previous chunk left the slot
         a, b = chunks[i]
-        _split_copy(view(dslot, a, b), rows[a:b], _DEVICE_PART_MIN, _DEVICE_PARTS)
+        if started:
+            _parallel(dslot, _copy, view(dslot, a, b), rows[a:b], _DEVICE_PARTS,
+                      _DEVICE_PART_MIN)
+        else:
+            _split_copy(view(dslot, a, b), rows[a:b], _DEVICE_PART_MIN, _DEVICE_PARTS)
         return dslot, hslot
 
     try:
-        staged = [stage(p, pairs[p]) for p in range(ahead)]   # (distinct slots each)
+        staged = [stage(p, pairs[p], True) for p in range(ahead)]   # (distinct slots each)
         for p, i in enumerate(pairs):
             dslot, hslot = staged[p] if p < ahead else stage(p, i)
             a, b = chunks[i]
-            dslot.submit(device, dslot.tensor, tensor(), 0, dst_offset + a * width,
-                         (b - a) * width)
+            dst = tensor()              # (a new buffer: created by the first call, meanwhile
+            dslot.wait_host()           # the workers copy the pairs staged ahead)
+            dslot.submit(device, dslot.tensor, dst, 0, dst_offset + a * width, (b - a) * width)
             if hslot is not None:
                 ha, hb = chunks[i + 1]
                 hslot.wait_host()
-                hslot.submit(device, hslot.tensor, tensor(), 0, dst_offset + ha * width,
+                hslot.submit(device, hslot.tensor, dst, 0, dst_offset + ha * width,
                              (hb - ha) * width)
     finally:
         for slot in list(dev_slots) + list(host_slots):

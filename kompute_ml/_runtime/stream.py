@@ -598,24 +598,21 @@ def upload(buf, array, offset=0, dtype=None):
 def upload_new(device, nbytes, array, dtype=None):
     """A new Buffer of ``nbytes`` bytes on ``device`` holding ``array`` (converted to
     ``dtype``), as ``memory.alloc`` + :func:`upload` make it. Where the pool must create the
-    buffer (a storage tensor going through the staging ring), the driver's allocation runs on
-    the creation thread while the first chunks are copied into the staging slots
-    (memory.create_started); the creation failing, the upload is made again the usual way."""
+    buffer (a storage tensor going through the staging ring), the driver's allocation runs
+    while the workers copy the first chunks into the staging slots (memory.create_started,
+    staging.upload); the creation failing, the upload is made again the usual way."""
     with device.lock:
         st = _stream(device)
         started = None
         if not st.capturing and (device.info.type != "cpu" or _staging.force_mapped is False) \
                 and not _staging.use_direct(device):
-
-            def before():
-                _submit(st)         # earlier work first (as _upload_ringed), then the slots
-                _staging.prepare_upload(device, nbytes)
-            started = _memory.create_started(device, nbytes, before)
+            started = _memory.create_started(device, nbytes)
         if started is not None:
+            _submit(st)             # earlier work first (as _upload_ringed)
             try:
                 _staging.upload(device, started.result, array, 0, dtype)
             except BaseException:
-                failed = started.future.done() and started.future.exception() is not None
+                failed = started.error is not None
                 _memory.discard(started)
                 if not failed:
                     raise
