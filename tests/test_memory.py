@@ -1,4 +1,5 @@
 import gc
+import threading
 
 import numpy as np
 import pytest
@@ -97,3 +98,32 @@ def test_memory_limit_from_the_environment(tmp_path):
         r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
                            timeout=120)
         assert expect in r.stdout + r.stderr, (value, r.stdout, r.stderr)
+
+
+def test_a_buffer_released_on_a_thread_the_lock_holder_waits_for(device):
+    """Garbage collection may release a Buffer on any thread, a staging worker's included,
+    while the thread holding the device's lock waits for that thread (the suite hung so on
+    lavapipe: a worker's collection blocked on the lock its caller held). The release does not
+    wait for the lock: the block goes back to the pool when the lock is next taken."""
+    nbytes = 3 << 20
+    with device.lock:
+        _memory._drop_free(_memory._pool(device), all_blocks=True)
+    buf = _memory.alloc(device, nbytes)
+    block = buf._block
+    live = _memory.pool_stats(device)["tensors_live"]
+    holder = [buf]
+    del buf
+    released = threading.Event()
+
+    def drop():
+        holder.clear()               # the last reference: the release runs on this thread
+        released.set()
+    with device.lock:
+        thread = threading.Thread(target=drop)
+        thread.start()
+        assert released.wait(10), "the release waited for the device's lock"
+        thread.join()
+    assert _memory.pool_stats(device)["tensors_live"] == live - 1
+    again = _memory.alloc(device, nbytes)
+    assert again._block is block     # back in the pool, and reused
+    again.release()

@@ -123,8 +123,10 @@ def test_upload_never_stages_more_than_the_bound(device, small_slots):
         assert stats["imported_chunks"] >= 20 and stats["imports_refused"] == 0
     else:
         assert stats["chunks"] >= 20              # ten chunks up, ten down
-        # two upload slots in device memory besides the two host slots of the download
-        assert stats["device_slots"] == (2 if _staging.force_device_slots else 0)
+        # the upload slots in device memory (prefill_slots: four on a GPU whose memory the host
+        # writes, two elsewhere) besides the host slots
+        assert stats["device_slots"] == \
+            (_staging.prefill_slots(device) if _staging.force_device_slots else 0)
 
 
 def test_direct_copies_of_unaligned_and_read_only_memory(device, monkeypatch, unmapped):
@@ -328,13 +330,14 @@ def test_upload_slots_in_device_memory(device, monkeypatch, unmapped):
     # the two-chunk upload sent its second chunk through a host slot at the same time
     assert up_chunks == [1, 1]
     ring = _staging._rings.get(device)
-    assert [s.in_device for s in ring.up.slots] == [True, True]
+    k = _staging.prefill_slots(device)        # slots of each kind an upload of several chunks
+    assert [s.in_device for s in ring.up.slots] == [True] * k
     assert not any(s.in_device for s in ring.slots)           # downloads: host slots
     flags = [_kp.memory_flags(s.tensor) for s in ring.up.slots + ring.slots]
-    assert all(f & 7 == 7 for f in flags[:2])                 # device-local, host-visible
+    assert all(f & 7 == 7 for f in flags[:k])                 # device-local, host-visible
     stats = _staging.stats()
-    # one 4 MiB slot each way, then two 16 MiB slots each way
-    assert stats["device_slots"] == 3 and stats["slots_created"] == 6
+    # one 4 MiB slot each way, then k 16 MiB slots each way
+    assert stats["device_slots"] == 1 + k and stats["slots_created"] == 2 + 2 * k
     # a float64, Fortran-ordered source cast row block by row block, through device slots
     X = np.asfortranarray(rng.standard_normal((3000, 700)))
     buf = _memory.alloc(device, 4 * X.size)
@@ -461,6 +464,41 @@ def test_a_new_buffer_is_created_while_its_upload_is_staged(device, monkeypatch,
     np.testing.assert_array_equal(km.asarray(np.ones(MiB, np.float32), device=device).numpy(),
                                   np.ones(MiB, np.float32))
     assert km.stats()["creations_overlapped"] == before + (device.info.type != "cpu")
+
+
+def test_an_upload_of_several_chunks_keeps_every_slot_filled(device, monkeypatch, unmapped):
+    """Through device slots, an upload of several chunks (into a buffer that exists) keeps
+    prefill_slots pairs of chunks (four slots of each kind) in flight: when pair p goes to the
+    device the host copies of the next pairs are already on the workers (three at the first
+    pair; two later, the slots of pair p - 1 taking pair p + 3 once p is sent). Exact for 2 to
+    13 chunks."""
+    _fresh_ring(device, monkeypatch, True)
+    monkeypatch.setattr(_staging, "_PREFILL_BAR_MIN", 0)
+    real_submit = _staging._Slot.submit
+    staged = []     # at each device slot's copy to the device: device slots still staging
+
+    def submit(self, device_, *args):
+        if self.in_device:
+            ring = _staging._rings.get(device)
+            staged.append(sum(bool(s.copies) for s in ring.up.slots))
+        return real_submit(self, device_, *args)
+    monkeypatch.setattr(_staging._Slot, "submit", submit)
+    _staging.set_slot_bytes(MiB)
+    rng = np.random.default_rng(5)
+    try:
+        for chunks in (2, 3, 8, 9, 13):
+            x = rng.standard_normal(chunks * MiB // 4 - 3).astype(np.float32)
+            buf = _memory.alloc(device, x.nbytes)
+            staged.clear()
+            _stream.upload(buf, x)
+            pairs = -(-chunks // 2)
+            assert staged == [min(3 if p == 0 else 2, pairs - 1 - p) for p in range(pairs)], \
+                (chunks, staged)
+            np.testing.assert_array_equal(_stream.download(buf, x.size, np.float32), x)
+            buf.release()
+        assert len(_staging._rings.get(device).up.slots) == 4
+    finally:
+        _staging.set_slot_bytes(None)
 
 
 def test_a_failed_creation_or_copy_during_an_upload(device, monkeypatch, unmapped):

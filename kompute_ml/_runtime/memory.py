@@ -146,6 +146,7 @@ class _Pool:
         self.drop_listeners = []  # called with a block's uid when the pool drops its tensor
         self.sizes = {}           # requested bytes -> bucket (the per-op path skips the checks)
         self.pressure_listeners = []  # called when an allocation failed (the stream submits)
+        self.deferred = []        # blocks released while another thread held the lock
 
     def total(self):
         return self.live_bytes + self.free_bytes
@@ -199,23 +200,25 @@ class Buffer:
         return block is not None and block.storage
 
     def release(self):
-        """Give the tensor back to the pool (idempotent)."""
+        """Give the tensor back to the pool (idempotent). Where another thread holds the
+        device's lock, the block waits in the pool's ``deferred`` list, which the next
+        :func:`alloc` (or :func:`pool_stats`) takes back: a release may run from garbage
+        collection on any thread, a staging worker's included, while the lock's holder waits
+        for that very thread (a blocking wait here hung the suite on lavapipe)."""
         block, self._block = self._block, None
         if block is None:
             return
         self.uid = None
         pool = self._pool
-        device = pool.device
         try:
-            with device.lock:
-                pool.live_bytes -= block.nbytes
-                pool.live_count -= 1
-                if device._closed:
-                    return
-                heapq.heappush(pool.free.setdefault(block.nbytes, []), (block.uid, block))
-                pool.free_bytes += block.nbytes
-                if pool.free_bytes > pool.cache_limit:
-                    _drop_free(pool, keep=pool.cache_limit // 2)
+            lock = pool.device.lock
+            if not lock.acquire(False):
+                pool.deferred.append(block)
+                return
+            try:
+                _give_back(pool, block)
+            finally:
+                lock.release()
         except Exception:  # interpreter shutdown: module globals may be gone
             pass
 
@@ -224,6 +227,25 @@ class Buffer:
 
     def __repr__(self):
         return f"<Buffer {self.nbytes} bytes on {self.device.name!r}>"
+
+
+def _give_back(pool, block):
+    """Return a released block to ``pool``'s cache (the device's lock held)."""
+    pool.live_bytes -= block.nbytes
+    pool.live_count -= 1
+    if pool.device._closed:
+        return
+    heapq.heappush(pool.free.setdefault(block.nbytes, []), (block.uid, block))
+    pool.free_bytes += block.nbytes
+    if pool.free_bytes > pool.cache_limit:
+        _drop_free(pool, keep=pool.cache_limit // 2)
+
+
+def _take_deferred(pool):
+    """Give back the blocks released while another thread held the lock (lock held)."""
+    deferred = pool.deferred
+    while deferred:
+        _give_back(pool, deferred.pop())
 
 
 def _drop_free(pool, keep=0, all_blocks=False):
@@ -247,6 +269,8 @@ def alloc(device, nbytes):
     if size is None:
         size = _size(device, pool, nbytes)
     with device.lock:
+        if pool.deferred:
+            _take_deferred(pool)
         blocks = pool.free.get(size)
         if blocks:
             # lowest uid first, not last-in-first-out: a loop that allocates the same sizes then
@@ -299,6 +323,7 @@ def _create(device, pool, size):
             last = exc
             # free what we cache, then what Python holds, then give up (as CuPy's pool does);
             # pending work may still hold dropped tensors: submitting it lets kp free them
+            _take_deferred(pool)
             _drop_free(pool, all_blocks=True)
             _staging.drop_rings(device)
             for listener in pool.pressure_listeners:
@@ -354,6 +379,8 @@ def create_started(device, nbytes):
     size = pool.sizes.get(nbytes) if type(nbytes) is int else None
     if size is None:
         size = _size(device, pool, nbytes)
+    if pool.deferred:
+        _take_deferred(pool)
     if pool.free.get(size) or not _use_ring(size) or \
             (pool.limit and pool.total() + size > pool.limit):
         return None
@@ -518,6 +545,7 @@ def free_all_blocks(device=None):
     pools = _pools.values() if device is None else [_pool(device)]
     for pool in pools:
         with pool.device.lock:
+            _take_deferred(pool)
             _drop_free(pool, all_blocks=True)
             _staging.drop_rings(pool.device)       # the staging slots too (made again on use)
 
@@ -544,6 +572,12 @@ def set_cache_limit(nbytes, device=None):
 def pool_stats(device=None):
     """Counters summed over the pools: tensors_live, bytes_allocated (live + cached), bytes_cached."""
     pools = _pools.values() if device is None else [_pool(device)]
+    for pool in pools:
+        if pool.deferred and pool.device.lock.acquire(False):
+            try:
+                _take_deferred(pool)
+            finally:
+                pool.device.lock.release()
     return {
         "tensors_live": sum(p.live_count for p in pools),
         "bytes_live": sum(p.live_bytes for p in pools),

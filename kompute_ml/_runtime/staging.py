@@ -3,12 +3,14 @@
 A large pooled buffer is a kp "storage" tensor: device-local memory only (see memory.py). Its
 bytes travel through the device's ring: host-visible kp "host" tensors of at most
 ``slot_bytes`` each, made as first needed (one, sized to a transfer that fits it; two full ones
-for a transfer of several chunks) and reused. A transfer goes in chunks of one slot,
-double-buffered: while the device copies chunk k between one slot and the buffer (a region
-copy, patch 0014), worker threads copy chunk k+1 between numpy and the other slot (numpy's
-copies release the GIL, and so does kp's submit and wait). So an n-byte upload holds at most
-two slots of host memory besides the caller's array (never a staging buffer of n bytes, never
-the data twice on the host), and the host copy and the device transfer overlap.
+for a transfer of several chunks; four of each kind for an upload through device slots where
+the host writes much of the device's memory, :func:`prefill_slots`) and reused. A transfer
+goes in chunks of one slot, double-buffered (or deeper: _upload_two_lanes): while the device
+copies chunk k between one slot and the buffer (a region copy, patch 0014), worker threads copy
+chunk k+1 between numpy and another slot (numpy's copies release the GIL, and so does kp's
+submit and wait). So an n-byte transfer holds at most those few slots besides the caller's
+array (never a staging buffer of n bytes, never the data twice on the host), and the host copy
+and the device transfer overlap.
 
 Where the host can write the device's own memory (a discrete GPU's BAR: a device-local,
 host-visible type; kp patch 0017) uploads use slots there instead: the host copy *is* the trip
@@ -415,13 +417,13 @@ def _source(array, dtype):
             array.dtype if dtype is None else np.dtype(dtype))
 
 
-def _upload_slots(device, nbytes, new):
+def _upload_slots(device, nbytes):
     """The slots of an upload of ``nbytes`` (the ring's get_upload), and whether it prefills
-    them (:func:`_upload_two_lanes`): an upload into a buffer being created (``new``) of several
-    chunks through device slots takes :func:`prefill_slots` of them."""
+    them (:func:`_upload_two_lanes`): an upload of several chunks through device slots takes
+    :func:`prefill_slots` of them."""
     ring = _rings.get(device)
     slots = ring.get_upload(nbytes)
-    prefill = new and slots[0].in_device and nbytes > slots[0].nbytes
+    prefill = slots[0].in_device and nbytes > slots[0].nbytes
     if prefill:
         slots = ring.get_upload(nbytes, prefill_slots(device))
     return slots, prefill
@@ -445,7 +447,7 @@ def upload(device, tensor, array, dst_offset=0, dtype=None):
             use_direct(device) and \
             _direct(device, later() if later else tensor, array, dst_offset, True):
         return
-    slots, prefill = _upload_slots(device, array.size * dtype.itemsize, later is not None)
+    slots, prefill = _upload_slots(device, array.size * dtype.itemsize)
     rows, per_chunk = _rows(array, dtype.itemsize, slots[0].nbytes)
     width = rows.shape[1] * dtype.itemsize          # bytes per row in the tensor
     chunks = [(a, min(len(rows), a + per_chunk)) for a in range(0, len(rows), per_chunk)]
@@ -481,17 +483,18 @@ def upload(device, tensor, array, dst_offset=0, dtype=None):
             slot.settle(device)
 
 
-# A new buffer's upload (memory.create_started) fills up to this many device slots and as many
-# host slots before its first copy to the device while the driver allocates the buffer (on the
-# H100 ~9 ms for 381 MiB, 23 ms for 1 GiB: it clears the memory). Where the host can write a
-# large part of the device's memory (resizable BAR: all of it on the H100) four of each, 128 MiB
-# of 16 MiB slots, kept in the ring as its other slots are; two (the ring's usual) elsewhere.
+# An upload of several chunks through device slots keeps up to this many device slots and as
+# many host slots filled (_upload_two_lanes): into a new buffer (memory.create_started) they are
+# filled before its first copy to the device, while the driver allocates the buffer (on the H100
+# ~9 ms for 381 MiB, 23 ms for 1 GiB: it clears the memory). Where the host can write a large
+# part of the device's memory (resizable BAR: all of it on the H100) four of each, 128 MiB of
+# 16 MiB slots, kept in the ring as its other slots are; two (the ring's usual) elsewhere.
 _PREFILL_SLOTS = 4
 _PREFILL_BAR_MIN = 4 << 30
 
 
 def prefill_slots(device):
-    """Slots of each kind an upload into a buffer being created fills before its first copy."""
+    """Slots of each kind an upload of several chunks through device slots keeps filled."""
     if int(device.limits.get("host_writable_device_memory") or 0) >= _PREFILL_BAR_MIN:
         return _PREFILL_SLOTS
     return 2
@@ -510,17 +513,23 @@ def _upload_two_lanes(device, tensor, rows, width, dst_offset, dev_slots, chunks
     alone took 2.1 / 5.3 / 21.0. A one-chunk upload stays in one lane: halving it measured
     slower (4 / 8 / 16 MiB: 458 / 834 / 1207 us against 423 / 586 / 898).
 
-    Into a ``new`` buffer (``tensor()`` creates it) the workers are given the first pair's host
-    copies (with ``prefill``, those of one pair a device slot: every slot), all of them, before
-    ``tensor()`` is called, and copy while the driver allocates."""
+    With ``prefill`` (several chunks: :func:`prefill_slots` slots of each kind) the workers are
+    given the host copies of one pair of chunks a device slot, every slot, before the first copy
+    to the device, and once pair p is sent the slots of pair p - 1 (sent one pair before, so
+    most likely copied on by now) are given the next pair: the workers do not wait for the
+    calling thread (on the H100 95 / 381 / 1022 MiB took 3.2-3.8 / 11.1-11.5 / 27.5-29.8 ms
+    where two slots of each kind, the device chunks' copies split with the calling thread, took
+    3.6-4.2 / 14.8-17.8 / 39.8-46.6: interleaved runs of one lease, session 8). Into a ``new`` buffer (``tensor()`` creates it) the first pair's host
+    copies at least are started before ``tensor()`` is called, and copy while the driver
+    allocates."""
     host_slots = _rings.get(device).get(len(rows) * width, len(dev_slots)) \
         if two_lanes and len(chunks) > 1 else []
     # the workers: at most _DEVICE_PARTS - 1 for the device chunk, the rest for the host chunk
     host_most = max(1, _WORKERS - _DEVICE_PARTS + 1)
     step = 2 if host_slots else 1
     pairs = range(0, len(chunks), step)
-    ahead = (min(len(dev_slots), len(host_slots) or len(dev_slots), len(pairs)) if prefill
-             else 1) if new else 0
+    ahead = min(len(dev_slots), len(host_slots) or len(dev_slots), len(pairs)) if prefill \
+        else int(new)
 
     def stage(p, i, started=False):
         """The host copies of pair ``p``: chunk i into a device slot (made here, or
@@ -542,9 +551,9 @@ def _upload_two_lanes(device, tensor, rows, width, dst_offset, dev_slots, chunks
         return dslot, hslot
 
     try:
-        staged = [stage(p, pairs[p], True) for p in range(ahead)]   # (distinct slots each)
+        staged = {p: stage(p, pairs[p], True) for p in range(ahead)}   # (distinct slots each)
         for p, i in enumerate(pairs):
-            dslot, hslot = staged[p] if p < ahead else stage(p, i)
+            dslot, hslot = staged.pop(p) if p in staged else stage(p, i)
             a, b = chunks[i]
             dst = tensor()              # (a new buffer: created by the first call, meanwhile
             dslot.wait_host()           # the workers copy the pairs staged ahead)
@@ -554,6 +563,9 @@ def _upload_two_lanes(device, tensor, rows, width, dst_offset, dev_slots, chunks
                 hslot.wait_host()
                 hslot.submit(device, hslot.tensor, dst, 0, dst_offset + ha * width,
                              (hb - ha) * width)
+            q = p + ahead - 1           # into the slots of pair p - 1, sent one pair ago
+            if prefill and p and q < len(pairs):
+                staged[q] = stage(q, pairs[q], True)
     finally:
         for slot in list(dev_slots) + list(host_slots):
             slot.settle(device)
