@@ -595,9 +595,13 @@ def download(device, tensor, out, src_offset=0):
         for k, (a, b) in enumerate(chunks):
             slot = slots[k % 2]
             slot.wait_device(device)
-            _parallel(slot, _copy, flat[a:b], slot.mapped[:b - a])
             if k + 1 < len(chunks):
+                _parallel(slot, _copy, flat[a:b], slot.mapped[:b - a])
                 fetch(k + 1)              # the device copies chunk k+1 while the workers read k
+            else:
+                # the last chunk: nothing left to overlap, so the calling thread reads a part
+                # too (all of a chunk under 2 MiB: no worker to wake)
+                _split_copy(flat[a:b], slot.mapped[:b - a])
     finally:
         for slot in slots:
             slot.settle(device)
