@@ -6,6 +6,7 @@ expression, the last workgroup adding the partials) and one replayed submit that
 the readback; neither records or traces anything new, and the sum allocates nothing.
 """
 
+import gc
 import threading
 import weakref
 
@@ -245,6 +246,7 @@ def test_repeated_scalar_readback_allocates_nothing(device):
         for _ in range(3):
             float((a * b).sum())
         first = weakref.ref(ka.buffer_of((a * b).sum()))
+        gc.collect()                # (earlier tests' garbage: not collected during the loop)
         live = _memory.pool_stats(device)["tensors_live"]
         for _ in range(20):
             s = (a * b).sum()
