@@ -29,7 +29,6 @@ import ctypes
 import gc
 import heapq
 import itertools
-import os
 import sys
 try:
     import resource

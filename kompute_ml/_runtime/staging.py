@@ -418,15 +418,13 @@ def _source(array, dtype):
 
 
 def _upload_slots(device, nbytes):
-    """The slots of an upload of ``nbytes`` (the ring's get_upload), and whether it prefills
-    them (:func:`_upload_two_lanes`): an upload of several chunks through device slots takes
-    :func:`prefill_slots` of them."""
+    """The slots of an upload of ``nbytes`` (the ring's get_upload): one of several chunks
+    through device slots takes :func:`prefill_slots` of them (:func:`_upload_two_lanes`)."""
     ring = _rings.get(device)
     slots = ring.get_upload(nbytes)
-    prefill = slots[0].in_device and nbytes > slots[0].nbytes
-    if prefill:
+    if slots[0].in_device and nbytes > slots[0].nbytes:
         slots = ring.get_upload(nbytes, prefill_slots(device))
-    return slots, prefill
+    return slots
 
 
 def upload(device, tensor, array, dst_offset=0, dtype=None):
@@ -447,7 +445,7 @@ def upload(device, tensor, array, dst_offset=0, dtype=None):
             use_direct(device) and \
             _direct(device, later() if later else tensor, array, dst_offset, True):
         return
-    slots, prefill = _upload_slots(device, array.size * dtype.itemsize)
+    slots = _upload_slots(device, array.size * dtype.itemsize)
     rows, per_chunk = _rows(array, dtype.itemsize, slots[0].nbytes)
     width = rows.shape[1] * dtype.itemsize          # bytes per row in the tensor
     chunks = [(a, min(len(rows), a + per_chunk)) for a in range(0, len(rows), per_chunk)]
@@ -457,7 +455,7 @@ def upload(device, tensor, array, dst_offset=0, dtype=None):
 
     if slots[0].in_device:
         _upload_two_lanes(device, later or (lambda: tensor), rows, width, dst_offset, slots,
-                          chunks, view, later is not None, prefill)
+                          chunks, view, later is not None)
         return
 
     def stage(k):
@@ -501,7 +499,7 @@ def prefill_slots(device):
 
 
 def _upload_two_lanes(device, tensor, rows, width, dst_offset, dev_slots, chunks, view,
-                      new=False, prefill=False):
+                      new=False):
     """An upload through slots in device memory (``dev_slots``), in ``chunks`` (row ranges of at
     most one slot: :func:`upload`'s) into ``tensor()`` (asked at each copy to the device). Where it
     takes several chunks and two_lanes is on, every other chunk goes through a host slot at the
@@ -513,7 +511,7 @@ def _upload_two_lanes(device, tensor, rows, width, dst_offset, dev_slots, chunks
     alone took 2.1 / 5.3 / 21.0. A one-chunk upload stays in one lane: halving it measured
     slower (4 / 8 / 16 MiB: 458 / 834 / 1207 us against 423 / 586 / 898).
 
-    With ``prefill`` (several chunks: :func:`prefill_slots` slots of each kind) the workers are
+    With several chunks (:func:`prefill_slots` slots of each kind: _upload_slots) the workers are
     given the host copies of one pair of chunks a device slot, every slot, before the first copy
     to the device, and once pair p is sent the slots of pair p - 1 (sent one pair before, so
     most likely copied on by now) are given the next pair: the workers do not wait for the
@@ -528,6 +526,7 @@ def _upload_two_lanes(device, tensor, rows, width, dst_offset, dev_slots, chunks
     host_most = max(1, _WORKERS - _DEVICE_PARTS + 1)
     step = 2 if host_slots else 1
     pairs = range(0, len(chunks), step)
+    prefill = len(chunks) > 1
     ahead = min(len(dev_slots), len(host_slots) or len(dev_slots), len(pairs)) if prefill \
         else int(new)
 
