@@ -43,11 +43,17 @@ def test_repeated_op_records_nothing_new(device):
     assert d == {"ops_recorded": 0, "replays": 10, "submits": 10, "dispatches": 10}
 
 
-def test_replay_carries_new_push_values_and_host_data(device):
-    """A replay is keyed by push words (new scalars record anew) and re-reads staging memory."""
+def test_replay_carries_new_push_values_and_host_data(device, monkeypatch):
+    """A replay is keyed by push words (new scalars record anew) and re-reads staging memory.
+
+    The buffer is one whose device memory the host cannot write in place (as a discrete GPU's
+    without resizable BAR): its upload and download are commands of the replayed batch."""
     spirv = km.compile_glsl(ADD)
     n = 100
+    monkeypatch.setattr(_memory, "force_direct_writes", False)
+    _memory.free_all_blocks(device)         # (a cached buffer of this size may be writable)
     buf = _memory.alloc(device, 4 * n)
+    assert buf._block.direct is None
     try:
         def step(x, inc):
             _stream.upload(buf, x)

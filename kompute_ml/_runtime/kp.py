@@ -19,8 +19,9 @@ import numpy as np
 from ..errors import DeviceError, DeviceLimitError, KomputeMLError, OutOfMemoryError
 
 __all__ = ["classify", "make_manager", "destroy_manager", "tensor_create", "tensor_destroy",
-           "tensor_data", "has_region_copy", "tensor_create_storage", "storage_mapping",
-           "tensor_create_host", "tensor_create_upload", "memory_flags", "op_copy_region",
+           "tensor_data", "has_region_copy", "tensor_create_storage", "tensor_create_writable",
+           "primary_mapping", "storage_mapping", "tensor_create_host", "tensor_create_upload",
+           "memory_flags", "op_copy_region",
            "sequence_submit", "sequence_wait", "sequence_create", "sequence_record",
            "sequence_eval", "sequence_eval_async", "sequence_await", "sequence_await_for",
            "sequence_clear", "sequence_destroy", "get_timestamps", "op_sync_device",
@@ -112,6 +113,29 @@ def tensor_create(manager, nbytes, device_name=""):
     """A kp "device" tensor of ``nbytes`` bytes: device-local memory plus a host staging buffer
     of the same size (contents undefined)."""
     return _tensor(manager, nbytes, "device", device_name)
+
+
+def tensor_create_writable(manager, nbytes, device_name="", storage=False):
+    """A kp "device" (``storage``: "storage") tensor whose device memory the host can write in
+    place where the device has a device-local, host-visible type (patch 0019:
+    :func:`primary_mapping`), else as :func:`tensor_create` (:func:`tensor_create_storage`)."""
+    if not hasattr(manager, "tensor_device_writable"):
+        return (tensor_create_storage if storage else tensor_create)(manager, nbytes,
+                                                                      device_name)
+    kp = _module()
+    kind = "storage" if storage else "device"
+    return _call(f"creating a {nbytes}-byte {kind} buffer", device_name,
+                 manager.tensor_device_writable, int(nbytes) // 4,
+                 kp.TensorTypes.storage if storage else kp.TensorTypes.device, nbytes=nbytes)
+
+
+def primary_mapping(tensor):
+    """A tensor's own device memory as a uint8 numpy view, where kp mapped it for the host to
+    write (patch 0019); None otherwise."""
+    try:
+        return tensor.primary_data()
+    except (RuntimeError, AttributeError):    # not host-visible, or no patch 0019
+        return None
 
 
 def tensor_create_storage(manager, nbytes, device_name=""):

@@ -70,9 +70,9 @@ class _Block:
     """One kp tensor owned by the pool."""
 
     __slots__ = ("uid", "tensor", "nbytes", "storage", "staging_batch", "staging", "mapped",
-                 "__weakref__")
+                 "direct", "stale", "__weakref__")
 
-    def __init__(self, tensor, nbytes, storage=False, mappable=False):
+    def __init__(self, tensor, nbytes, storage=False, mappable=False, direct=False):
         self.uid = next(_uids)
         self.tensor = tensor
         self.nbytes = nbytes
@@ -84,6 +84,12 @@ class _Block:
         # a CPU device: a GPU's host-visible device memory, an integrated GPU's, would also need
         # a device-to-host barrier after the kernels that wrote it; untested, so not used.)
         self.mapped = _mapping(tensor) if storage and mappable else None
+        # the tensor's own device memory, where the host can write it (kp patch 0019: a GPU's
+        # resizable BAR, a CPU driver's memory; see host_writable): an upload writes it in
+        # place once no pending work can read it (stream.upload); None elsewhere. Never read
+        # by the host on a GPU: BAR memory reads back at ~30 MB/s (H100, 4 KiB)
+        self.direct = _kp.primary_mapping(tensor) if direct else None
+        self.stale = False        # a direct write left the staging memory older than the device's
 
 
 _MADV_HUGEPAGE = 14       # Linux's madvise advice: back the range with transparent huge pages
@@ -256,7 +262,7 @@ def _drop_free(pool, keep=0, all_blocks=False):
             pool.free_bytes -= block.nbytes
             for listener in pool.drop_listeners:
                 listener(block.uid)
-            block.tensor = block.staging = block.mapped = None
+            block.tensor = block.staging = block.mapped = block.direct = None
         if not blocks:
             del pool.free[size]
 
@@ -315,8 +321,11 @@ def _create(device, pool, size):
             storage = _use_ring(size)
             _check_host_room(device, size, storage)
             if storage:
-                return _Block(_kp.tensor_create_storage(manager, size, device.name), size, True,
-                              device.info.type == "cpu")
+                return _Block(_storage_tensor(device, size), size, True,
+                              device.info.type == "cpu", _direct_storage(device, size))
+            if host_writable(device):
+                return _Block(_kp.tensor_create_writable(manager, size, device.name), size,
+                              direct=True)
             return _Block(_kp.tensor_create(manager, size, device.name), size)
         except OutOfMemoryError as exc:   # any other failure (DeviceError, ...) goes up at once
             last = exc
@@ -356,8 +365,7 @@ class Started:
             if self.error is not None:
                 raise self.error
             try:
-                self.tensor = _kp.tensor_create_storage(self.device.manager, self.size,
-                                                        self.device.name)
+                self.tensor = _storage_tensor(self.device, self.size)
             except BaseException as exc:
                 self.error = exc
                 raise
@@ -399,7 +407,8 @@ def adopt(started):
     device, size = started.device, started.size
     pool = _pool(device)
     with device.lock:
-        block = _Block(tensor, size, True, device.info.type == "cpu")
+        block = _Block(tensor, size, True, device.info.type == "cpu",
+                       _direct_storage(device, size))
         pool.live_bytes += size
         pool.live_count += 1
         return Buffer(device, block, pool)
@@ -410,6 +419,45 @@ def discard(started):
     tensor, started.tensor = started.tensor, None
     if tensor is not None:
         _kp.tensor_destroy(tensor)
+
+
+# The host writes small buffers' device memory in place (kp patch 0019) where a device-local,
+# host-visible type covers at least this share of the device's memory: a CPU driver's (all of
+# it), an integrated GPU's, a discrete GPU's resizable BAR (the H100's 80 GB). Not through a
+# 256 MiB BAR window, which the upload slots use (staging.py).
+_WRITABLE_SHARE = 0.5
+# force_direct_writes: None (the rule above), False (never: the tests of the staging path)
+force_direct_writes = None
+
+
+# Storage (ringed) buffers up to this size are made host-writable too, on a GPU (a CPU device's
+# are mapped anyway, memory.py's top): their upload is a host copy into the device's memory
+# (H100 BAR: 13-17 GB/s from 1-2 threads at 4 MiB) where the staging ring would copy the same
+# bytes into a slot in that memory and then submit a device copy. Larger uploads keep the ring,
+# whose two lanes (BAR slots and DMA from host slots, staging.py) reach ~35 GB/s.
+DIRECT_STORAGE_MAX = 16 << 20
+
+
+def host_writable(device):
+    """Whether ``device``'s small buffers are made in memory the host writes in place."""
+    if force_direct_writes is False:
+        return False
+    limits = device.limits
+    local = int(limits.get("device_local_memory") or 0)
+    return local > 0 and int(limits.get("host_writable_device_memory") or 0) >= \
+        _WRITABLE_SHARE * local
+
+
+def _direct_storage(device, size):
+    """Whether a storage buffer of ``size`` bytes is made host-writable (see above)."""
+    return size <= DIRECT_STORAGE_MAX and device.info.type != "cpu" and host_writable(device)
+
+
+def _storage_tensor(device, size):
+    """A new kp storage tensor of ``size`` bytes, host-writable where :func:`_direct_storage`."""
+    if _direct_storage(device, size):
+        return _kp.tensor_create_writable(device.manager, size, device.name, storage=True)
+    return _kp.tensor_create_storage(device.manager, size, device.name)
 
 
 def _patched():
@@ -497,14 +545,22 @@ def check_region(buf, nbytes, offset):
 def write(buf, array, offset=0, dtype=None):
     """Copy a numpy array (converted to ``dtype`` when given) into the buffer's own staging
     memory at byte ``offset`` (a device tensor's; a ringed buffer goes through staging.py)."""
+    write_into(None, buf, array, offset, dtype)
+
+
+def write_into(memory, buf, array, offset=0, dtype=None):
+    """:func:`write` into ``memory`` (uint8; None: the buffer's own staging memory), which holds
+    the buffer's bytes: its device memory where the host can write it (_Block.direct)."""
     array = np.asarray(array)
     dtype = array.dtype if dtype is None else np.dtype(dtype)
     nbytes = array.size * dtype.itemsize
     check_region(buf, nbytes, offset)
+    if memory is None:
+        memory = _own_staging(buf)
     if dtype == array.dtype and array.flags.c_contiguous:
-        _own_staging(buf)[offset:offset + nbytes] = array.reshape(-1).view(np.uint8)
+        memory[offset:offset + nbytes] = array.reshape(-1).view(np.uint8)
         return
-    dst = _own_staging(buf)[offset:offset + nbytes].view(dtype).reshape(array.shape)
+    dst = memory[offset:offset + nbytes].view(dtype).reshape(array.shape)
     with np.errstate(all="ignore"):   # an unsafe cast the caller asked for (overflow: inf)
         np.copyto(dst, array, casting="unsafe")
 
@@ -530,12 +586,18 @@ def staging_view(buf, dtype):
 
 def read(buf, count, dtype, offset=0):
     """Copy ``count`` elements of ``dtype`` out of the staging memory (one pass; it is uncached)."""
+    return read_from(None, buf, count, dtype, offset)
+
+
+def read_from(memory, buf, count, dtype, offset=0):
+    """:func:`read` from ``memory`` (uint8; None: the buffer's own staging memory)."""
     dtype = np.dtype(dtype)
     nbytes = int(count) * dtype.itemsize
     if offset < 0 or offset + nbytes > buf.nbytes:
         raise ValueError(f"{nbytes} bytes at offset {offset} exceed a {buf.nbytes}-byte buffer")
     out = np.empty(int(count), dtype=dtype)
-    out.view(np.uint8)[...] = _own_staging(buf)[offset:offset + nbytes]
+    out.view(np.uint8)[...] = (_own_staging(buf) if memory is None else memory)[
+        offset:offset + nbytes]
     return out
 
 

@@ -43,8 +43,8 @@ from . import device as _device
 import kompute_ml._runtime.kp as _kp   # (the kp wrapper; only it imports kp itself)
 from ..errors import DeviceError, KomputeMLError
 
-__all__ = ["upload", "download", "write_mapped", "read_mapped", "fill_mapped", "copy_between", "set_slot_bytes", "slot_bytes", "stats",
-           "reset_stats", "drop_rings"]
+__all__ = ["upload", "download", "write_mapped", "write_direct", "read_mapped", "fill_mapped",
+           "copy_between", "set_slot_bytes", "slot_bytes", "stats", "reset_stats", "drop_rings"]
 
 SLOT_ENV = "KOMPUTE_ML_STAGING_BYTES"    # bytes of one staging slot (suffix K, M or G)
 _DEFAULT_SLOT = 16 << 20
@@ -636,6 +636,18 @@ def write_mapped(mapped, array, offset=0, dtype=None):
         return
     nbytes = array.size * dtype.itemsize
     _split_copy(mapped[offset:offset + nbytes].view(dtype).reshape(array.shape), array)
+
+
+def write_direct(memory, array, offset=0, dtype=None):
+    """:func:`write_mapped` into a GPU's device memory mapped for the host (BAR, memory.py's
+    host-writable buffers), split as a copy into a device slot is (parts of at least 2 MiB, at
+    most four: BAR writes slow down past a few threads)."""
+    array, dtype = _source(array, dtype)
+    if array.size == 0:
+        return
+    nbytes = array.size * dtype.itemsize
+    _split_copy(memory[offset:offset + nbytes].view(dtype).reshape(array.shape), array,
+                _DEVICE_PART_MIN, _DEVICE_PARTS)
 
 
 def read_mapped(mapped, out, offset=0):

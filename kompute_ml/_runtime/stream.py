@@ -33,8 +33,8 @@ from . import staging as _staging
 from ..errors import DeviceError, DeviceLimitError
 
 __all__ = ["dispatch", "dispatch_1d", "prepare", "dispatch_ready", "groups_1d", "upload",
-           "upload_new",
-           "claim_staging", "download", "stage_upload", "stage_download", "flush_staged",
+           "upload_new", "claim_staging", "upload_staged", "download", "stage_upload",
+           "stage_download", "flush_staged",
            "transfer", "flush", "synchronize", "stats", "reset_stats", "pack"]
 
 MAX_PENDING = 1024          # operations per submit before an automatic flush
@@ -556,7 +556,7 @@ def dispatch_1d(device, spirv, buffers, n, push=b"", spec=None, info=None):
 def claim_staging(buf):
     """Submit the pending work when it still reads ``buf``'s staging memory (an upload of the
     buffer's previous user), so that the caller may write that memory directly; then record the
-    buffer's upload with :func:`upload` (which writes its ``array`` and copies all of it)."""
+    buffer's upload with :func:`upload_staged`."""
     with buf.device.lock:
         _claim(_stream(buf.device), buf)
 
@@ -572,9 +572,10 @@ def _claim(st, buf):
 def upload(buf, array, offset=0, dtype=None):
     """Copy a numpy array (converted to ``dtype`` when given) into ``buf`` at byte ``offset``.
 
-    A small buffer: host -> its staging now, staging -> device in the stream. A ringed (large)
-    buffer: the pending work is submitted, then the bytes go through the staging ring in chunks
-    (done when this returns).
+    A small buffer: host -> its staging now, staging -> device in the stream; where the host
+    can write its device memory (memory.host_writable) and no work is pending, host -> device
+    memory in place, with no command at all. A ringed (large) buffer: the pending work is
+    submitted, then the bytes go through the staging ring in chunks (done when this returns).
     """
     array = np.asarray(array)
     # the bytes the device receives (a cast changes the size: float64 X as float32)
@@ -585,14 +586,46 @@ def upload(buf, array, offset=0, dtype=None):
         return
     with device.lock:
         st = _stream(device)
+        block = buf._block
+        if block is not None and block.direct is not None and not st.capturing \
+                and st.stuck is None:
+            if st.ops and offset and block.stale:
+                # the staging copy below carries all of the staging memory to the device: where
+                # a direct write left the device's bytes newer than it, the bytes before
+                # ``offset`` would be lost (a write at 0 defines the buffer's contents itself)
+                _submit(st)
+            if not st.ops:
+                # nothing pending: no recorded command can still read the buffer's old contents
+                # (every submit is waited for), so the host writes the device memory itself
+                buf.tensor              # (a closed device or a released buffer raises)
+                _memory.write_into(block.direct, buf, array, offset, dtype)
+                block.stale = True
+                _count("direct_uploads")
+                _count("bytes_uploaded", nbytes)
+                return
         _claim(st, buf)
         _memory.write(buf, array, offset, dtype)
-        buf._block.staging_batch = st.batch
+        block = buf._block
+        block.staging_batch = st.batch
+        block.stale = False
         # the op holds the kp tensor; the Buffer itself may go back to the pool at once (a reuse
         # for another upload submits this one first: the staging_batch check above)
         uid = buf.uid
         _record(st, (("u", uid), (uid,), "u", buf.tensor, None))
         _count("bytes_uploaded", nbytes)
+
+
+def upload_staged(buf, nbytes):
+    """Record the copy of ``buf``'s staging memory to the device: the caller wrote its first
+    ``nbytes`` bytes there itself, after :func:`claim_staging` (a small buffer only)."""
+    with buf.device.lock:
+        st = _stream(buf.device)
+        uid = buf.uid
+        _record(st, (("u", uid), (uid,), "u", buf.tensor, None))
+        block = buf._block
+        block.staging_batch = st.batch
+        block.stale = False
+    _count("bytes_uploaded", nbytes)
 
 
 def upload_new(device, nbytes, array, dtype=None):
@@ -653,8 +686,12 @@ def _upload_ringed(buf, array, offset, dtype, nbytes):
         # first; later work is recorded after the copies, which have finished by then
         _submit(_stream(device))
         mapped = _mapped(buf)
+        direct = buf._block.direct if _staging.force_mapped is not False else None
         if mapped is not None:          # host-visible (a CPU device): written in place
             _staging.write_mapped(mapped, array, offset, dtype)
+        elif direct is not None:        # host-writable device memory (BAR): the same
+            _staging.write_direct(direct, array, offset, dtype)
+            _count("direct_uploads")
         else:
             _staging.upload(device, tensor, array, offset, dtype)
     _count("bytes_uploaded", nbytes)
@@ -699,6 +736,15 @@ def download(buf, count, dtype, offset=0):
         return out
     with device.lock:
         st = _stream(device)
+        block = buf._block
+        if block is not None and block.direct is not None and device.info.type == "cpu":
+            # a CPU device's memory is the host's (cached): read in place once the pending work
+            # has run, as its storage buffers are (a GPU's BAR reads back at well under 1 GB/s)
+            buf.tensor                  # (a closed device or a released buffer raises)
+            _submit(st)
+            out = _memory.read_from(block.direct, buf, count, dtype, offset)
+            _count("bytes_downloaded", out.nbytes)
+            return out
         uid = buf.uid
         _record(st, (("l", uid), (uid,), "l", buf.tensor, None))
         _submit(st)
@@ -820,7 +866,8 @@ def stats():
         those realized from their signature alone (no trace, no code generation),
         ``fast_invalidations`` realizations that sent older lazy expressions back to tracing,
         ``fused_reductions`` sums of a lazy expression computed without storing it;
-        ``creations_overlapped`` new buffers created while their upload was being staged.
+        ``creations_overlapped`` new buffers created while their upload was being staged;
+        ``direct_uploads`` small uploads written by the host into the device's memory in place.
     """
     with _counters_lock:
         totals = collections.Counter(_counters)
@@ -831,7 +878,8 @@ def stats():
     out = {name: int(totals[name]) for name in
            ("pipelines_created", "dispatches", "submits", "replays", "ops_recorded",
             "bytes_uploaded", "bytes_downloaded", "traces", "fast_realizations",
-            "fast_invalidations", "fused_reductions", "creations_overlapped")}
+            "fast_invalidations", "fused_reductions", "creations_overlapped",
+            "direct_uploads")}
     out["shader_compiles"] = int(getattr(_glslang, "compile_count", 0)) - _counters["_compiles0"]
     pool = _memory.pool_stats()
     out["tensors_live"] = pool["tensors_live"]

@@ -288,7 +288,7 @@ def upload_meta(buf, codes, weights, a, b):
     weight) as two uint32, i.e. one little-endian uint64 ``code | bits << 32``.
 
     Written straight into the buffer's staging memory (one pass, no n-sized temporary for unit
-    weights); the stream's upload of row 0 then records the copy of all of it.
+    weights); the stream then records the copy of all of it.
     """
     n = b - a
     c = codes[a:b]
@@ -310,8 +310,7 @@ def upload_meta(buf, codes, weights, a, b):
     _stream.claim_staging(buf)
     staging = buf.tensor.data().view(np.uint64)[:n]
     np.bitwise_or(c, high, out=staging)
-    _stream.upload(buf, staging[:1].copy())
-    _stream.count("bytes_uploaded", 8 * (n - 1))      # the rows written directly
+    _stream.upload_staged(buf, 8 * n)
 
 
 class _Chunk:
