@@ -408,15 +408,15 @@ def test_a_new_buffer_is_created_while_its_upload_is_staged(device, monkeypatch,
     _fresh_ring(device, monkeypatch, device_slots)
     monkeypatch.setattr(_staging, "_PREFILL_BAR_MIN", 0)
     assert _staging.prefill_slots(device) == 4
-    real_create = _kp.tensor_create_storage
+    real_create = _memory._storage_tensor      # (the pool's one way to a new storage tensor)
     busy = []       # (device slots, host slots) with host copies in flight at each creation
 
-    def create(manager, nbytes, device_name=""):
+    def create(dev, nbytes):
         ring = _staging._rings.get(device)
         up = ring.up.slots if ring.up is not None else []
         busy.append((sum(bool(s.copies) for s in up), sum(bool(s.copies) for s in ring.slots)))
-        return real_create(manager, nbytes, device_name)
-    monkeypatch.setattr(_kp, "tensor_create_storage", create)
+        return real_create(dev, nbytes)
+    monkeypatch.setattr(_memory, "_storage_tensor", create)
     _staging.set_slot_bytes(MiB)
     rng = np.random.default_rng(11)
     try:
@@ -502,28 +502,28 @@ def test_an_upload_of_several_chunks_keeps_every_slot_filled(device, monkeypatch
 
 
 def test_a_failed_creation_or_copy_during_an_upload(device, monkeypatch, unmapped):
-    """The creation failing (injected where the driver's answer arrives: the wrapper raising
-    what it raises for an allocation failure), the upload is made again through alloc, which
+    """The creation failing (injected where the pool asks for a new storage tensor: raising
+    what the kp wrapper raises for an allocation failure), the upload is made again through alloc, which
     recovers from it as it does; the host copy failing (injected: a worker's copy raising), the
     created buffer is destroyed and the error raised, the pool's counts unchanged."""
     from kompute_ml.errors import OutOfMemoryError
     _fresh_ring(device, monkeypatch, False)
     x = np.arange(3 * MiB // 4, dtype=np.float32)
-    real_create = _kp.tensor_create_storage
+    real_create = _memory._storage_tensor      # (the pool's one way to a new storage tensor)
     calls = []
 
-    def refuse_once(manager, nbytes, device_name=""):
+    def refuse_once(dev, nbytes):
         calls.append(nbytes)
         if len(calls) == 1:
-            raise OutOfMemoryError(nbytes, device_name, "VK_ERROR_OUT_OF_DEVICE_MEMORY")
-        return real_create(manager, nbytes, device_name)
-    monkeypatch.setattr(_kp, "tensor_create_storage", refuse_once)
+            raise OutOfMemoryError(nbytes, dev.name, "VK_ERROR_OUT_OF_DEVICE_MEMORY")
+        return real_create(dev, nbytes)
+    monkeypatch.setattr(_memory, "_storage_tensor", refuse_once)
     _drop_cached(device)
     before = km.stats()["creations_overlapped"]
     a = km.asarray(x, device=device)
     np.testing.assert_array_equal(a.numpy(), x)
     assert len(calls) == 2 and km.stats()["creations_overlapped"] == before
-    monkeypatch.setattr(_kp, "tensor_create_storage", real_create)
+    monkeypatch.setattr(_memory, "_storage_tensor", real_create)
     del a
     _drop_cached(device)
     counts = _memory.pool_stats(device)
