@@ -433,8 +433,14 @@ force_direct_writes = None
 # Storage (ringed) buffers up to this size are made host-writable too, on a GPU (a CPU device's
 # are mapped anyway, memory.py's top): their upload is a host copy into the device's memory
 # (H100 BAR: 13-17 GB/s from 1-2 threads at 4 MiB) where the staging ring would copy the same
-# bytes into a slot in that memory and then submit a device copy. Larger uploads keep the ring,
-# whose two lanes (BAR slots and DMA from host slots, staging.py) reach ~35 GB/s.
+# bytes into a slot in that memory and then submit a device copy: 4 / 10 / 15 MiB uploads took
+# 320-342 / 519-549 / 716-740 us instead of 400-437 / 661-672 / 902-969 (H100, same lease).
+# Larger uploads keep the ring, whose two lanes (BAR slots and DMA from host slots, staging.py)
+# reach ~35 GB/s. A new mapping's pages fault in on the host's first write (~0.5 us a 4 KiB
+# page on the H100, not faster from more threads; madvise cannot populate such a mapping): a
+# buffer's first direct write costs about three later ones (4 MiB: 0.9-1.2 ms, then ~0.3), once.
+# A new buffer's own upload does not pay it: it goes through the slots while the driver
+# allocates (stream.upload_new).
 DIRECT_STORAGE_MAX = 16 << 20
 
 
