@@ -20,7 +20,9 @@ from ..errors import DeviceError, DeviceLimitError, KomputeMLError, OutOfMemoryE
 
 __all__ = ["classify", "make_manager", "destroy_manager", "tensor_create", "tensor_destroy",
            "tensor_data", "has_region_copy", "tensor_create_storage", "tensor_create_writable",
-           "primary_mapping", "storage_mapping", "tensor_create_host", "tensor_create_upload",
+           "primary_mapping", "segments_create", "segments_release_empty", "segments_stats",
+           "tensor_create_in_segments", "segment_range", "storage_mapping",
+           "tensor_create_host", "tensor_create_upload",
            "memory_flags", "op_copy_region",
            "sequence_submit", "sequence_wait", "sequence_create", "sequence_record",
            "sequence_eval", "sequence_eval_async", "sequence_await", "sequence_await_for",
@@ -127,6 +129,39 @@ def tensor_create_writable(manager, nbytes, device_name="", storage=False):
     return _call(f"creating a {nbytes}-byte {kind} buffer", device_name,
                  manager.tensor_device_writable, int(nbytes) // 4,
                  kp.TensorTypes.storage if storage else kp.TensorTypes.device, nbytes=nbytes)
+
+
+def segments_create(manager, segment_bytes):
+    """A sub-allocator of the device's memory in segments of ``segment_bytes`` (patch 0020), or
+    None where kp lacks it."""
+    if not hasattr(manager, "segments"):
+        return None
+    return manager.segments(int(segment_bytes))
+
+
+def segments_release_empty(segments):
+    """Free the segments holding no range; the bytes freed."""
+    return segments.release_empty()
+
+
+def segments_stats(segments):
+    """[segments, bytes reserved, bytes in ranges]."""
+    return segments.stats()
+
+
+def tensor_create_in_segments(manager, nbytes, segments, writable=False, device_name=""):
+    """A kp "device" tensor whose device and staging memory are ranges of ``segments``
+    (:func:`segments_create`), its device memory host-writable where ``writable`` and the device
+    has such memory (as :func:`tensor_create_writable`'s)."""
+    return _call(f"creating a {nbytes}-byte device buffer", device_name,
+                 manager.tensor_in_segments, int(nbytes) // 4, segments, bool(writable),
+                 nbytes=nbytes)
+
+
+def segment_range(tensor):
+    """(segment id, offset, size) of a tensor's device memory where it is a range of segments,
+    else None."""
+    return tensor.segment_range() if hasattr(tensor, "segment_range") else None
 
 
 def primary_mapping(tensor):

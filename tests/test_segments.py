@@ -1,0 +1,182 @@
+"""Small buffers carved out of device-memory segments (kp patch 0020, memory.SEGMENT_BYTES).
+
+One driver allocation per segment instead of two per small buffer (device memory + staging).
+What must hold: buffers in one segment never overlap; a range is handed out again only once
+its kp tensor is destroyed (not while work recorded with it may still run); empty segments are
+freed; every array's contents stay exact; closing the device with segments alive is clean.
+Real driver throughout (lavapipe here, the GPU in benchmarks/gpu_session.sh).
+"""
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import kompute_ml as km
+from kompute_ml._runtime import kp as _kp
+from kompute_ml._runtime import memory as _memory
+from kompute_ml._runtime import stream as _stream
+
+COPY_ADD = """#version 450
+layout(local_size_x = 64) in;
+layout(set = 0, binding = 0) buffer A { float a[]; };
+layout(set = 0, binding = 1) buffer B { float b[]; };
+layout(push_constant) uniform P { uint n; float inc; } pc;
+void main() {
+    uint i = gl_GlobalInvocationID.x;
+    if (i < pc.n) b[i] = a[i] + pc.inc;
+}
+"""
+
+
+@pytest.fixture
+def clean(device):
+    """The device's pool with nothing cached (its empty segments freed)."""
+    _stream.synchronize(device)
+    _memory.free_all_blocks(device)
+    return device
+
+
+def _overlaps(ranges):
+    """Pairs of (segment, offset, size) ranges of one segment that overlap."""
+    bad = []
+    by_segment = {}
+    for r in ranges:
+        by_segment.setdefault(r[0], []).append(r)
+    for rs in by_segment.values():
+        rs.sort(key=lambda r: r[1])
+        bad += [(a, b) for a, b in zip(rs, rs[1:]) if a[1] + a[2] > b[1]]
+    return bad
+
+
+def test_small_buffers_share_segments_without_overlap(clean):
+    device = clean
+    before = _memory.pool_stats(device)
+    rng = np.random.default_rng(0)
+    sizes = [int(s) for s in rng.integers(1, 200_000, 60)] + [4, 255, 256, 257, 1 << 19]
+    bufs = [_memory.alloc(device, s) for s in sizes]
+    try:
+        ranges = [_kp.segment_range(b.tensor) for b in bufs]
+        assert all(r is not None for r in ranges)
+        assert _overlaps(ranges) == []
+        after = _memory.pool_stats(device)
+        total = sum(b.nbytes for b in bufs)
+        # device + staging memory of every buffer in ranges, far fewer segments than buffers
+        assert after["segment_bytes_used"] - before["segment_bytes_used"] >= 2 * total
+        new_segments = after["segments"] - before["segments"]
+        assert new_segments <= 2 * (2 * total // _memory.SEGMENT_BYTES + 2) < len(bufs)
+        # each buffer holds its own values
+        for i, b in enumerate(bufs):
+            _stream.upload(b, np.full(b.nbytes // 4, i, np.uint32))
+        for i, b in enumerate(bufs):
+            assert np.all(_stream.download(b, b.nbytes // 4, np.uint32) == i), i
+    finally:
+        for b in bufs:
+            b.release()
+
+
+def test_a_range_is_not_reused_while_pending_work_holds_its_tensor(clean):
+    """The pool drops a released buffer whose reader is still pending: its range stays taken
+    until that work has run and kp destroys the tensor; new buffers go elsewhere meanwhile."""
+    device = clean
+    spirv = km.compile_glsl(COPY_ADD)
+    n = 1000
+    a = _memory.alloc(device, 4 * n)
+    out = _memory.alloc(device, 4 * n)
+    try:
+        _stream.upload(a, np.arange(n, dtype=np.float32))
+        _stream.synchronize(device)
+        _stream.dispatch_1d(device, spirv, [a, out], n, push=_stream.pack("If", n, 0.5))
+        held = _kp.segment_range(a.tensor)
+        a.release()
+        _memory.free_all_blocks(device)        # the pool lets go of a's tensor; kp holds it
+        others = [_memory.alloc(device, 4 * n) for _ in range(8)]
+        for o in others:
+            _stream.upload(o, np.full(n, -1.0, np.float32))
+        assert _overlaps([held] + [_kp.segment_range(o.tensor) for o in others]) == []
+        np.testing.assert_array_equal(_stream.download(out, n, np.float32),
+                                      np.arange(n, dtype=np.float32) + 0.5)
+        for o in others:
+            o.release()
+        used = _memory.pool_stats(device)["segment_bytes_used"]
+        _memory.free_all_blocks(device)        # the work ran: a's range goes back now
+        assert _memory.pool_stats(device)["segment_bytes_used"] < used
+    finally:
+        out.release()
+
+
+def test_empty_segments_are_freed(clean):
+    """Arrays filling several segments, dropped: free_all_blocks frees the segments they
+    emptied. (The sums leave the reduction's own small buffers alive, cached by the array
+    layer: one segment may stay for them.)"""
+    device = clean
+    base = _memory.pool_stats(device)
+    ks = range(0, 6000, 5)
+    arrays = [km.asarray(np.full(k + 1, k % 7, np.float32), device=device) for k in ks]
+    sums = [float(x.sum()) for x in arrays]
+    assert sums == [float((k % 7) * (k + 1)) for k in ks]
+    grown = _memory.pool_stats(device)
+    assert grown["segments"] >= base["segments"] + 3
+    del arrays, sums
+    _stream.synchronize(device)
+    _memory.free_all_blocks(device)
+    after = _memory.pool_stats(device)
+    assert after["segments"] <= base["segments"] + 1, (base, grown, after)
+    assert after["segment_bytes_used"] - base["segment_bytes_used"] < \
+        0.01 * grown["segment_bytes_used"]
+
+
+def test_many_live_arrays_stay_exact(device):
+    """Hundreds of small arrays alive at once, made, combined and dropped in a shuffled order:
+    any two sharing memory would show in a result."""
+    rng = np.random.default_rng(3)
+    live = {}
+    for step in range(400):
+        k = int(rng.integers(0, 120))
+        if k in live and rng.random() < 0.4:
+            del live[k]
+            continue
+        n = int(rng.integers(1, 20000))
+        h = rng.standard_normal(n).astype(np.float32)
+        live[k] = (km.asarray(h, device=device) * 3 - 1, h)
+        if step % 50 == 49:
+            for a, h in live.values():
+                np.testing.assert_allclose(a.numpy(), h * 3 - 1, rtol=1e-6, atol=1e-6)
+    for a, h in live.values():
+        np.testing.assert_allclose(a.numpy(), h * 3 - 1, rtol=1e-6, atol=1e-6)
+
+
+def test_without_segments_each_buffer_has_its_own_memory(clean, monkeypatch):
+    monkeypatch.setattr(_memory, "force_segments", False)
+    device = clean
+    b = _memory.alloc(device, 4096)
+    try:
+        assert _kp.segment_range(b.tensor) is None
+        _stream.upload(b, np.arange(1024, dtype=np.float32))
+        np.testing.assert_array_equal(_stream.download(b, 1024, np.float32),
+                                      np.arange(1024, dtype=np.float32))
+    finally:
+        b.release()
+        _memory.free_all_blocks(device)
+
+
+def test_closing_the_device_with_segments_alive():
+    """Arrays in segments, a pending dispatch on them, then close: the manager frees the
+    segments after their tensors and before the device (a separate process: closing the
+    shared test device would disturb the other tests)."""
+    code = """
+import numpy as np, kompute_ml as km
+from kompute_ml._runtime import memory as _memory
+dev = km.get_device()
+xs = [km.asarray(np.arange(k + 1, dtype=np.float32), device=dev) for k in range(200)]
+y = xs[7] * 2
+stats = _memory.pool_stats(dev)
+assert stats["segments"] >= 1, stats
+dev.close()
+again = km.get_device()
+print("ok", float(km.asarray(np.arange(10, dtype=np.float32)).sum()))
+"""
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == ["ok", "45.0"], r.stdout
