@@ -12,13 +12,13 @@ benchmarks/NOTES.md and the rule in ``_runtime/staging.py``), against torch's ``
 - ``auto``: what kompute_ml does by default on this device: in place where its storage memory
   is host-visible (a CPU device, kp patch 0016: the host copies straight into / out of the
   device's own memory), else staging.use_direct's rule; ``auto new buffer``: the same upload
-  into a new buffer (the pool's cached buffers dropped before each call, the staging slots
-  kept: creating and filling an array of a size not seen before, as a user's first array of a
-  size does), with ``alloc`` beside it: the new buffer's creation alone (the driver's
-  allocation; the upload's first chunks are copied into the staging slots while the driver
-  allocates), ``auto new buffer serial`` the same with the creation before the upload, not beside
-  it (memory.overlap_creation off); ``auto fresh``: the staging slots dropped too (a process's first upload);
-  beside numpy's own ``h.copy()`` (a new array filled), and torch's upload after
+  into a new buffer (the pool's cached buffers dropped before each call, the staging slots and
+  the small buffers' segments kept: creating and filling an array of a size not seen before, as
+  a user's first array of a size does), with ``alloc`` beside it: the new buffer's creation
+  alone (the driver's allocation; the upload's first chunks are copied into the staging slots
+  while the driver allocates), ``auto new buffer serial`` the same with the creation before the
+  upload, not beside it (memory.overlap_creation off); ``auto fresh``: the staging slots and
+  segments dropped too (a process's first upload); beside numpy's own ``h.copy()`` (a new array filled), and torch's upload after
   ``torch.cuda.empty_cache()`` (its new buffer: cudaMalloc, not its cache).
 
     python benchmarks/transfer_sweep.py [--sizes 1e6,4e6,1e7,2.5e7,1e8] [--reps 20]
@@ -44,9 +44,10 @@ from kompute_ml._runtime import staging as _staging  # noqa: E402
 
 
 def _drop_cached(dev):
-    """Drop the pool's cached buffers of ``dev`` (not the staging slots)."""
+    """Drop the pool's cached buffers of ``dev`` (not the staging slots, nor the small buffers'
+    segments: a size not seen before in a process that made arrays before)."""
     with dev.lock:
-        _memory._drop_free(_memory._pool(dev), all_blocks=True)
+        _memory._drop_free(_memory._pool(dev), all_blocks=True, keep_segments=True)
 
 
 def main(argv=None):

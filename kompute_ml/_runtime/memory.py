@@ -254,10 +254,11 @@ def _take_deferred(pool):
         _give_back(pool, deferred.pop())
 
 
-def _drop_free(pool, keep=0, all_blocks=False):
+def _drop_free(pool, keep=0, all_blocks=False, keep_segments=False):
     """Drop cached blocks (largest buckets first) until at most ``keep`` bytes stay cached;
-    then free the small buffers' segments left without a range (the tensors dropped here that
-    no pending work holds are destroyed by then, their ranges given back)."""
+    then, unless ``keep_segments``, free the small buffers' segments left without a range (the
+    tensors dropped here that no pending work holds are destroyed by then, their ranges given
+    back)."""
     dropped = False
     for size in sorted(pool.free, reverse=True):
         blocks = pool.free[size]
@@ -270,7 +271,7 @@ def _drop_free(pool, keep=0, all_blocks=False):
             dropped = True
         if not blocks:
             del pool.free[size]
-    if (dropped or all_blocks) and pool.segments:
+    if (dropped or all_blocks) and pool.segments and not keep_segments:
         _kp.segments_release_empty(pool.segments)
 
 
