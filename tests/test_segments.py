@@ -180,3 +180,27 @@ print("ok", float(km.asarray(np.arange(10, dtype=np.float32)).sum()))
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
     assert r.stdout.split() == ["ok", "45.0"], r.stdout
+
+
+def test_storage_buffers_up_to_the_bound_share_segments(clean):
+    """Storage (ringed) buffers up to SEGMENT_STORAGE_MAX are ranges of segments too, without
+    overlap and exact; a larger one has memory of its own."""
+    device = clean
+    MiB = 1 << 20
+    sizes = [MiB + 4, 3 * MiB, 5 * MiB + 12, 2 * MiB, _memory.SEGMENT_STORAGE_MAX]
+    bufs = [_memory.alloc(device, s) for s in sizes]
+    big = _memory.alloc(device, _memory.SEGMENT_STORAGE_MAX + MiB)
+    try:
+        assert all(b.ringed for b in bufs)
+        ranges = [_kp.segment_range(b.tensor) for b in bufs]
+        assert all(r is not None for r in ranges) and _overlaps(ranges) == []
+        assert _kp.segment_range(big.tensor) is None
+        rng = np.random.default_rng(9)
+        want = [rng.integers(0, 2**32, b.nbytes // 4, dtype=np.uint32) for b in bufs + [big]]
+        for b, w in zip(bufs + [big], want):
+            _stream.upload(b, w)
+        for b, w in zip(bufs + [big], want):
+            np.testing.assert_array_equal(_stream.download(b, b.nbytes // 4, np.uint32), w)
+    finally:
+        for b in bufs + [big]:
+            b.release()

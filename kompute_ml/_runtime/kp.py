@@ -149,13 +149,17 @@ def segments_stats(segments):
     return segments.stats()
 
 
-def tensor_create_in_segments(manager, nbytes, segments, writable=False, device_name=""):
+def tensor_create_in_segments(manager, nbytes, segments, writable=False, device_name="",
+                              storage=False):
     """A kp "device" tensor whose device and staging memory are ranges of ``segments``
-    (:func:`segments_create`), its device memory host-writable where ``writable`` and the device
-    has such memory (as :func:`tensor_create_writable`'s)."""
-    return _call(f"creating a {nbytes}-byte device buffer", device_name,
+    (:func:`segments_create`; ``storage``: a "storage" tensor, its memory), its device memory
+    host-writable where ``writable`` and the device has such memory (as
+    :func:`tensor_create_writable`'s)."""
+    kp = _module()
+    kind = "storage" if storage else "device"
+    return _call(f"creating a {nbytes}-byte {kind} buffer", device_name,
                  manager.tensor_in_segments, int(nbytes) // 4, segments, bool(writable),
-                 nbytes=nbytes)
+                 kp.TensorTypes.storage if storage else kp.TensorTypes.device, nbytes=nbytes)
 
 
 def segment_range(tensor):

@@ -153,6 +153,7 @@ class _Pool:
         self.pressure_listeners = []  # called when an allocation failed (the stream submits)
         self.deferred = []        # blocks released while another thread held the lock
         self.segments = None      # small buffers' sub-allocator (kp patch 0020), made on use
+        self.storage_segments = None  # storage buffers' (up to SEGMENT_STORAGE_MAX)
 
     def total(self):
         return self.live_bytes + self.free_bytes
@@ -271,8 +272,10 @@ def _drop_free(pool, keep=0, all_blocks=False, keep_segments=False):
             dropped = True
         if not blocks:
             del pool.free[size]
-    if (dropped or all_blocks) and pool.segments and not keep_segments:
-        _kp.segments_release_empty(pool.segments)
+    if (dropped or all_blocks) and not keep_segments:
+        for segments in (pool.segments, pool.storage_segments):
+            if segments:
+                _kp.segments_release_empty(segments)
 
 
 def alloc(device, nbytes):
@@ -332,7 +335,7 @@ def _create(device, pool, size):
                 return _Block(_storage_tensor(device, size), size, True,
                               device.info.type == "cpu", _direct_storage(device, size))
             writable = host_writable(device)
-            segments = _segments(pool)
+            segments = _segments(pool, "segments", SEGMENT_BYTES)
             if segments:
                 return _Block(_kp.tensor_create_in_segments(manager, size, segments, writable,
                                                             device.name), size, direct=writable)
@@ -473,29 +476,41 @@ def _direct_storage(device, size):
 
 
 def _storage_tensor(device, size):
-    """A new kp storage tensor of ``size`` bytes, host-writable where :func:`_direct_storage`."""
-    if _direct_storage(device, size):
+    """A new kp storage tensor of ``size`` bytes, host-writable where :func:`_direct_storage`,
+    a range of a segment up to SEGMENT_STORAGE_MAX."""
+    writable = _direct_storage(device, size)
+    if size <= SEGMENT_STORAGE_MAX:
+        segments = _segments(_pool(device), "storage_segments", SEGMENT_STORAGE_BYTES)
+        if segments:
+            return _kp.tensor_create_in_segments(device.manager, size, segments, writable,
+                                                 device.name, storage=True)
+    if writable:
         return _kp.tensor_create_writable(device.manager, size, device.name, storage=True)
     return _kp.tensor_create_storage(device.manager, size, device.name)
 
 
 # Small buffers (below RING_MIN_BYTES) take their device and staging memory as ranges of
-# segments of this size (kp patch 0020), one driver allocation per segment instead of two per
-# buffer: on the H100 a 4 KB array of a new size cost 165-281 us of allocation (the driver clears
-# new memory), ten times its upload. A segment is freed once it holds no range and the pool
-# drops blocks (_drop_free: the cache trimmed, free_all_blocks, an allocation failing), or when
-# the device closes. force_segments=False: each buffer its own memory (the tests of that path).
+# segments of up to SEGMENT_BYTES (kp patch 0020), one driver allocation per segment instead of
+# two per buffer: on the H100 a 4 KB array of a new size cost 165-281 us of allocation (the
+# driver clears new memory), ten times its upload. Storage buffers up to SEGMENT_STORAGE_MAX take
+# ranges of segments of up to SEGMENT_STORAGE_BYTES. A new segment is as large as its kind's
+# segments together, from an eighth of the maximum (kp), so a process's first array does not pay
+# for a whole one. A segment is freed once it holds no range and the pool drops blocks
+# (_drop_free: the cache trimmed, free_all_blocks, an allocation failing), or when the device
+# closes. force_segments=False: each buffer its own memory (the tests of that path).
 SEGMENT_BYTES = 4 << 20
+SEGMENT_STORAGE_BYTES = 64 << 20
+SEGMENT_STORAGE_MAX = 16 << 20
 force_segments = None
 
 
-def _segments(pool):
-    """The pool's sub-allocator of small buffers (False where kp lacks patch 0020 or
-    force_segments is False)."""
-    segments = pool.segments
+def _segments(pool, kind, nbytes):
+    """The pool's sub-allocator of ``kind`` ("segments" or "storage_segments") in segments of up
+    to ``nbytes`` (False where kp lacks patch 0020 or force_segments is False)."""
+    segments = getattr(pool, kind)
     if segments is None:
-        device = pool.device
-        segments = pool.segments = _kp.segments_create(device.manager, SEGMENT_BYTES) or False
+        segments = _kp.segments_create(pool.device.manager, nbytes) or False
+        setattr(pool, kind, segments)
     return segments if force_segments is not False else False
 
 
@@ -679,7 +694,8 @@ def pool_stats(device=None):
                 _take_deferred(pool)
             finally:
                 pool.device.lock.release()
-    segments = [_kp.segments_stats(p.segments) for p in pools if p.segments]
+    segments = [_kp.segments_stats(x) for p in pools for x in (p.segments, p.storage_segments)
+                if x]
     return {
         "tensors_live": sum(p.live_count for p in pools),
         "bytes_live": sum(p.live_bytes for p in pools),
