@@ -461,9 +461,8 @@ force_direct_writes = None
 # Larger uploads keep the ring, whose two lanes (BAR slots and DMA from host slots, staging.py)
 # reach ~35 GB/s. A new mapping's pages fault in on the host's first write (~0.5 us a 4 KiB
 # page on the H100, not faster from more threads; madvise cannot populate such a mapping): a
-# buffer's first direct write costs about three later ones (4 MiB: 0.9-1.2 ms, then ~0.3), once.
-# A new buffer's own upload does not pay it: it goes through the slots while the driver
-# allocates (stream.upload_new).
+# buffer's first direct write costs about three later ones (4 MiB: 0.9-1.2 ms, then ~0.3), once
+# per page of a segment (below): a range whose pages an earlier buffer wrote does not pay it.
 DIRECT_STORAGE_MAX = 16 << 20
 
 
