@@ -118,3 +118,21 @@ def compute_shader_multiply(tmp_path_factory):
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module.compute_shader_multiply
+
+
+@pytest.fixture(scope="session")
+def copy_add():
+    """SPIR-V of ``b[i] = a[i] + inc`` over ``n`` floats (push constants ``n``, ``inc``; a 2-D
+    grid past the x limit of workgroups, as stream.groups_1d makes it): a kernel that reads one
+    buffer and writes another, for the tests of what runs before and after an upload."""
+    import kompute_ml as km
+    return km.compile_glsl("""#version 450
+layout(local_size_x = 64) in;
+layout(set = 0, binding = 0) buffer A { float a[]; };
+layout(set = 0, binding = 1) buffer B { float b[]; };
+layout(push_constant) uniform P { uint n; float inc; } pc;
+void main() {
+    uint i = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * 64;
+    if (i < pc.n) b[i] = a[i] + pc.inc;
+}
+""")

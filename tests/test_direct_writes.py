@@ -15,18 +15,6 @@ import kompute_ml as km
 from kompute_ml._runtime import memory as _memory
 from kompute_ml._runtime import stream as _stream
 
-COPY_ADD = """#version 450
-layout(local_size_x = 64) in;
-layout(set = 0, binding = 0) buffer A { float a[]; };
-layout(set = 0, binding = 1) buffer B { float b[]; };
-layout(push_constant) uniform P { uint n; float inc; } pc;
-void main() {
-    // (a 2-D grid past the x limit of workgroups: stream.groups_1d)
-    uint i = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * 64;
-    if (i < pc.n) b[i] = a[i] + pc.inc;
-}
-"""
-
 
 def _delta(s0, s1, *names):
     return {k: s1[k] - s0[k] for k in names}
@@ -62,10 +50,9 @@ def test_an_upload_with_nothing_pending_records_nothing(device, writable, n, dty
         buf.release()
 
 
-def test_an_upload_while_work_is_pending_comes_after_that_work(device, writable):
+def test_an_upload_while_work_is_pending_comes_after_that_work(device, copy_add, writable):
     """A pending kernel reads the buffer's old contents: the upload into it, made before the
     kernel ran, must not reach it (a direct write would: the kernel runs at the submit)."""
-    spirv = km.compile_glsl(COPY_ADD)
     n = 3001
     old = np.arange(n, dtype=np.float32)
     new = -np.arange(n, dtype=np.float32) - 7
@@ -73,7 +60,7 @@ def test_an_upload_while_work_is_pending_comes_after_that_work(device, writable)
     b = _memory.alloc(device, 4 * n)
     try:
         _stream.upload(a, old)
-        _stream.dispatch_1d(device, spirv, [a, b], n, push=_stream.pack("If", n, 0.5))
+        _stream.dispatch_1d(device, copy_add, [a, b], n, push=_stream.pack("If", n, 0.5))
         s0 = km.stats()
         _stream.upload(a, new)              # the dispatch above is still pending
         assert _delta(s0, km.stats(), "direct_uploads", "submits") == \
@@ -85,10 +72,9 @@ def test_an_upload_while_work_is_pending_comes_after_that_work(device, writable)
         b.release()
 
 
-def test_a_released_buffer_reused_while_its_reader_is_pending(device, writable):
+def test_a_released_buffer_reused_while_its_reader_is_pending(device, copy_add, writable):
     """The pool hands a released buffer out again at once; its last reader still pending, the
     new array's upload goes after that reader."""
-    spirv = km.compile_glsl(COPY_ADD)
     n = 777
     first = np.random.default_rng(1).standard_normal(n).astype(np.float32)
     second = np.random.default_rng(2).standard_normal(n).astype(np.float32)
@@ -96,7 +82,7 @@ def test_a_released_buffer_reused_while_its_reader_is_pending(device, writable):
     out = _memory.alloc(device, 4 * n)
     try:
         _stream.upload(a, first)
-        _stream.dispatch_1d(device, spirv, [a, out], n, push=_stream.pack("If", n, 1.0))
+        _stream.dispatch_1d(device, copy_add, [a, out], n, push=_stream.pack("If", n, 1.0))
         block = a._block
         a.release()
         a = _memory.alloc(device, 4 * n)
@@ -109,10 +95,10 @@ def test_a_released_buffer_reused_while_its_reader_is_pending(device, writable):
         out.release()
 
 
-def test_a_write_at_an_offset_after_a_direct_one_keeps_the_bytes_before_it(device, writable):
+def test_a_write_at_an_offset_after_a_direct_one_keeps_the_bytes_before_it(device, copy_add,
+                                                                          writable):
     """After a direct write the staging memory is older than the device's; a later write at an
     offset with work pending must not copy that staging memory over the device's bytes."""
-    spirv = km.compile_glsl(COPY_ADD)
     n, k = 1000, 600
     host = np.random.default_rng(3).standard_normal(n).astype(np.float32)
     part = np.full(n - k, 42.0, np.float32)
@@ -123,7 +109,7 @@ def test_a_write_at_an_offset_after_a_direct_one_keeps_the_bytes_before_it(devic
         _stream.upload(buf, host)           # direct where writable: staging left behind
         assert buf._block.stale == writable
         _stream.upload(x, np.ones(4, np.float32))
-        _stream.dispatch_1d(device, spirv, [x, y], 4, push=_stream.pack("If", 4, 1.0))
+        _stream.dispatch_1d(device, copy_add, [x, y], 4, push=_stream.pack("If", 4, 1.0))
         _stream.upload(buf, part, offset=4 * k)
         want = host.copy()
         want[k:] = part
@@ -134,17 +120,16 @@ def test_a_write_at_an_offset_after_a_direct_one_keeps_the_bytes_before_it(devic
             b.release()
 
 
-def test_a_download_after_a_kernel_reads_what_it_wrote(device, writable):
+def test_a_download_after_a_kernel_reads_what_it_wrote(device, copy_add, writable):
     """A CPU device's small buffers are read in place after the pending work (no copy to the
     staging memory recorded); elsewhere the download records that copy."""
-    spirv = km.compile_glsl(COPY_ADD)
     n = 513
     a = _memory.alloc(device, 4 * n)
     b = _memory.alloc(device, 4 * n)
     try:
         _stream.upload(a, np.arange(n, dtype=np.float32))
         for inc in (1.0, 2.0):              # the second time: the same batch, replayed
-            _stream.dispatch_1d(device, spirv, [a, b], n, push=_stream.pack("If", n, inc))
+            _stream.dispatch_1d(device, copy_add, [a, b], n, push=_stream.pack("If", n, inc))
             s0 = km.stats()
             got = _stream.download(b, n, np.float32)
             np.testing.assert_array_equal(got, np.arange(n, dtype=np.float32) + inc)
@@ -211,13 +196,13 @@ def test_arrays_made_in_a_loop_are_exact(device, writable):
 
 
 @pytest.mark.parametrize("mib", [1.5, 5, 17])
-def test_a_storage_buffer_written_in_place_after_its_pending_reader(device, writable, mib):
+def test_a_storage_buffer_written_in_place_after_its_pending_reader(device, copy_add, writable,
+                                                                   mib):
     """A storage (ringed) buffer up to DIRECT_STORAGE_MAX on a GPU with host-writable device
     memory is uploaded by a host copy into that memory, after the pending work (its last
     reader here) has run. A CPU device's storage buffers are mapped in cached memory instead
     (memory.py): there the test moves that mapping to the buffer's ``direct`` one, so that the
     same branch of the upload runs on the real driver."""
-    spirv = km.compile_glsl(COPY_ADD)
     n = int(mib * (1 << 20)) // 4 + 3
     old = np.random.default_rng(6).standard_normal(n).astype(np.float32)
     new = np.random.default_rng(7).standard_normal(n).astype(np.float32)
@@ -234,7 +219,7 @@ def test_a_storage_buffer_written_in_place_after_its_pending_reader(device, writ
             in_place = writable and block.nbytes <= _memory.DIRECT_STORAGE_MAX
             assert (block.direct is not None) == in_place
         _stream.upload(a, old)
-        _stream.dispatch_1d(device, spirv, [a, out], n, push=_stream.pack("If", n, 0.25))
+        _stream.dispatch_1d(device, copy_add, [a, out], n, push=_stream.pack("If", n, 0.25))
         s0 = km.stats()
         _stream.upload(a, new)
         d = _delta(s0, km.stats(), "direct_uploads", "submits")

@@ -18,17 +18,6 @@ from kompute_ml._runtime import kp as _kp
 from kompute_ml._runtime import memory as _memory
 from kompute_ml._runtime import stream as _stream
 
-COPY_ADD = """#version 450
-layout(local_size_x = 64) in;
-layout(set = 0, binding = 0) buffer A { float a[]; };
-layout(set = 0, binding = 1) buffer B { float b[]; };
-layout(push_constant) uniform P { uint n; float inc; } pc;
-void main() {
-    uint i = gl_GlobalInvocationID.x;
-    if (i < pc.n) b[i] = a[i] + pc.inc;
-}
-"""
-
 
 @pytest.fixture
 def clean(device):
@@ -76,18 +65,17 @@ def test_small_buffers_share_segments_without_overlap(clean):
             b.release()
 
 
-def test_a_range_is_not_reused_while_pending_work_holds_its_tensor(clean):
+def test_a_range_is_not_reused_while_pending_work_holds_its_tensor(clean, copy_add):
     """The pool drops a released buffer whose reader is still pending: its range stays taken
     until that work has run and kp destroys the tensor; new buffers go elsewhere meanwhile."""
     device = clean
-    spirv = km.compile_glsl(COPY_ADD)
     n = 1000
     a = _memory.alloc(device, 4 * n)
     out = _memory.alloc(device, 4 * n)
     try:
         _stream.upload(a, np.arange(n, dtype=np.float32))
         _stream.synchronize(device)
-        _stream.dispatch_1d(device, spirv, [a, out], n, push=_stream.pack("If", n, 0.5))
+        _stream.dispatch_1d(device, copy_add, [a, out], n, push=_stream.pack("If", n, 0.5))
         held = _kp.segment_range(a.tensor)
         a.release()
         _memory.free_all_blocks(device)        # the pool lets go of a's tensor; kp holds it
