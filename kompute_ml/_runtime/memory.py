@@ -411,8 +411,9 @@ def create_started(device, nbytes):
     if _staging.force_mapped is not False and _direct_storage(device, size) and \
             size <= SEGMENT_STORAGE_MAX and \
             _segments(pool, "storage_segments", SEGMENT_STORAGE_BYTES):
-        # a range of a segment, written in place: made at once, nothing to overlap (H100, 4 /
-        # 15 MiB: 721 / 1086 us through the slots beside the creation, ~380 / ~800 in place)
+        # a range of a segment, written in place: made at once, nothing to overlap (H100,
+        # transfer_sweep.py "auto new buffer" at 4 / 15 MiB: 721 / 1086 us through the slots
+        # beside the creation, 383 / 788 made at once and written in place)
         return None
     try:
         _check_host_room(device, size, True)
