@@ -409,8 +409,7 @@ def create_started(device, nbytes):
             (pool.limit and pool.total() + size > pool.limit):
         return None
     if _staging.force_mapped is not False and _direct_storage(device, size) and \
-            size <= SEGMENT_STORAGE_MAX and \
-            _segments(pool, "storage_segments", SEGMENT_STORAGE_BYTES):
+            _storage_segments(pool, size):
         # a range of a segment, written in place: made at once, nothing to overlap (H100,
         # transfer_sweep.py "auto new buffer" at 4 / 15 MiB: 721 / 1086 us through the slots
         # beside the creation, 383 / 788 made at once and written in place)
@@ -486,11 +485,10 @@ def _storage_tensor(device, size):
     """A new kp storage tensor of ``size`` bytes, host-writable where :func:`_direct_storage`,
     a range of a segment up to SEGMENT_STORAGE_MAX."""
     writable = _direct_storage(device, size)
-    if size <= SEGMENT_STORAGE_MAX:
-        segments = _segments(_pool(device), "storage_segments", SEGMENT_STORAGE_BYTES)
-        if segments:
-            return _kp.tensor_create_in_segments(device.manager, size, segments, writable,
-                                                 device.name, storage=True)
+    segments = _storage_segments(_pool(device), size)
+    if segments:
+        return _kp.tensor_create_in_segments(device.manager, size, segments, writable,
+                                             device.name, storage=True)
     if writable:
         return _kp.tensor_create_writable(device.manager, size, device.name, storage=True)
     return _kp.tensor_create_storage(device.manager, size, device.name)
@@ -519,6 +517,13 @@ def _segments(pool, kind, nbytes):
         segments = _kp.segments_create(pool.device.manager, nbytes) or False
         setattr(pool, kind, segments)
     return segments if force_segments is not False else False
+
+
+def _storage_segments(pool, size):
+    """The segments a storage buffer of ``size`` bytes is carved from (False: memory of its
+    own, past SEGMENT_STORAGE_MAX or without segments)."""
+    return size <= SEGMENT_STORAGE_MAX and \
+        _segments(pool, "storage_segments", SEGMENT_STORAGE_BYTES)
 
 
 def _patched():

@@ -627,27 +627,24 @@ def fill_mapped(mapped, value, count):
     _split_copy(dst, np.broadcast_to(value.reshape(()), dst.shape))
 
 
-def write_mapped(mapped, array, offset=0, dtype=None):
+def write_mapped(mapped, array, offset=0, dtype=None, part=None, most=None):
     """Copy ``array`` (converted to ``dtype`` when given) into ``mapped`` at byte ``offset``:
     the host-mapped memory of a storage tensor (a CPU device's, memory.py), in place, with no
-    staging and no transfer command. The caller waited for the work using that memory."""
+    staging and no transfer command, split between threads as :func:`_split_copy` (``part``,
+    ``most``) does. The caller waited for the work using that memory."""
     array, dtype = _source(array, dtype)
     if array.size == 0:
         return
     nbytes = array.size * dtype.itemsize
-    _split_copy(mapped[offset:offset + nbytes].view(dtype).reshape(array.shape), array)
+    _split_copy(mapped[offset:offset + nbytes].view(dtype).reshape(array.shape), array,
+                part, most)
 
 
 def write_direct(memory, array, offset=0, dtype=None):
     """:func:`write_mapped` into a GPU's device memory mapped for the host (BAR, memory.py's
     host-writable buffers), split as a copy into a device slot is (parts of at least 2 MiB, at
     most four: BAR writes slow down past a few threads)."""
-    array, dtype = _source(array, dtype)
-    if array.size == 0:
-        return
-    nbytes = array.size * dtype.itemsize
-    _split_copy(memory[offset:offset + nbytes].view(dtype).reshape(array.shape), array,
-                _DEVICE_PART_MIN, _DEVICE_PARTS)
+    write_mapped(memory, array, offset, dtype, _DEVICE_PART_MIN, _DEVICE_PARTS)
 
 
 def read_mapped(mapped, out, offset=0):

@@ -605,26 +605,27 @@ def upload(buf, array, offset=0, dtype=None):
                 return
         _claim(st, buf)
         _memory.write(buf, array, offset, dtype)
-        block = buf._block
-        block.staging_batch = st.batch
-        block.stale = False
-        # the op holds the kp tensor; the Buffer itself may go back to the pool at once (a reuse
-        # for another upload submits this one first: the staging_batch check above)
-        uid = buf.uid
-        _record(st, (("u", uid), (uid,), "u", buf.tensor, None))
+        _record_staged(st, buf)
         _count("bytes_uploaded", nbytes)
+
+
+def _record_staged(st, buf):
+    """Record the copy of ``buf``'s staging memory (all of it) to the device into ``st``'s
+    pending batch, which now reads that memory (the caller holds the device's lock)."""
+    block = buf._block
+    block.staging_batch = st.batch      # (before _record, whose automatic flush submits it)
+    block.stale = False
+    # the op holds the kp tensor; the Buffer itself may go back to the pool at once (a reuse
+    # for another upload submits this one first: _claim's staging_batch check)
+    uid = buf.uid
+    _record(st, (("u", uid), (uid,), "u", buf.tensor, None))
 
 
 def upload_staged(buf, nbytes):
     """Record the copy of ``buf``'s staging memory to the device: the caller wrote its first
     ``nbytes`` bytes there itself, after :func:`claim_staging` (a small buffer only)."""
     with buf.device.lock:
-        st = _stream(buf.device)
-        uid = buf.uid
-        _record(st, (("u", uid), (uid,), "u", buf.tensor, None))
-        block = buf._block
-        block.staging_batch = st.batch
-        block.stale = False
+        _record_staged(_stream(buf.device), buf)
     _count("bytes_uploaded", nbytes)
 
 
@@ -867,7 +868,7 @@ def stats():
         ``fast_invalidations`` realizations that sent older lazy expressions back to tracing,
         ``fused_reductions`` sums of a lazy expression computed without storing it;
         ``creations_overlapped`` new buffers created while their upload was being staged;
-        ``direct_uploads`` small uploads written by the host into the device's memory in place.
+        ``direct_uploads`` uploads written by the host into the device's memory in place.
     """
     with _counters_lock:
         totals = collections.Counter(_counters)
