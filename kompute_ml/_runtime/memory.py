@@ -466,6 +466,45 @@ force_direct_writes = None
 DIRECT_STORAGE_MAX = 16 << 20
 
 
+# Downloads up to this size from a GPU buffer the host can write in place (_Block.direct) read
+# its device memory in place too, with streaming loads (kp patch 0021), once the pending work has
+# run: no copy recorded, no second submit and wait. A GPU's BAR is write-combining: numpy's copy
+# out of it runs at ~30 MB/s (4 KB: 67 us on the H100), streaming loads at 0.5-1 GB/s, where a
+# recorded copy's submit and wait cost 28-33 us at any of these sizes. H100, session 10, one
+# process, interleaved, a whole ``a.numpy()`` (torch's ``.cpu().numpy()`` in brackets): 64 B 8.2
+# against 27.5 through the copy (18.5), 4 KB 13.5 against 29.5 (19.0), 10 KB 23.4 against 32
+# (19.5), 16 KiB 38-45 against 29 (20.0): larger reads record the copy.
+DIRECT_READ_MAX = 8 << 10
+# force_direct_reads: None (the rule above), False (never, nor a CPU device's numpy copy out
+# of its mapping: the tests of the copy path), True (a CPU device's buffers with streaming loads
+# too: the tests of those reads on lavapipe)
+force_direct_reads = None
+_read_primary = None      # whether kp has patch 0021's Tensor.read_primary (asked once)
+
+
+def reads_in_place(buf, nbytes):
+    """Whether a download of ``nbytes`` bytes of ``buf`` reads its device memory in place with
+    streaming loads (a GPU's host-writable buffer, DIRECT_READ_MAX, kp patch 0021)."""
+    global _read_primary
+    block = buf._block
+    if block is None or block.direct is None or nbytes > DIRECT_READ_MAX or \
+            force_direct_reads is False or \
+            (buf.device.info.type == "cpu" and force_direct_reads is not True):
+        return False
+    if _read_primary is None:
+        _read_primary = hasattr(block.tensor, "read_primary")
+    return _read_primary
+
+
+def read_in_place(buf, count, dtype, offset=0):
+    """``count`` elements of ``dtype`` read from ``buf``'s device memory at byte ``offset``
+    (:func:`reads_in_place` said yes; the caller ran the work that writes it)."""
+    out = np.empty(int(count), dtype=dtype)
+    check_region(buf, out.nbytes, offset)
+    _kp.read_primary(buf.tensor, out, offset)
+    return out
+
+
 def host_writable(device):
     """Whether ``device``'s small buffers are made in memory the host writes in place."""
     if force_direct_writes is False:

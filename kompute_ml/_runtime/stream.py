@@ -731,6 +731,10 @@ def download(buf, count, dtype, offset=0):
             mapped = _mapped(buf)
             if mapped is not None:      # host-visible (a CPU device): read in place
                 _staging.read_mapped(mapped, out, offset)
+                _count("direct_downloads")
+            elif _memory.reads_in_place(buf, out.nbytes):     # a few lines of a GPU's BAR
+                _kp.read_primary(tensor, out, offset)
+                _count("direct_downloads")
             else:
                 _staging.download(device, tensor, out, offset)
         _count("bytes_downloaded", out.nbytes)
@@ -738,14 +742,25 @@ def download(buf, count, dtype, offset=0):
     with device.lock:
         st = _stream(device)
         block = buf._block
-        if block is not None and block.direct is not None and device.info.type == "cpu":
-            # a CPU device's memory is the host's (cached): read in place once the pending work
-            # has run, as its storage buffers are (a GPU's BAR reads back at well under 1 GB/s)
-            buf.tensor                  # (a closed device or a released buffer raises)
-            _submit(st)
-            out = _memory.read_from(block.direct, buf, count, dtype, offset)
-            _count("bytes_downloaded", out.nbytes)
-            return out
+        if block is not None and block.direct is not None and \
+                _memory.force_direct_reads is not False:
+            if device.info.type == "cpu" and _memory.force_direct_reads is None:
+                # a CPU device's memory is the host's (cached): read in place once the pending
+                # work has run, as its storage buffers are
+                buf.tensor              # (a closed device or a released buffer raises)
+                _submit(st)
+                out = _memory.read_from(block.direct, buf, count, dtype, offset)
+                _count("bytes_downloaded", out.nbytes)
+                _count("direct_downloads")
+                return out
+            if _memory.reads_in_place(buf, int(count) * np.dtype(dtype).itemsize):
+                # a GPU's BAR, read with streaming loads (memory.DIRECT_READ_MAX)
+                buf.tensor
+                _submit(st)
+                out = _memory.read_in_place(buf, count, dtype, offset)
+                _count("bytes_downloaded", out.nbytes)
+                _count("direct_downloads")
+                return out
         uid = buf.uid
         _record(st, (("l", uid), (uid,), "l", buf.tensor, None))
         _submit(st)
@@ -868,7 +883,9 @@ def stats():
         ``fast_invalidations`` realizations that sent older lazy expressions back to tracing,
         ``fused_reductions`` sums of a lazy expression computed without storing it;
         ``creations_overlapped`` new buffers created while their upload was being staged;
-        ``direct_uploads`` uploads written by the host into the device's memory in place.
+        ``direct_uploads`` uploads written by the host into the device's memory in place,
+        ``direct_downloads`` downloads read from it in place (a CPU device's memory, a GPU's
+        BAR with streaming loads).
     """
     with _counters_lock:
         totals = collections.Counter(_counters)
@@ -880,7 +897,7 @@ def stats():
            ("pipelines_created", "dispatches", "submits", "replays", "ops_recorded",
             "bytes_uploaded", "bytes_downloaded", "traces", "fast_realizations",
             "fast_invalidations", "fused_reductions", "creations_overlapped",
-            "direct_uploads")}
+            "direct_uploads", "direct_downloads")}
     out["shader_compiles"] = int(getattr(_glslang, "compile_count", 0)) - _counters["_compiles0"]
     pool = _memory.pool_stats()
     out["tensors_live"] = pool["tensors_live"]
