@@ -500,7 +500,7 @@ def read_in_place(buf, count, dtype, offset=0):
     """``count`` elements of ``dtype`` read from ``buf``'s device memory at byte ``offset``
     (:func:`reads_in_place` said yes; the caller ran the work that writes it)."""
     out = np.empty(int(count), dtype=dtype)
-    check_region(buf, out.nbytes, offset)
+    _check_read(buf, out.nbytes, offset)
     _kp.read_primary(buf.tensor, out, offset)
     return out
 
@@ -694,12 +694,16 @@ def read(buf, count, dtype, offset=0):
     return read_from(None, buf, count, dtype, offset)
 
 
+def _check_read(buf, nbytes, offset):
+    if offset < 0 or offset + nbytes > buf.nbytes:
+        raise ValueError(f"{nbytes} bytes at offset {offset} exceed a {buf.nbytes}-byte buffer")
+
+
 def read_from(memory, buf, count, dtype, offset=0):
     """:func:`read` from ``memory`` (uint8; None: the buffer's own staging memory)."""
     dtype = np.dtype(dtype)
     nbytes = int(count) * dtype.itemsize
-    if offset < 0 or offset + nbytes > buf.nbytes:
-        raise ValueError(f"{nbytes} bytes at offset {offset} exceed a {buf.nbytes}-byte buffer")
+    _check_read(buf, nbytes, offset)
     out = np.empty(int(count), dtype=dtype)
     out.view(np.uint8)[...] = (_own_staging(buf) if memory is None else memory)[
         offset:offset + nbytes]
