@@ -20,7 +20,9 @@ benchmarks/NOTES.md and the rule in ``_runtime/staging.py``), against torch's ``
   upload, not beside it (memory.overlap_creation off); ``auto fresh``: the staging slots and
   segments dropped too (a process's first upload); ``auto copy reads``: ``auto`` with every
   download through a recorded copy (memory.force_direct_reads off: no small read in place with
-  streaming loads, kp patch 0021); beside numpy's own ``h.copy()`` (a new array filled), and torch's upload after
+  streaming loads, kp patch 0021); ``auto python copies``: ``auto`` with the host copies split
+  between Python's worker threads instead of kp's native ones (staging.native_copies off, kp
+  patch 0022); beside numpy's own ``h.copy()`` (a new array filled), and torch's upload after
   ``torch.cuda.empty_cache()`` (its new buffer: cudaMalloc, not its cache).
 
     python benchmarks/transfer_sweep.py [--sizes 1e6,4e6,1e7,2.5e7,1e8] [--reps 20]
@@ -76,6 +78,7 @@ def main(argv=None):
             ("auto new buffer serial", None, None, split, None, True),
             ("auto fresh", None, None, split, None, True),
             ("auto copy reads", None, None, split, None, True),
+            ("auto python copies", None, None, split, None, True),
             ("ring 16M", False, 16 << 20, split, None, True),
             ("ring 16M one lane", False, 16 << 20, split, None, False),
             ("ring 4M", False, 4 << 20, split, None, True),
@@ -105,6 +108,7 @@ def main(argv=None):
             fresh = name.endswith("fresh")
             _memory.overlap_creation = not name.endswith("serial")
             _memory.force_direct_reads = False if name.endswith("copy reads") else None
+            _staging.native_copies = False if name.endswith("python copies") else None
 
             def kup():
                 km.asarray(h, device=dev)
@@ -142,6 +146,7 @@ def main(argv=None):
         _staging.two_lanes = True
         _memory.overlap_creation = True
         _memory.force_direct_reads = None
+        _staging.native_copies = None
         if cuda:
             t = torch.from_numpy(h).cuda()
 

@@ -188,6 +188,18 @@ def read_primary(tensor, out, offset=0):
     return True
 
 
+def has_parallel_copy():
+    """Whether kp has patch 0022's parallel_copy (host copies on native threads)."""
+    return hasattr(_module(), "parallel_copy")
+
+
+def parallel_copy(dst, src, part, most):
+    """Copy the C-contiguous array ``src``'s bytes into ``dst`` (the same byte count) in parts
+    of at least ``part`` bytes on at most ``most`` native threads, the caller's included
+    (patch 0022)."""
+    _module().parallel_copy(dst, src, int(part), int(most))
+
+
 def tensor_create_storage(manager, nbytes, device_name=""):
     """A kp "storage" tensor: device-local memory only, filled and read through
     :func:`op_copy_region` from a host tensor (needs patch 0014); mapped where that memory is

@@ -1,0 +1,101 @@
+"""Host copies on kp's native threads (patch 0022, staging._split_copy): every byte where it
+belongs at sizes around the part bounds, the Python workers' path when a copy cannot go native
+(a conversion, a strided source), several threads copying at once, and a forked child."""
+
+import os
+import subprocess
+import sys
+import threading
+
+import numpy as np
+import pytest
+
+from kompute_ml._runtime import kp as _kp
+from kompute_ml._runtime import staging as _staging
+
+pytestmark = pytest.mark.skipif(not _kp.has_parallel_copy(),
+                                reason="kp lacks patch 0022 (an unpatched kp: the Python path)")
+
+
+@pytest.mark.parametrize("nbytes", [0, 1, 4095, 4096, 4097, (512 << 10) - 1, 512 << 10,
+                                    (512 << 10) + 1, (3 << 20) + 5, 9 << 20])
+@pytest.mark.parametrize("most", [1, 2, 4, 16])
+def test_every_byte_lands_where_it_belongs(nbytes, most):
+    src = np.random.default_rng(nbytes).integers(0, 256, nbytes, dtype=np.uint8)
+    dst = np.zeros(nbytes, np.uint8)
+    _staging._split_copy(dst, src, None, most)
+    np.testing.assert_array_equal(dst, src)
+    dst[:] = 0
+    _kp.parallel_copy(dst, src, 4096, most)          # tiny parts: many per thread
+    np.testing.assert_array_equal(dst, src)
+
+
+@pytest.mark.parametrize("native", [None, False])
+def test_conversions_and_strided_sources_still_copy(native, monkeypatch):
+    monkeypatch.setattr(_staging, "native_copies", native)
+    src = np.random.default_rng(1).standard_normal(3 << 18)
+    dst = np.zeros(src.shape, np.float32)
+    _staging._split_copy(dst, src)                    # float64 -> float32: numpy's cast
+    np.testing.assert_array_equal(dst, src.astype(np.float32))
+    wide = np.random.default_rng(2).standard_normal(6 << 18).astype(np.float32)
+    dst = np.zeros(3 << 18, np.float32)
+    _staging._split_copy(dst, wide[::2])              # a strided source
+    np.testing.assert_array_equal(dst, wide[::2])
+    rows = np.zeros((1 << 10, 1 << 10), np.float32)
+    _staging._split_copy(rows, np.broadcast_to(np.float32(7), rows.shape))
+    assert (rows == 7).all()
+
+
+def test_bad_arguments_raise():
+    src = np.zeros(64, np.uint8)
+    with pytest.raises(RuntimeError, match="same byte count|bytes into"):
+        _kp.parallel_copy(np.zeros(63, np.uint8), src, 4096, 2)
+    frozen = np.zeros(64, np.uint8)
+    frozen.flags.writeable = False
+    with pytest.raises(RuntimeError, match="writable"):
+        _kp.parallel_copy(frozen, src, 4096, 2)
+    with pytest.raises(RuntimeError, match="contiguous"):
+        _kp.parallel_copy(np.zeros(32, np.uint8), src[::2], 4096, 2)
+
+
+def test_threads_copying_at_once():
+    """Copies from several threads at once: one has the workers, the others copy alone; each
+    gets exactly its own bytes."""
+    errors = []
+
+    def run(seed):
+        rng = np.random.default_rng(seed)
+        try:
+            for _ in range(40):
+                n = int(rng.integers(1, 3 << 20))
+                src = rng.integers(0, 256, n, dtype=np.uint8)
+                dst = np.zeros(n, np.uint8)
+                _kp.parallel_copy(dst, src, 64 << 10, 4)
+                if not np.array_equal(dst, src):
+                    errors.append(seed)
+        except Exception as exc:          # (reported below: a thread's failure is not lost)
+            errors.append(repr(exc))
+    threads = [threading.Thread(target=run, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+
+
+def test_a_forked_child_copies_with_workers_of_its_own():
+    code = (
+        "import os, numpy as np\n"
+        "from kompute_ml._runtime import kp\n"
+        "src = np.arange(1 << 20, dtype=np.uint32); dst = np.zeros_like(src)\n"
+        "kp.parallel_copy(dst, src, 4096, 4)\n"            # the parent's workers exist
+        "pid = os.fork()\n"
+        "if pid == 0:\n"
+        "    d = np.zeros_like(src); kp.parallel_copy(d, src, 4096, 4)\n"
+        "    os._exit(0 if np.array_equal(d, src) else 3)\n"
+        "_, status = os.waitpid(pid, 0)\n"
+        "print(os.waitstatus_to_exitcode(status))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "0"
