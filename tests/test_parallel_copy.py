@@ -99,3 +99,51 @@ def test_a_forked_child_copies_with_workers_of_its_own():
                          timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "0"
+
+
+def test_started_copies_finish_and_keep_their_arrays():
+    """parallel_copy_start: several copies queued at once all finish (wait, done); a handle
+    holds its arrays (a temporary source outlives the call), and dropping a handle waits for
+    its copy."""
+    rng = np.random.default_rng(7)
+    jobs = []
+    for k in range(6):
+        n = int(rng.integers(1, 5 << 20))
+        src = rng.integers(0, 256, n, dtype=np.uint8)
+        dst = np.zeros(n, np.uint8)
+        jobs.append((dst, src, _kp.parallel_copy_start(dst, src.copy(), 64 << 10, 1 + k % 4)))
+    for dst, src, handle in jobs:
+        handle.wait()
+        assert handle.done()
+        np.testing.assert_array_equal(dst, src)
+    src = rng.integers(0, 256, 3 << 20, dtype=np.uint8)
+    dst = np.zeros_like(src)
+    _kp.parallel_copy_start(dst, src, 4096, 4)        # dropped at once: its end waits
+    np.testing.assert_array_equal(dst, src)
+
+
+def test_a_ringed_transfer_through_native_and_python_copies(device, monkeypatch):
+    """A transfer of several chunks through the staging slots (the ring forced: lavapipe maps
+    its buffers otherwise), the slots' host copies started on kp's workers, then on Python's:
+    the same bytes both ways, up and down."""
+    import kompute_ml as km
+    monkeypatch.setattr(_staging, "force_mapped", False)
+    monkeypatch.setattr(_staging, "force_direct", False)
+    started = []
+    real_start = _kp.parallel_copy_start
+
+    def counted(*args):
+        started.append(args[0].nbytes)
+        return real_start(*args)
+    monkeypatch.setattr(_kp, "parallel_copy_start", counted)
+    _staging.set_slot_bytes(1 << 20)
+    try:
+        x = np.random.default_rng(4).standard_normal((5 << 20) // 4 + 3).astype(np.float32)
+        for native in (None, False):
+            monkeypatch.setattr(_staging, "native_copies", native)
+            del started[:]
+            a = km.asarray(x, device=device)
+            np.testing.assert_array_equal(a.numpy(), x)
+            assert (len(started) > 0) == (native is None)
+    finally:
+        _staging.set_slot_bytes(None)

@@ -200,6 +200,12 @@ def parallel_copy(dst, src, part, most):
     _module().parallel_copy(dst, src, int(part), int(most))
 
 
+def parallel_copy_start(dst, src, part, most):
+    """:func:`parallel_copy` on kp's native workers alone, started: a handle whose ``wait()``
+    returns once every byte is copied (it holds both arrays until then)."""
+    return _module().parallel_copy_start(dst, src, int(part), int(most))
+
+
 def tensor_create_storage(manager, nbytes, device_name=""):
     """A kp "storage" tensor: device-local memory only, filled and read through
     :func:`op_copy_region` from a host tensor (needs patch 0014); mapped where that memory is

@@ -333,16 +333,37 @@ def _step(dst, part=None, most=None):
     return -(-len(dst) // parts)
 
 
+# Host copies of one dtype between C-contiguous arrays run on kp's native threads (patch 0022:
+# _split_copy's with the calling thread, _parallel's started on the workers alone) in parts of at
+# least _NATIVE_PART bytes: handing a part to a Python worker costs tens of microseconds (it must
+# take the GIL to start). H100, session 10's probe, 4 MiB into the BAR: one thread ~325 us, two
+# native threads ~155, four ~144, where the Python split took ~380; 1 MiB: 65 us on one thread, 36
+# on two. native_copies=False: the Python workers (benchmarks' A/B); None: where kp has the patch.
+native_copies = None
+_NATIVE_PART = 512 << 10
+_native = None            # whether kp has the native copies (asked once)
+
+
 def _wait_all(copies):
-    """Wait for every copy, then raise the first error if any: none may still touch its memory."""
-    concurrent.futures.wait(copies)
+    """Wait for every copy (futures of the Python workers, kp's native copy handles), then raise
+    the first error if any: none may still touch its memory."""
+    futures = []
     for f in copies:
+        if isinstance(f, concurrent.futures.Future):
+            futures.append(f)
+        else:
+            f.wait()
+    concurrent.futures.wait(futures)
+    for f in futures:
         f.result()
 
 
 def _parallel(slot, fn, dst, src, most=None, part=None):
     """Start copying ``src`` into ``dst`` (same shape) on the workers, as row blocks of at least
     ``part`` bytes (_SPLIT_MIN), at most ``most`` of them (_WORKERS)."""
+    if fn is _copy and _goes_native(dst, src):
+        slot.copies.append(_kp.parallel_copy_start(dst, src, _NATIVE_PART, most or _WORKERS))
+        return
     pool = _pool()
     step = _step(dst, part, most)
     for a in range(0, len(dst), step):
@@ -607,15 +628,15 @@ def download(device, tensor, out, src_offset=0):
     return out
 
 
-# Synchronous host copies of one dtype between C-contiguous arrays run on kp's native threads
-# (patch 0022) in parts of at least _NATIVE_PART bytes: handing a part to a Python worker costs
-# tens of microseconds (it must take the GIL to start). H100, session 10's probe, 4 MiB into the
-# BAR: one thread ~325 us, two native threads ~155, four ~144, where the Python split took ~380;
-# 1 MiB: 65 us on one thread, 36 on two. native_copies=False: the Python workers (benchmarks'
-# A/B); None: where kp has the patch.
-native_copies = None
-_NATIVE_PART = 512 << 10
-_native = None            # whether kp has parallel_copy (asked once)
+def _goes_native(dst, src):
+    """Whether a copy of ``src`` into ``dst`` runs on kp's native threads (see above)."""
+    global _native
+    if native_copies is False or dst.dtype != src.dtype or not dst.flags.c_contiguous or \
+            not src.flags.c_contiguous or dst.shape != src.shape:
+        return False
+    if _native is None:
+        _native = _kp.has_parallel_copy() and hasattr(_kp._module(), "parallel_copy_start")
+    return _native
 
 
 def _split_copy(dst, src, part=None, most=None):
@@ -623,14 +644,9 @@ def _split_copy(dst, src, part=None, most=None):
     :func:`_step`): the workers copy all but the first part, which the calling thread copies
     meanwhile. A copy of one dtype between C-contiguous arrays goes to kp's native threads
     instead (parts of at least _NATIVE_PART bytes, at most ``most``)."""
-    global _native
-    if native_copies is not False and dst.dtype == src.dtype and dst.flags.c_contiguous and \
-            src.flags.c_contiguous and dst.shape == src.shape:
-        if _native is None:
-            _native = _kp.has_parallel_copy()
-        if _native:
-            _kp.parallel_copy(dst, src, _NATIVE_PART, most or _WORKERS)
-            return
+    if _goes_native(dst, src):
+        _kp.parallel_copy(dst, src, _NATIVE_PART, most or _WORKERS)
+        return
     n, step = len(dst), _step(dst, part, most)
     copies = [_pool().submit(_copy, dst[a:a + step], src[a:a + step])
               for a in range(step, n, step)]
