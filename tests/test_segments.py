@@ -99,7 +99,8 @@ def test_a_range_is_not_reused_while_pending_work_holds_its_tensor(clean, copy_a
 def test_empty_segments_are_freed(clean):
     """Arrays filling several segments, dropped: free_all_blocks frees the segments they
     emptied. (The sums leave the reduction's own small buffers alive, cached by the array
-    layer: one segment may stay for them.)"""
+    layer: a segment of each memory type they use may stay for them: one where device memory
+    and staging share a type, as on lavapipe, two on the H100: BAR and host memory.)"""
     device = clean
     base = _memory.pool_stats(device)
     ks = range(0, 6000, 5)
@@ -112,7 +113,7 @@ def test_empty_segments_are_freed(clean):
     _stream.synchronize(device)
     _memory.free_all_blocks(device)
     after = _memory.pool_stats(device)
-    assert after["segments"] <= base["segments"] + 1, (base, grown, after)
+    assert after["segments"] <= base["segments"] + 2, (base, grown, after)
     assert after["segment_bytes_used"] - base["segment_bytes_used"] < \
         0.01 * grown["segment_bytes_used"]
 
