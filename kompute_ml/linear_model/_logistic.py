@@ -254,7 +254,8 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         Epochs without improvement that make a stall ('adam', 'sgd').
     shuffle : bool, default=True
         Visit the rows in a new random order every epoch ('adam', 'sgd'). The order is an index
-        permutation uploaded per epoch; X is never re-uploaded.
+        permutation the device makes per epoch (a keyed pseudo-random permutation, the key
+        drawn from ``random_state``); X never moves.
     random_state : int, RandomState instance or None, default=None
         Seeds the shuffling.
     class_weight : dict, 'balanced' or None, default=None

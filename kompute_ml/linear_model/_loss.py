@@ -313,6 +313,23 @@ def upload_meta(buf, codes, weights, a, b):
     _stream.upload_staged(buf, 8 * n)
 
 
+def permute_rows(device, idx, n, rng):
+    """Fill the first ``n`` words of the buffer ``idx`` with a pseudo-random permutation of
+    range(n), made on the device from a 128-bit key drawn from ``rng`` (a numpy Generator or
+    RandomState). numpy's permutation of 10^6 rows took ~25 ms of the host an epoch on the
+    H100's host (10 epochs: 250 of a 315 ms fit) where the epoch's device work took 3.5."""
+    if hasattr(rng, "integers"):
+        key = rng.integers(0, 1 << 32, size=4, dtype=np.uint64)
+    else:
+        key = rng.randint(0, 1 << 32, size=4, dtype=np.uint64)
+    if n <= 0:
+        return
+    bits = (int(n) - 1).bit_length()
+    # permute.comp — binding 0: idx; push: n, mask, shift, the key's four words
+    _kernel("permute").dispatch_1d(device, [idx], int(n), push=(
+        int(n), (1 << bits) - 1, max(1, (bits + 1) // 2), *(int(k) for k in key)))
+
+
 class _Chunk:
     __slots__ = ("start", "rows", "X", "meta", "idx", "owner")
 
@@ -325,8 +342,8 @@ class DeviceDataset:
     """X (float32), class codes and sample weights uploaded once to ``device``, in row chunks.
 
     Each chunk holds three buffers: X rows, ``meta`` (per row: class code, bits of the float32
-    weight) and ``idx`` (a permutation of the chunk's rows, re-uploaded when shuffling: the
-    kernels read rows through it, so X itself never moves).
+    weight) and ``idx`` (a permutation of the chunk's rows, made anew on the device when
+    shuffling: the kernels read rows through it, so X itself never moves).
     """
 
     def __init__(self, device, X, codes, weights, index=True):
@@ -361,9 +378,10 @@ class DeviceDataset:
         self.max_chunk_rows = max(c.rows for c in self.chunks)
 
     def shuffle(self, rng):
-        """Upload a fresh permutation of every chunk's rows; return a random chunk order."""
+        """Make a fresh pseudo-random permutation of every chunk's rows in its ``idx`` on the
+        device (shaders/permute.comp, keyed from ``rng``); return a random chunk order."""
         for c in self.chunks:
-            _stream.upload(c.idx, rng.permutation(c.rows).astype(np.uint32))
+            permute_rows(self.device, c.idx, c.rows, rng)
         return list(rng.permutation(len(self.chunks)))
 
     def release(self):
