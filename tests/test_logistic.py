@@ -563,6 +563,42 @@ def test_device_and_numpy_predictions_agree(monkeypatch, small_chunks):
     np.testing.assert_array_equal(clf.predict(X), on_host.argmax(axis=1))
 
 
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf, 1e39])
+def test_device_predictions_test_X_on_the_device(monkeypatch, bad):
+    """A dense X predicted on the device is tested for NaN / inf (and float64 values past
+    float32's range) by the kernel as it reads the rows, not by a host pass over X; a flagged
+    row sends X to the host's test for scikit-learn's error, even where the bad value's
+    coefficient is 0 (a product the sum would not carry)."""
+    X, y = make_classification(n_samples=300, n_features=6, random_state=0)
+    clf = LogisticRegression(solver="lbfgs").fit(X, y)
+    monkeypatch.setattr(_logistic, "_PREDICT_ON_DEVICE", 0)
+    tested = []
+    real = _logistic._assert_finite_host
+    monkeypatch.setattr(_logistic, "_assert_finite_host", lambda X: (tested.append(1), real(X)))
+    np.testing.assert_allclose(clf.decision_function(X), X @ clf.coef_[0] + clf.intercept_[0],
+                               rtol=1e-5, atol=1e-5)
+    clf.predict_proba(X.astype(np.float32))
+    assert tested == []                    # finite X: no host pass
+    clf.coef_[0, 2] = 0.0
+    assert clf.coef_[0, 1] != 0.0          # (an inf there would give an inf score, not NaN)
+    for row, col in ((0, 1), (123, 2), (299, 1), (299, 2)):
+        Xb = X.copy()
+        Xb[row, col] = bad
+        match = "float32's range" if bad == 1e39 else "NaN|infinity"
+        with pytest.raises(ValueError, match=match):
+            clf.predict(Xb)
+        if bad != 1e39:
+            with pytest.raises(ValueError, match=match):
+                clf.predict(Xb.astype(np.float32))
+    assert len(tested) == (4 if bad == 1e39 else 8)
+    # small X stays on the host, tested there
+    monkeypatch.setattr(_logistic, "_PREDICT_ON_DEVICE", 1 << 40)
+    Xb = X.copy()
+    Xb[5, 1] = bad
+    with pytest.raises(ValueError, match="float32's range" if bad == 1e39 else "NaN|infinity"):
+        clf.predict(Xb)
+
+
 def test_sparse_input_equals_dense():
     X, y = make_classification(n_samples=200, n_features=20, random_state=0)
     X[np.abs(X) < 1.0] = 0.0

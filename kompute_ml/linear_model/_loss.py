@@ -103,8 +103,9 @@ def _tile_cost(d, K):
 
 
 def _row_cost(d, K):
-    """Loop iterations of one invocation of logreg_predict.comp for one row."""
-    return -(-K // 4) * (d + 8) + 4
+    """Loop iterations of one invocation of logreg_predict.comp for one row (its NaN / inf
+    test's pass over the row included)."""
+    return -(-K // 4) * (d + 8) + d + 4
 
 
 def _too_wide(device, d, K, budget, cost=None, unit=f"tile of {TILE} rows"):
@@ -270,10 +271,13 @@ def _split(n, rows):
 
 
 def _dense_f32(X):
-    """A C-contiguous float32 copy of a row block (densifying a sparse one)."""
+    """A C-contiguous float32 copy of a row block (densifying a sparse one). A float64 value past
+    float32's range becomes inf silently: the callers test X's range first, or have the kernel
+    flag the inf (decision_function's ``check``) and report it."""
     if hasattr(X, "toarray"):
         X = X.toarray()
-    return np.ascontiguousarray(X, dtype=np.float32)
+    with np.errstate(over="ignore"):
+        return np.ascontiguousarray(X, dtype=np.float32)
 
 
 def total_weight(weights):
@@ -665,8 +669,10 @@ class LogLossProgram(FitBuffers):
         return float(np.sum(got[self.P:].astype(np.float64))), W
 
 
-def decision_function(device, X, W):
-    """Decision values X @ W[:, :-1].T + W[:, -1] (n x K float32), on ``device`` in row chunks."""
+def decision_function(device, X, W, check=False):
+    """Decision values X @ W[:, :-1].T + W[:, -1] (n x K float32), on ``device`` in row chunks.
+    ``check``: a row holding NaN or +-inf (as the device reads it: float32) gets NaN values, so
+    that the caller tests n scores on the host instead of n x d values."""
     n, d = X.shape
     K = W.shape[0]
     prog = _kernel("logreg_predict")
@@ -695,8 +701,10 @@ def decision_function(device, X, W):
                 if part is None:
                     _stream.upload(xbuf, Xc)
                 groups = min(-(-(b - a) // TILE), MAX_GROUPS)
-                # bindings: 0 X chunk, 1 W, 2 decision values (class-major)
-                prog.dispatch(device, [xbuf, wbuf, obuf], (groups, 1, 1), push=(b - a, d, K))
+                # bindings: 0 X chunk, 1 W, 2 decision values (class-major); push: n, d, K,
+                # check
+                prog.dispatch(device, [xbuf, wbuf, obuf], (groups, 1, 1),
+                              push=(b - a, d, K, int(bool(check))))
                 out[a:b] = _stream.download(obuf, (b - a) * K, np.float32).reshape(K, b - a).T
             finally:
                 if part is None:          # the Array's buffer is not ours to release
