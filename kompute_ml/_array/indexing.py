@@ -110,8 +110,41 @@ def gather(buf, src_shape, dtype, device, offset, shape, strides, *, idim=None, 
             [st * np.dtype(dtype).itemsize for st in strides])
         return _buffers.upload(device, np.ascontiguousarray(host)), shape, dtype
     out = _buffers.alloc(device, shape, dtype)
-    _strided_kernel("gather", device, [buf, out], dtype, n, offset, dims, strd, kdim, off_buf, bad)
+    tiles = _matrix_transpose(dims, strd) if off_buf is None else None
+    if tiles is not None:
+        _transpose_kernel(device, [buf, out], dtype, offset, *tiles)
+    else:
+        _strided_kernel("gather", device, [buf, out], dtype, n, offset, dims, strd, kdim, off_buf,
+                        bad)
     return out, shape, dtype
+
+
+# a walk that transposes B matrices of R x C elements goes to transpose.comp's 32 x 32 tiles (the
+# gather reads or writes 32 words apart); at most this many workgroups along each axis, the
+# kernel walking the rest (None: the device's maxComputeWorkGroupCount)
+_TRANSPOSE_MAX_GROUPS = None
+
+
+def _matrix_transpose(dims, strd):
+    """(B, R, C) where the coalesced walk ``dims``/``strd`` reads B source matrices of R x C
+    elements column by column (the output's rows are the source's columns), else None."""
+    if len(dims) == 2 and strd[0] == 1 and strd[1] == dims[0] and dims[0] > 1 and dims[1] > 1:
+        return 1, dims[1], dims[0]
+    if len(dims) == 3 and strd[1] == 1 and strd[2] == dims[1] and \
+            strd[0] == dims[1] * dims[2] and dims[1] > 1 and dims[2] > 1:
+        return dims[0], dims[2], dims[1]
+    return None
+
+
+def _transpose_kernel(device, bufs, dtype, offset, B, R, C):
+    """transpose.comp over B matrices of R x C elements of ``dtype`` at element ``offset``."""
+    defines = {"KM_WORDS2": 1} if _buffers.words_per_element(dtype) == 2 else None
+    limit = _TRANSPOSE_MAX_GROUPS
+    gx, gy, gz = (min(want, have if limit is None else min(have, limit))
+                  for want, have in zip((-(-C // 32), -(-R // 32), B), device.max_groups))
+    # transpose.comp — binding 0: src, binding 1: dst; push: B, R, C, offset
+    shaders.get("transpose", defines).dispatch(device, bufs, (gx, gy, gz),
+                                               push=(B, R, C, offset))
 
 
 def scatter(src_buf, dst_buf, dtype, device, offset, shape, strides, *, idim=None, off_buf=None,
