@@ -578,6 +578,12 @@ def test_device_predictions_test_X_on_the_device(monkeypatch, bad):
     np.testing.assert_allclose(clf.decision_function(X), X @ clf.coef_[0] + clf.intercept_[0],
                                rtol=1e-5, atol=1e-5)
     clf.predict_proba(X.astype(np.float32))
+    # any layout and dtype, cast to float32 by the stream's copies as they upload X
+    want = clf.decision_function(X)
+    wide = np.zeros((300, 12))
+    wide[:, ::2] = X
+    for Xl in (np.asfortranarray(X), wide[:, ::2], X.astype(np.float32), X[::-1][::-1]):
+        np.testing.assert_allclose(clf.decision_function(Xl), want, rtol=1e-6, atol=1e-6)
     assert tested == []                    # finite X: no host pass
     clf.coef_[0, 2] = 0.0
     assert clf.coef_[0, 1] != 0.0          # (an inf there would give an inf score, not NaN)
@@ -597,6 +603,19 @@ def test_device_predictions_test_X_on_the_device(monkeypatch, bad):
     Xb[5, 1] = bad
     with pytest.raises(ValueError, match="float32's range" if bad == 1e39 else "NaN|infinity"):
         clf.predict(Xb)
+
+
+def test_micro_batch_fits_from_any_layout_agree():
+    """The micro-batch data set casts host X to float32 while uploading it: float64, float32,
+    Fortran-ordered and strided X give the same model."""
+    X, y = make_classification(n_samples=500, n_features=7, random_state=3)
+    opts = dict(solver="adam", batch_size=50, max_iter=3, tol=None, random_state=0)
+    want = LogisticRegression(**opts).fit(X, y).coef_
+    wide = np.zeros((500, 14))
+    wide[:, 1::2] = X
+    for Xl in (X.astype(np.float32), np.asfortranarray(X), wide[:, 1::2]):
+        np.testing.assert_allclose(LogisticRegression(**opts).fit(Xl, y).coef_, want,
+                                   rtol=1e-6, atol=1e-7)
 
 
 def test_sparse_input_equals_dense():
