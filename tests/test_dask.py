@@ -158,10 +158,7 @@ def test_worker_restart_mid_computation_recovers(client, xy):
 
 
 def test_distributed_fit_matches_single_device(client):
-    from sklearn.datasets import make_classification
-    X, y = make_classification(n_samples=3000, n_features=12, n_informative=6, n_classes=3,
-                               random_state=0)
-    X = X.astype(np.float32)
+    X, y = _fit_problem()
     # tight tolerance: both fits then stop at the optimum, not wherever float32 sums let them stop
     single = km.LogisticRegression(solver="lbfgs", max_iter=500, tol=1e-9).fit(X, y)
     dX = da.from_array(X, chunks=(700, 12))
@@ -180,6 +177,30 @@ def test_distributed_fit_matches_single_device(client):
     assert (pred.compute() == single.predict(X)).mean() > 0.998
     proba = dist.predict_proba(dX).compute()
     np.testing.assert_allclose(proba, single.predict_proba(X), atol=1e-3)
+
+
+def test_one_worker_fit_takes_every_block_without_a_probe():
+    """A 1-worker cluster: the fit gives the worker every block at once (no throughput probe),
+    its shard uploads the blocks one by one (no host concatenation), and it finds the
+    single-device optimum."""
+    distributed = pytest.importorskip("distributed")
+    X, y = _fit_problem()
+    single = km.LogisticRegression(solver="lbfgs", max_iter=500, tol=1e-9).fit(X, y)
+    with kmd.VulkanCluster(devices=[0], dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as c:
+        dist = km.LogisticRegression(solver="lbfgs", max_iter=500, tol=1e-9).fit(
+            da.from_array(X, chunks=(700, 12)), da.from_array(y, chunks=700))
+        assert list(dist.rows_per_worker_.values()) == [3000]
+        assert list(dist.rows_per_worker_) == list(c.scheduler_info()["workers"])
+    assert abs(dist.loss_curve_[-1] - single.loss_curve_[-1]) <= 1e-6 * abs(single.loss_curve_[-1])
+    np.testing.assert_allclose(dist.coef_, single.coef_, rtol=0, atol=5e-4)
+
+
+def _fit_problem():
+    from sklearn.datasets import make_classification
+    X, y = make_classification(n_samples=3000, n_features=12, n_informative=6, n_classes=3,
+                               random_state=0)
+    return X.astype(np.float32), y
 
 
 def test_pickled_array_crosses_processes(client):

@@ -618,6 +618,35 @@ def test_micro_batch_fits_from_any_layout_agree():
                                    rtol=1e-6, atol=1e-7)
 
 
+def test_a_data_set_of_blocks_equals_the_concatenated_one(device, monkeypatch):
+    """DeviceDataset of a list of host blocks (a dask shard's, empty ones included) uploads them
+    one by one, chunked within each block: the same loss and gradient as the concatenation."""
+    monkeypatch.setattr(_loss, "_CHUNK_BYTES", 4 * 6 * 37)        # chunks of at most 37 rows
+    rng = np.random.default_rng(4)
+    sizes = [30, 0, 80, 1, 20]
+    blocks = [rng.standard_normal((k, 6)) for k in sizes]        # float64: cast while uploading
+    X = np.concatenate(blocks)
+    codes = rng.integers(0, 3, size=len(X))
+    weights = rng.uniform(0.5, 2.0, size=len(X))
+    W = rng.standard_normal((3, 7)) * 0.3
+    got = []
+    for source in (blocks, X):
+        data = _loss.DeviceDataset(device, source, codes, weights)
+        try:
+            assert data.n == 131 and all(c.rows <= 37 for c in data.chunks)
+            starts = [c.start for c in data.chunks]
+            assert starts == sorted(starts) and starts[0] == 0
+            with _program(data, 3, weights, l2=0.0, fit_intercept=True) as prog:
+                got.append(prog.loss_gradient(W))
+        finally:
+            data.release()
+    assert got[0][0] == pytest.approx(got[1][0], rel=1e-5)
+    np.testing.assert_allclose(got[0][1], got[1][1], rtol=1e-4, atol=1e-5)
+    want_f, want_g = reference_loss_grad(X, codes, weights, W, 0.0)
+    assert got[0][0] == pytest.approx(want_f, rel=1e-4)
+    np.testing.assert_allclose(got[0][1], want_g, rtol=1e-3, atol=1e-4)
+
+
 def test_sparse_input_equals_dense():
     X, y = make_classification(n_samples=200, n_features=20, random_state=0)
     X[np.abs(X) < 1.0] = 0.0

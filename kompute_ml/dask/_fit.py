@@ -28,11 +28,13 @@ class _Shard:
     """One worker's rows on its device: the dataset and the loss program of this fit."""
 
     def __init__(self, blocks, K, fit_intercept):
-        X = np.concatenate([b[0] for b in blocks]) if len(blocks) > 1 else blocks[0][0]
+        xs = [b[0] for b in blocks]
         codes = np.concatenate([b[1] for b in blocks])
         weights = np.concatenate([b[2] for b in blocks])
-        if isinstance(X, _km.Array):
-            X = X if len(blocks) == 1 else _ns.concat([b[0] for b in blocks])
+        if isinstance(xs[0], _km.Array):
+            X = xs[0] if len(xs) == 1 else _ns.concat(xs)
+        else:               # host blocks: the data set uploads them one by one (no concatenation)
+            X = xs[0] if len(xs) == 1 else [np.asarray(x) for x in xs]
         self.n = len(codes)
         dev = _device.get_device()
         self.data = _loss.DeviceDataset(dev, X, codes, weights)
@@ -81,6 +83,25 @@ def _assign(sizes, speeds):
     return out
 
 
+def _plan(client, workers, blocks, sizes, K, fit_intercept):
+    """Blocks per worker: each worker's throughput measured on one of the blocks it holds, then
+    rows given in proportion (one worker takes them all without a probe)."""
+    who = client.who_has(blocks)
+    first = {}
+    for i, f in enumerate(blocks):
+        for addr in who.get(f.key, ()):
+            first.setdefault(addr, i)
+    probes = {addr: client.submit(_load, K, fit_intercept, blocks[i], workers=[addr],
+                                  allow_other_workers=False, pure=False)
+              for addr, i in first.items()}
+    speeds = {addr: sizes[first[addr]] / max(client.submit(lambda s: s.seconds_per_pass, p,
+                                                           workers=[addr]).result(), 1e-9)
+              for addr, p in probes.items()}
+    for addr in workers:
+        speeds.setdefault(addr, min(speeds.values()) if speeds else 1.0)
+    return _assign(sizes, speeds)
+
+
 def fit_logistic_regression(est, X, y, sample_weight=None, client=None):
     """Fit ``est`` (a kompute_ml LogisticRegression, solver lbfgs/auto) on dask arrays X and y."""
     import dask
@@ -123,22 +144,8 @@ def fit_logistic_regression(est, X, y, sample_weight=None, client=None):
     blocks = client.compute([dask.delayed(_block)(a, b, c, classes) for a, b, c in zip(xs, ys, ws)])
     wait(blocks)
     workers = list(client.scheduler_info()["workers"])
-    # measure each worker's throughput on one of its blocks, then give rows in proportion
-    who = client.who_has(blocks)
-    first = {}
-    for i, f in enumerate(blocks):
-        for addr in who.get(f.key, ()):
-            first.setdefault(addr, i)
-    probes = {addr: client.submit(_load, K, est.fit_intercept, blocks[i], workers=[addr],
-                                  allow_other_workers=False, pure=False)
-              for addr, i in first.items()}
-    speeds = {addr: sizes[first[addr]] / max(client.submit(lambda s: s.seconds_per_pass, p,
-                                                           workers=[addr]).result(), 1e-9)
-              for addr, p in probes.items()}
-    for addr in workers:
-        speeds.setdefault(addr, min(speeds.values()) if speeds else 1.0)
-    del probes
-    plan = _assign(sizes, speeds)
+    plan = {workers[0]: list(range(len(blocks)))} if len(workers) == 1 else \
+        _plan(client, workers, blocks, sizes, K, est.fit_intercept)
     # each shard stays on the worker that built it: its buffers live on that worker's device
     placed = [(addr, client.submit(_load, K, est.fit_intercept, *[blocks[i] for i in idx],
                                    workers=[addr], allow_other_workers=False, pure=False))
