@@ -292,7 +292,7 @@ def test_full_batch_fit_counts_per_evaluation(device):
     # (the first submit may itself replay a batch recorded by an earlier fit of this shape)
     assert evaluations - 1 <= stats["replays"] <= evaluations
     assert stats["bytes_downloaded"] == 4 * (P + 1) * evaluations
-    # up: X (cast straight into staging memory, see upload_dense), the rows' meta (class code,
+    # up: X (cast straight into staging memory, see _loss.upload_rows), the rows' meta (class code,
     # weight) and W per evaluation
     assert stats["bytes_uploaded"] == X.size * 4 + 300 * 8 + 4 * P * evaluations
 

@@ -84,8 +84,8 @@ def _assign(sizes, speeds):
 
 
 def _plan(client, workers, blocks, sizes, K, fit_intercept):
-    """Blocks per worker: each worker's throughput measured on one of the blocks it holds, then
-    rows given in proportion (one worker takes them all without a probe)."""
+    """Blocks per worker of several: each worker's throughput measured on one of the blocks it
+    holds, then rows given in proportion (the caller gives a lone worker every block, unprobed)."""
     who = client.who_has(blocks)
     first = {}
     for i, f in enumerate(blocks):

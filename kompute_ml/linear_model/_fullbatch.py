@@ -21,7 +21,7 @@ The kernels are compiled per (features, logits) with everything a compile-time c
 of known trip count, registers for the accumulators); where neither layout exists the caller uses
 ``_loss.LogLossProgram``.
 
-Host data goes up through :func:`upload_dense`: rows are copied (and cast, for float64 input)
+Host data goes up through :func:`_loss.upload_rows`: rows are copied (and cast, for float64 input)
 straight into the pooled buffer's staging memory by a few threads, so a float32 X is read once
 on the host and no float64 or float32 temporary of X exists; finiteness is tested by the kernel
 on the first evaluation (on the bits of each value), not by a host pass.
@@ -38,7 +38,7 @@ from .._runtime import program as _program
 from .._runtime import stream as _stream
 from . import _loss
 
-__all__ = ["layout", "lanes_layout", "upload_dense", "FusedLogLoss", "fits_device"]
+__all__ = ["layout", "lanes_layout", "FusedLogLoss", "fits_device"]
 
 WG = 256                  # invocations per workgroup on a GPU
 WG_CPU = 64               # ... on a CPU device (lavapipe runs a workgroup's invocations as
@@ -211,7 +211,7 @@ class DenseDataset:
                 chunk = _Rows(a, b - a, _memory.alloc(device, 4 * (b - a) * d),
                               _memory.alloc(device, 8 * (b - a)))
                 self.chunks.append(chunk)
-                upload_dense(chunk.X, X[a:b])
+                _loss.upload_rows(chunk.X, X[a:b])
                 _loss.upload_meta(chunk.meta, codes, weights, a, b)
         except BaseException:
             self.release()
@@ -226,17 +226,6 @@ class DenseDataset:
 
     def __del__(self):
         self.release()
-
-
-def upload_dense(buf, X):
-    """Copy the rows of a dense 2-D X (any real dtype, any layout) as float32 into ``buf``.
-
-    One read of X on the host and no temporary: the stream casts it straight into the buffer's
-    staging memory, or (a buffer of 1 MiB and more) into the device's bounded staging ring chunk by
-    chunk on its copy threads. float64 values past float32's range become inf; the first pass's
-    check reports them.
-    """
-    _stream.upload(buf, X, dtype=np.float32)
 
 
 # -- evaluation -----------------------------------------------------------------------------------

@@ -271,9 +271,8 @@ def _split(n, rows):
 
 
 def _dense_f32(X):
-    """A C-contiguous float32 copy of a row block (densifying a sparse one). A float64 value past
-    float32's range becomes inf silently: the callers test X's range first, or have the kernel
-    flag the inf (decision_function's ``check``) and report it."""
+    """A C-contiguous float32 copy of a row block (densifying a sparse one); a float64 value past
+    float32's range becomes inf silently, as in :func:`upload_rows`."""
     if hasattr(X, "toarray"):
         X = X.toarray()
     with np.errstate(over="ignore"):
@@ -284,7 +283,9 @@ def upload_rows(buf, X):
     """Copy a row block of host X into ``buf`` as float32: a dense block of any real dtype and
     layout is cast by the stream on its copy threads as it goes into the staging memory or ring
     (one read of X, no float32 temporary: numpy's cast of 10^6 x 256 float64 on one thread took
-    ~0.5 s on the H100's host); a sparse one is densified first."""
+    ~0.5 s on the H100's host); a sparse one is densified first. float64 values past float32's
+    range become inf: the callers test X's range first, or the kernels reading it report the inf
+    (the full-batch pass's first evaluation, decision_function's ``check``)."""
     if hasattr(X, "toarray"):
         _stream.upload(buf, _dense_f32(X))
     else:
