@@ -7,6 +7,7 @@ workers in proportion to the throughput each measured when its rows were loaded,
 more than a CPU device.
 """
 
+import contextlib
 import time
 
 import numpy as np
@@ -46,9 +47,49 @@ class _Shard:
         raise TypeError("a _Shard holds device buffers and is not moved between workers")
 
 
-def _load(K, fit_intercept, *blocks):
+def _block(x, y, w):
+    """A row block as the workers hold it: X's rows, the labels, the weights in float64."""
+    y = np.asarray(y)
+    w = np.ones(len(y)) if w is None else np.asarray(w, dtype=np.float64)
+    return x, y, w
+
+
+def _summary(block):
+    """(labels, rows per label, weight per label) of one block."""
+    labels, codes = np.unique(block[1], return_inverse=True)
+    return (labels, np.bincount(codes, minlength=len(labels)),
+            np.bincount(codes, weights=block[2], minlength=len(labels)))
+
+
+def _classes(class_weight, *summaries):
+    """(classes, weight of each class's rows, total weight) from the blocks' summaries: the class
+    weights scikit-learn computes from the labels' counts, applied to each class's weights."""
+    classes = np.unique(np.concatenate([s[0] for s in summaries]))
+    counts, sums = np.zeros(len(classes), np.int64), np.zeros(len(classes))
+    for labels, n, w in summaries:
+        at = np.searchsorted(classes, labels)
+        counts[at] += n
+        sums[at] += w
+    cw = None
+    if class_weight is not None and len(classes) >= 2:
+        from sklearn.utils import compute_class_weight
+        # it depends on the labels' counts only: labels repeated by count stand for y
+        cw = compute_class_weight(class_weight, classes=classes, y=np.repeat(classes, counts))
+        sums = sums * cw
+    return classes, cw, float(sums.sum())
+
+
+def _load(fit_intercept, info, *blocks):
+    """The shard of ``blocks`` (the labels coded by ``info``'s classes, class weights applied),
+    its pipelines built, one timed pass over it."""
     t0 = time.perf_counter()
-    shard = _Shard(blocks, K, fit_intercept)
+    classes, cw = info[0], info[1]
+    K = 1 if len(classes) == 2 else len(classes)
+    coded = []
+    for x, y, w in blocks:
+        codes = np.searchsorted(classes, y).astype(np.uint32)
+        coded.append((x, codes, w if cw is None else w * cw[codes]))
+    shard = _Shard(coded, K, fit_intercept)
     d = shard.data.d
     shard.prog.loss_gradient(np.zeros((K, d + 1)))        # warm: pipelines built here
     t1 = time.perf_counter()
@@ -63,15 +104,6 @@ def _evaluate(shard, W):
     return f, g
 
 
-def _rows_per_second(shard):
-    return shard.n / max(shard.seconds_per_pass, 1e-9)
-
-
-def _block(x, y, w, classes):
-    codes = np.searchsorted(classes, np.asarray(y)).astype(np.uint32)
-    return (x, codes, np.asarray(w, dtype=np.float64))
-
-
 def _assign(sizes, speeds):
     """Greedy: each block (largest first) goes to the worker that would finish it first."""
     load = {w: 0.0 for w in speeds}
@@ -83,7 +115,7 @@ def _assign(sizes, speeds):
     return out
 
 
-def _plan(client, workers, blocks, sizes, K, fit_intercept):
+def _plan(client, workers, blocks, sizes, fit_intercept, info):
     """Blocks per worker of several: each worker's throughput measured on one of the blocks it
     holds, then rows given in proportion (the caller gives a lone worker every block, unprobed)."""
     who = client.who_has(blocks)
@@ -91,7 +123,7 @@ def _plan(client, workers, blocks, sizes, K, fit_intercept):
     for i, f in enumerate(blocks):
         for addr in who.get(f.key, ()):
             first.setdefault(addr, i)
-    probes = {addr: client.submit(_load, K, fit_intercept, blocks[i], workers=[addr],
+    probes = {addr: client.submit(_load, fit_intercept, info, blocks[i], workers=[addr],
                                   allow_other_workers=False, pure=False)
               for addr, i in first.items()}
     speeds = {addr: sizes[first[addr]] / max(client.submit(lambda s: s.seconds_per_pass, p,
@@ -102,11 +134,73 @@ def _plan(client, workers, blocks, sizes, K, fit_intercept):
     return _assign(sizes, speeds)
 
 
+# Dask batches the messages of each stream (client -> scheduler every 10 ms, scheduler -> worker
+# every 5 ms, worker -> scheduler and scheduler -> client every 2 ms): a message sent within that
+# time of the stream's last one waits for it. An L-BFGS evaluation is a few messages each way
+# between the client, the scheduler and the workers, each sent within milliseconds of the last,
+# so each evaluation waited ~11 ms for the batches. A fit sends its messages at once (interval
+# 0) on the streams it uses, and gives the streams their intervals back at the end.
+def _set_worker_interval(dask_worker, value):
+    stream = dask_worker.batched_stream
+    old, stream.interval = stream.interval, value if value is not None else stream.interval
+    return old
+
+
+def _set_scheduler_intervals(dask_scheduler, client_id, values):
+    """Set the scheduler's streams to the workers and to ``client_id`` (``values``: a dict of
+    stream name -> interval, or a number for all); return the intervals they had."""
+    streams = dict(dask_scheduler.stream_comms)
+    if client_id in dask_scheduler.client_comms:
+        streams["client"] = dask_scheduler.client_comms[client_id]
+    old = {}
+    for name, stream in streams.items():
+        old[name] = stream.interval
+        value = values.get(name) if isinstance(values, dict) else values
+        if value is not None:
+            stream.interval = value
+    return old
+
+
+prompt_messages = True     # False: each stream keeps Dask's batching (the benchmarks' A/B)
+
+
+@contextlib.contextmanager
+def _prompt_messages(client):
+    """Within the block, the client's, the scheduler's and the workers' streams send each message
+    at once (see above); their intervals are given back on the way out (a worker lost meanwhile
+    is skipped)."""
+    if not prompt_messages:
+        yield
+        return
+    comm = client.scheduler_comm
+    old_client = comm.interval
+    comm.interval = 0.0
+    old_scheduler = old_workers = None
+    try:
+        old_scheduler = client.run_on_scheduler(_set_scheduler_intervals, client_id=client.id,
+                                                values=0.0)
+        old_workers = client.run(_set_worker_interval, value=0.0, on_error="return")
+        yield
+    finally:
+        by_value = {}
+        for addr, value in (old_workers or {}).items():
+            if not isinstance(value, Exception):
+                by_value.setdefault(value, []).append(addr)
+        for value, addrs in by_value.items():          # one call per interval (mostly one)
+            client.run(_set_worker_interval, value=value, workers=addrs, on_error="ignore")
+        if old_scheduler is not None:
+            try:
+                client.run_on_scheduler(_set_scheduler_intervals, client_id=client.id,
+                                        values=old_scheduler)
+            except OSError:     # the scheduler gone (CommClosedError): nothing to give back
+                pass
+        comm.interval = old_client
+
+
 def fit_logistic_regression(est, X, y, sample_weight=None, client=None):
     """Fit ``est`` (a kompute_ml LogisticRegression, solver lbfgs/auto) on dask arrays X and y."""
-    import dask
     import dask.array as da
-    from distributed import get_client, wait
+    from distributed import get_client
     if client is None:
         try:
             client = get_client()
@@ -122,36 +216,45 @@ def fit_logistic_regression(est, X, y, sample_weight=None, client=None):
         da.from_array(np.asarray(y), chunks=(X.chunks[0],))
     if y.shape != (n,):
         raise ValueError(f"y must have one label per row of X ({n}), got shape {y.shape}")
-    if sample_weight is None:
-        w = da.ones(n, chunks=(X.chunks[0],), dtype=np.float64)
-    else:
-        w = da.asarray(sample_weight).rechunk((X.chunks[0],))
-    classes, total = dask.compute(da.unique(y), w.sum())
-    classes = np.asarray(classes)
+    w = None if sample_weight is None else da.asarray(sample_weight).rechunk((X.chunks[0],))
+    with _prompt_messages(client):
+        return _fit(est, client, X, y, w)
+
+
+def _fit(est, client, X, y, w):
+    import dask
+    from distributed import wait
+    n, d = X.shape
+    xs, ys = X.to_delayed().ravel(), y.to_delayed().ravel()
+    ws = [None] * len(xs) if w is None else w.to_delayed().ravel()
+    sizes = list(X.chunks[0])
+    # the blocks, their labels' summaries and the classes in one graph (one round trip)
+    blocks = client.compute([dask.delayed(_block)(a, b, c) for a, b, c in zip(xs, ys, ws)])
+    info = client.submit(_classes, est.class_weight,
+                         *[client.submit(_summary, b, pure=False) for b in blocks], pure=False)
+    workers = list(client.scheduler_info()["workers"])
+    if len(workers) == 1:    # a lone worker takes every block, and starts loading them at once
+        plan = {workers[0]: list(range(len(blocks)))}
+        shards = [client.submit(_load, est.fit_intercept, info, *blocks, workers=workers,
+                                allow_other_workers=False, pure=False)]
+    classes, _, total = info.result()
     if len(classes) < 2:
+        _release(blocks + [info] + (shards if len(workers) == 1 else []))
         raise ValueError("This solver needs samples of at least 2 classes in the data, but the "
                          f"data contains only one class: {classes[0]!r}")
-    if est.class_weight is not None:
-        from sklearn.utils import compute_class_weight
-        yy = y.compute()
-        cw = compute_class_weight(est.class_weight, classes=classes, y=np.asarray(yy))
-        w = w * da.from_array(cw, chunks=-1)[da.from_array(np.searchsorted(classes, yy),
-                                                           chunks=(X.chunks[0],))]
-        total = float(w.sum().compute())
     K = 1 if len(classes) == 2 else len(classes)
-    xs, ys, ws = X.to_delayed().ravel(), y.to_delayed().ravel(), w.to_delayed().ravel()
-    sizes = list(X.chunks[0])
-    blocks = client.compute([dask.delayed(_block)(a, b, c, classes) for a, b, c in zip(xs, ys, ws)])
-    wait(blocks)
-    workers = list(client.scheduler_info()["workers"])
-    plan = {workers[0]: list(range(len(blocks)))} if len(workers) == 1 else \
-        _plan(client, workers, blocks, sizes, K, est.fit_intercept)
-    # each shard stays on the worker that built it: its buffers live on that worker's device
-    placed = [(addr, client.submit(_load, K, est.fit_intercept, *[blocks[i] for i in idx],
-                                   workers=[addr], allow_other_workers=False, pure=False))
-              for addr, idx in plan.items() if idx]
-    shards = [s for _, s in placed]
+    if len(workers) > 1:
+        wait(blocks)
+        plan = _plan(client, workers, blocks, sizes, est.fit_intercept, info)
+        # each shard stays on the worker that built it: its buffers live on that worker's device
+        shards = [client.submit(_load, est.fit_intercept, info, *[blocks[i] for i in idx],
+                                workers=[addr], allow_other_workers=False, pure=False)
+                  for addr, idx in plan.items() if idx]
+    placed = [(addr, s) for (addr, idx), s in zip([p for p in plan.items() if p[1]], shards)]
     wait(shards)
+    for s in shards:
+        if s.status == "error":
+            s.result()                      # the worker's exception, raised here
     l2 = 1.0 / (est.C * total) if est.penalty == "l2" else 0.0
     free = np.ones((K, d + 1), dtype=bool)
     if not est.fit_intercept:
@@ -184,8 +287,15 @@ def fit_logistic_regression(est, X, y, sample_weight=None, client=None):
     est.intercept_ = W[:, -1].copy() if est.fit_intercept else np.zeros(K)
     est.n_iter_ = np.array([max(1, int(res.nit))], dtype=np.int32)
     est.rows_per_worker_ = {addr: int(sum(sizes[i] for i in idx)) for addr, idx in plan.items()}
-    client.cancel(shards + blocks)
+    _release(shards + blocks + [info])
     return est
+
+
+def _release(futures):
+    # (not client.cancel: cancelling a block also cancels its dependents, among them summaries
+    # whose futures are gone, which distributed's scheduler asserts against)
+    for f in futures:
+        f.release()
 
 
 def predict_blocks(est, X, method):
