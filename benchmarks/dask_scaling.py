@@ -6,7 +6,7 @@ row and column, + 1, mean. Configurations, each timed end to end (generation inc
   1dev     kompute_ml chunks on one device, a VulkanCluster with one worker (the default device)
   all      a VulkanCluster with one worker per device (e.g. the H100 and lavapipe)
 and, with --fit, LogisticRegression(lbfgs) on an n_fit x d dask array: single device without Dask,
-then 1dev and all: the first fit and the median of warm ones (``--ab``: warm fits with Dask's
+then 1dev and all (``--configs``; 2on1: two workers on the default device): the first fit and the median of warm ones (``--ab``: warm fits with Dask's
 own message batching interleaved, the A/B of the fit's prompt messages).
 
     python benchmarks/dask_scaling.py --n 100000 --chunk 10000          # the seeds' size (40 GB f32)
@@ -64,6 +64,11 @@ def run_mean(args, results):
                         "config": what, "n": args.n, "chunk": args.chunk})
 
 
+# the fit's cluster configurations: "2on1" is two workers on the default device, the fit's path
+# for several workers (an evaluation a scheduler round trip) where one GPU is all there is
+_CONFIGS = {"1dev": [0], "all": "all", "2on1": [0, 0]}
+
+
 def run_fit(args, results):
     import statistics
     import dask.array as da
@@ -82,8 +87,8 @@ def run_fit(args, results):
     warm = [_time(lambda: fit(X, y))[0] for _ in range(args.fit_reps)]
     rows = {"single": (statistics.median(warm), t_cold, None, single, "one device, no Dask")}
     chunks = max(1, n // 16)
-    for cfg, devices in (("1dev", [0]), ("all", "all")):
-        if cfg == "all" and len(kmd.device_specs("all")) < 2:
+    for cfg, devices in _CONFIGS.items():
+        if cfg not in args.configs or cfg == "all" and len(kmd.device_specs("all")) < 2:
             continue
         with kmd.VulkanCluster(devices=devices, dashboard_address=None) as cluster, \
                 Client(cluster) as client:
@@ -127,6 +132,8 @@ def main(argv=None):
     p.add_argument("--ab", action="store_true",
                    help="also time warm fits with Dask's message batching (interleaved)")
     p.add_argument("--no-mean", action="store_true", help="only the fit")
+    p.add_argument("--configs", default="1dev,all",
+                   help="the fit's clusters, of " + ", ".join(_CONFIGS) + " (default 1dev,all)")
     args = p.parse_args(argv)
     import kompute_ml as km
     results = []

@@ -3,6 +3,7 @@ VulkanCluster (both workers on the default device: lavapipe in CI). Nothing is m
 
 import os
 import pickle
+import time
 
 import numpy as np
 import pytest
@@ -180,9 +181,9 @@ def test_distributed_fit_matches_single_device(client):
 
 
 def test_one_worker_fit_takes_every_block_without_a_probe():
-    """A 1-worker cluster: the fit gives the worker every block at once (no throughput probe),
-    its shard uploads the blocks one by one (no host concatenation), and it finds the
-    single-device optimum."""
+    """A 1-worker cluster: the worker fits in one task over every block (no throughput probe,
+    no round trip per evaluation), its shard uploads the blocks one by one (no host
+    concatenation), and it finds the single-device optimum."""
     distributed = pytest.importorskip("distributed")
     X, y = _fit_problem()
     single = km.LogisticRegression(solver="lbfgs", max_iter=500, tol=1e-9).fit(X, y)
@@ -192,6 +193,13 @@ def test_one_worker_fit_takes_every_block_without_a_probe():
             da.from_array(X, chunks=(700, 12)), da.from_array(y, chunks=700))
         assert list(dist.rows_per_worker_.values()) == [3000]
         assert list(dist.rows_per_worker_) == list(c.scheduler_info()["workers"])
+        with pytest.raises(ValueError, match="only one class"):     # raised in the worker's task
+            km.LogisticRegression().fit(da.from_array(X, chunks=(700, 12)),
+                                        da.from_array(np.zeros(len(X)), chunks=700))
+        deadline = time.monotonic() + 10        # the failed fit's tasks are released
+        while c.who_has() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not c.who_has()
     assert abs(dist.loss_curve_[-1] - single.loss_curve_[-1]) <= 1e-6 * abs(single.loss_curve_[-1])
     np.testing.assert_allclose(dist.coef_, single.coef_, rtol=0, atol=5e-4)
 

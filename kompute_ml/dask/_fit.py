@@ -1,10 +1,13 @@
 """LogisticRegression on a dask array: every worker's row blocks on its device, one L-BFGS.
 
-The driver runs scipy's L-BFGS; each evaluation of the objective sends W ((features + 1) x K
-floats) to every worker, which computes the weighted loss sum and gradient sum of its rows on its
-device (the same kernels as a single-device fit) and sends back as many floats. Rows are given to
-workers in proportion to the throughput each measured when its rows were loaded, so a GPU gets
-more than a CPU device.
+The blocks are computed where Dask places them; each also gives a summary of its labels (classes,
+counts, weights) from which one task finds the classes, class weights and total weight. A lone
+worker then runs the whole fit as one task, as a single device does, over the blocks it holds.
+With several workers the driver runs scipy's L-BFGS; each evaluation of the objective sends W
+((features + 1) x K floats) to every worker, which computes the weighted loss sum and gradient sum
+of its rows on its device (the same kernels as a single-device fit) and sends back as many
+floats. Rows are given to workers in proportion to the throughput each measured when its rows
+were loaded, so a GPU gets more than a CPU device.
 """
 
 import contextlib
@@ -79,9 +82,9 @@ def _classes(class_weight, *summaries):
     return classes, cw, float(sums.sum())
 
 
-def _load(fit_intercept, info, *blocks):
+def _load(fit_intercept, info, *blocks, timed=True):
     """The shard of ``blocks`` (the labels coded by ``info``'s classes, class weights applied),
-    its pipelines built, one timed pass over it."""
+    its pipelines built and (``timed``) one timed pass over it."""
     t0 = time.perf_counter()
     classes, cw = info[0], info[1]
     K = 1 if len(classes) == 2 else len(classes)
@@ -90,6 +93,8 @@ def _load(fit_intercept, info, *blocks):
         codes = np.searchsorted(classes, y).astype(np.uint32)
         coded.append((x, codes, w if cw is None else w * cw[codes]))
     shard = _Shard(coded, K, fit_intercept)
+    if not timed:
+        return shard
     d = shard.data.d
     shard.prog.loss_gradient(np.zeros((K, d + 1)))        # warm: pipelines built here
     t1 = time.perf_counter()
@@ -199,6 +204,7 @@ def _prompt_messages(client):
 
 def fit_logistic_regression(est, X, y, sample_weight=None, client=None):
     """Fit ``est`` (a kompute_ml LogisticRegression, solver lbfgs/auto) on dask arrays X and y."""
+    import dask
     import dask.array as da
     from distributed import get_client
     if client is None:
@@ -217,78 +223,120 @@ def fit_logistic_regression(est, X, y, sample_weight=None, client=None):
     if y.shape != (n,):
         raise ValueError(f"y must have one label per row of X ({n}), got shape {y.shape}")
     w = None if sample_weight is None else da.asarray(sample_weight).rechunk((X.chunks[0],))
-    with _prompt_messages(client):
-        return _fit(est, client, X, y, w)
-
-
-def _fit(est, client, X, y, w):
-    import dask
-    from distributed import wait
-    n, d = X.shape
-    xs, ys = X.to_delayed().ravel(), y.to_delayed().ravel()
-    ws = [None] * len(xs) if w is None else w.to_delayed().ravel()
+    xs, ys = list(X.to_delayed().ravel()), list(y.to_delayed().ravel())
+    ws = [None] * len(xs) if w is None else list(w.to_delayed().ravel())
     sizes = list(X.chunks[0])
-    # the blocks, their labels' summaries and the classes in one graph (one round trip)
-    blocks = client.compute([dask.delayed(_block)(a, b, c) for a, b, c in zip(xs, ys, ws)])
-    info = client.submit(_classes, est.class_weight,
-                         *[client.submit(_summary, b, pure=False) for b in blocks], pure=False)
     workers = list(client.scheduler_info()["workers"])
-    if len(workers) == 1:    # a lone worker takes every block, and starts loading them at once
-        plan = {workers[0]: list(range(len(blocks)))}
-        shards = [client.submit(_load, est.fit_intercept, info, *blocks, workers=workers,
-                                allow_other_workers=False, pure=False)]
-    classes, _, total = info.result()
+    if len(workers) == 1:
+        # a lone worker fits in one task over its blocks, as a single device does: no task per
+        # block or per evaluation (a scheduler round trip: ~6-12 ms each on the H100's host)
+        task = client.compute(dask.delayed(_fit_here, pure=False)(est, xs, ys, ws),
+                              workers=workers, allow_other_workers=False)
+        try:
+            fitted = task.result()
+        finally:
+            task.release()
+        plan = {workers[0]: list(range(len(xs)))}
+    else:
+        # the blocks, their labels' summaries and the classes in one graph
+        blocks = client.compute([dask.delayed(_block)(a, b, c) for a, b, c in zip(xs, ys, ws)])
+        info = client.submit(_classes, est.class_weight,
+                             *[client.submit(_summary, b, pure=False) for b in blocks],
+                             pure=False)
+        try:
+            with _prompt_messages(client):
+                fitted, plan = _fit_across(est, client, workers, blocks, sizes, info, d)
+        finally:
+            _release(blocks + [info])
+    W, classes, loss_curve, nit = fitted
+    K = W.shape[0]
+    est.loss_curve_ = loss_curve
+    est.classes_ = classes
+    est.n_features_in_ = d
+    est.coef_ = np.ascontiguousarray(W[:, :-1])
+    est.intercept_ = W[:, -1].copy() if est.fit_intercept else np.zeros(K)
+    est.n_iter_ = np.array([max(1, int(nit))], dtype=np.int32)
+    est.rows_per_worker_ = {addr: int(sum(sizes[i] for i in idx)) for addr, idx in plan.items()}
+    return est
+
+
+def _n_classes(classes):
+    """K, the number of coefficient rows (1 for two classes); fewer than 2 classes: ValueError."""
     if len(classes) < 2:
-        _release(blocks + [info] + (shards if len(workers) == 1 else []))
         raise ValueError("This solver needs samples of at least 2 classes in the data, but the "
                          f"data contains only one class: {classes[0]!r}")
-    K = 1 if len(classes) == 2 else len(classes)
-    if len(workers) > 1:
-        wait(blocks)
-        plan = _plan(client, workers, blocks, sizes, est.fit_intercept, info)
-        # each shard stays on the worker that built it: its buffers live on that worker's device
-        shards = [client.submit(_load, est.fit_intercept, info, *[blocks[i] for i in idx],
-                                workers=[addr], allow_other_workers=False, pure=False)
-                  for addr, idx in plan.items() if idx]
-    placed = [(addr, s) for (addr, idx), s in zip([p for p in plan.items() if p[1]], shards)]
-    wait(shards)
-    for s in shards:
-        if s.status == "error":
-            s.result()                      # the worker's exception, raised here
+    return 1 if len(classes) == 2 else len(classes)
+
+
+def _minimize(est, evaluate, K, d, total):
+    """L-BFGS of the regularised mean loss whose sums over the rows ``evaluate(W)`` returns;
+    (W, the loss after each iteration, iterations)."""
     l2 = 1.0 / (est.C * total) if est.penalty == "l2" else 0.0
     free = np.ones((K, d + 1), dtype=bool)
     if not est.fit_intercept:
         free[:, -1] = False
-    est.loss_curve_ = []
+    curve = []
 
     def fun(wv):
         W = np.zeros(free.shape)
         W[free] = wv
-        parts = client.gather([client.submit(_evaluate, s, W, workers=[addr],
-                                             allow_other_workers=False, pure=False)
-                               for addr, s in placed])
-        f = sum(p[0] for p in parts) / total
-        g = sum(p[1] for p in parts) / total
+        f, g = evaluate(W)
+        f, g = f / total, g / total
         coef = W[:, :-1]
         f += 0.5 * l2 * float(np.sum(coef * coef))
         g[:, :-1] += l2 * coef
         return f, g[free]
 
     def callback(intermediate_result):      # scipy passes the OptimizeResult by this name
-        est.loss_curve_.append(float(intermediate_result.fun))
+        curve.append(float(intermediate_result.fun))
 
     res = _optim.minimize_lbfgs(fun, np.zeros(int(free.sum())), max_iter=est.max_iter,
                                 tol=est.tol, callback=callback)
     W = np.zeros(free.shape)
     W[free] = res.x
-    est.classes_ = classes
-    est.n_features_in_ = d
-    est.coef_ = np.ascontiguousarray(W[:, :-1])
-    est.intercept_ = W[:, -1].copy() if est.fit_intercept else np.zeros(K)
-    est.n_iter_ = np.array([max(1, int(res.nit))], dtype=np.int32)
-    est.rows_per_worker_ = {addr: int(sum(sizes[i] for i in idx)) for addr, idx in plan.items()}
-    _release(shards + blocks + [info])
-    return est
+    return W, curve, res.nit
+
+
+def _fit_here(est, xs, ys, ws):
+    """The whole fit on the worker holding every block (one task)."""
+    blocks = [_block(x, y, w) for x, y, w in zip(xs, ys, ws)]
+    info = _classes(est.class_weight, *[_summary(b) for b in blocks])
+    classes, _, total = info
+    K = _n_classes(classes)
+    shard = _load(est.fit_intercept, info, *blocks, timed=False)
+    W, curve, nit = _minimize(est, shard.prog.loss_gradient, K, shard.data.d, total)
+    return W, classes, curve, nit
+
+
+def _fit_across(est, client, workers, blocks, sizes, info, d):
+    """The fit over several workers: each loads its share of the blocks (by measured throughput)
+    on its device; the client runs L-BFGS, each evaluation a task per worker."""
+    from distributed import wait
+    classes, _, total = info.result()
+    K = _n_classes(classes)
+    wait(blocks)
+    plan = _plan(client, workers, blocks, sizes, est.fit_intercept, info)
+    # each shard stays on the worker that built it: its buffers live on that worker's device
+    placed = [(addr, client.submit(_load, est.fit_intercept, info, *[blocks[i] for i in idx],
+                                   workers=[addr], allow_other_workers=False, pure=False))
+              for addr, idx in plan.items() if idx]
+    shards = [s for _, s in placed]
+    try:
+        wait(shards)
+        for s in shards:
+            if s.status == "error":
+                s.result()                      # the worker's exception, raised here
+
+        def evaluate(W):
+            parts = client.gather([client.submit(_evaluate, s, W, workers=[addr],
+                                                 allow_other_workers=False, pure=False)
+                                   for addr, s in placed])
+            return sum(p[0] for p in parts), sum(p[1] for p in parts)
+
+        W, curve, nit = _minimize(est, evaluate, K, d, total)
+    finally:
+        _release(shards)
+    return (W, classes, curve, nit), plan
 
 
 def _release(futures):
