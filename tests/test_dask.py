@@ -256,6 +256,28 @@ def test_fit_sends_dask_messages_at_once_and_restores_batching(client):
     assert _intervals(client) == before
 
 
+def test_shard_evaluates_with_the_full_batch_pass():
+    """A worker's shard evaluates with the single-device full-batch pass (one fused kernel over
+    its blocks) where the device has a layout, and its sums equal the micro-batch program's."""
+    from kompute_ml.dask import _fit
+    from kompute_ml.linear_model import _fullbatch, _loss
+    X, y = _fit_problem()
+    rng = np.random.default_rng(1)
+    w = rng.uniform(0.5, 2.0, len(y))
+    blocks = [(X[a:b], y[a:b].astype(np.uint32), w[a:b]) for a, b in ((0, 1000), (1000, 1001),
+                                                                       (1001, 3000))]
+    shard = _fit._Shard(blocks, 3, True)
+    assert isinstance(shard.prog, _fullbatch.FusedLogLoss)
+    data = _loss.DeviceDataset(km.get_device(), X, y.astype(np.uint32), w)
+    ref = _loss.LogLossProgram(data, 3, l2=0.0, fit_intercept=True)
+    ref.total_weight = 1.0
+    W = rng.standard_normal((3, X.shape[1] + 1)) * 0.1
+    f, g = shard.prog.loss_gradient(W)
+    f_ref, g_ref = ref.loss_gradient(W)
+    assert abs(f - f_ref) <= 1e-5 * abs(f_ref)
+    np.testing.assert_allclose(g, g_ref, rtol=1e-4, atol=1e-3)
+
+
 def _fit_problem():
     from sklearn.datasets import make_classification
     X, y = make_classification(n_samples=3000, n_features=12, n_informative=6, n_classes=3,

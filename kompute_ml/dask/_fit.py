@@ -18,7 +18,7 @@ import numpy as np
 from .. import array as _km
 from .._runtime import device as _device
 from .._api import namespace as _ns
-from ..linear_model import _loss, _optim
+from ..linear_model import _fullbatch, _loss, _optim
 
 __all__ = ["fit_logistic_regression", "predict_blocks", "is_dask_collection"]
 
@@ -41,8 +41,16 @@ class _Shard:
             X = xs[0] if len(xs) == 1 else [np.asarray(x) for x in xs]
         self.n = len(codes)
         dev = _device.get_device()
-        self.data = _loss.DeviceDataset(dev, X, codes, weights)
-        self.prog = _loss.LogLossProgram(self.data, K, l2=0.0, fit_intercept=fit_intercept)
+        d = int(xs[0].shape[1])
+        # the single-device full-batch pass where the device has a layout for it (one fused
+        # kernel over the rows per evaluation), else the micro-batch program's gradient passes
+        fused = _fullbatch.lanes_layout(dev, d, K) or _fullbatch.layout(dev, d, K)
+        self.data = _loss.DeviceDataset(dev, X, codes, weights, index=fused is None)
+        if fused is not None:
+            self.prog = _fullbatch.FusedLogLoss(self.data, K, l2=0.0,
+                                                fit_intercept=fit_intercept, layout_=fused)
+        else:
+            self.prog = _loss.LogLossProgram(self.data, K, l2=0.0, fit_intercept=fit_intercept)
         self.prog.total_weight = 1.0     # sums come back; the driver divides by the total weight
 
     def __reduce__(self):
