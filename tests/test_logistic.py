@@ -620,7 +620,8 @@ def test_micro_batch_fits_from_any_layout_agree():
 
 def test_a_data_set_of_blocks_equals_the_concatenated_one(device, monkeypatch):
     """DeviceDataset of a list of host blocks (a dask shard's, empty ones included) uploads them
-    one by one, chunked within each block: the same loss and gradient as the concatenation."""
+    one by one into chunks as the concatenation's (a chunk filled from the blocks it spans, at
+    their offsets): the same chunks, loss and gradient as the concatenation."""
     monkeypatch.setattr(_loss, "_CHUNK_BYTES", 4 * 6 * 37)        # chunks of at most 37 rows
     rng = np.random.default_rng(4)
     sizes = [30, 0, 80, 1, 20]
@@ -629,17 +630,17 @@ def test_a_data_set_of_blocks_equals_the_concatenated_one(device, monkeypatch):
     codes = rng.integers(0, 3, size=len(X))
     weights = rng.uniform(0.5, 2.0, size=len(X))
     W = rng.standard_normal((3, 7)) * 0.3
-    got = []
+    got, layouts = [], []
     for source in (blocks, X):
         data = _loss.DeviceDataset(device, source, codes, weights)
         try:
             assert data.n == 131 and all(c.rows <= 37 for c in data.chunks)
-            starts = [c.start for c in data.chunks]
-            assert starts == sorted(starts) and starts[0] == 0
+            layouts.append([(c.start, c.rows) for c in data.chunks])
             with _program(data, 3, weights, l2=0.0, fit_intercept=True) as prog:
                 got.append(prog.loss_gradient(W))
         finally:
             data.release()
+    assert layouts[0] == layouts[1] == [(0, 33), (33, 33), (66, 33), (99, 32)]
     assert got[0][0] == pytest.approx(got[1][0], rel=1e-5)
     np.testing.assert_allclose(got[0][1], got[1][1], rtol=1e-4, atol=1e-5)
     want_f, want_g = reference_loss_grad(X, codes, weights, W, 0.0)

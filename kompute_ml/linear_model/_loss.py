@@ -279,17 +279,18 @@ def _dense_f32(X):
         return np.ascontiguousarray(X, dtype=np.float32)
 
 
-def upload_rows(buf, X):
+def upload_rows(buf, X, offset=0):
     """Copy a row block of host X into ``buf`` as float32: a dense block of any real dtype and
     layout is cast by the stream on its copy threads as it goes into the staging memory or ring
     (one read of X, no float32 temporary: numpy's cast of 10^6 x 256 float64 on one thread took
     ~0.5 s on the H100's host); a sparse one is densified first. float64 values past float32's
     range become inf: the callers test X's range first, or the kernels reading it report the inf
-    (the full-batch pass's first evaluation, decision_function's ``check``)."""
+    (the full-batch pass's first evaluation, decision_function's ``check``). ``offset``: the
+    byte in ``buf`` where the block's first row goes."""
     if hasattr(X, "toarray"):
-        _stream.upload(buf, _dense_f32(X))
+        _stream.upload(buf, _dense_f32(X), offset)
     else:
-        _stream.upload(buf, X, dtype=np.float32)
+        _stream.upload(buf, X, offset, dtype=np.float32)
 
 
 def total_weight(weights):
@@ -374,6 +375,10 @@ class DeviceDataset:
         # the fused full-batch pass reads rows in order: index=False leaves idx unallocated
         self.chunks = []
         try:
+            if len(blocks) > 1 and not any(hasattr(B, "_realize") for B in blocks):
+                self._pack(blocks, codes, weights, rows, index)
+                self.max_chunk_rows = max(c.rows for c in self.chunks)
+                return
             start = 0
             for B in blocks:
                 nb = int(B.shape[0])
@@ -402,6 +407,28 @@ class DeviceDataset:
             self.release()
             raise
         self.max_chunk_rows = max(c.rows for c in self.chunks)
+
+    def _pack(self, blocks, codes, weights, rows, index):
+        """Host blocks into chunks as large as one host array's would be: each chunk filled
+        from the blocks it spans (a dask shard's 16 blocks of 62500 rows made 16 chunks, so 16
+        dispatches, each after the last, for one pass of the full-batch kernel)."""
+        device, d = self.device, self.d
+        ends = np.cumsum([int(B.shape[0]) for B in blocks])
+        for lo, hi in _split(self.n, rows):
+            chunk = _Chunk(lo, hi - lo, _memory.alloc(device, 4 * (hi - lo) * d),
+                           _memory.alloc(device, 8 * (hi - lo)),
+                           _memory.alloc(device, 4 * (hi - lo)) if index else None)
+            self.chunks.append(chunk)
+            k = int(np.searchsorted(ends, lo, side="right"))    # the block holding row lo
+            at = lo
+            while at < hi:
+                first = int(ends[k - 1]) if k else 0           # the block's first row in X
+                stop = min(hi, int(ends[k]))
+                upload_rows(chunk.X, blocks[k][at - first:stop - first], 4 * d * (at - lo))
+                at, k = stop, k + 1
+            upload_meta(chunk.meta, codes, weights, lo, hi)
+            if index:
+                _stream.upload(chunk.idx, np.arange(hi - lo, dtype=np.uint32))
 
     def shuffle(self, rng):
         """Make a fresh pseudo-random permutation of every chunk's rows in its ``idx`` on the
