@@ -278,6 +278,28 @@ def test_shard_evaluates_with_the_full_batch_pass():
     np.testing.assert_allclose(g, g_ref, rtol=1e-4, atol=1e-3)
 
 
+def test_block_codes_and_summaries_against_the_fit_s_classes():
+    """A block holding some of the classes: its labels' codes index the fit's classes (integers
+    by a counting pass, strings by a sort), its summary counts and weighs each label."""
+    from kompute_ml.dask import _fit
+    classes = np.array([-4, 1, 5, 9])
+    y = np.array([9, 9, 5, 9, -4])
+    np.testing.assert_array_equal(_fit._codes(classes, y), [3, 3, 2, 3, 0])
+    assert _fit._codes(classes, y).dtype == np.uint32
+    np.testing.assert_array_equal(_fit._codes(np.array(["a", "b", "c"]), np.array(["c", "a"])),
+                                  [2, 0])
+    labels, counts, weights = _fit._summary((None, y, np.array([1.0, 2.0, 3.0, 4.0, 5.0])))
+    np.testing.assert_array_equal(labels, [-4, 5, 9])
+    np.testing.assert_array_equal(counts, [1, 1, 3])
+    np.testing.assert_array_equal(weights, [5.0, 3.0, 7.0])
+    got = _fit._classes("balanced", (labels, counts, weights), (np.array([1]), np.array([3]),
+                                                                 np.array([6.0])))
+    np.testing.assert_array_equal(got[0], classes)
+    # balanced: n / (classes * count) = 8 / (4 * count) for counts 1, 3, 1, 3
+    np.testing.assert_allclose(got[1], [2.0, 2 / 3, 2.0, 2 / 3])
+    assert got[2] == pytest.approx(5 * 2 + 6 * 2 / 3 + 3 * 2 + 7 * 2 / 3)
+
+
 def _fit_problem():
     from sklearn.datasets import make_classification
     X, y = make_classification(n_samples=3000, n_features=12, n_informative=6, n_classes=3,

@@ -18,7 +18,7 @@ import numpy as np
 from .. import array as _km
 from .._runtime import device as _device
 from .._api import namespace as _ns
-from ..linear_model import _fullbatch, _loss, _optim
+from ..linear_model import _fullbatch, _logistic, _loss, _optim
 
 __all__ = ["fit_logistic_regression", "predict_blocks", "is_dask_collection"]
 
@@ -67,9 +67,18 @@ def _block(x, y, w):
 
 def _summary(block):
     """(labels, rows per label, weight per label) of one block."""
-    labels, codes = np.unique(block[1], return_inverse=True)
+    labels, codes = _logistic._encode_labels(block[1])
     return (labels, np.bincount(codes, minlength=len(labels)),
             np.bincount(codes, weights=block[2], minlength=len(labels)))
+
+
+def _codes(classes, y):
+    """The class code (uint32) of each label in ``y``: a counting pass for integer labels (as a
+    single-device fit encodes them), each distinct label then placed among ``classes``."""
+    labels, codes = _logistic._encode_labels(y)
+    if not np.array_equal(labels, classes):
+        codes = np.searchsorted(classes, labels)[codes]
+    return codes.astype(np.uint32)
 
 
 def _classes(class_weight, *summaries):
@@ -98,7 +107,7 @@ def _load(fit_intercept, info, *blocks, timed=True):
     K = 1 if len(classes) == 2 else len(classes)
     coded = []
     for x, y, w in blocks:
-        codes = np.searchsorted(classes, y).astype(np.uint32)
+        codes = _codes(classes, y)
         coded.append((x, codes, w if cw is None else w * cw[codes]))
     shard = _Shard(coded, K, fit_intercept)
     if not timed:
