@@ -8,6 +8,11 @@
 // Passes repeat (partials of partials) until one value per row is left.
 // binding 0: src values, binding 1: dst values; with KM_ARG also
 // binding 2: src indices (read when pc.src_has_idx != 0), binding 3: dst indices
+// KM_FINISH (one row, not KM_ARG): one dispatch instead of passes. Binding 1 is a scratch buffer
+// (a counter that is 0 before the dispatch, a pad word, one partial per workgroup), binding 2
+// the one-value result: each workgroup stores its partial and counts itself in; the last to
+// finish combines the partials (a tree again, deterministic: no float atomics), writes the
+// result and resets the counter for the next dispatch on the scratch.
 #ifndef KM_SUBGROUP
 #define KM_SUBGROUP 0
 #endif
@@ -41,7 +46,16 @@ layout(set = 0, binding = 0) readonly buffer Src { KM_IN4 src4[]; };
 #else
 layout(set = 0, binding = 0) readonly buffer Src { KM_IN src[]; };
 #endif
+#ifndef KM_FINISH
+#define KM_FINISH 0
+#endif
+#if KM_FINISH
+// coherent: the partials and the counter are written by one workgroup and read by another
+layout(set = 0, binding = 1) coherent buffer Scratch { uint count_; uint pad_; KM_ACC part_[]; };
+layout(set = 0, binding = 2) writeonly buffer Out { KM_ACC out_[]; };
+#else
 layout(set = 0, binding = 1) writeonly buffer Dst { KM_ACC dst[]; };
+#endif
 #if KM_ARG
 layout(set = 0, binding = 2) readonly buffer SrcIdx { uint src_idx[]; };
 layout(set = 0, binding = 3) writeonly buffer DstIdx { uint dst_idx[]; };
@@ -57,6 +71,9 @@ layout(push_constant) uniform Push {
 shared KM_ACC sh[256];
 #if KM_ARG
 shared uint shi[256];
+#endif
+#if KM_FINISH
+shared bool last_;
 #endif
 
 void main() {
@@ -139,6 +156,34 @@ void main() {
         barrier();
     }
 #endif
+#if KM_FINISH
+    if (lid == 0u) {
+        part_[g] = sh[0];
+        // the partial is visible device-wide before the count says it is there
+        memoryBarrierBuffer();
+        last_ = atomicAdd(count_, 1u) == pc.ngroups - 1u;
+    }
+    barrier();
+    if (!last_) return;                          // uniform across the workgroup
+    // the last workgroup: every partial is stored (each was, before its count)
+    memoryBarrierBuffer();
+    acc = KM_IDENTITY;
+    for (uint p = lid; p < pc.ngroups; p += WG) acc = km_combine(acc, part_[p]);
+    sh[lid] = acc;
+    barrier();
+    for (uint s = WG / 2u; s > 0u; s >>= 1) {
+        if (lid < s) sh[lid] = km_combine(sh[lid], sh[lid + s]);
+        barrier();
+    }
+    if (lid == 0u) {
+        KM_ACC result = sh[0];
+#if KM_OP == 0 && KM_ACC_FLOAT
+        result *= KM_SCALE;
+#endif
+        out_[0] = result;
+        count_ = 0u;        // ready for the next dispatch on this scratch buffer
+    }
+#else
     if (lid == 0u) {
         KM_ACC result = sh[0];
 #if KM_OP == 0 && KM_ACC_FLOAT
@@ -149,4 +194,5 @@ void main() {
         dst_idx[g] = shi[0];
 #endif
     }
+#endif
 }

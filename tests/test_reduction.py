@@ -93,9 +93,48 @@ def test_shared_memory_path_matches_the_subgroup_path(monkeypatch, op, dtype):
     a = km.asarray(x)
     with_subgroups = a.sum(axis=1) if op == "sum" else getattr(a, op)(axis=1)
     monkeypatch.setattr(_reduction, "_has_subgroup_reduce", lambda device: False)
+    monkeypatch.setattr(_reduction, "_plans", {})       # (the plans cache the kernel variant)
     without = getattr(a, op)(axis=1)
     check(without, x, op, 1)
     check(with_subgroups, x, op, 1)
+
+
+@pytest.mark.parametrize("subgroup", [True, False])
+@pytest.mark.parametrize("n", [8193, 3 * 8192 + 1, 100003, 2 ** 20 + 4])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.uint32, np.bool_])
+def test_a_whole_array_reduction_is_one_dispatch(monkeypatch, n, dtype, subgroup):
+    """Past one block of reduce_rows, reducing every element of a realized array is one dispatch
+    (the last workgroup to finish combines the partials through the scratch): numpy's answers,
+    several recorded before one submit (the scratch's counter back at 0 for each), the answers
+    of the passes it replaces."""
+    monkeypatch.setattr(_reduction, "_plans", {})
+    if not subgroup:
+        monkeypatch.setattr(_reduction, "_has_subgroup_reduce", lambda device: False)
+    x = values(np.random.default_rng(n), (n,), dtype)
+    a = km.asarray(x)
+    km.synchronize()
+    ops = ["sum", "max", "min", "mean"]
+    got = {}
+    for op in ops:
+        getattr(a, op)()            # planned (and the scratch made, a fill), then replayed:
+        before = km.stats()["dispatches"]
+        got[op] = getattr(a, op)()
+        assert km.stats()["dispatches"] - before == 1, op
+    batch = [getattr(a, op)() for op in ops for _ in range(3)]     # nothing waits in between
+    for op in ops:
+        check(got[op], x, op)
+    for k, op in enumerate(op for op in ops for _ in range(3)):
+        check(batch[k], x, op)
+    monkeypatch.setattr(_reduction, "FINISH", False)
+    monkeypatch.setattr(_reduction, "_plans", {})
+    # (a float sum up to 2^20 elements is the fused one-dispatch sum either way)
+    fused = a.dtype.kind == "f" and n <= 2 ** 20
+    for op in ops:
+        before = km.stats()["dispatches"]
+        passes = getattr(a, op)()
+        assert km.stats()["dispatches"] - before == (1 if fused and op == "sum" else 2), op
+        np.testing.assert_allclose(passes.numpy(), got[op].numpy(), rtol=1e-6 if
+                                   got[op].dtype == np.float32 else 1e-13)
 
 
 def test_float32_sum_of_ten_million_is_accurate():

@@ -10,6 +10,11 @@ each run in passes until one value per output is left:
 - ``reduce_axis.comp`` otherwise: each invocation combines a chunk of 16 elements along r for one
   (o, j), neighbouring invocations reading neighbouring words; chunks are reduced again.
 
+A reduction of all elements along one long row (``a.sum()`` of a realized array) is one dispatch
+of ``reduce_rows.comp`` (KM_FINISH): the last workgroup to finish combines the others' partials,
+counted in through a per-device scratch buffer, where a second pass cost a dispatch after a
+barrier (~5 us of a 2^26 sum's ~117 on the H100).
+
 Both keep float sums pairwise-like (error O(block + log n) ulps instead of O(n)); ``mean``
 multiplies by 1/r on the last pass. Accumulators follow numpy's result dtypes mapped onto ours
 (int32 sums wrap where numpy's int64 sums would not overflow, like any int64 -> int32 result).
@@ -21,6 +26,7 @@ import warnings
 
 import numpy as np
 
+from .._runtime import device as _device
 from .._runtime import memory as _memory
 from .._runtime import stream as _stream
 from .._runtime import program as shaders
@@ -37,16 +43,41 @@ PER_THREAD = 32           # elements each invocation of reduce_rows combines bef
 _CHUNK = 16               # elements per invocation of reduce_axis (KM_CHUNK)
 VEC4 = True               # rows of a multiple of 4 elements are read as 4-vectors
 ROWS_MIN = 512            # contiguous rows at least this long use reduce_rows
+FINISH = True             # one row in one dispatch (KM_FINISH); False: passes (tests, A/B)
 
 
-def _kernel(name, in_kind, acc_kind, op, arg, subgroup, vec4=False):
+def _kernel(name, in_kind, acc_kind, op, arg, subgroup, vec4=False, finish=False):
     """The Program of one variant of a reduction shader (compiled once per process)."""
     defines = {"KM_IN_KIND": in_kind, "KM_ACC_KIND": acc_kind, "KM_OP": op, "KM_ARG": int(arg)}
     if name == "reduce_rows":
         defines["KM_SUBGROUP"] = int(subgroup)
         defines["KM_PER_THREAD"] = f"{PER_THREAD}u"
         defines["KM_VEC4"] = int(vec4)
+        if finish:
+            defines["KM_FINISH"] = 1
     return shaders.get(name, defines)
+
+
+_scratches = {}           # device -> (Buffer, bytes): the one-dispatch reductions' scratch
+
+
+def _scratch(device, nbytes):
+    """The device's scratch of one-dispatch reductions, at least ``nbytes`` long, its counter 0
+    (each dispatch leaves it 0 again; dispatches on it run one after the other)."""
+    have = _scratches.get(device)
+    if have is None or have[1] < nbytes:
+        nbytes = max(nbytes, 2 * have[1] if have else 0)     # grow rarely
+        # (the old scratch goes back to the pool: work still pending on it runs first)
+        _scratches[device] = have = (_buffers.fill(device, (-(-nbytes // 4),), UINT32, 0),
+                                     nbytes)
+    return have[0]
+
+
+def _drop_scratch(device):
+    _scratches.pop(device, None)
+
+
+_device.on_close(_drop_scratch, order=(_device.CLOSE_STREAM + _device.CLOSE_MEMORY) // 2)
 
 
 def _has_subgroup_reduce(device):
@@ -82,6 +113,22 @@ def _one_axis(device, buf, outer, r, inner, op, in_kind, acc_kind, scale, passes
     acc_bytes = 8 if acc_kind == _DOUBLE else 4
     rows_kernel = inner == 1 and r >= ROWS_MIN
     src, src_idx, first = buf, None, True
+    if rows_kernel and outer == 1 and not arg and FINISH:
+        nblk = -(-r // (256 * PER_THREAD))
+        if nblk > 1:
+            # one dispatch: the last workgroup combines the partials (reduce_rows.comp)
+            prog = _kernel("reduce_rows", in_kind, acc_kind, code, arg, subgroup,
+                           VEC4 and r % 4 == 0, finish=True)
+            scratch_bytes = 8 + nblk * acc_bytes
+            dst = _memory.alloc(device, acc_bytes)
+            s = struct.unpack("<II", struct.pack("<d", scale)) if acc_kind == _DOUBLE else (scale,)
+            groups = _stream.groups_1d(device, nblk, 1)
+            push = prog.pack_push(r, nblk, nblk, 0, *s)
+            # binding 0: src values, 1: the scratch (counter, pad, partials), 2: the result
+            prog.dispatch(device, [src, _scratch(device, scratch_bytes), dst], groups, push=push)
+            if passes is not None:
+                passes.append((prog, groups, push, acc_bytes, scratch_bytes))
+            return dst, None
     while True:
         kind = in_kind if first else acc_kind
         if rows_kernel:
@@ -113,7 +160,7 @@ def _one_axis(device, buf, outer, r, inner, op, in_kind, acc_kind, scale, passes
         # (2: src indices, 3: dst indices)
         prog.dispatch(device, bufs, groups, push=push)
         if passes is not None:
-            passes.append((prog, groups, push, count * acc_bytes))
+            passes.append((prog, groups, push, count * acc_bytes, 0))
         src, src_idx, first, r = dst, (dst_idx if arg else None), False, nblk
         if last:
             return src, src_idx
@@ -147,11 +194,13 @@ def reduce(buf, shape, dtype, device, op, axis=None, keepdims=False):
         passes, out_shape, out_dtype = plan
         src = buf
         dispatch_ready, alloc = _stream.dispatch_ready, _memory.alloc
-        for ready, push, nbytes in passes:
+        for ready, push, nbytes, scratch in passes:
             dst = alloc(device, nbytes)
-            # reduce_rows.comp / reduce_axis.comp — binding 0: src values, 1: dst values; what
-            # dispatch() checks per call (bindings, push size, device) holds for every replay
-            dispatch_ready(device, ready, [src, dst], push)
+            # reduce_rows.comp / reduce_axis.comp — binding 0: src values, 1: dst values (a
+            # one-dispatch reduction: 1 the scratch, 2 the result); what dispatch() checks per
+            # call (bindings, push size, device) holds for every replay
+            dispatch_ready(device, ready, [src, _scratch(device, scratch), dst] if scratch
+                           else [src, dst], push)
             src = dst
         return src, out_shape, out_dtype
     passes = [] if key is not None and op not in ("argmax", "argmin") else None
@@ -161,7 +210,7 @@ def reduce(buf, shape, dtype, device, op, axis=None, keepdims=False):
             _plans.clear()
         # each pass checked and hashed once: a replay records it with dispatch_ready
         _plans[key] = ([(_stream.prepare(device, prog.spirv, groups, info=prog.reflection),
-                         push, nbytes) for prog, groups, push, nbytes in passes],
+                         push, nbytes, scratch) for prog, groups, push, nbytes, scratch in passes],
                        out[1], out[2])
     return out
 
