@@ -232,6 +232,15 @@ def test_distributed_fit_of_one_class_raises(client):
     assert client.submit(lambda v: v + 1, 1).result() == 2
 
 
+def test_fit_on_a_cluster_without_workers_raises():
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=0, processes=False, dashboard_address=None) as cluster, \
+            distributed.Client(cluster):
+        with pytest.raises(ValueError, match="no workers"):
+            km.LogisticRegression().fit(da.ones((10, 2), chunks=5),
+                                        da.from_array(np.arange(10) % 2, chunks=5))
+
+
 def _intervals(client):
     """The batching intervals of the client's, the scheduler's and the workers' streams."""
     sched = client.run_on_scheduler(

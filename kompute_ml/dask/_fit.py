@@ -164,7 +164,7 @@ def _plan(client, workers, blocks, sizes, fit_intercept, info):
 # 0) on the streams it uses, and gives the streams their intervals back at the end.
 def _set_worker_interval(dask_worker, value):
     stream = dask_worker.batched_stream
-    old, stream.interval = stream.interval, value if value is not None else stream.interval
+    old, stream.interval = stream.interval, value
     return old
 
 
@@ -244,6 +244,8 @@ def fit_logistic_regression(est, X, y, sample_weight=None, client=None):
     ws = [None] * len(xs) if w is None else list(w.to_delayed().ravel())
     sizes = list(X.chunks[0])
     workers = list(client.scheduler_info()["workers"])
+    if not workers:          # (tasks would wait for a worker forever)
+        raise ValueError("the Dask cluster has no workers to fit on")
     if len(workers) == 1:
         # a lone worker fits in one task over its blocks, as a single device does: no task per
         # block or per evaluation (a scheduler round trip: ~6-12 ms each on the H100's host)
