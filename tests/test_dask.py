@@ -309,6 +309,23 @@ def test_block_codes_and_summaries_against_the_fit_s_classes():
     assert got[2] == pytest.approx(5 * 2 + 6 * 2 / 3 + 3 * 2 + 7 * 2 / 3)
 
 
+def test_blocks_stay_with_the_workers_holding_them():
+    """The plan gives each worker the blocks it holds while its rows stay within its share of
+    the speed (no block crosses between workers then); the rest go where they finish first."""
+    from kompute_ml.dask import _fit
+    sizes = [100] * 8
+    holders = [("a",), ("b",)] * 4
+    got = _fit._assign(sizes, {"a": 1.0, "b": 1.0}, holders)
+    assert sorted(got["a"]) == [0, 2, 4, 6] and sorted(got["b"]) == [1, 3, 5, 7]
+    # a worker 3x as fast gets 3/4 of the rows: 6 blocks, its own 4 and 2 of the other's
+    got = _fit._assign(sizes, {"a": 3.0, "b": 1.0}, holders)
+    assert len(got["a"]) == 6 and {0, 2, 4, 6} <= set(got["a"]) and len(got["b"]) == 2
+    assert set(got["b"]) <= {1, 3, 5, 7}
+    # nobody's blocks known: rows in proportion all the same
+    got = _fit._assign(sizes, {"a": 3.0, "b": 1.0})
+    assert len(got["a"]) == 6 and len(got["b"]) == 2
+
+
 def _fit_problem():
     from sklearn.datasets import make_classification
     X, y = make_classification(n_samples=3000, n_features=12, n_informative=6, n_classes=3,
