@@ -326,6 +326,30 @@ def test_blocks_stay_with_the_workers_holding_them():
     assert len(got["a"]) == 6 and len(got["b"]) == 2
 
 
+def test_plan_probes_unlike_devices_and_splits_like_ones_evenly(client):
+    """Workers naming one device share the rows evenly with no probe, each keeping the blocks it
+    holds; otherwise (names unknown) each worker's speed is measured on a block it holds."""
+    from kompute_ml.dask import _fit
+    X, y = _fit_problem()
+    workers = sorted(client.scheduler_info()["workers"])
+    blocks = [client.scatter([_fit._block(X[a:a + 500], y[a:a + 500], None)], workers=[w])[0]
+              for a, w in zip(range(0, 3000, 500), workers * 3)]
+    info = _fit._classes(None, *[_fit._summary(_fit._block(X, y, None))])
+    sizes = [500] * 6
+    from distributed import get_task_stream
+    with get_task_stream(client) as even_tasks:
+        even = _fit._plan(client, workers, blocks, sizes, True, info,
+                          {w: "same device" for w in workers})
+    assert {w: sorted(v) for w, v in even.items()} == {workers[0]: [0, 2, 4],
+                                                       workers[1]: [1, 3, 5]}
+    assert not even_tasks.data                      # no task ran: no probe
+    with get_task_stream(client) as probe_tasks:
+        probed = _fit._plan(client, workers, blocks, sizes, True, info, None)
+    assert sorted(i for v in probed.values() for i in v) == list(range(6))
+    ran = [t["key"] for t in probe_tasks.data]
+    assert len(ran) == 2 and all(str(k).startswith("_probe") for k in ran), ran
+
+
 def _fit_problem():
     from sklearn.datasets import make_classification
     X, y = make_classification(n_samples=3000, n_features=12, n_informative=6, n_classes=3,

@@ -172,23 +172,33 @@ def _assign(sizes, speeds, holders=None):
     return out
 
 
-def _plan(client, workers, blocks, sizes, fit_intercept, info):
-    """Blocks per worker of several: each worker's throughput measured on one of the blocks it
-    holds, then rows given in proportion (the caller gives a lone worker every block, unprobed)."""
+def _probe(fit_intercept, info, block):
+    """Seconds of one pass over a shard of ``block`` on this worker's device (its pipelines
+    built first)."""
+    return _load(fit_intercept, info, block).seconds_per_pass
+
+
+def _plan(client, workers, blocks, sizes, fit_intercept, info, devices=None):
+    """Blocks per worker of several, rows in proportion to each worker's speed: equal where every
+    worker names the same device (``devices``: worker -> device name), else each worker's
+    throughput measured on one of the blocks it holds (the caller gives a lone worker every
+    block). Blocks stay with the workers holding them as far as the shares allow."""
     who = client.who_has(blocks)
+    holders = [who.get(f.key, ()) for f in blocks]
+    names = {(devices or {}).get(addr) for addr in workers}
+    if len(names) == 1 and None not in names:       # one kind of device: no probe
+        return _assign(sizes, {addr: 1.0 for addr in workers}, holders)
     first = {}
-    for i, f in enumerate(blocks):
-        for addr in who.get(f.key, ()):
+    for i, addrs in enumerate(holders):
+        for addr in addrs:
             first.setdefault(addr, i)
-    probes = {addr: client.submit(_load, fit_intercept, info, blocks[i], workers=[addr],
-                                  allow_other_workers=False, pure=False)
-              for addr, i in first.items()}
-    speeds = {addr: sizes[first[addr]] / max(client.submit(lambda s: s.seconds_per_pass, p,
-                                                           workers=[addr]).result(), 1e-9)
-              for addr, p in probes.items()}
+    probes = [client.submit(_probe, fit_intercept, info, blocks[i], workers=[addr],
+                            allow_other_workers=False, pure=False) for addr, i in first.items()]
+    speeds = {addr: sizes[i] / max(t, 1e-9)
+              for (addr, i), t in zip(first.items(), client.gather(probes))}
     for addr in workers:
         speeds.setdefault(addr, min(speeds.values()) if speeds else 1.0)
-    return _assign(sizes, speeds, [who.get(f.key, ()) for f in blocks])
+    return _assign(sizes, speeds, holders)
 
 
 # Dask batches the messages of each stream (client -> scheduler every 10 ms, scheduler -> worker
@@ -197,17 +207,20 @@ def _plan(client, workers, blocks, sizes, fit_intercept, info):
 # between the client, the scheduler and the workers, each sent within milliseconds of the last,
 # so each evaluation waited ~11 ms for the batches. A fit sends its messages at once (interval
 # 0) on the streams it uses, and gives the streams their intervals back at the end.
-def _set_worker_interval(dask_worker, value, quiet):
-    """Set this worker's stream interval and (``quiet``) filter its log line per evaluation or
-    (not ``quiet``) remove the filter; return the interval it had."""
+def _worker_fit_state(dask_worker, interval, quiet):
+    """Set this worker's stream interval (None: leave it) and (``quiet``) filter its log line
+    per evaluation or (not ``quiet``) remove the filter; return (the interval it had, the name of
+    its device where a VulkanCluster or the preload opened one, else None)."""
     stream = dask_worker.batched_stream
-    old, stream.interval = stream.interval, value
+    old = stream.interval
+    if interval is not None:
+        stream.interval = interval
     log = logging.getLogger("distributed.worker")
     for f in [f for f in log.filters if isinstance(f, _QuietEvaluations)]:
         log.removeFilter(f)
     if quiet:
         log.addFilter(_QuietEvaluations())
-    return old
+    return old, getattr(dask_worker, "kompute_ml_device", None)
 
 
 def _set_scheduler_intervals(dask_scheduler, client_id, values):
@@ -231,27 +244,28 @@ prompt_messages = True     # False: each stream keeps Dask's batching (the bench
 @contextlib.contextmanager
 def _prompt_messages(client):
     """Within the block, the client's, the scheduler's and the workers' streams send each message
-    at once (see above); their intervals are given back on the way out (a worker lost meanwhile
-    is skipped)."""
-    if not prompt_messages:
-        yield
-        return
+    at once (see above; not where ``prompt_messages`` is False) and the workers' log lines per
+    evaluation are filtered; all is given back on the way out (a worker lost meanwhile is
+    skipped). Yields {worker: its device's name or None}."""
+    prompt = prompt_messages
     comm = client.scheduler_comm
     old_client = comm.interval
-    comm.interval = 0.0
-    old_scheduler = old_workers = None
+    old_scheduler = state = None
     try:
-        old_scheduler = client.run_on_scheduler(_set_scheduler_intervals, client_id=client.id,
-                                                values=0.0)
-        old_workers = client.run(_set_worker_interval, value=0.0, quiet=True, on_error="return")
-        yield
+        if prompt:
+            comm.interval = 0.0
+            old_scheduler = client.run_on_scheduler(_set_scheduler_intervals,
+                                                    client_id=client.id, values=0.0)
+        state = client.run(_worker_fit_state, interval=0.0 if prompt else None, quiet=True,
+                           on_error="return")
+        yield {addr: v[1] for addr, v in state.items() if not isinstance(v, Exception)}
     finally:
         by_value = {}
-        for addr, value in (old_workers or {}).items():
-            if not isinstance(value, Exception):
-                by_value.setdefault(value, []).append(addr)
+        for addr, v in (state or {}).items():
+            if not isinstance(v, Exception):
+                by_value.setdefault(v[0] if prompt else None, []).append(addr)
         for value, addrs in by_value.items():          # one call per interval (mostly one)
-            client.run(_set_worker_interval, value=value, quiet=False, workers=addrs,
+            client.run(_worker_fit_state, interval=value, quiet=False, workers=addrs,
                        on_error="ignore")
         if old_scheduler is not None:
             try:
@@ -306,8 +320,9 @@ def fit_logistic_regression(est, X, y, sample_weight=None, client=None):
                              *[client.submit(_summary, b, pure=False) for b in blocks],
                              pure=False)
         try:
-            with _prompt_messages(client):
-                fitted, plan = _fit_across(est, client, workers, blocks, sizes, info, d)
+            with _prompt_messages(client) as devices:
+                fitted, plan = _fit_across(est, client, workers, blocks, sizes, info, d,
+                                           devices)
         finally:
             _release(blocks + [info])
     W, classes, loss_curve, nit = fitted
@@ -370,7 +385,7 @@ def _fit_here(est, xs, ys, ws):
     return W, classes, curve, nit
 
 
-def _fit_across(est, client, workers, blocks, sizes, info, d):
+def _fit_across(est, client, workers, blocks, sizes, info, d, devices):
     """The fit over several workers: each loads its share of the blocks (by measured throughput)
     on its device; the client runs L-BFGS, each evaluation one ``client.run`` of
     :func:`_evaluate_on` on every worker holding a shard."""
@@ -378,7 +393,7 @@ def _fit_across(est, client, workers, blocks, sizes, info, d):
     classes, _, total = info.result()
     K = _n_classes(classes)
     wait(blocks)
-    plan = _plan(client, workers, blocks, sizes, est.fit_intercept, info)
+    plan = _plan(client, workers, blocks, sizes, est.fit_intercept, info, devices)
     # each shard stays on the worker that built it: its buffers live on that worker's device
     placed = [(addr, client.submit(_load, est.fit_intercept, info, *[blocks[i] for i in idx],
                                    workers=[addr], allow_other_workers=False, pure=False))
