@@ -306,8 +306,8 @@ def fit_logistic_regression(est, X, y, sample_weight=None, client=None):
     if len(workers) == 1:
         # a lone worker fits in one task over its blocks, as a single device does: no task per
         # block or per evaluation (a scheduler round trip: ~6-12 ms each on the H100's host)
-        task = client.compute(dask.delayed(_fit_here, pure=False)(est, xs, ys, ws),
-                              workers=workers, allow_other_workers=False)
+        # (not pinned to the worker: a restarted one, under another address, runs it again)
+        task = client.compute(dask.delayed(_fit_here, pure=False)(est, xs, ys, ws))
         try:
             fitted = task.result()
         finally:
