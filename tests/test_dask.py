@@ -223,6 +223,14 @@ def test_distributed_fit_class_and_sample_weights(client):
         np.testing.assert_allclose(dist.coef_, single.coef_, rtol=0, atol=5e-4)
 
 
+@pytest.mark.parametrize("solver", ["adam", "sgd"])
+def test_micro_batch_solvers_refuse_dask_arrays(client, solver):
+    X, y = _fit_problem()
+    with pytest.raises(ValueError, match=f"solver='{solver}' does not fit dask arrays"):
+        km.LogisticRegression(solver=solver).fit(da.from_array(X, chunks=(700, 12)),
+                                                 da.from_array(y, chunks=700))
+
+
 def test_distributed_fit_of_one_class_raises(client):
     X, _ = _fit_problem()
     with pytest.raises(ValueError, match="only one class"):

@@ -287,6 +287,10 @@ def fit_logistic_regression(est, X, y, sample_weight=None, client=None):
         except ValueError:
             raise ValueError("fitting a dask array needs a distributed Client (for example "
                              "Client(kompute_ml.dask.VulkanCluster())); none is running") from None
+    if est.solver not in ("auto", "lbfgs"):
+        raise ValueError(f"solver={est.solver!r} does not fit dask arrays: a fit across workers "
+                         "is full-batch L-BFGS (solver='lbfgs' or 'auto'); compute X and y "
+                         "(or fit block by block with partial_fit) for the micro-batch solvers")
     X = da.asarray(X)
     if X.ndim != 2:
         raise ValueError(f"X must be 2-D, got shape {X.shape}")
