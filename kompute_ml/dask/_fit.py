@@ -67,17 +67,18 @@ def _block(x, y, w):
     return x, y, w
 
 
-def _summary(block):
-    """(labels, rows per label, weight per label) of one block."""
-    labels, codes = _logistic._encode_labels(block[1])
+def _summary(block, encoded=None):
+    """(labels, rows per label, weight per label) of one block (``encoded``: its labels'
+    ``_encode_labels``, when already made)."""
+    labels, codes = encoded or _logistic._encode_labels(block[1])
     return (labels, np.bincount(codes, minlength=len(labels)),
             np.bincount(codes, weights=block[2], minlength=len(labels)))
 
 
-def _codes(classes, y):
+def _codes(classes, y, encoded=None):
     """The class code (uint32) of each label in ``y``: a counting pass for integer labels (as a
     single-device fit encodes them), each distinct label then placed among ``classes``."""
-    labels, codes = _logistic._encode_labels(y)
+    labels, codes = encoded or _logistic._encode_labels(y)
     if not np.array_equal(labels, classes):
         codes = np.searchsorted(classes, labels)[codes]
     return codes.astype(np.uint32)
@@ -101,15 +102,16 @@ def _classes(class_weight, *summaries):
     return classes, cw, float(sums.sum())
 
 
-def _load(fit_intercept, info, *blocks, timed=True):
-    """The shard of ``blocks`` (the labels coded by ``info``'s classes, class weights applied),
-    its pipelines built and (``timed``) one timed pass over it."""
+def _load(fit_intercept, info, *blocks, timed=True, encoded=None):
+    """The shard of ``blocks`` (the labels coded by ``info``'s classes, class weights applied;
+    ``encoded``: the blocks' labels encoded already), its pipelines built and (``timed``) one
+    timed pass over it."""
     t0 = time.perf_counter()
     classes, cw = info[0], info[1]
     K = 1 if len(classes) == 2 else len(classes)
     coded = []
-    for x, y, w in blocks:
-        codes = _codes(classes, y)
+    for k, (x, y, w) in enumerate(blocks):
+        codes = _codes(classes, y, encoded[k] if encoded else None)
         coded.append((x, codes, w if cw is None else w * cw[codes]))
     shard = _Shard(coded, K, fit_intercept)
     if not timed:
@@ -313,10 +315,10 @@ def fit_logistic_regression(est, X, y, sample_weight=None, client=None):
         # (not pinned to the worker: a restarted one, under another address, runs it again)
         task = client.compute(dask.delayed(_fit_here, pure=False)(est, xs, ys, ws))
         try:
-            fitted = task.result()
+            fitted, addr = task.result()
         finally:
             task.release()
-        plan = {workers[0]: list(range(len(xs)))}
+        plan = {addr: list(range(len(xs)))}
     else:
         # the blocks, their labels' summaries and the classes in one graph
         blocks = client.compute([dask.delayed(_block)(a, b, c) for a, b, c in zip(xs, ys, ws)])
@@ -379,14 +381,16 @@ def _minimize(est, evaluate, K, d, total):
 
 
 def _fit_here(est, xs, ys, ws):
-    """The whole fit on the worker holding every block (one task)."""
+    """The whole fit on the worker holding every block (one task); also returns its address."""
+    from distributed import get_worker
     blocks = [_block(x, y, w) for x, y, w in zip(xs, ys, ws)]
-    info = _classes(est.class_weight, *[_summary(b) for b in blocks])
+    encoded = [_logistic._encode_labels(b[1]) for b in blocks]      # once for both uses
+    info = _classes(est.class_weight, *[_summary(b, e) for b, e in zip(blocks, encoded)])
     classes, _, total = info
     K = _n_classes(classes)
-    shard = _load(est.fit_intercept, info, *blocks, timed=False)
+    shard = _load(est.fit_intercept, info, *blocks, timed=False, encoded=encoded)
     W, curve, nit = _minimize(est, shard.prog.loss_gradient, K, shard.data.d, total)
-    return W, classes, curve, nit
+    return (W, classes, curve, nit), get_worker().address
 
 
 def _fit_across(est, client, workers, blocks, sizes, info, d, devices):
