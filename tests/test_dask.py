@@ -271,6 +271,18 @@ def test_fit_sends_dask_messages_at_once_and_restores_batching(client):
     X, y = _fit_problem()
     km.LogisticRegression().fit(da.from_array(X, chunks=(700, 12)), da.from_array(y, chunks=700))
     assert _intervals(client) == before
+    # two fits at once (threads): the first sets the streams up, the last gives them back
+    import threading
+    dX, dy = da.from_array(X, chunks=(700, 12)), da.from_array(y, chunks=700)
+    fits = [km.LogisticRegression(max_iter=m) for m in (5, 200)]
+    threads = [threading.Thread(target=f.fit, args=(dX, dy)) for f in fits]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    assert all(hasattr(f, "coef_") for f in fits)
+    assert _intervals(client) == before
+    assert not _fit._prompt_fits
 
 
 def test_shard_evaluates_with_the_full_batch_pass():

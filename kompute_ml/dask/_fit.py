@@ -13,6 +13,7 @@ were loaded, so a GPU gets more than a CPU device.
 import asyncio
 import contextlib
 import logging
+import threading
 import time
 
 import numpy as np
@@ -243,39 +244,75 @@ def _set_scheduler_intervals(dask_scheduler, client_id, values):
 prompt_messages = True     # False: each stream keeps Dask's batching (the benchmarks' A/B)
 
 
+_prompt_lock = threading.Lock()
+_prompt_fits = {}       # client id -> [fits inside _prompt_messages, the first's saved state, set]
+
+
 @contextlib.contextmanager
 def _prompt_messages(client):
     """Within the block, the client's, the scheduler's and the workers' streams send each message
     at once (see above; not where ``prompt_messages`` is False) and the workers' log lines per
     evaluation are filtered; all is given back on the way out (a worker lost meanwhile is
-    skipped). Yields {worker: its device's name or None}."""
+    skipped). Fits of one client running at once (threads) share it: the first sets it up, the
+    last gives it back. Yields {worker: its device's name or None}."""
+    with _prompt_lock:
+        entry = _prompt_fits.setdefault(client.id, [0, None, threading.Event()])
+        entry[0] += 1
+        first = entry[0] == 1
+    try:
+        if first:
+            try:
+                entry[1] = _prompt_set(client)
+            finally:
+                entry[2].set()
+        else:
+            entry[2].wait()
+        state = entry[1][3] if entry[1] else {}
+        yield {addr: v[1] for addr, v in state.items() if not isinstance(v, Exception)}
+    finally:
+        with _prompt_lock:
+            entry[0] -= 1
+            last = entry[0] == 0
+            if last:
+                del _prompt_fits[client.id]
+        if last and entry[1]:
+            _prompt_restore(client, *entry[1])
+
+
+def _prompt_set(client):
+    """(prompt, the client's interval, the scheduler's, the workers' states) as they were; the
+    streams set to send at once where ``prompt_messages``, the workers' filter added."""
     prompt = prompt_messages
     comm = client.scheduler_comm
-    old_client = comm.interval
-    old_scheduler = state = None
+    saved = [prompt, comm.interval, None, {}]
     try:
         if prompt:
             comm.interval = 0.0
-            old_scheduler = client.run_on_scheduler(_set_scheduler_intervals,
-                                                    client_id=client.id, values=0.0)
-        state = client.run(_worker_fit_state, interval=0.0 if prompt else None, quiet=True,
-                           on_error="return")
-        yield {addr: v[1] for addr, v in state.items() if not isinstance(v, Exception)}
-    finally:
-        by_value = {}
-        for addr, v in (state or {}).items():
-            if not isinstance(v, Exception):
-                by_value.setdefault(v[0] if prompt else None, []).append(addr)
-        for value, addrs in by_value.items():          # one call per interval (mostly one)
-            client.run(_worker_fit_state, interval=value, quiet=False, workers=addrs,
-                       on_error="ignore")
-        if old_scheduler is not None:
-            try:
-                client.run_on_scheduler(_set_scheduler_intervals, client_id=client.id,
-                                        values=old_scheduler)
-            except OSError:     # the scheduler gone (CommClosedError): nothing to give back
-                pass
-        comm.interval = old_client
+            saved[2] = client.run_on_scheduler(_set_scheduler_intervals, client_id=client.id,
+                                               values=0.0)
+        saved[3] = client.run(_worker_fit_state, interval=0.0 if prompt else None, quiet=True,
+                              on_error="return")
+    except BaseException:
+        _prompt_restore(client, *saved)
+        raise
+    return saved
+
+
+def _prompt_restore(client, prompt, old_client, old_scheduler, state):
+    by_value = {}
+    for addr, v in state.items():
+        if not isinstance(v, Exception):
+            by_value.setdefault(v[0] if prompt else None, []).append(addr)
+    for value, addrs in by_value.items():          # one call per interval (mostly one)
+        client.run(_worker_fit_state, interval=value, quiet=False, workers=addrs,
+                   on_error="ignore")
+    if old_scheduler is not None:
+        try:
+            client.run_on_scheduler(_set_scheduler_intervals, client_id=client.id,
+                                    values=old_scheduler)
+        except OSError:     # the scheduler gone (CommClosedError): nothing to give back
+            pass
+    client.scheduler_comm.interval = old_client
 
 
 def fit_logistic_regression(est, X, y, sample_weight=None, client=None):
