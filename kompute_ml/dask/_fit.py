@@ -3,11 +3,12 @@
 The blocks are computed where Dask places them; each also gives a summary of its labels (classes,
 counts, weights) from which one task finds the classes, class weights and total weight. A lone
 worker then runs the whole fit as one task, as a single device does, over the blocks it holds.
-With several workers the driver runs scipy's L-BFGS; each evaluation of the objective sends W
-((features + 1) x K floats) to every worker, which computes the weighted loss sum and gradient sum
-of its rows on its device (the same kernels as a single-device fit) and sends back as many
-floats. Rows are given to workers in proportion to the throughput each measured when its rows
-were loaded, so a GPU gets more than a CPU device.
+With several workers each keeps the blocks it holds as far as its share of the rows allows
+(shares in proportion to each worker's speed: equal where all name one device, else measured on
+a block each holds, so a GPU gets more than a CPU device); the driver runs scipy's L-BFGS, and
+each evaluation of the objective is one ``client.run`` that sends W ((features + 1) x K floats)
+to every worker holding rows, which computes the weighted loss sum and gradient sum of its rows
+on its device (the single-device fit's full-batch kernel) and sends back as many floats.
 """
 
 import asyncio
@@ -134,8 +135,8 @@ def _evaluate(shard, W):
 async def _evaluate_on(dask_worker, keys, W):
     """One evaluation of this worker's shard (``keys``: worker address -> the shard's key), run
     through ``client.run``: a direct call from the scheduler, no task to schedule (a two-worker
-    evaluation as tasks took 10-14 ms on the H100's host, as ``client.run`` ~2). The device work
-    runs on an executor thread, so the worker's event loop stays free."""
+    evaluation as tasks took 10-20 ms on the H100's host, as one ``client.run`` 3-5). The device
+    work runs on an executor thread, so the worker's event loop stays free."""
     shard = dask_worker.data[keys[dask_worker.address]]
     return await asyncio.get_running_loop().run_in_executor(None, _evaluate, shard, W)
 
