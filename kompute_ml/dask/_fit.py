@@ -48,7 +48,7 @@ class _Shard:
         d = int(xs[0].shape[1])
         # the single-device full-batch pass where the device has a layout for it (one fused
         # kernel over the rows per evaluation), else the micro-batch program's gradient passes
-        fused = _fullbatch.lanes_layout(dev, d, K) or _fullbatch.layout(dev, d, K)
+        fused = _fullbatch.fused_layout(dev, d, K)
         self.data = _loss.DeviceDataset(dev, X, codes, weights, index=fused is None)
         if fused is not None:
             self.prog = _fullbatch.FusedLogLoss(self.data, K, l2=0.0,
@@ -110,7 +110,7 @@ def _load(fit_intercept, info, *blocks, timed=True, encoded=None):
     timed pass over it."""
     t0 = time.perf_counter()
     classes, cw = info[0], info[1]
-    K = 1 if len(classes) == 2 else len(classes)
+    K = _n_classes(classes)
     coded = []
     for k, (x, y, w) in enumerate(blocks):
         codes = _codes(classes, y, encoded[k] if encoded else None)

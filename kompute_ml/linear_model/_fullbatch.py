@@ -38,7 +38,7 @@ from .._runtime import program as _program
 from .._runtime import stream as _stream
 from . import _loss
 
-__all__ = ["layout", "lanes_layout", "FusedLogLoss", "fits_device"]
+__all__ = ["layout", "lanes_layout", "fused_layout", "FusedLogLoss", "fits_device"]
 
 WG = 256                  # invocations per workgroup on a GPU
 WG_CPU = 64               # ... on a CPU device (lavapipe runs a workgroup's invocations as
@@ -169,6 +169,12 @@ def _kernel(lay):
     return hit
 
 
+def fused_layout(device, d, K):
+    """The full-batch pass's layout for ``d`` features x ``K`` logits on ``device``: lanes where
+    they apply, else tiles, else None (the caller falls back to ``_loss.LogLossProgram``)."""
+    return lanes_layout(device, d, K) or layout(device, d, K)
+
+
 def fits_device(device, n, d):
     """solver='auto''s rule: X (float32) takes at most MEMORY_FRACTION of device memory."""
     local = int(device.limits.get("device_local_memory") or 0)
@@ -246,7 +252,7 @@ class FusedLogLoss(_loss.FitBuffers):
         self.l2 = float(l2)
         self.fit_intercept = bool(fit_intercept)
         self.total_weight = None
-        self.lay = layout_ or lanes_layout(dev, self.d, self.K) or layout(dev, self.d, self.K)
+        self.lay = layout_ or fused_layout(dev, self.d, self.K)
         if self.lay is None:
             raise ValueError(f"no fused layout for {self.d} features x {self.K} logits")
         lanes = "L" in self.lay

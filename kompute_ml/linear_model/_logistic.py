@@ -515,8 +515,7 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         total = _loss.total_weight(weights)
         l2 = 1.0 / (self.C * total) if self.penalty == "l2" else 0.0
         micro = partial or not self._full_batch(dev, X)
-        fused = None if micro else (_fullbatch.lanes_layout(dev, d, K)
-                                    or _fullbatch.layout(dev, d, K))
+        fused = None if micro else _fullbatch.fused_layout(dev, d, K)
         if fused is None and not partial and self.solver not in ("sgd", "adam"):
             # fit left NaN / inf to the fused kernel's check
             if isinstance(X, Array):
