@@ -80,6 +80,11 @@ def _drop_scratch(device):
 _device.on_close(_drop_scratch, order=(_device.CLOSE_STREAM + _device.CLOSE_MEMORY) // 2)
 
 
+def _scale_words(scale, acc_kind):
+    """The push block's scale word(s): a float, or a double's low and high halves."""
+    return struct.unpack("<II", struct.pack("<d", scale)) if acc_kind == _DOUBLE else (scale,)
+
+
 def _has_subgroup_reduce(device):
     """Subgroup basic (VkSubgroupFeatureFlagBits 0x1), vote (0x2) and arithmetic (0x4) in
     compute shaders: what reduce_rows.comp uses."""
@@ -121,9 +126,8 @@ def _one_axis(device, buf, outer, r, inner, op, in_kind, acc_kind, scale, passes
                            VEC4 and r % 4 == 0, finish=True)
             scratch_bytes = 8 + nblk * acc_bytes
             dst = _memory.alloc(device, acc_bytes)
-            s = struct.unpack("<II", struct.pack("<d", scale)) if acc_kind == _DOUBLE else (scale,)
             groups = _stream.groups_1d(device, nblk, 1)
-            push = prog.pack_push(r, nblk, nblk, 0, *s)
+            push = prog.pack_push(r, nblk, nblk, 0, *_scale_words(scale, acc_kind))
             # binding 0: src values, 1: the scratch (counter, pad, partials), 2: the result
             prog.dispatch(device, [src, _scratch(device, scratch_bytes), dst], groups, push=push)
             if passes is not None:
@@ -147,9 +151,7 @@ def _one_axis(device, buf, outer, r, inner, op, in_kind, acc_kind, scale, passes
             dst_idx = _memory.alloc(device, count * 4)
             # the first pass reads no indices: any buffer fills binding 2
             bufs += [src_idx if src_idx is not None else src, dst_idx]
-        s = scale if last else 1.0
-        # the scale word(s): a float, or a double's low and high halves
-        s = struct.unpack("<II", struct.pack("<d", s)) if acc_kind == _DOUBLE else (s,)
+        s = _scale_words(scale if last else 1.0, acc_kind)
         if rows_kernel:
             groups = _stream.groups_1d(device, count, 1)
             push = prog.pack_push(r, nblk, count, 0 if first else 1, *s)
