@@ -17,7 +17,9 @@ benchmarks/NOTES.md and the rule in ``_runtime/staging.py``), against torch's ``
   a user's first array of a size does), with ``alloc`` beside it: the new buffer's creation
   alone (the driver's allocation; the upload's first chunks are copied into the staging slots
   while the driver allocates), ``auto new buffer serial`` the same with the creation before the
-  upload, not beside it (memory.overlap_creation off); ``auto fresh``: the staging slots and
+  upload, not beside it (memory.overlap_creation off); ``auto new buffer own memory`` the same
+  with each buffer past 16 MiB in memory of its own, not a range of the large buffers' segments
+  (memory.LARGE_SEGMENTS off: the driver's allocation every time); ``auto fresh``: the staging slots and
   segments dropped too (a process's first upload); ``auto copy reads``: ``auto`` with every
   download through a recorded copy (memory.force_direct_reads off: no small read in place with
   streaming loads, kp patch 0021); ``auto python copies``: ``auto`` with the host copies split
@@ -76,6 +78,7 @@ def main(argv=None):
     ways = [("auto", None, None, split, None, True),
             ("auto new buffer", None, None, split, None, True),
             ("auto new buffer serial", None, None, split, None, True),
+            ("auto new buffer own memory", None, None, split, None, True),
             ("auto fresh", None, None, split, None, True),
             ("auto copy reads", None, None, split, None, True),
             ("auto python copies", None, None, split, None, True),
@@ -107,6 +110,7 @@ def main(argv=None):
             _staging._SPLIT_MIN = part
             fresh = name.endswith("fresh")
             _memory.overlap_creation = not name.endswith("serial")
+            _memory.LARGE_SEGMENTS = not name.endswith("own memory")
             _memory.force_direct_reads = False if name.endswith("copy reads") else None
             _staging.native_copies = False if name.endswith("python copies") else None
 
@@ -145,6 +149,7 @@ def main(argv=None):
         _staging.force_device_slots = None
         _staging.two_lanes = True
         _memory.overlap_creation = True
+        _memory.LARGE_SEGMENTS = True
         _memory.force_direct_reads = None
         _staging.native_copies = None
         if cuda:

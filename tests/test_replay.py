@@ -1,6 +1,7 @@
 """Record once, submit many: a repeated batch replays its recorded command buffer (no timing)."""
 
 import numpy as np
+import pytest
 
 import kompute_ml as km
 from kompute_ml import array as ka
@@ -171,3 +172,38 @@ def test_realized_subexpression_sends_its_parents_back_to_the_trace(device):
     np.testing.assert_array_equal(c.numpy(), x_host * 2 + 1)
     d = _delta(s0, km.stats(), "fast_realizations", "traces")
     assert d == {"fast_realizations": 0, "traces": 1}
+
+
+def test_repeated_download_replays_its_copy(device, monkeypatch):
+    """A download of a buffer read before, with nothing pending, replays the recorded copy to its
+    staging memory (nothing recorded, one submit) and returns what the device wrote since; with
+    work pending it goes with that work in one batch; a read past the end is a ValueError."""
+    monkeypatch.setattr(_memory, "force_direct_reads", False)   # the copy path on any device
+    spirv = km.compile_glsl(ADD)
+    n = 10007
+    buf = _memory.alloc(device, 4 * n)
+    try:
+        x = np.random.default_rng(1).standard_normal(n).astype(np.float32)
+        _stream.upload(buf, x)
+        for _ in range(3):
+            np.testing.assert_array_equal(_stream.download(buf, n, np.float32), x)
+        want = x.copy()
+        for k in range(1, 4):
+            want += np.float32(1)
+            _stream.dispatch_1d(device, spirv, [buf], n, push=_stream.pack("If", n, 1.0))
+            km.synchronize(device)
+            s0 = km.stats()
+            got = _stream.download(buf, n, np.float32)
+            d = _delta(s0, km.stats(), "ops_recorded", "replays", "submits", "bytes_downloaded")
+            assert d == {"ops_recorded": 0, "replays": 1, "submits": 1, "bytes_downloaded": 4 * n}
+            np.testing.assert_array_equal(got, want)
+        # pending work goes in the download's batch: one submit, the new values
+        _stream.dispatch_1d(device, spirv, [buf], n, push=_stream.pack("If", n, 1.0))
+        s0 = km.stats()
+        np.testing.assert_array_equal(_stream.download(buf, n - 7, np.float32, 28),
+                                      (want + np.float32(1))[7:])
+        assert _delta(s0, km.stats(), "submits")["submits"] == 1
+        with pytest.raises(ValueError, match="exceed"):
+            _stream.download(buf, n, np.float32, buf.nbytes - 4 * n + 4)
+    finally:
+        buf.release()

@@ -175,7 +175,8 @@ print("ok", float(km.asarray(np.arange(10, dtype=np.float32)).sum()))
 
 def test_storage_buffers_up_to_the_bound_share_segments(clean):
     """Storage (ringed) buffers up to SEGMENT_STORAGE_MAX are ranges of segments too, without
-    overlap and exact; a larger one has memory of its own."""
+    overlap and exact; a larger one is the first range of a segment as large as itself (the
+    large buffers' segments: memory.LARGE_SEGMENTS)."""
     device = clean
     MiB = 1 << 20
     sizes = [MiB + 4, 3 * MiB, 5 * MiB + 12, 2 * MiB, _memory.SEGMENT_STORAGE_MAX]
@@ -185,7 +186,9 @@ def test_storage_buffers_up_to_the_bound_share_segments(clean):
         assert all(b.ringed for b in bufs)
         ranges = [_kp.segment_range(b.tensor) for b in bufs]
         assert all(r is not None for r in ranges) and _overlaps(ranges) == []
-        assert _kp.segment_range(big.tensor) is None
+        big_range = _kp.segment_range(big.tensor)
+        assert big_range is not None and big_range[1] == 0 and big_range[2] >= big.nbytes
+        assert big_range[0] not in {r[0] for r in ranges}
         rng = np.random.default_rng(9)
         want = [rng.integers(0, 2**32, b.nbytes // 4, dtype=np.uint32) for b in bufs + [big]]
         for b, w in zip(bufs + [big], want):
@@ -195,3 +198,58 @@ def test_storage_buffers_up_to_the_bound_share_segments(clean):
     finally:
         for b in bufs + [big]:
             b.release()
+
+
+def test_a_large_buffer_of_a_new_size_takes_a_cached_ones_range(clean, monkeypatch):
+    """Past SEGMENT_STORAGE_MAX, a buffer of a size the pool has not cached takes the range of a
+    larger cached buffer (dropped for it: no new segment, no driver allocation) and holds its
+    values; the segment's room left over counts in the pool's bytes; an empty segment is freed
+    with the cache; LARGE_SEGMENTS=False gives each buffer memory of its own."""
+    device = clean
+    MiB = 1 << 20
+    big, small = 24 * MiB, 18 * MiB                 # buckets of 24 and 20 MiB
+    assert _memory.bucket_size(small) == 20 * MiB
+    before = _memory.pool_stats(device)
+    a = _memory.alloc(device, big)
+    first = _kp.segment_range(a.tensor)
+    assert first is not None and first[1] == 0
+    a.release()                                      # cached, its range held
+    dropped = _memory._stats_room[0]
+    b = _memory.alloc(device, small)
+    c = None
+    try:
+        second = _kp.segment_range(b.tensor)
+        assert second[0] == first[0] and second[1] == 0       # a's segment, a's place
+        assert _memory._stats_room[0] == dropped + 1
+        stats = _memory.pool_stats(device)
+        assert stats["segments"] == before["segments"] + 1
+        assert stats["bytes_cached"] == before["bytes_cached"]     # a's block is gone
+        room = (stats["segment_bytes_reserved"] - before["segment_bytes_reserved"]) - \
+            (stats["segment_bytes_used"] - before["segment_bytes_used"])
+        assert room == first[2] - second[2] > 0
+        assert stats["bytes_allocated"] - before["bytes_allocated"] == b.nbytes + room
+        want = np.random.default_rng(3).integers(0, 2**32, b.nbytes // 4, dtype=np.uint32)
+        _stream.upload(b, want)
+        # another large buffer that does not fit the room: a segment of its own
+        c = _memory.alloc(device, small)
+        assert _kp.segment_range(c.tensor)[0] != first[0]
+        _stream.upload(c, want[::-1].copy())
+        np.testing.assert_array_equal(_stream.download(b, b.nbytes // 4, np.uint32), want)
+        np.testing.assert_array_equal(_stream.download(c, c.nbytes // 4, np.uint32), want[::-1])
+    finally:
+        b.release()
+        if c is not None:
+            c.release()
+    _stream.synchronize(device)
+    _memory.free_all_blocks(device)
+    after = _memory.pool_stats(device)
+    assert after["segments"] == before["segments"]
+    assert after["segment_bytes_reserved"] == before["segment_bytes_reserved"]
+    # the switch: memory of its own, as before
+    monkeypatch.setattr(_memory, "LARGE_SEGMENTS", False)
+    d = _memory.alloc(device, big)
+    try:
+        assert _kp.segment_range(d.tensor) is None
+    finally:
+        d.release()
+        _memory.free_all_blocks(device)
