@@ -740,19 +740,6 @@ def read(buf, count, dtype, offset=0):
     return read_from(None, buf, count, dtype, offset)
 
 
-def read_staged(buf, count, dtype, offset=0):
-    """:func:`read` (a download's copy out of the staging memory, checked as it is)."""
-    block = buf._block
-    staging = block.staging if block is not None else None
-    if staging is None:
-        staging = _own_staging(buf)
-    count = int(count)
-    nbytes = count * np.dtype(dtype).itemsize
-    if offset < 0 or offset + nbytes > buf.nbytes:
-        _check_read(buf, nbytes, offset)
-    return staging[offset:offset + nbytes].view(dtype).copy()
-
-
 def _check_read(buf, nbytes, offset):
     if offset < 0 or offset + nbytes > buf.nbytes:
         raise ValueError(f"{nbytes} bytes at offset {offset} exceed a {buf.nbytes}-byte buffer")

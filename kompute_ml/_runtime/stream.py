@@ -51,7 +51,7 @@ _counters_lock = threading.Lock()
 # (a device's lock, the fusion lock): no second lock per op. stats() adds them up; reset_stats
 # zeroes each under its lock. Keyed by id: (counts, lock).
 _sources = {}
-_PER_OP = ("dispatches", "submits", "replays", "ops_recorded", "bytes_downloaded")
+_PER_OP = ("dispatches", "submits", "replays", "ops_recorded")
 
 
 def _count(name, n=1):
@@ -740,7 +740,7 @@ def download(buf, count, dtype, offset=0):
         _count("bytes_downloaded", out.nbytes)
         return out
     with device.lock:
-        st = _stream_items.get(device) or _stream(device)
+        st = _stream(device)
         block = buf._block
         if block is not None and block.direct is not None and \
                 _memory.force_direct_reads is not False:
@@ -750,7 +750,7 @@ def download(buf, count, dtype, offset=0):
                 buf.tensor              # (a closed device or a released buffer raises)
                 _submit(st)
                 out = _memory.read_from(block.direct, buf, count, dtype, offset)
-                st.counts["bytes_downloaded"] += out.nbytes
+                _count("bytes_downloaded", out.nbytes)
                 _count("direct_downloads")
                 return out
             if _memory.reads_in_place(buf, int(count) * np.dtype(dtype).itemsize):
@@ -758,28 +758,14 @@ def download(buf, count, dtype, offset=0):
                 buf.tensor
                 _submit(st)
                 out = _memory.read_in_place(buf, count, dtype, offset)
-                st.counts["bytes_downloaded"] += out.nbytes
+                _count("bytes_downloaded", out.nbytes)
                 _count("direct_downloads")
                 return out
         uid = buf.uid
-        desc = (("l", uid), (uid,), "l", buf.tensor, None)
-        sig = (desc[0],)
-        seq = st.replays.get(sig) if not st.ops and st.stuck is None else None
-        if seq is not None:
-            # nothing pending and the buffer read before: replay its copy to the staging memory
-            # (what _record + _submit do for it, without their general steps)
-            st.replays.move_to_end(sig)
-            _eval(st, seq, (desc,), st.wait_timeout if st.wait_timeout is not None
-                  else _env_timeout())
-            counts = st.counts
-            counts["replays"] += 1
-            counts["submits"] += 1
-            st.batch += 1
-        else:
-            _record(st, desc)
-            _submit(st)
-        out = _memory.read_staged(buf, count, dtype, offset)
-        st.counts["bytes_downloaded"] += out.nbytes
+        _record(st, (("l", uid), (uid,), "l", buf.tensor, None))
+        _submit(st)
+        out = _memory.read(buf, count, dtype, offset)
+    _count("bytes_downloaded", out.nbytes)
     return out
 
 
