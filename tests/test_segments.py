@@ -253,3 +253,40 @@ def test_a_large_buffer_of_a_new_size_takes_a_cached_ones_range(clean, monkeypat
     finally:
         d.release()
         _memory.free_all_blocks(device)
+
+
+def test_a_large_range_is_not_taken_while_pending_work_holds_its_tensor(clean, copy_add):
+    """_make_room drops a cached large block that pending work still reads: the block's range
+    stays taken until that work has run, the new buffer gets a segment of its own meanwhile, and
+    both hold their values; the emptied segment is freed with the cache afterwards."""
+    device = clean
+    MiB = 1 << 20
+    n = 24 * MiB // 4
+    before = _memory.pool_stats(device)
+    a = _memory.alloc(device, 4 * n)
+    out = _memory.alloc(device, 4 * n)
+    b = None
+    try:
+        src = np.arange(n, dtype=np.float32)
+        _stream.upload(a, src)
+        _stream.synchronize(device)
+        _stream.dispatch_1d(device, copy_add, [a, out], n, push=_stream.pack("If", n, 0.5))
+        held = _kp.segment_range(a.tensor)
+        a.release()                                  # cached; the pending dispatch reads it
+        dropped = _memory._stats_room[0]
+        b = _memory.alloc(device, 18 * MiB)          # a new bucket (20 MiB): a's block is dropped
+        assert _memory._stats_room[0] == dropped + 1
+        assert _kp.segment_range(b.tensor)[0] not in (held[0], _kp.segment_range(out.tensor)[0])
+        want = np.random.default_rng(5).integers(0, 2**32, b.nbytes // 4, dtype=np.uint32)
+        _stream.upload(b, want)
+        np.testing.assert_array_equal(_stream.download(out, n, np.float32), src + 0.5)
+        np.testing.assert_array_equal(_stream.download(b, b.nbytes // 4, np.uint32), want)
+    finally:
+        out.release()
+        if b is not None:
+            b.release()
+    _stream.synchronize(device)
+    _memory.free_all_blocks(device)                  # a's segment, empty once the work ran
+    after = _memory.pool_stats(device)
+    assert after["segments"] == before["segments"]
+    assert after["segment_bytes_reserved"] == before["segment_bytes_reserved"]
