@@ -786,8 +786,8 @@ def set_cache_limit(nbytes, device=None):
 
 
 def pool_stats(device=None):
-    """Counters summed over the pools: tensors_live, bytes_allocated (live + cached), bytes_cached,
-    and the small buffers' segments."""
+    """Counters summed over the pools: tensors_live, bytes_allocated (live + cached, and the room
+    of the large buffers' segments), bytes_cached, and the buffers' segments."""
     pools = _pools.values() if device is None else [_pool(device)]
     for pool in pools:
         if pool.deferred and pool.device.lock.acquire(False):
