@@ -214,13 +214,13 @@ def test_a_large_buffer_of_a_new_size_takes_a_cached_ones_range(clean, monkeypat
     first = _kp.segment_range(a.tensor)
     assert first is not None and first[1] == 0
     a.release()                                      # cached, its range held
-    dropped = _memory._stats_room[0]
+    dropped = _memory.pool_stats(device)["room_drops"]
     b = _memory.alloc(device, small)
     c = None
     try:
         second = _kp.segment_range(b.tensor)
         assert second[0] == first[0] and second[1] == 0       # a's segment, a's place
-        assert _memory._stats_room[0] == dropped + 1
+        assert _memory.pool_stats(device)["room_drops"] == dropped + 1
         stats = _memory.pool_stats(device)
         assert stats["segments"] == before["segments"] + 1
         assert stats["bytes_cached"] == before["bytes_cached"]     # a's block is gone
@@ -273,9 +273,9 @@ def test_a_large_range_is_not_taken_while_pending_work_holds_its_tensor(clean, c
         _stream.dispatch_1d(device, copy_add, [a, out], n, push=_stream.pack("If", n, 0.5))
         held = _kp.segment_range(a.tensor)
         a.release()                                  # cached; the pending dispatch reads it
-        dropped = _memory._stats_room[0]
+        dropped = _memory.pool_stats(device)["room_drops"]
         b = _memory.alloc(device, 18 * MiB)          # a new bucket (20 MiB): a's block is dropped
-        assert _memory._stats_room[0] == dropped + 1
+        assert _memory.pool_stats(device)["room_drops"] == dropped + 1
         assert _kp.segment_range(b.tensor)[0] not in (held[0], _kp.segment_range(out.tensor)[0])
         want = np.random.default_rng(5).integers(0, 2**32, b.nbytes // 4, dtype=np.uint32)
         _stream.upload(b, want)

@@ -155,6 +155,7 @@ class _Pool:
         self.segments = None      # small buffers' sub-allocator (kp patch 0020), made on use
         self.storage_segments = None  # storage buffers' (up to SEGMENT_STORAGE_MAX)
         self.large_segments = None    # larger storage buffers' (LARGE_SEGMENTS)
+        self.room_drops = 0           # cached blocks dropped for their ranges (_make_room)
 
     def total(self):
         """Bytes the pool holds: live and cached buffers, and the room left in the large
@@ -564,7 +565,6 @@ force_segments = None
 # range holds counts in the pool's bytes (set_limit) and is freed with the segment once empty.
 # False: each such buffer its own memory, as before (the A/B of benchmarks/transfer_sweep.py).
 LARGE_SEGMENTS = True
-_stats_room = [0]         # cached blocks dropped for their ranges (_make_room), for the tests
 
 
 def _segments(pool, kind, nbytes):
@@ -607,7 +607,7 @@ def _make_room(pool, size):
         for listener in pool.drop_listeners:
             listener(block.uid)
         block.tensor = block.staging = block.mapped = block.direct = None
-        _stats_room[0] += 1
+        pool.room_drops += 1
         return
 
 
@@ -807,6 +807,8 @@ def pool_stats(device=None):
         "segments": sum(s[0] for s in segments),
         "segment_bytes_reserved": sum(s[1] for s in segments),
         "segment_bytes_used": sum(s[2] for s in segments),
+        # cached large blocks dropped so that a new buffer took their range (_make_room)
+        "room_drops": sum(p.room_drops for p in pools),
     }
 
 
