@@ -19,8 +19,8 @@ benchmarks/NOTES.md and the rule in ``_runtime/staging.py``), against torch's ``
   while the driver allocates), ``auto new buffer serial`` the same with the creation before the
   upload, not beside it (memory.overlap_creation off); ``auto new buffer own memory`` the same
   with each buffer past 16 MiB in memory of its own, not a range of the large buffers' segments
-  (memory.LARGE_SEGMENTS off: the driver's allocation every time); ``auto fresh``: the staging slots and
-  segments dropped too (a process's first upload); ``auto copy reads``: ``auto`` with every
+  (memory.LARGE_SEGMENTS off: the driver's allocation every time); ``auto fresh``: the staging
+  slots and segments dropped too (a process's first upload); ``auto copy reads``: ``auto`` with every
   download through a recorded copy (memory.force_direct_reads off: no small read in place with
   streaming loads, kp patch 0021); ``auto python copies``: ``auto`` with the host copies split
   between Python's worker threads instead of kp's native ones (staging.native_copies off, kp
