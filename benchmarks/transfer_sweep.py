@@ -13,7 +13,7 @@ benchmarks/NOTES.md and the rule in ``_runtime/staging.py``), against torch's ``
   is host-visible (a CPU device, kp patch 0016: the host copies straight into / out of the
   device's own memory), else staging.use_direct's rule; ``auto new buffer``: the same upload
   into a new buffer (the pool's cached buffers dropped before each call, the staging slots and
-  the small buffers' segments kept: creating and filling an array of a size not seen before, as
+  the buffers' segments kept: creating and filling an array of a size not seen before, as
   a user's first array of a size does), with ``alloc`` beside it: the new buffer's creation
   alone (the driver's allocation; the upload's first chunks are copied into the staging slots
   while the driver allocates), ``auto new buffer serial`` the same with the creation before the
