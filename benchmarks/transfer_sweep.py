@@ -50,7 +50,7 @@ from kompute_ml._runtime import staging as _staging  # noqa: E402
 
 
 def _drop_cached(dev):
-    """Drop the pool's cached buffers of ``dev`` (not the staging slots, nor the small buffers'
+    """Drop the pool's cached buffers of ``dev`` (not the staging slots, nor the buffers'
     segments: a size not seen before in a process that made arrays before)."""
     with dev.lock:
         _memory._drop_free(_memory._pool(dev), all_blocks=True, keep_segments=True)
