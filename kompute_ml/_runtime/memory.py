@@ -264,20 +264,25 @@ def _take_deferred(pool):
         _give_back(pool, deferred.pop())
 
 
+def _drop_block(pool, blocks):
+    """Drop the last cached block of the heap ``blocks`` (one bucket's): the pool lets go of its
+    tensor, which kp destroys once no pending work holds it (its range back to its segment)."""
+    _, block = blocks.pop()                     # the tail: removing it keeps the heap valid
+    pool.free_bytes -= block.nbytes
+    for listener in pool.drop_listeners:
+        listener(block.uid)
+    block.tensor = block.staging = block.mapped = block.direct = None
+
+
 def _drop_free(pool, keep=0, all_blocks=False, keep_segments=False):
     """Drop cached blocks (largest buckets first) until at most ``keep`` bytes stay cached;
-    then, unless ``keep_segments``, free the small buffers' segments left without a range (the
-    tensors dropped here that no pending work holds are destroyed by then, their ranges given
-    back)."""
+    then, unless ``keep_segments``, free the segments left without a range (the tensors dropped
+    here that no pending work holds are destroyed by then, their ranges given back)."""
     dropped = False
     for size in sorted(pool.free, reverse=True):
         blocks = pool.free[size]
         while blocks and (all_blocks or pool.free_bytes > keep):
-            _, block = blocks.pop()             # the tail: removing it keeps the heap valid
-            pool.free_bytes -= block.nbytes
-            for listener in pool.drop_listeners:
-                listener(block.uid)
-            block.tensor = block.staging = block.mapped = block.direct = None
+            _drop_block(pool, blocks)
             dropped = True
         if not blocks:
             del pool.free[size]
@@ -602,13 +607,9 @@ def _make_room(pool, size):
         blocks = pool.free[bucket]
         if not blocks or _kp.segment_range(blocks[-1][1].tensor) is None:
             continue
-        _, block = blocks.pop()                 # the tail: removing it keeps the heap valid
+        _drop_block(pool, blocks)
         if not blocks:
             del pool.free[bucket]
-        pool.free_bytes -= block.nbytes
-        for listener in pool.drop_listeners:
-            listener(block.uid)
-        block.tensor = block.staging = block.mapped = block.direct = None
         pool.room_drops += 1
         return
 
