@@ -388,20 +388,11 @@ class DeviceDataset:
                     if on_device:
                         # the whole Array's buffer, or a device copy of the rows (slices copy)
                         part = B if (a, b) == (0, nb) else B[a:b]
-                        chunk = _Chunk(lo, b - a, part._realize(),
-                                       _memory.alloc(device, 8 * (b - a)),
-                                       _memory.alloc(device, 4 * (b - a)) if index else None,
-                                       owner=part)
-                        self.chunks.append(chunk)
+                        self._add_chunk(lo, hi, part._realize(), codes, weights, index, part)
                     else:
-                        chunk = _Chunk(lo, b - a, _memory.alloc(device, 4 * (b - a) * d),
-                                       _memory.alloc(device, 8 * (b - a)),
-                                       _memory.alloc(device, 4 * (b - a)) if index else None)
-                        self.chunks.append(chunk)
+                        chunk = self._add_chunk(lo, hi, _memory.alloc(device, 4 * (b - a) * d),
+                                                codes, weights, index)
                         upload_rows(chunk.X, B[a:b])
-                    upload_meta(chunk.meta, codes, weights, lo, hi)
-                    if index:
-                        _stream.upload(chunk.idx, np.arange(b - a, dtype=np.uint32))
                 start += nb
         except BaseException:
             self.release()
@@ -415,10 +406,8 @@ class DeviceDataset:
         device, d = self.device, self.d
         ends = np.cumsum([int(B.shape[0]) for B in blocks])
         for lo, hi in _split(self.n, rows):
-            chunk = _Chunk(lo, hi - lo, _memory.alloc(device, 4 * (hi - lo) * d),
-                           _memory.alloc(device, 8 * (hi - lo)),
-                           _memory.alloc(device, 4 * (hi - lo)) if index else None)
-            self.chunks.append(chunk)
+            chunk = self._add_chunk(lo, hi, _memory.alloc(device, 4 * (hi - lo) * d), codes,
+                                    weights, index)
             k = int(np.searchsorted(ends, lo, side="right"))    # the block holding row lo
             at = lo
             while at < hi:
@@ -426,9 +415,19 @@ class DeviceDataset:
                 stop = min(hi, int(ends[k]))
                 upload_rows(chunk.X, blocks[k][at - first:stop - first], 4 * d * (at - lo))
                 at, k = stop, k + 1
-            upload_meta(chunk.meta, codes, weights, lo, hi)
-            if index:
-                _stream.upload(chunk.idx, np.arange(hi - lo, dtype=np.uint32))
+
+    def _add_chunk(self, lo, hi, X, codes, weights, index, owner=None):
+        """Append the chunk of rows ``lo:hi`` whose X rows are the buffer ``X`` (the caller
+        fills it; ``owner``: the Array it belongs to), with its meta uploaded and, with
+        ``index``, its identity permutation."""
+        n = hi - lo
+        chunk = _Chunk(lo, n, X, _memory.alloc(self.device, 8 * n),
+                       _memory.alloc(self.device, 4 * n) if index else None, owner=owner)
+        self.chunks.append(chunk)
+        upload_meta(chunk.meta, codes, weights, lo, hi)
+        if index:
+            _stream.upload(chunk.idx, np.arange(n, dtype=np.uint32))
+        return chunk
 
     def shuffle(self, rng):
         """Make a fresh pseudo-random permutation of every chunk's rows in its ``idx`` on the
