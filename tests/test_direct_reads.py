@@ -14,6 +14,7 @@ import pytest
 import kompute_ml as km
 from kompute_ml._runtime import kp as _kp
 from kompute_ml._runtime import memory as _memory
+from kompute_ml._runtime import staging as _staging
 from kompute_ml._runtime import stream as _stream
 from kompute_ml.errors import DeviceError
 
@@ -102,9 +103,12 @@ def test_a_download_after_pending_kernels_reads_their_results(device, in_place, 
         b.release()
 
 
-def test_the_size_bound(device, in_place):
-    """Up to DIRECT_READ_MAX bytes in place; past it the recorded copy (both exact)."""
-    top = _memory.DIRECT_READ_MAX // 4
+def test_the_size_bound(device, in_place, monkeypatch):
+    """Up to the bound (DIRECT_READ_MAX, more where kp splits reads between threads) in place;
+    past it the recorded copy (both exact)."""
+    if in_place:            # (past DIRECT_READ_MAX: whether or not the workers spin now)
+        monkeypatch.setattr(_memory, "force_direct_reads", True)
+    top = _memory._direct_read_max() // 4
     host = _host(top + 64, np.float32, 9)
     buf = _memory.alloc(device, host.nbytes)
     try:
@@ -179,5 +183,136 @@ def test_read_primary_checks_its_arguments(device, in_place):
         assert _kp.read_primary(tensor, np.empty(0, np.float32), size) is True
         with pytest.raises(ValueError):
             _stream.download(buf, 65, np.float32)          # past the buffer's 256 bytes
+    finally:
+        buf.release()
+
+
+@pytest.fixture
+def parallel_reads(device, in_place):
+    """kp patch 0023 (reads split between threads, copy workers that spin after work)."""
+    if not in_place:
+        pytest.skip("the device's buffers are not host-writable (no mapping to read)")
+    if not _kp.has_parallel_reads():
+        pytest.fail("kp lacks patch 0023 (scripts/build_kp.sh applies every patch in patches/kp)")
+
+
+@pytest.mark.parametrize("threads,part", [(2, 256), (4, 1000), (12, 1024), (3, 64 << 10)])
+def test_reads_split_between_threads_get_exactly_their_bytes(device, parallel_reads, threads,
+                                                             part):
+    """A read in parts on several threads (parts of any size, rounded to whole lines; ranges
+    that start and end inside a line; more parts than threads, and one part) copies exactly
+    its bytes, and nothing past them."""
+    host = _host(100_003, np.float32, 21)
+    buf = _memory.alloc(device, host.nbytes)
+    try:
+        _stream.upload(buf, host)
+        _stream.synchronize(device)
+        tensor = buf.tensor
+        for offset_words, count in ((0, 100_003), (1, 100_000), (17, 4097), (250, 1), (3, 0),
+                                    (99_000, 1_003)):
+            out = np.full(count + 1, -7.0, np.float32)
+            assert _kp.read_primary(tensor, out[:count], 4 * offset_words, threads, part)
+            np.testing.assert_array_equal(out[:count], host[offset_words:offset_words + count])
+            assert out[count] == -7.0
+        with pytest.raises(DeviceError, match="outside"):
+            _kp.read_primary(tensor, np.empty(2, np.float32),
+                             _kp.primary_mapping(tensor).nbytes - 4, threads, part)
+    finally:
+        buf.release()
+
+
+def test_downloads_up_to_the_bound_read_in_place_on_threads(device, parallel_reads,
+                                                            monkeypatch):
+    """Where kp splits reads, the bound grows with the threads (at least DIRECT_READ_MAX, at
+    most DIRECT_READ_MAX_PARALLEL) and a public download of a size between the two bounds reads
+    in place, exactly, with no submit."""
+    monkeypatch.setattr(_memory, "force_direct_reads", True)
+    bound = _memory._direct_read_max()
+    assert _memory.DIRECT_READ_MAX <= bound <= _memory.DIRECT_READ_MAX_PARALLEL
+    if _staging.workers_spin():
+        assert bound == max(_memory.DIRECT_READ_MAX, min(
+            _memory.DIRECT_READ_MAX_PARALLEL,
+            _memory.READ_MAX_PER_THREAD * _memory.READ_THREADS))
+    else:                   # (a machine of few cores: reads on the calling thread alone)
+        assert bound == _memory.DIRECT_READ_MAX and _memory._read_threads(bound) == 1
+    n = bound // 4 - 3
+    host = _host(n, np.float32, 5)
+    a = km.asarray(host, device=device)
+    km.synchronize(device)
+    s0 = km.stats()
+    got = a.numpy()
+    assert _delta(s0, km.stats(), "direct_downloads", "submits") == \
+        {"direct_downloads": 1, "submits": 0}
+    np.testing.assert_array_equal(got, host)
+
+
+def test_copy_workers_spin_window_is_set_and_reads_stay_exact(device, parallel_reads):
+    """kp.copy_workers_spin gets and sets the workers' window (capped at 1 s); with no window
+    (the workers sleep at once and are woken for each read) split reads are exact too."""
+    before = _kp.copy_workers_spin()
+    assert before >= 0
+    host = _host(20_000, np.float32, 8)
+    buf = _memory.alloc(device, host.nbytes)
+    try:
+        _stream.upload(buf, host)
+        _stream.synchronize(device)
+        assert _kp.copy_workers_spin(0) == before
+        for _ in range(20):
+            out = np.empty_like(host)
+            _kp.read_primary(buf.tensor, out, 0, 4, 1024)
+            np.testing.assert_array_equal(out, host)
+        assert _kp.copy_workers_spin(5 << 30) == 0
+        assert _kp.copy_workers_spin() == 1_000_000_000
+    finally:
+        _kp.copy_workers_spin(before)
+        buf.release()
+    assert _kp.copy_workers_spin() == before
+
+
+def test_past_the_small_bound_reads_in_place_only_while_the_workers_spin(device, parallel_reads,
+                                                                         monkeypatch):
+    """Between DIRECT_READ_MAX and the bound a download reads in place (split between threads)
+    only when the copy workers spin now (a split ended within staging.HOT_S) or the previous
+    such download was that recent (a loop of downloads); otherwise, the workers asleep, it
+    records the copy. The rule on any device; the downloads it picks, exact, where the rule
+    applies (a GPU's buffers: a CPU device's are read with numpy unless forced)."""
+    monkeypatch.setattr(_staging, "_spinning", True)
+    monkeypatch.setattr(_staging, "HOT_S", 0.0)
+    monkeypatch.setattr(_staging, "_last_split", -1.0)
+    monkeypatch.setattr(_memory, "_last_read", -1.0)
+    assert not _memory._split_read_now()        # cold workers, no recent download
+    monkeypatch.setattr(_staging, "HOT_S", 1e6)
+    assert _memory._split_read_now()            # the previous download was recent
+    monkeypatch.setattr(_memory, "_last_read", -1e9)
+    _staging.note_split()
+    assert _memory._split_read_now()            # a split just ended: the workers spin
+    monkeypatch.setattr(_staging, "_spinning", False)
+    monkeypatch.setattr(_memory, "_last_read", -1e9)
+    assert not _memory._split_read_now()        # workers that never spin are never hot
+    if device.info.type == "cpu":
+        return
+    monkeypatch.setattr(_staging, "_spinning", True)
+    monkeypatch.setattr(_memory, "force_direct_reads", None)
+    monkeypatch.setattr(_memory, "_read_max", 64 << 10)
+    n = 5000                            # 20 KB: past DIRECT_READ_MAX, within the bound
+    host = _host(n, np.float32, 13)
+    buf = _memory.alloc(device, host.nbytes)
+    try:
+        _stream.upload(buf, host)
+        _stream.synchronize(device)
+
+        def one():
+            s0 = km.stats()
+            got = _stream.download(buf, n, np.float32)
+            np.testing.assert_array_equal(got, host)
+            return _delta(s0, km.stats(), "direct_downloads")["direct_downloads"]
+
+        monkeypatch.setattr(_staging, "HOT_S", 0.0)
+        monkeypatch.setattr(_staging, "_last_split", -1.0)
+        assert one() == 0                   # the copy
+        monkeypatch.setattr(_staging, "HOT_S", 1e6)
+        assert one() == 1                   # in place, split
+        monkeypatch.setattr(_staging, "HOT_S", 0.0)
+        assert one() == 0
     finally:
         buf.release()

@@ -177,15 +177,42 @@ def primary_mapping(tensor):
         return None
 
 
-def read_primary(tensor, out, offset=0):
+def read_primary(tensor, out, offset=0, threads=1, part=2048):
     """Copy a host-visible tensor's device memory from byte ``offset`` into the C-contiguous
     numpy array ``out`` with streaming loads (patch 0021: a GPU's BAR read line by line with
-    ordinary loads runs at ~30 MB/s); False, copying nothing, where kp lacks the patch."""
+    ordinary loads runs at ~30 MB/s), in parts of ``part`` bytes on up to ``threads`` threads
+    where kp has patch 0023 (:func:`has_parallel_reads`); False, copying nothing, where kp lacks
+    patch 0021."""
     read = getattr(tensor, "read_primary", None)
     if read is None:
         return False
-    _call("reading device memory in place", "", read, out, int(offset), nbytes=out.nbytes)
+    if threads > 1 and has_parallel_reads():
+        _call("reading device memory in place", "", read, out, int(offset), int(threads),
+              int(part), nbytes=out.nbytes)
+    else:
+        _call("reading device memory in place", "", read, out, int(offset), nbytes=out.nbytes)
     return True
+
+
+def has_read_primary():
+    """Whether kp has patch 0021 (Tensor.read_primary: streaming loads of mapped device memory)."""
+    return hasattr(_module().Tensor, "read_primary")
+
+
+def has_parallel_reads():
+    """Whether kp has patch 0023 (read_primary on several threads, copy workers that spin
+    for a window after work)."""
+    return hasattr(_module(), "copy_workers_spin")
+
+
+def copy_workers_spin(ns=None):
+    """The nanoseconds kp's copy workers look for work after their last before they sleep
+    (patch 0023), set to ``ns`` when given; returns the previous value (None without the
+    patch)."""
+    fn = getattr(_module(), "copy_workers_spin", None)
+    if fn is None:
+        return None
+    return fn(-1 if ns is None else int(ns))
 
 
 def has_parallel_copy():

@@ -30,6 +30,7 @@ import gc
 import heapq
 import itertools
 import sys
+import time
 try:
     import resource
 except ImportError:     # not on Windows: no address-space limits to check there
@@ -492,34 +493,90 @@ DIRECT_STORAGE_MAX = 16 << 20
 # against 27.5 through the copy (18.5), 4 KB 13.5 against 29.5 (19.0), 10 KB 23.4 against 32
 # (19.5), 16 KiB 38-45 against 29 (20.0): larger reads record the copy.
 DIRECT_READ_MAX = 8 << 10
+# Each thread's streaming loads keep a batch of lines in flight, so BAR reads scale with threads:
+# where kp's copy workers look for work for 100 us after their last before they sleep (patch
+# 0023, staging.workers_spin) a read past DIRECT_READ_MAX is split in READ_PART-byte parts
+# between up to READ_THREADS threads (the caller and the workers), and downloads up to
+# READ_MAX_PER_THREAD bytes a thread (at most DIRECT_READ_MAX_PARALLEL) read in place. H100, session 14's probe, one process, µs (torch's
+# ``.cpu().numpy()`` in brackets), back to back: 10 / 40 / 64 / 100 KB read in 7.7 / 13.1 / 18.4
+# / 26.4 on twelve threads in 1 KiB parts (16.7 / 19.4 / 24.2 / 26.7), where the recorded copy's
+# whole ``a.numpy()`` took 26.4 / 25.3 / 30.7 / 33.1; with 0.5 ms between reads (the workers
+# asleep) 40 KB 39.2 against 48.9 (38.7), 64 KB 40.5 against 39.3 (32.5).
+DIRECT_READ_MAX_PARALLEL = 64 << 10
+READ_MAX_PER_THREAD = 6 << 10
+READ_THREADS = _staging.SPIN_THREADS
+READ_PART = 1 << 10
 # force_direct_reads: None (the rule above), False (never, nor a CPU device's numpy copy out
-# of its mapping: the tests of the copy path), True (a CPU device's buffers with streaming loads
-# too: the tests of those reads on lavapipe)
+# of its mapping: the tests of the copy path), True (up to the bound whether the workers spin
+# or not, a CPU device's buffers with streaming loads too: the tests of those reads)
 force_direct_reads = None
-_read_primary = None      # whether kp has patch 0021's Tensor.read_primary (asked once)
+_read_max = None          # the largest download read in place (kp's patches asked once)
+
+
+def _direct_read_max():
+    """The largest download read in place: DIRECT_READ_MAX with kp patch 0021, more where the
+    copy workers spin (READ_THREADS threads), 0 without 0021."""
+    global _read_max
+    if _read_max is None:
+        if not _kp.has_read_primary():
+            _read_max = 0
+        elif _staging.workers_spin():
+            _read_max = max(DIRECT_READ_MAX,
+                            min(DIRECT_READ_MAX_PARALLEL, READ_MAX_PER_THREAD * READ_THREADS))
+        else:
+            _read_max = DIRECT_READ_MAX
+    return _read_max
 
 
 def reads_in_place(buf, nbytes):
     """Whether a download of ``nbytes`` bytes of ``buf`` reads its device memory in place with
-    streaming loads (a GPU's host-writable buffer, DIRECT_READ_MAX, kp patch 0021)."""
-    global _read_primary
+    streaming loads (a GPU's host-writable buffer, :func:`_direct_read_max`). Asked once per
+    download: past DIRECT_READ_MAX only where the copy workers spin now (a split just ended,
+    staging.workers_hot) or the last download was within staging.HOT_S (downloads in a loop:
+    this one's split sets them spinning for the next), else the recorded copy, which costs no
+    wake-up of sleeping workers (H100, 40 KB with 1 ms between downloads: 44 us through the copy,
+    52-60 split between woken workers)."""
     block = buf._block
-    if block is None or block.direct is None or nbytes > DIRECT_READ_MAX or \
-            force_direct_reads is False or \
+    if block is None or block.direct is None or force_direct_reads is False or \
             (buf.device.info.type == "cpu" and force_direct_reads is not True):
         return False
-    if _read_primary is None:
-        _read_primary = hasattr(block.tensor, "read_primary")
-    return _read_primary
+    if nbytes <= DIRECT_READ_MAX:
+        return _direct_read_max() > 0
+    if nbytes > (_read_max if _read_max is not None else _direct_read_max()):
+        return False
+    return force_direct_reads is True or _split_read_now()
 
 
-def read_in_place(buf, count, dtype, offset=0):
+def _split_read_now():
+    """Whether a download past DIRECT_READ_MAX reads in place now (see reads_in_place)."""
+    global _last_read
+    now, last = time.perf_counter(), _last_read
+    _last_read = now
+    return now - last < _staging.HOT_S or _staging.workers_hot()
+
+
+_last_read = -1.0         # time.perf_counter() of the last download asked about past the bound
+
+
+def read_in_place(buf, count, dtype, offset=0, out=None):
     """``count`` elements of ``dtype`` read from ``buf``'s device memory at byte ``offset``
-    (:func:`reads_in_place` said yes; the caller ran the work that writes it)."""
-    out = np.empty(int(count), dtype=dtype)
+    (:func:`reads_in_place` said yes; the caller ran the work that writes it), into ``out``
+    when given (a C-contiguous array of them)."""
+    if out is None:
+        out = np.empty(int(count), dtype=dtype)
     _check_read(buf, out.nbytes, offset)
-    _kp.read_primary(buf.tensor, out, offset)
+    threads = _read_threads(out.nbytes)
+    _kp.read_primary(buf.tensor, out, offset, threads, READ_PART)
+    if threads > 1:
+        _staging.note_split()
     return out
+
+
+def _read_threads(nbytes):
+    """Threads of an in-place read of ``nbytes`` bytes: one up to DIRECT_READ_MAX (a few lines
+    of a BAR: handing parts over costs about what it saves), READ_THREADS past it where the
+    copy workers spin."""
+    return READ_THREADS if nbytes > DIRECT_READ_MAX and _staging.workers_spin() else 1
 
 
 def host_writable(device):
@@ -709,11 +766,15 @@ def write_into(memory, buf, array, offset=0, dtype=None):
     dtype = array.dtype if dtype is None else np.dtype(dtype)
     nbytes = array.size * dtype.itemsize
     check_region(buf, nbytes, offset)
+    if dtype == array.dtype and array.flags.c_contiguous:
+        src = array.reshape(-1).view(np.uint8)
+        if memory is None:
+            _own_staging(buf)[offset:offset + nbytes] = src
+        else:                   # the device's memory in place: split between threads
+            _staging.copy_direct(memory[offset:offset + nbytes], src)
+        return
     if memory is None:
         memory = _own_staging(buf)
-    if dtype == array.dtype and array.flags.c_contiguous:
-        memory[offset:offset + nbytes] = array.reshape(-1).view(np.uint8)
-        return
     dst = memory[offset:offset + nbytes].view(dtype).reshape(array.shape)
     with np.errstate(all="ignore"):   # an unsafe cast the caller asked for (overflow: inf)
         np.copyto(dst, array, casting="unsafe")

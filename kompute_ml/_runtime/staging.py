@@ -36,6 +36,7 @@ worker threads run numpy copies only, never a kp call.
 
 import concurrent.futures
 import os
+import time
 
 import numpy as np
 
@@ -63,6 +64,15 @@ _stats = {"largest_slot": 0, "slots_created": 0, "chunks": 0, "imported_chunks":
 # 17.4 / 15.9 / 10.1 GB/s on 1 / 2 / 4 / 8 threads, 16 MiB 12.9 / 21.5 / 25.3 / 21.3)
 _DEVICE_PART_MIN = 2 << 20
 _DEVICE_PARTS = 4
+# Host writes into a GPU's device memory in place (write_direct, memory.write_into: buffers up to
+# memory.DIRECT_STORAGE_MAX) where kp's copy workers spin for a window after work (patch 0023):
+# from DIRECT_SPLIT_MIN bytes on, split in parts of DIRECT_PART bytes (at most DIRECT_PARTS
+# parts, SPIN_THREADS below), the handing over then costs no wake-up. H100, session 14's probe,
+# twelve threads spinning: 400 KB 15 us against 24 on one thread, 1 MiB 34 against 61; whole
+# uploads (``km.asarray`` + synchronize) in one process, interleaved, 8 parts of 64 KiB / 12 of
+# 32 KiB / the old split: 400 KB 35.0 / 30.7 / 50.4, 4 MB 151 / 140 / 186, 16 MB 603 / 537 / 632.
+DIRECT_SPLIT_MIN = 128 << 10
+DIRECT_PART = 32 << 10
 # Upload slots in device memory (see the module's text): None (where the device has a
 # device-local, host-visible type and is not a CPU device, whose storage tensors are mapped
 # anyway), True or False (benchmarks/transfer_sweep.py, the tests).
@@ -639,13 +649,14 @@ def _goes_native(dst, src):
     return _native
 
 
-def _split_copy(dst, src, part=None, most=None):
+def _split_copy(dst, src, part=None, most=None, native_part=None):
     """``np.copyto(dst, src)`` (same shape, at least 1-D) in parts along the first axis (see
     :func:`_step`): the workers copy all but the first part, which the calling thread copies
     meanwhile. A copy of one dtype between C-contiguous arrays goes to kp's native threads
-    instead (parts of at least _NATIVE_PART bytes, at most ``most``)."""
+    instead (parts of at least ``native_part`` bytes (_NATIVE_PART), at most ``most``)."""
     if _goes_native(dst, src):
-        _kp.parallel_copy(dst, src, _NATIVE_PART, most or _WORKERS)
+        _kp.parallel_copy(dst, src, native_part or _NATIVE_PART, most or _WORKERS)
+        note_split()
         return
     n, step = len(dst), _step(dst, part, most)
     copies = [_pool().submit(_copy, dst[a:a + step], src[a:a + step])
@@ -663,7 +674,7 @@ def fill_mapped(mapped, value, count):
     _split_copy(dst, np.broadcast_to(value.reshape(()), dst.shape))
 
 
-def write_mapped(mapped, array, offset=0, dtype=None, part=None, most=None):
+def write_mapped(mapped, array, offset=0, dtype=None, part=None, most=None, native_part=None):
     """Copy ``array`` (converted to ``dtype`` when given) into ``mapped`` at byte ``offset``:
     the host-mapped memory of a storage tensor (a CPU device's, memory.py), in place, with no
     staging and no transfer command, split between threads as :func:`_split_copy` (``part``,
@@ -673,14 +684,75 @@ def write_mapped(mapped, array, offset=0, dtype=None, part=None, most=None):
         return
     nbytes = array.size * dtype.itemsize
     _split_copy(mapped[offset:offset + nbytes].view(dtype).reshape(array.shape), array,
-                part, most)
+                part, most, native_part)
 
 
 def write_direct(memory, array, offset=0, dtype=None):
     """:func:`write_mapped` into a GPU's device memory mapped for the host (BAR, memory.py's
-    host-writable buffers), split as a copy into a device slot is (parts of at least 2 MiB, at
-    most four: BAR writes slow down past a few threads)."""
-    write_mapped(memory, array, offset, dtype, _DEVICE_PART_MIN, _DEVICE_PARTS)
+    host-writable buffers), split as :func:`direct_split` says."""
+    write_mapped(memory, array, offset, dtype, *direct_split())
+
+
+def direct_split():
+    """(part, most, native part) of a host write into a GPU's mapped device memory: parts of
+    DIRECT_PART bytes, at most DIRECT_PARTS, where kp's copy workers spin after work (patch
+    0023); else as a copy into a device slot (parts of at least 2 MiB, at most four: woken
+    workers cost more than they save below that)."""
+    if workers_spin() and native_copies is not False:
+        return DIRECT_PART, DIRECT_PARTS, DIRECT_PART
+    return _DEVICE_PART_MIN, _DEVICE_PARTS, None
+
+
+def _usable_cores():
+    """The cores this process may run on (its affinity mask: a container's share)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+# threads of a host copy or read split where kp's copy workers spin (one core left to spare)
+SPIN_THREADS = max(1, min(12, _usable_cores() - 1))
+DIRECT_PARTS = SPIN_THREADS
+_spinning = None          # whether kp's copy workers spin after work (asked once)
+
+
+# The workers spin for 100 us after their last part (kp's default window): a split that starts
+# within HOT_S of the last one's end finds them spinning (workers_hot)
+HOT_S = 80e-6
+_last_split = -1.0        # time.perf_counter() when a split copy or read last ended
+
+
+def note_split():
+    """Note that a copy or read split between kp's workers just ended (see workers_hot)."""
+    global _last_split
+    _last_split = time.perf_counter()
+
+
+def workers_hot():
+    """Whether kp's copy workers spin now, by the time since the last split ended (HOT_S)."""
+    return workers_spin() and time.perf_counter() - _last_split < HOT_S
+
+
+def workers_spin():
+    """Whether kp's copy workers look for work for a window after their last (patch 0023) and
+    the process has the cores for SPIN_THREADS of them (at least four) and the caller: then a
+    copy or read split in small parts costs no wake-up (kp lets nothing spin where the workers
+    and the caller outnumber the cores)."""
+    global _spinning
+    if _spinning is None:
+        _spinning = SPIN_THREADS >= 4 and _kp.has_parallel_reads()
+    return _spinning
+
+
+def copy_direct(dst, src):
+    """Copy the uint8 array ``src`` into ``dst``, a GPU's mapped device memory (memory.py's
+    direct writes of small buffers): split as :func:`direct_split` says from DIRECT_SPLIT_MIN
+    bytes on, where the workers spin."""
+    if dst.nbytes >= DIRECT_SPLIT_MIN and direct_split()[2] is not None:
+        _split_copy(dst, src, *direct_split())
+    else:
+        dst[...] = src
 
 
 def read_mapped(mapped, out, offset=0):

@@ -733,7 +733,7 @@ def download(buf, count, dtype, offset=0):
                 _staging.read_mapped(mapped, out, offset)
                 _count("direct_downloads")
             elif _memory.reads_in_place(buf, out.nbytes):     # a few lines of a GPU's BAR
-                _kp.read_primary(tensor, out, offset)
+                _memory.read_in_place(buf, out.size, out.dtype, offset, out)
                 _count("direct_downloads")
             else:
                 _staging.download(device, tensor, out, offset)
