@@ -233,3 +233,37 @@ def test_a_storage_buffer_written_in_place_after_its_pending_reader(device, copy
             a._block.mapped, a._block.direct = a._block.direct, None
         a.release()
         out.release()
+
+
+@pytest.mark.parametrize("n", [32_769, 100_003, 1_000_003])
+def test_writes_split_between_spinning_workers_are_exact(device, writable, monkeypatch, n):
+    """Where kp's copy workers spin (patch 0023; assumed here, so that a machine of few cores
+    runs the same code), host writes into the device's memory from DIRECT_SPLIT_MIN bytes on
+    are split in DIRECT_PART parts on the native workers; a converting write (float64 into a
+    float32 buffer) keeps the Python workers' 2 MiB parts. Small and storage buffers, exact."""
+    from kompute_ml._runtime import kp as _kp
+    from kompute_ml._runtime import staging as _staging
+    if not _kp.has_parallel_reads():
+        pytest.fail("kp lacks patch 0023 (scripts/build_kp.sh applies every patch in patches/kp)")
+    monkeypatch.setattr(_staging, "_spinning", True)
+    assert _staging.direct_split()[2:] == (_staging.DIRECT_PART, _staging.DIRECT_PARTS)
+    host = np.random.default_rng(n).standard_normal(n).astype(np.float32)
+    buf = _memory.alloc(device, host.nbytes)
+    try:
+        block = buf._block
+        swapped = block.direct is None and block.mapped is not None
+        if swapped:                 # (a CPU device's storage buffer: its mapping as `direct`)
+            block.direct, block.mapped = block.mapped, None
+        _stream.upload(buf, host)
+        np.testing.assert_array_equal(_stream.download(buf, n, np.float32), host)
+        wide = host.astype(np.float64) * 3
+        _stream.upload(buf, wide, dtype=np.float32)
+        np.testing.assert_array_equal(_stream.download(buf, n, np.float32),
+                                      wide.astype(np.float32))
+        raw = np.zeros(host.nbytes, np.uint8)       # copy_direct itself, into a host array
+        _staging.copy_direct(raw, host.view(np.uint8))
+        np.testing.assert_array_equal(raw.view(np.float32), host)
+    finally:
+        if swapped and buf._block is not None:
+            buf._block.mapped, buf._block.direct = buf._block.direct, None
+        buf.release()

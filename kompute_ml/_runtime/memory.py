@@ -497,11 +497,13 @@ DIRECT_READ_MAX = 8 << 10
 # where kp's copy workers look for work for 100 us after their last before they sleep (patch
 # 0023, staging.workers_spin) a read past DIRECT_READ_MAX is split in READ_PART-byte parts
 # between up to READ_THREADS threads (the caller and the workers), and downloads up to
-# READ_MAX_PER_THREAD bytes a thread (at most DIRECT_READ_MAX_PARALLEL) read in place. H100, session 14's probe, one process, µs (torch's
-# ``.cpu().numpy()`` in brackets), back to back: 10 / 40 / 64 / 100 KB read in 7.7 / 13.1 / 18.4
-# / 26.4 on twelve threads in 1 KiB parts (16.7 / 19.4 / 24.2 / 26.7), where the recorded copy's
-# whole ``a.numpy()`` took 26.4 / 25.3 / 30.7 / 33.1; with 0.5 ms between reads (the workers
-# asleep) 40 KB 39.2 against 48.9 (38.7), 64 KB 40.5 against 39.3 (32.5).
+# READ_MAX_PER_THREAD bytes a thread (at most DIRECT_READ_MAX_PARALLEL) read in place. H100,
+# session 14's probe, one process, µs (torch's ``.cpu().numpy()`` in brackets), back to back: 10
+# / 40 / 64 / 100 KB read in 7.7 / 13.1 / 18.4 / 26.4 on twelve threads in 1 KiB parts (16.7 /
+# 19.4 / 24.2 / 26.7), where the recorded copy's whole ``a.numpy()`` took 26.4 / 25.3 / 30.7 /
+# 33.1; with 0.5 ms between reads (the workers asleep) 40 KB 39.2 against 48.9 (38.7), 64 KB
+# 40.5 against 39.3 (32.5). Whole downloads: BENCHMARKS.md, "Reads and writes of the device's
+# memory on spinning workers".
 DIRECT_READ_MAX_PARALLEL = 64 << 10
 READ_MAX_PER_THREAD = 6 << 10
 READ_THREADS = _staging.SPIN_THREADS

@@ -649,13 +649,14 @@ def _goes_native(dst, src):
     return _native
 
 
-def _split_copy(dst, src, part=None, most=None, native_part=None):
+def _split_copy(dst, src, part=None, most=None, native_part=None, native_most=None):
     """``np.copyto(dst, src)`` (same shape, at least 1-D) in parts along the first axis (see
     :func:`_step`): the workers copy all but the first part, which the calling thread copies
     meanwhile. A copy of one dtype between C-contiguous arrays goes to kp's native threads
-    instead (parts of at least ``native_part`` bytes (_NATIVE_PART), at most ``most``)."""
+    instead (parts of at least ``native_part`` bytes (_NATIVE_PART), at most ``native_most``
+    (``most``))."""
     if _goes_native(dst, src):
-        _kp.parallel_copy(dst, src, native_part or _NATIVE_PART, most or _WORKERS)
+        _kp.parallel_copy(dst, src, native_part or _NATIVE_PART, native_most or most or _WORKERS)
         note_split()
         return
     n, step = len(dst), _step(dst, part, most)
@@ -674,7 +675,8 @@ def fill_mapped(mapped, value, count):
     _split_copy(dst, np.broadcast_to(value.reshape(()), dst.shape))
 
 
-def write_mapped(mapped, array, offset=0, dtype=None, part=None, most=None, native_part=None):
+def write_mapped(mapped, array, offset=0, dtype=None, part=None, most=None, native_part=None,
+                 native_most=None):
     """Copy ``array`` (converted to ``dtype`` when given) into ``mapped`` at byte ``offset``:
     the host-mapped memory of a storage tensor (a CPU device's, memory.py), in place, with no
     staging and no transfer command, split between threads as :func:`_split_copy` (``part``,
@@ -684,7 +686,7 @@ def write_mapped(mapped, array, offset=0, dtype=None, part=None, most=None, nati
         return
     nbytes = array.size * dtype.itemsize
     _split_copy(mapped[offset:offset + nbytes].view(dtype).reshape(array.shape), array,
-                part, most, native_part)
+                part, most, native_part, native_most)
 
 
 def write_direct(memory, array, offset=0, dtype=None):
@@ -694,13 +696,14 @@ def write_direct(memory, array, offset=0, dtype=None):
 
 
 def direct_split():
-    """(part, most, native part) of a host write into a GPU's mapped device memory: parts of
-    DIRECT_PART bytes, at most DIRECT_PARTS, where kp's copy workers spin after work (patch
-    0023); else as a copy into a device slot (parts of at least 2 MiB, at most four: woken
-    workers cost more than they save below that)."""
+    """(part, most, native part, native most) of a host write into a GPU's mapped device
+    memory: as a copy into a device slot (parts of at least 2 MiB, at most four: woken workers
+    cost more than they save below that, and a converting copy's Python workers always do),
+    and where kp's copy workers spin after work (patch 0023) a copy on them in parts of
+    DIRECT_PART bytes, at most DIRECT_PARTS (else None, None)."""
     if workers_spin() and native_copies is not False:
-        return DIRECT_PART, DIRECT_PARTS, DIRECT_PART
-    return _DEVICE_PART_MIN, _DEVICE_PARTS, None
+        return _DEVICE_PART_MIN, _DEVICE_PARTS, DIRECT_PART, DIRECT_PARTS
+    return _DEVICE_PART_MIN, _DEVICE_PARTS, None, None
 
 
 def _usable_cores():
