@@ -542,9 +542,10 @@ def reads_in_place(buf, nbytes):
     if block is None or block.direct is None or force_direct_reads is False or \
             (buf.device.info.type == "cpu" and force_direct_reads is not True):
         return False
+    bound = _direct_read_max()
     if nbytes <= DIRECT_READ_MAX:
-        return _direct_read_max() > 0
-    if nbytes > (_read_max if _read_max is not None else _direct_read_max()):
+        return bound > 0
+    if nbytes > bound:
         return False
     return force_direct_reads is True or _split_read_now()
 

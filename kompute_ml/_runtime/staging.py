@@ -656,8 +656,11 @@ def _split_copy(dst, src, part=None, most=None, native_part=None, native_most=No
     instead (parts of at least ``native_part`` bytes (_NATIVE_PART), at most ``native_most``
     (``most``))."""
     if _goes_native(dst, src):
-        _kp.parallel_copy(dst, src, native_part or _NATIVE_PART, native_most or most or _WORKERS)
-        note_split()
+        native_part = native_part or _NATIVE_PART
+        native_most = native_most or most or _WORKERS
+        _kp.parallel_copy(dst, src, native_part, native_most)
+        if native_most > 1 and dst.nbytes > max(native_part, 4096):   # (kp: parts >= 4 KiB)
+            note_split()            # more than one part: the workers took some, and now spin
         return
     n, step = len(dst), _step(dst, part, most)
     copies = [_pool().submit(_copy, dst[a:a + step], src[a:a + step])
@@ -752,8 +755,9 @@ def copy_direct(dst, src):
     """Copy the uint8 array ``src`` into ``dst``, a GPU's mapped device memory (memory.py's
     direct writes of small buffers): split as :func:`direct_split` says from DIRECT_SPLIT_MIN
     bytes on, where the workers spin."""
-    if dst.nbytes >= DIRECT_SPLIT_MIN and direct_split()[2] is not None:
-        _split_copy(dst, src, *direct_split())
+    split = direct_split()
+    if dst.nbytes >= DIRECT_SPLIT_MIN and split[2] is not None:
+        _split_copy(dst, src, *split)
     else:
         dst[...] = src
 
