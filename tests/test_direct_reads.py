@@ -196,14 +196,19 @@ def parallel_reads(device, in_place):
         pytest.fail("kp lacks patch 0023 (scripts/build_kp.sh applies every patch in patches/kp)")
 
 
+@pytest.mark.parametrize("slot", [True, False])
 @pytest.mark.parametrize("threads,part", [(2, 256), (4, 1000), (12, 1024), (3, 64 << 10)])
 def test_reads_split_between_threads_get_exactly_their_bytes(device, parallel_reads, threads,
-                                                             part):
+                                                             part, slot):
     """A read in parts on several threads (parts of any size, rounded to whole lines; ranges
     that start and end inside a line; more parts than threads, and one part) copies exactly
-    its bytes, and nothing past them."""
+    its bytes, and nothing past them, through the copy workers' job slot (patch 0024) and
+    through their queue."""
+    if _kp.copy_slot() is None:
+        pytest.fail("kp lacks patch 0024 (scripts/build_kp.sh applies every patch in patches/kp)")
     host = _host(100_003, np.float32, 21)
     buf = _memory.alloc(device, host.nbytes)
+    before = _kp.copy_slot(slot)
     try:
         _stream.upload(buf, host)
         _stream.synchronize(device)
@@ -218,6 +223,7 @@ def test_reads_split_between_threads_get_exactly_their_bytes(device, parallel_re
             _kp.read_primary(tensor, np.empty(2, np.float32),
                              _kp.primary_mapping(tensor).nbytes - 4, threads, part)
     finally:
+        _kp.copy_slot(before)
         buf.release()
 
 

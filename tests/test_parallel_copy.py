@@ -83,6 +83,55 @@ def test_threads_copying_at_once():
     assert errors == []
 
 
+@pytest.mark.skipif(_kp.copy_slot() is None, reason="kp lacks patch 0024 (no job slot)")
+@pytest.mark.parametrize("slot", [True, False])
+def test_copies_through_the_job_slot_and_the_queue_are_exact(slot):
+    """Copies the caller waits for, through the workers' one job slot (patch 0024) or their
+    queue: thousands back to back of a few parts each (a worker's late claim on a copy already
+    done must take nothing of the next), sizes that end inside a part, and copies made while
+    started ones (always queued) run."""
+    before = _kp.copy_slot(slot)
+    try:
+        assert _kp.copy_slot() is slot
+        rng = np.random.default_rng(11)
+        src = rng.integers(0, 256, 4 << 20, dtype=np.uint8)
+        for k in range(3000):
+            n = int(rng.integers(1, 5 * 4096))
+            dst = np.zeros(n + 1, np.uint8)
+            _kp.parallel_copy(dst[:n], src[k:k + n], 4096, 1 + k % 8)
+            if not np.array_equal(dst[:n], src[k:k + n]) or dst[n] != 0:
+                pytest.fail(f"copy {k} of {n} bytes: wrong bytes")
+        big = rng.integers(0, 256, 6 << 20, dtype=np.uint8)
+        far = np.zeros_like(big)
+        handle = _kp.parallel_copy_start(far, big, 64 << 10, 4)
+        for n in (4097, 100_000, 3 << 20):
+            dst = np.zeros(n, np.uint8)
+            _kp.parallel_copy(dst, src[:n], 4096, 16)
+            np.testing.assert_array_equal(dst, src[:n])
+        handle.wait()
+        np.testing.assert_array_equal(far, big)
+    finally:
+        _kp.copy_slot(before)
+
+
+@pytest.mark.skipif(_kp.copy_slot() is None, reason="kp lacks patch 0024 (no job slot)")
+def test_waking_the_workers_leaves_copies_exact():
+    """kp.copy_workers_wake restarts the workers' window (waking sleeping ones; before any
+    worker exists it does nothing); copies after it, with and without a window, are exact."""
+    before = _kp.copy_workers_spin()
+    src = np.random.default_rng(3).integers(0, 256, 3 << 20, dtype=np.uint8)
+    try:
+        for ns in (0, before):
+            _kp.copy_workers_spin(ns)
+            for _ in range(20):
+                _kp.copy_workers_wake()
+                dst = np.zeros_like(src)
+                _kp.parallel_copy(dst, src, 64 << 10, 8)
+                np.testing.assert_array_equal(dst, src)
+    finally:
+        _kp.copy_workers_spin(before)
+
+
 def test_a_forked_child_copies_with_workers_of_its_own():
     code = (
         "import os, numpy as np\n"

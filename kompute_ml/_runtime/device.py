@@ -216,6 +216,8 @@ class Device:
                     if self.host_import:
                         ext.append(_vulkan.HOST_IMPORT_EXTENSION)
                     self._manager = _kp.make_manager(self.index, self.name, ext)
+                    if self.info.type != "cpu":
+                        _avoid_interrupt_cpus(self.info)
         return self._manager
 
     @property
@@ -251,6 +253,68 @@ class Device:
 
     def __deepcopy__(self, memo):
         return self
+
+
+# A thread polling a GPU's fence on the CPU that takes the GPU's interrupts is preempted by the
+# driver's interrupt work just as the fence signals: on the H100 (NVIDIA's driver, its interrupt
+# routed to CPU 14 of 16) a process whose thread ran there waited 70-80 us for a one-dispatch
+# realize + synchronize, 30-50 on any other CPU (ten processes, session 15). Opening a GPU hands
+# the CPUs of its driver's interrupts to kp (patch 0025), whose waits move a thread found on one
+# of them off it before they poll (the thread's affinity mask is restored at once) and whose
+# copy workers keep off them. KOMPUTE_ML_AVOID_IRQ_CPUS=0 turns it off.
+AVOID_IRQ_ENV = "KOMPUTE_ML_AVOID_IRQ_CPUS"
+_IRQ_DRIVERS = {"NVIDIA": ("nvidia", "nouveau"), "AMD": ("amdgpu", "radeon"),
+                "Intel": ("i915", "xe")}
+
+
+def _cpu_list(text):
+    """The CPUs of a kernel CPU list ("0-3,8")."""
+    cpus = set()
+    for item in text.strip().split(","):
+        if not item:
+            continue
+        lo, _, hi = item.partition("-")
+        cpus.update(range(int(lo), int(hi or lo) + 1))
+    return cpus
+
+
+def interrupt_cpus(drivers, interrupts="/proc/interrupts", irq_dir="/proc/irq"):
+    """The CPUs that take the interrupts of the kernel drivers named in ``drivers``: for each
+    line of ``interrupts`` whose last field is one of them and whose counts are not all zero,
+    the IRQ's effective affinity (``irq_dir``/N/effective_affinity_list), else the CPUs its
+    counts show. An empty set where the files cannot be read (not Linux, a sandbox)."""
+    cpus = set()
+    try:
+        with open(interrupts) as f:
+            columns = [int(c[3:]) for c in f.readline().split() if c.startswith("CPU")]
+            lines = f.readlines()
+    except (OSError, ValueError):
+        return cpus
+    for line in lines:
+        fields = line.split()
+        if len(fields) < 2 or not fields[0].endswith(":") or not fields[0][:-1].isdigit() or \
+                fields[-1] not in drivers:
+            continue
+        counts = [int(x) for x in fields[1:1 + len(columns)] if x.isdigit()]
+        if not any(counts):
+            continue
+        try:
+            with open(os.path.join(irq_dir, fields[0][:-1], "effective_affinity_list")) as f:
+                cpus |= _cpu_list(f.read())
+        except (OSError, ValueError):
+            cpus.update(cpu for cpu, n in zip(columns, counts) if n)
+    return cpus
+
+
+def _avoid_interrupt_cpus(info):
+    """Add the CPUs of ``info``'s driver's interrupts to kp's avoided CPUs (see above)."""
+    if os.environ.get(AVOID_IRQ_ENV, "").strip() == "0" or info.vendor not in _IRQ_DRIVERS:
+        return
+    cpus = interrupt_cpus(_IRQ_DRIVERS[info.vendor])
+    if cpus:
+        before = _kp.avoid_cpus()
+        if before is not None and not cpus <= set(before):
+            _kp.avoid_cpus(sorted(cpus | set(before)))
 
 
 def describe_pair(a, b):

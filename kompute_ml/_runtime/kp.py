@@ -215,6 +215,34 @@ def copy_workers_spin(ns=None):
     return fn(-1 if ns is None else int(ns))
 
 
+def avoid_cpus(cpus=None):
+    """The CPUs a thread waiting for the GPU moves off before it polls its fence, and kp's copy
+    workers keep off (patch 0025: those taking the GPU's interrupts), set to ``cpus`` when
+    given; returns the previous list (None without the patch)."""
+    fn = getattr(_module(), "avoid_cpus", None)
+    if fn is None:
+        return None
+    return list(fn(None if cpus is None else [int(c) for c in cpus]))
+
+
+def copy_slot(flag=None):
+    """Whether a copy its caller waits for takes kp's one job slot of the copy workers (patch
+    0024; else their queue of jobs), set to ``flag`` when given; returns the previous value
+    (None without the patch)."""
+    fn = getattr(_module(), "copy_slot", None)
+    if fn is None:
+        return None
+    return bool(fn(-1 if flag is None else int(bool(flag))))
+
+
+def copy_workers_wake():
+    """Restart kp's copy workers' spin window, waking those asleep (patch 0024; nothing
+    without it): called before waiting for GPU work that a split copy then reads."""
+    fn = getattr(_module(), "copy_workers_wake", None)
+    if fn is not None:
+        fn()
+
+
 def has_parallel_copy():
     """Whether kp has patch 0022's parallel_copy (host copies on native threads)."""
     return hasattr(_module(), "parallel_copy")

@@ -813,13 +813,17 @@ def _check_read(buf, nbytes, offset):
 
 
 def read_from(memory, buf, count, dtype, offset=0):
-    """:func:`read` from ``memory`` (uint8; None: the buffer's own staging memory)."""
+    """:func:`read` from ``memory`` (uint8; None: the buffer's own staging memory, copied out
+    in parts on kp's copy workers from staging.STAGING_SPLIT_MIN bytes where they spin)."""
     dtype = np.dtype(dtype)
     nbytes = int(count) * dtype.itemsize
     _check_read(buf, nbytes, offset)
     out = np.empty(int(count), dtype=dtype)
-    out.view(np.uint8)[...] = (_own_staging(buf) if memory is None else memory)[
-        offset:offset + nbytes]
+    if memory is None:
+        _staging.copy_direct(out.view(np.uint8), _own_staging(buf)[offset:offset + nbytes],
+                             _staging.STAGING_SPLIT_MIN)
+    else:
+        out.view(np.uint8)[...] = memory[offset:offset + nbytes]
     return out
 
 

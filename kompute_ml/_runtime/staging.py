@@ -73,6 +73,12 @@ _DEVICE_PARTS = 4
 # 32 KiB / the old split: 400 KB 35.0 / 30.7 / 50.4, 4 MB 151 / 140 / 186, 16 MB 603 / 537 / 632.
 DIRECT_SPLIT_MIN = 128 << 10
 DIRECT_PART = 32 << 10
+# Copies out of a buffer's own staging memory (host memory, cached: memory.read_from, what a
+# download of a small buffer reads after its recorded copy) are split the same way from
+# STAGING_SPLIT_MIN bytes on, and the download wakes the workers before it waits for the copy
+# (kp.copy_workers_wake, patch 0024), so they spin when it starts. H100, session 15: see
+# memory.read_from.
+STAGING_SPLIT_MIN = 128 << 10
 # Upload slots in device memory (see the module's text): None (where the device has a
 # device-local, host-visible type and is not a CPU device, whose storage tensors are mapped
 # anyway), True or False (benchmarks/transfer_sweep.py, the tests).
@@ -751,15 +757,28 @@ def workers_spin():
     return _spinning
 
 
-def copy_direct(dst, src):
-    """Copy the uint8 array ``src`` into ``dst``, a GPU's mapped device memory (memory.py's
-    direct writes of small buffers): split as :func:`direct_split` says from DIRECT_SPLIT_MIN
-    bytes on, where the workers spin."""
+def copy_direct(dst, src, least=None):
+    """Copy the uint8 array ``src`` into ``dst`` (a GPU's mapped device memory: memory.py's
+    direct writes of small buffers; a buffer's staging memory out to numpy): split as
+    :func:`direct_split` says from ``least`` bytes on (DIRECT_SPLIT_MIN), where the workers
+    spin."""
     split = direct_split()
-    if dst.nbytes >= DIRECT_SPLIT_MIN and split[2] is not None:
+    if split[2] is not None and dst.nbytes >= (least or DIRECT_SPLIT_MIN):
         _split_copy(dst, src, *split)
     else:
         dst[...] = src
+
+
+def splits_from_staging(nbytes):
+    """Whether a copy of ``nbytes`` out of a buffer's staging memory is split (copy_direct from
+    STAGING_SPLIT_MIN): its download then wakes the workers first (:func:`wake_workers`)."""
+    return nbytes >= STAGING_SPLIT_MIN and direct_split()[2] is not None
+
+
+def wake_workers():
+    """Have kp's copy workers look for work for their window from now (waking sleeping ones;
+    patch 0024): called before a wait that a split copy follows."""
+    _kp.copy_workers_wake()
 
 
 def read_mapped(mapped, out, offset=0):

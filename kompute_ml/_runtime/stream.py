@@ -763,6 +763,8 @@ def download(buf, count, dtype, offset=0):
                 return out
         uid = buf.uid
         _record(st, (("l", uid), (uid,), "l", buf.tensor, None))
+        if _staging.splits_from_staging(int(count) * np.dtype(dtype).itemsize):
+            _staging.wake_workers()     # (spinning by the time the copy below starts)
         _submit(st)
         out = _memory.read(buf, count, dtype, offset)
     _count("bytes_downloaded", out.nbytes)
