@@ -213,10 +213,11 @@ class Device:
                         if self.denorm_preserve_widths or self.signed_zero_widths else []
                     self.host_import = bool(self.limits.get("host_import_extension")) and \
                         _host_import_allowed() and _kp.has_host_copy()
+                    avoid_irq = _avoid_irq_allowed()
                     if self.host_import:
                         ext.append(_vulkan.HOST_IMPORT_EXTENSION)
                     self._manager = _kp.make_manager(self.index, self.name, ext)
-                    if self.info.type != "cpu":
+                    if avoid_irq and self.info.type != "cpu":
                         _avoid_interrupt_cpus(self.info)
         return self._manager
 
@@ -306,9 +307,18 @@ def interrupt_cpus(drivers, interrupts="/proc/interrupts", irq_dir="/proc/irq"):
     return cpus
 
 
+def _avoid_irq_allowed():
+    """KOMPUTE_ML_AVOID_IRQ_CPUS: 1 or unset (waits keep off the GPU's interrupt CPUs), 0 (not);
+    checked when a device opens."""
+    value = os.environ.get(AVOID_IRQ_ENV, "1").strip()
+    if value not in ("0", "1"):
+        raise ValueError(f"{AVOID_IRQ_ENV} must be 0 or 1, got {value!r}")
+    return value == "1"
+
+
 def _avoid_interrupt_cpus(info):
     """Add the CPUs of ``info``'s driver's interrupts to kp's avoided CPUs (see above)."""
-    if os.environ.get(AVOID_IRQ_ENV, "").strip() == "0" or info.vendor not in _IRQ_DRIVERS:
+    if info.vendor not in _IRQ_DRIVERS:
         return
     cpus = interrupt_cpus(_IRQ_DRIVERS[info.vendor])
     if cpus:
