@@ -159,6 +159,10 @@ class _Pool:
         self.large_segments = None    # larger storage buffers' (LARGE_SEGMENTS)
         self.room_drops = 0           # cached blocks dropped for their ranges (_make_room)
 
+    def segment_sets(self):
+        """The pool's sub-allocators made so far (small, storage and large buffers')."""
+        return [x for x in (self.segments, self.storage_segments, self.large_segments) if x]
+
     def total(self):
         """Bytes the pool holds: live and cached buffers, and the room left in the large
         buffers' segments (memory held for the next large buffer)."""
@@ -288,9 +292,8 @@ def _drop_free(pool, keep=0, all_blocks=False, keep_segments=False):
         if not blocks:
             del pool.free[size]
     if (dropped or all_blocks) and not keep_segments:
-        for segments in (pool.segments, pool.storage_segments, pool.large_segments):
-            if segments:
-                _kp.segments_release_empty(segments)
+        for segments in pool.segment_sets():
+            _kp.segments_release_empty(segments)
 
 
 def alloc(device, nbytes):
@@ -866,8 +869,7 @@ def pool_stats(device=None):
                 _take_deferred(pool)
             finally:
                 pool.device.lock.release()
-    segments = [_kp.segments_stats(x) for p in pools
-                for x in (p.segments, p.storage_segments, p.large_segments) if x]
+    segments = [_kp.segments_stats(x) for p in pools for x in p.segment_sets()]
     return {
         "tensors_live": sum(p.live_count for p in pools),
         "bytes_live": sum(p.live_bytes for p in pools),

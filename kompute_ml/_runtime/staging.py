@@ -759,28 +759,20 @@ def workers_spin():
     return _spinning
 
 
+def splits(nbytes, least=None):
+    """Whether :func:`copy_direct` splits a copy of ``nbytes`` between kp's copy workers: where
+    they spin, from ``least`` bytes on (DIRECT_SPLIT_MIN)."""
+    return direct_split()[2] is not None and nbytes >= (least or DIRECT_SPLIT_MIN)
+
+
 def copy_direct(dst, src, least=None):
     """Copy the uint8 array ``src`` into ``dst`` (a GPU's mapped device memory: memory.py's
-    direct writes of small buffers; a buffer's staging memory out to numpy): split as
-    :func:`direct_split` says from ``least`` bytes on (DIRECT_SPLIT_MIN), where the workers
-    spin."""
-    split = direct_split()
-    if split[2] is not None and dst.nbytes >= (least or DIRECT_SPLIT_MIN):
-        _split_copy(dst, src, *split)
+    direct writes of small buffers; a buffer's staging memory out to numpy), split as
+    :func:`direct_split` says where :func:`splits` says so."""
+    if splits(dst.nbytes, least):
+        _split_copy(dst, src, *direct_split())
     else:
         dst[...] = src
-
-
-def splits_from_staging(nbytes):
-    """Whether a copy of ``nbytes`` out of a buffer's staging memory is split (copy_direct from
-    STAGING_SPLIT_MIN): its download then wakes the workers first (:func:`wake_workers`)."""
-    return nbytes >= STAGING_SPLIT_MIN and direct_split()[2] is not None
-
-
-def wake_workers():
-    """Have kp's copy workers look for work for their window from now (waking sleeping ones;
-    patch 0024): called before a wait that a split copy follows."""
-    _kp.copy_workers_wake()
 
 
 def read_mapped(mapped, out, offset=0):

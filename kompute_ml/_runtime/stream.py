@@ -763,8 +763,8 @@ def download(buf, count, dtype, offset=0):
                 return out
         uid = buf.uid
         _record(st, (("l", uid), (uid,), "l", buf.tensor, None))
-        if _staging.splits_from_staging(int(count) * np.dtype(dtype).itemsize):
-            _staging.wake_workers()     # (spinning by the time the copy below starts)
+        if _staging.splits(int(count) * np.dtype(dtype).itemsize, _staging.STAGING_SPLIT_MIN):
+            _kp.copy_workers_wake()     # (memory.read splits: the workers spin when it starts)
         _submit(st)
         out = _memory.read(buf, count, dtype, offset)
     _count("bytes_downloaded", out.nbytes)
