@@ -19,7 +19,10 @@ benchmarks/NOTES.md and the rule in ``_runtime/staging.py``), against torch's ``
   while the driver allocates), ``auto new buffer serial`` the same with the creation before the
   upload, not beside it (memory.overlap_creation off); ``auto new buffer own memory`` the same
   with each buffer past 16 MiB in memory of its own, not a range of the large buffers' segments
-  (memory.LARGE_SEGMENTS off: the driver's allocation every time); ``auto fresh``: the staging
+  (memory.LARGE_SEGMENTS off: the driver's allocation every time); ``auto new buffer own
+  buffers`` the same with each small buffer (below 1 MiB) a Vulkan buffer of its own bound in its
+  segment, not a range of the segment's one buffer (memory.SHARED_BUFFERS off, kp patch 0026);
+  ``auto fresh``: the staging
   slots and segments dropped too (a process's first upload); ``auto copy reads``: ``auto`` with every
   download through a recorded copy (memory.force_direct_reads off: no small read in place with
   streaming loads, kp patch 0021); ``auto python copies``: ``auto`` with the host copies split
@@ -56,6 +59,17 @@ def _drop_cached(dev):
         _memory._drop_free(_memory._pool(dev), all_blocks=True, keep_segments=True)
 
 
+def _shared_buffers(dev, on):
+    """Small buffers as ranges of their segment's one buffer (``on``) or each a buffer of its own:
+    a new set of small segments where that changes (the old set lives on in its arrays)."""
+    if _memory.SHARED_BUFFERS != on:
+        _memory.SHARED_BUFFERS = on
+        with dev.lock:
+            pool = _memory._pool(dev)
+            _memory._drop_free(pool, all_blocks=True)
+            pool.segments = None
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", default="1e6,4e6,1e7,2.5e7,1e8")
@@ -79,6 +93,7 @@ def main(argv=None):
             ("auto new buffer", None, None, split, None, True),
             ("auto new buffer serial", None, None, split, None, True),
             ("auto new buffer own memory", None, None, split, None, True),
+            ("auto new buffer own buffers", None, None, split, None, True),
             ("auto fresh", None, None, split, None, True),
             ("auto copy reads", None, None, split, None, True),
             ("auto python copies", None, None, split, None, True),
@@ -111,6 +126,7 @@ def main(argv=None):
             fresh = name.endswith("fresh")
             _memory.overlap_creation = not name.endswith("serial")
             _memory.LARGE_SEGMENTS = not name.endswith("own memory")
+            _shared_buffers(dev, not name.endswith("own buffers"))
             _memory.force_direct_reads = False if name.endswith("copy reads") else None
             _staging.native_copies = False if name.endswith("python copies") else None
 
@@ -150,6 +166,7 @@ def main(argv=None):
         _staging.two_lanes = True
         _memory.overlap_creation = True
         _memory.LARGE_SEGMENTS = True
+        _shared_buffers(dev, True)
         _memory.force_direct_reads = None
         _staging.native_copies = None
         if cuda:

@@ -290,3 +290,87 @@ def test_a_large_range_is_not_taken_while_pending_work_holds_its_tensor(clean, c
     after = _memory.pool_stats(device)
     assert after["segments"] == before["segments"]
     assert after["segment_bytes_reserved"] == before["segment_bytes_reserved"]
+
+
+# -- small buffers as ranges of their segment's one buffer (kp patch 0026, SHARED_BUFFERS) ----------
+
+def test_small_buffers_are_ranges_of_one_buffer_at_aligned_offsets(clean, copy_add):
+    """A new small buffer is a range of its segment's shared buffer, bound at an offset that is a
+    multiple of the device's minStorageBufferOffsetAlignment; kernels, copies to and from its
+    staging and region copies all address its range, not the buffer's start (values exact at
+    non-zero offsets)."""
+    device = clean
+    align = device.limits["min_storage_buffer_offset_alignment"]
+    assert align >= 1
+    rng = np.random.default_rng(5)
+    sizes = [4, 12, 260, 1000, 4093 * 4, 65537 * 4 // 4 * 4, 250_000]
+    bufs = [_memory.alloc(device, s) for s in sizes]
+    try:
+        ranges = [_kp.segment_range(b.tensor) for b in bufs]
+        assert all(_kp.in_shared_buffer(b.tensor) for b in bufs)
+        assert all(r[1] % align == 0 for r in ranges), (align, ranges)
+        assert any(r[1] > 0 for r in ranges)          # some of them away from the start
+        assert len({r[0] for r in ranges}) < len(ranges)  # several share one segment
+        assert _overlaps(ranges) == []
+        hosts = []
+        for b in bufs:
+            h = rng.standard_normal(b.nbytes // 4).astype(np.float32)
+            _stream.upload(b, h)
+            hosts.append(h)
+        # a kernel reading one range and writing another (descriptor offsets)
+        outs = [_memory.alloc(device, b.nbytes) for b in bufs]
+        for b, o, h in zip(bufs, outs, hosts):
+            _stream.dispatch_1d(device, copy_add, [b, o], h.size,
+                                push=_stream.pack("If", h.size, 1.5))
+        for o, h in zip(outs, hosts):
+            np.testing.assert_array_equal(_stream.download(o, h.size, np.float32), h + 1.5)
+        for b, h in zip(bufs, hosts):      # the inputs untouched by their neighbours' writes
+            np.testing.assert_array_equal(_stream.download(b, h.size, np.float32), h)
+        for o in outs:
+            o.release()
+    finally:
+        for b in bufs:
+            b.release()
+
+
+def test_arrays_in_shared_buffers_compute_as_numpy(device):
+    """Array operations across arrays at different offsets of shared buffers (elementwise,
+    reductions, slices, concatenation, matmul), against numpy."""
+    rng = np.random.default_rng(11)
+    hs = [rng.standard_normal(n).astype(np.float32) for n in (1, 7, 64, 999, 1025, 4099, 30001)]
+    xs = [km.asarray(h, device=device) for h in hs]
+    assert all(_kp.in_shared_buffer(x._buf.tensor) for x in xs)
+    for x, h in zip(xs, hs):
+        np.testing.assert_allclose((x * 2 - 1).numpy(), h * 2 - 1, rtol=1e-6)
+        np.testing.assert_allclose(float(x.sum()), float(h.astype(np.float64).sum()),
+                                   rtol=1e-4, atol=1e-4)
+        np.testing.assert_array_equal(x[1::2].numpy(), h[1::2])
+    cat = km.concat(xs[2:5])
+    np.testing.assert_array_equal(cat.numpy(), np.concatenate(hs[2:5]))
+    a = km.asarray(hs[5][:33 * 31].reshape(33, 31), device=device)
+    b = km.asarray(hs[6][:31 * 17].reshape(31, 17), device=device)
+    np.testing.assert_allclose((a @ b).numpy(),
+                               hs[5][:33 * 31].reshape(33, 31).astype(np.float64)
+                               @ hs[6][:31 * 17].reshape(31, 17), rtol=1e-4, atol=1e-4)
+
+
+def test_own_buffers_when_shared_buffers_are_off():
+    """memory.SHARED_BUFFERS = False before the first small buffer: each small buffer a Vulkan
+    buffer of its own bound in its segment (the path before patch 0026), values as exact (a
+    separate process: the shared test device's segments are made already)."""
+    code = """
+import numpy as np, kompute_ml as km
+from kompute_ml._runtime import kp as _kp, memory as _memory
+_memory.SHARED_BUFFERS = False
+dev = km.get_device()
+hs = [np.arange(k + 1, dtype=np.float32) * 0.5 for k in range(0, 3000, 37)]
+xs = [km.asarray(h, device=dev) for h in hs]
+assert not any(_kp.in_shared_buffer(x._buf.tensor) for x in xs)
+assert all(_kp.segment_range(x._buf.tensor) is not None for x in xs)
+for x, h in zip(xs, hs):
+    assert np.array_equal((x + 1).numpy(), h + 1)
+print("ok", len(xs))
+"""
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == ["ok", "82"], r.stdout

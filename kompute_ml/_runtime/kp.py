@@ -139,6 +139,20 @@ def segments_create(manager, segment_bytes):
     return manager.segments(int(segment_bytes))
 
 
+def segments_set_shared(segments, shared):
+    """Bind the device tensors made in ``segments`` as ranges of one buffer per segment, with no
+    buffer of their own (patch 0026; only before the set's first segment): whether it took
+    (False where kp lacks the patch)."""
+    if not hasattr(segments, "set_shared"):
+        return False
+    return bool(segments.set_shared(bool(shared))) and segments.shared() == bool(shared)
+
+
+def in_shared_buffer(tensor):
+    """Whether a tensor's device memory is a range of a segment's shared buffer (patch 0026)."""
+    return bool(getattr(tensor, "in_shared_buffer", lambda: False)())
+
+
 def segments_release_empty(segments):
     """Free the segments holding no range; the bytes freed."""
     return segments.release_empty()
@@ -155,11 +169,12 @@ def tensor_create_in_segments(manager, nbytes, segments, writable=False, device_
     (:func:`segments_create`; ``storage``: a "storage" tensor, its memory), its device memory
     host-writable where ``writable`` and the device has such memory (as
     :func:`tensor_create_writable`'s)."""
-    kp = _module()
-    kind = "storage" if storage else "device"
-    return _call(f"creating a {nbytes}-byte {kind} buffer", device_name,
-                 manager.tensor_in_segments, int(nbytes) // 4, segments, bool(writable),
-                 kp.TensorTypes.storage if storage else kp.TensorTypes.device, nbytes=nbytes)
+    kind = _module().TensorTypes.storage if storage else _module().TensorTypes.device
+    try:        # (the per-allocation path: the error's words are made only on failure)
+        return manager.tensor_in_segments(int(nbytes) // 4, segments, bool(writable), kind)
+    except (RuntimeError, MemoryError) as exc:
+        raise classify(exc, f"creating a {nbytes}-byte {'storage' if storage else 'device'} "
+                       "buffer", device_name, nbytes) from exc
 
 
 def segment_range(tensor):

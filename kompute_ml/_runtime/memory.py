@@ -158,6 +158,7 @@ class _Pool:
         self.storage_segments = None  # storage buffers' (up to SEGMENT_STORAGE_MAX)
         self.large_segments = None    # larger storage buffers' (LARGE_SEGMENTS)
         self.room_drops = 0           # cached blocks dropped for their ranges (_make_room)
+        self.writable = None          # host_writable's rule for this device, once asked
 
     def segment_sets(self):
         """The pool's sub-allocators made so far (small, storage and large buffers')."""
@@ -353,7 +354,7 @@ def _create(device, pool, size):
                 _make_room(pool, size)
                 return _Block(_storage_tensor(device, size), size, True,
                               device.info.type == "cpu", _direct_storage(device, size))
-            writable = host_writable(device)
+            writable = host_writable(device, pool)
             segments = _segments(pool, "segments", SEGMENT_BYTES)
             if segments:
                 return _Block(_kp.tensor_create_in_segments(manager, size, segments, writable,
@@ -585,10 +586,18 @@ def _read_threads(nbytes):
     return READ_THREADS if nbytes > DIRECT_READ_MAX and _staging.workers_spin() else 1
 
 
-def host_writable(device):
-    """Whether ``device``'s small buffers are made in memory the host writes in place."""
+def host_writable(device, pool=None):
+    """Whether ``device``'s small buffers are made in memory the host writes in place (its
+    pool's answer once asked: the device's limits do not change)."""
     if force_direct_writes is False:
         return False
+    pool = pool or _pool(device)
+    if pool.writable is None:
+        pool.writable = _host_writable_memory(device)
+    return pool.writable
+
+
+def _host_writable_memory(device):
     limits = device.limits
     local = int(limits.get("device_local_memory") or 0)
     return local > 0 and int(limits.get("host_writable_device_memory") or 0) >= \
@@ -626,6 +635,11 @@ SEGMENT_BYTES = 4 << 20
 SEGMENT_STORAGE_BYTES = 64 << 20
 SEGMENT_STORAGE_MAX = 16 << 20
 force_segments = None
+# Small buffers are ranges of one Vulkan buffer per segment (kp patch 0026), bound at an offset:
+# making one is a carve of two ranges (device memory and staging), no vkCreateBuffer and
+# vkBindBufferMemory of its own. False (before the pool's first small buffer): a buffer each, as
+# before (the A/B of benchmarks/transfer_sweep.py, and the tests of that path).
+SHARED_BUFFERS = True
 # Storage buffers past SEGMENT_STORAGE_MAX take ranges of segments too, each segment made as
 # large as the buffer that first needs it: a range given back (the buffer's tensor dropped from
 # the pool) is carved again for the next large buffer that fits, and on a miss the pool drops a
@@ -643,6 +657,8 @@ def _segments(pool, kind, nbytes):
     segments = getattr(pool, kind)
     if segments is None:
         segments = _kp.segments_create(pool.device.manager, nbytes) or False
+        if segments and kind == "segments" and SHARED_BUFFERS:
+            _kp.segments_set_shared(segments, True)
         setattr(pool, kind, segments)
     return segments if force_segments is not False else False
 
@@ -722,6 +738,11 @@ def _proc_status_bytes(*fields):
     return out
 
 
+_RLIMITS = [(name, field, getattr(resource, name)) for name, field in
+            (("RLIMIT_AS", "VmSize"), ("RLIMIT_DATA", "VmData"))] if resource else []
+_UNLIMITED = resource.RLIM_INFINITY if resource else None
+
+
 def _check_host_room(device, size, storage=False):
     """OutOfMemoryError when the process's address-space (or data) limit cannot hold the tensor.
 
@@ -732,10 +753,12 @@ def _check_host_room(device, size, storage=False):
     """
     if resource is None:
         return
-    limits = []
-    for name, field in (("RLIMIT_AS", "VmSize"), ("RLIMIT_DATA", "VmData")):
-        soft = resource.getrlimit(getattr(resource, name))[0]
-        if soft != resource.RLIM_INFINITY:
+    limits = None
+    getrlimit = resource.getrlimit
+    for name, field, which in _RLIMITS:
+        soft = getrlimit(which)[0]
+        if soft != _UNLIMITED:
+            limits = limits or []
             limits.append((name, field, soft))
     if not limits:
         return

@@ -260,6 +260,7 @@ def _describe(lib, inst, phys, index):
         "max_workgroup_invocations": int(lim.maxComputeWorkGroupInvocations),
         "max_workgroup_count": tuple(lim.maxComputeWorkGroupCount),
         "max_storage_buffer_range": int(lim.maxStorageBufferRange),
+        "min_storage_buffer_offset_alignment": int(lim.minStorageBufferOffsetAlignment),
         "max_shared_memory": int(lim.maxComputeSharedMemorySize),
         "max_push_constants_size": int(lim.maxPushConstantsSize),
         "max_storage_buffers_per_stage": int(lim.maxPerStageDescriptorStorageBuffers),
