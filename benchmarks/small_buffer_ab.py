@@ -1,0 +1,79 @@
+"""Small new buffers with and without their segment's shared buffer (kp patch 0026), interleaved.
+
+Two sets of small segments in one process, one made with ``Segments.set_shared(True)`` (each
+small tensor a range of its segment's one Vulkan buffer), one without (a buffer per tensor, bound
+in its segment: the way before the patch). For each size and each set, alternately, in
+``--rounds`` rounds: kp's own creation of a small tensor from Python (``Manager.tensor_in_segments``),
+``km.asarray(h)`` + synchronize into a new buffer (the pool's cached buffers dropped before each
+call, as transfer_sweep.py's "auto new buffer") and into a cached one. Prints the median of the
+round medians, µs, and the new buffer's range over the rounds.
+
+    python benchmarks/small_buffer_ab.py [--sizes 1e3,1e4,1e5,2.5e5] [--rounds 5]
+"""
+
+import argparse
+import time
+
+import numpy as np
+
+import kompute_ml as km
+from kompute_ml._runtime import kp as K
+from kompute_ml._runtime import memory as M
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sizes", default="1e3,1e4,1e5,2.5e5")
+    ap.add_argument("--rounds", type=int, default=5)
+    args = ap.parse_args()
+    sizes = [int(float(s)) for s in args.sizes.split(",")]
+    dev = km.get_device(); km.asarray(np.ones(4, np.float32)); km.synchronize(dev)
+    print(f"device: {dev.name}")
+    mgr = dev.manager; kpm = K._module()
+    pool = M._pool(dev)
+    sets = {}
+    for name, shared in (("shared", True), ("own", False)):
+        s = mgr.segments(M.SEGMENT_BYTES); s.set_shared(shared); sets[name] = s
+        keep = [mgr.tensor_in_segments(1024, s, True, kpm.TensorTypes.device) for _ in range(4)]
+        del keep
+    def raw(s, count, reps=400):
+        ts = []
+        for _ in range(reps):
+            t0 = time.perf_counter(); t = mgr.tensor_in_segments(count, s, True, kpm.TensorTypes.device)
+            ts.append(time.perf_counter() - t0); del t
+        return np.median(ts) * 1e6
+    def drop():
+        with dev.lock: M._drop_free(pool, all_blocks=True, keep_segments=True)
+    def asarray_new(h, reps=200):
+        ts = []
+        for _ in range(reps):
+            drop(); t0 = time.perf_counter(); km.asarray(h, device=dev); km.synchronize(dev)
+            ts.append(time.perf_counter() - t0)
+        return np.median(ts) * 1e6
+    def asarray_cached(h, reps=200):
+        ts = []
+        km.asarray(h, device=dev); km.synchronize(dev)
+        for _ in range(reps):
+            t0 = time.perf_counter(); km.asarray(h, device=dev); km.synchronize(dev)
+            ts.append(time.perf_counter() - t0)
+        return np.median(ts) * 1e6
+    res = {}
+    for rnd in range(args.rounds):
+        for n in sizes:
+            h = np.ones(n, np.float32)
+            for name in ("shared", "own"):
+                drop(); pool.segments = sets[name]
+                res.setdefault((n, name, "raw"), []).append(raw(sets[name], n))
+                res.setdefault((n, name, "new"), []).append(asarray_new(h))
+                res.setdefault((n, name, "cached"), []).append(asarray_cached(h))
+    for n in sizes:
+        line = [f"n={n}"]
+        for name in ("shared", "own"):
+            r, nw, c = (np.median(res[(n, name, k)]) for k in ("raw", "new", "cached"))
+            line.append(f"{name}: kp create {r:.2f} new {nw:.1f} cached {c:.1f} ratio {nw/c:.2f} "
+                        f"[new {min(res[(n,name,'new')]):.1f}-{max(res[(n,name,'new')]):.1f}]")
+        print("  ".join(line), flush=True)
+
+
+if __name__ == "__main__":
+    main()
