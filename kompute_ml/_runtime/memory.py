@@ -753,13 +753,8 @@ def _check_host_room(device, size, storage=False):
     """
     if resource is None:
         return
-    limits = None
-    getrlimit = resource.getrlimit
-    for name, field, which in _RLIMITS:
-        soft = getrlimit(which)[0]
-        if soft != _UNLIMITED:
-            limits = limits or []
-            limits.append((name, field, soft))
+    limits = [(name, field, soft) for name, field, which in _RLIMITS
+              if (soft := resource.getrlimit(which)[0]) != _UNLIMITED]
     if not limits:
         return
     used = _proc_status_bytes(*[field for _, field, _ in limits])
