@@ -145,7 +145,7 @@ def segments_set_shared(segments, shared):
     (False where kp lacks the patch)."""
     if not hasattr(segments, "set_shared"):
         return False
-    return bool(segments.set_shared(bool(shared))) and segments.shared() == bool(shared)
+    return bool(segments.set_shared(bool(shared)))
 
 
 def in_shared_buffer(tensor):
@@ -169,7 +169,8 @@ def tensor_create_in_segments(manager, nbytes, segments, writable=False, device_
     (:func:`segments_create`; ``storage``: a "storage" tensor, its memory), its device memory
     host-writable where ``writable`` and the device has such memory (as
     :func:`tensor_create_writable`'s)."""
-    kind = _module().TensorTypes.storage if storage else _module().TensorTypes.device
+    types = _module().TensorTypes
+    kind = types.storage if storage else types.device
     try:        # (the per-allocation path: the error's words are made only on failure)
         return manager.tensor_in_segments(int(nbytes) // 4, segments, bool(writable), kind)
     except (RuntimeError, MemoryError) as exc:
