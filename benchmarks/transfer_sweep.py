@@ -60,14 +60,15 @@ def _drop_cached(dev):
 
 
 def _shared_buffers(dev, on):
-    """Small buffers as ranges of their segment's one buffer (``on``) or each a buffer of its own:
-    a new set of small segments where that changes (the old set lives on in its arrays)."""
+    """Small and storage buffers as ranges of their segment's one buffer (``on``) or each a
+    buffer of its own: new sets of segments where that changes (the old sets live on in their
+    arrays)."""
     if _memory.SHARED_BUFFERS != on:
         _memory.SHARED_BUFFERS = on
         with dev.lock:
             pool = _memory._pool(dev)
             _memory._drop_free(pool, all_blocks=True)
-            pool.segments = None
+            pool.segments = pool.storage_segments = None
 
 
 def main(argv=None):

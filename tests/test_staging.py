@@ -412,11 +412,11 @@ def test_a_new_buffer_is_created_while_its_upload_is_staged(device, monkeypatch,
     real_create = _memory._storage_tensor      # (the pool's one way to a new storage tensor)
     busy = []       # (device slots, host slots) with host copies in flight at each creation
 
-    def create(dev, nbytes):
+    def create(dev, nbytes, *rest):
         ring = _staging._rings.get(device)
         up = ring.up.slots if ring.up is not None else []
         busy.append((sum(bool(s.copies) for s in up), sum(bool(s.copies) for s in ring.slots)))
-        return real_create(dev, nbytes)
+        return real_create(dev, nbytes, *rest)
     monkeypatch.setattr(_memory, "_storage_tensor", create)
     _staging.set_slot_bytes(MiB)
     rng = np.random.default_rng(11)
@@ -518,11 +518,11 @@ def test_a_failed_creation_or_copy_during_an_upload(device, monkeypatch, unmappe
     real_create = _memory._storage_tensor      # (the pool's one way to a new storage tensor)
     calls = []
 
-    def refuse_once(dev, nbytes):
+    def refuse_once(dev, nbytes, *rest):
         calls.append(nbytes)
         if len(calls) == 1:
             raise OutOfMemoryError(nbytes, dev.name, "VK_ERROR_OUT_OF_DEVICE_MEMORY")
-        return real_create(dev, nbytes)
+        return real_create(dev, nbytes, *rest)
     monkeypatch.setattr(_memory, "_storage_tensor", refuse_once)
     _drop_cached(device)
     before = km.stats()["creations_overlapped"]

@@ -159,6 +159,8 @@ class _Pool:
         self.large_segments = None    # larger storage buffers' (LARGE_SEGMENTS)
         self.room_drops = 0           # cached blocks dropped for their ranges (_make_room)
         self.writable = None          # host_writable's rule for this device, once asked
+        self.carved_unchecked = CHECK_CARVED_BYTES  # small bytes made since the last host-room
+        #                                             check (_room_check_due; the first checks)
 
     def segment_sets(self):
         """The pool's sub-allocators made so far (small, storage and large buffers')."""
@@ -348,14 +350,16 @@ def _create(device, pool, size):
     last = None
     for attempt in range(3):
         try:
-            storage = _use_ring(size)
-            _check_host_room(device, size, storage)
-            if storage:
+            if _use_ring(size):
+                _check_host_room(device, size, True)
                 _make_room(pool, size)
-                return _Block(_storage_tensor(device, size), size, True,
-                              device.info.type == "cpu", _direct_storage(device, size))
+                direct = _direct_storage(device, size, pool)
+                return _Block(_storage_tensor(device, size, pool, direct), size, True,
+                              device.info.type == "cpu", direct)
             writable = host_writable(device, pool)
             segments = _segments(pool, "segments", SEGMENT_BYTES)
+            if not segments or _room_check_due(pool, size):
+                _check_host_room(device, size)
             if segments:
                 return _Block(_kp.tensor_create_in_segments(manager, size, segments, writable,
                                                             device.name), size, direct=writable)
@@ -429,7 +433,7 @@ def create_started(device, nbytes):
     if pool.free.get(size) or not _use_ring(size) or \
             (pool.limit and pool.total() + size > pool.limit):
         return None
-    if _staging.force_mapped is not False and _direct_storage(device, size) and \
+    if _staging.force_mapped is not False and _direct_storage(device, size, pool) and \
             _storage_segments(pool, size):
         # a range of a segment, written in place: made at once, nothing to overlap (H100,
         # transfer_sweep.py "auto new buffer" at 4 / 15 MiB: 721 / 1086 us through the slots
@@ -604,16 +608,20 @@ def _host_writable_memory(device):
         _WRITABLE_SHARE * local
 
 
-def _direct_storage(device, size):
+def _direct_storage(device, size, pool=None):
     """Whether a storage buffer of ``size`` bytes is made host-writable (see above)."""
-    return size <= DIRECT_STORAGE_MAX and device.info.type != "cpu" and host_writable(device)
+    return size <= DIRECT_STORAGE_MAX and device.info.type != "cpu" and \
+        host_writable(device, pool)
 
 
-def _storage_tensor(device, size):
-    """A new kp storage tensor of ``size`` bytes, host-writable where :func:`_direct_storage`,
-    a range of a segment up to SEGMENT_STORAGE_MAX."""
-    writable = _direct_storage(device, size)
-    segments = _storage_segments(_pool(device), size)
+def _storage_tensor(device, size, pool=None, writable=None):
+    """A new kp storage tensor of ``size`` bytes, host-writable where :func:`_direct_storage`
+    (``writable``: its answer, when the caller has it), a range of a segment up to
+    SEGMENT_STORAGE_MAX."""
+    pool = pool or _pool(device)
+    if writable is None:
+        writable = _direct_storage(device, size, pool)
+    segments = _storage_segments(pool, size)
     if segments:
         return _kp.tensor_create_in_segments(device.manager, size, segments, writable,
                                              device.name, storage=True)
@@ -637,8 +645,10 @@ SEGMENT_STORAGE_MAX = 16 << 20
 force_segments = None
 # Small buffers are ranges of one Vulkan buffer per segment (kp patch 0026), bound at an offset:
 # making one is a carve of two ranges (device memory and staging), no vkCreateBuffer and
-# vkBindBufferMemory of its own. False (before the pool's first small buffer): a buffer each, as
-# before (the A/B of benchmarks/transfer_sweep.py, and the tests of that path).
+# vkBindBufferMemory of its own; so are storage buffers up to SEGMENT_STORAGE_MAX (patch 0027),
+# one range each. False (before the pool's first buffer of a kind): a buffer each, as before
+# (the A/B of benchmarks/transfer_sweep.py, and the tests of that path). The large buffers'
+# segments, each as large as its first buffer, keep a buffer per range.
 SHARED_BUFFERS = True
 # Storage buffers past SEGMENT_STORAGE_MAX take ranges of segments too, each segment made as
 # large as the buffer that first needs it: a range given back (the buffer's tensor dropped from
@@ -657,7 +667,7 @@ def _segments(pool, kind, nbytes):
     segments = getattr(pool, kind)
     if segments is None:
         segments = _kp.segments_create(pool.device.manager, nbytes) or False
-        if segments and kind == "segments" and SHARED_BUFFERS:
+        if segments and kind != "large_segments" and SHARED_BUFFERS:
             _kp.segments_set_shared(segments, True)
         setattr(pool, kind, segments)
     return segments if force_segments is not False else False
@@ -741,6 +751,26 @@ def _proc_status_bytes(*fields):
 _RLIMITS = [(name, field, getattr(resource, name)) for name, field in
             (("RLIMIT_AS", "VmSize"), ("RLIMIT_DATA", "VmData"))] if resource else []
 _UNLIMITED = resource.RLIM_INFINITY if resource else None
+
+
+# A small buffer carved from a segment takes host memory only where kp adds a segment for it:
+# the host-room check (two getrlimit calls, ~0.8 us of a ~3 us creation) runs for the first small
+# buffer and then once per CHECK_CARVED_BYTES of small buffers made. Between two checks less than
+# that is carved, so kp adds at most one segment per memory type (a new one is at least
+# SEGMENT_BYTES / 8, more than all those carves): at most 2 * SEGMENT_BYTES of host memory on a
+# CPU device, within the check's _HOST_SLACK. (kp patch 0011 reports a failed driver allocation
+# as an OutOfMemoryError in any case; the check is what makes it one on every driver.)
+CHECK_CARVED_BYTES = 256 << 10
+
+
+def _room_check_due(pool, size):
+    """Whether the small buffer of ``size`` bytes about to be carved gets the host-room check."""
+    carved = pool.carved_unchecked + size
+    if carved < CHECK_CARVED_BYTES:
+        pool.carved_unchecked = carved
+        return False
+    pool.carved_unchecked = 0
+    return True
 
 
 def _check_host_room(device, size, storage=False):
