@@ -1,15 +1,14 @@
-"""New buffers with and without their segment's shared buffer (kp patches 0026, 0027), interleaved.
+"""Small new buffers with and without their segment's shared buffer (kp patch 0026), interleaved.
 
-Two sets of small segments and two of storage segments (buffers from 1 MiB to
-memory.SEGMENT_STORAGE_MAX) in one process, one of each made with ``Segments.set_shared(True)``
-(each tensor a range of its segment's one Vulkan buffer), one without (a buffer per tensor, bound
-in its segment: the way before the patches). For each size and each way, alternately, in
-``--rounds`` rounds: kp's own creation of the tensor from Python (``Manager.tensor_in_segments``),
+Two sets of small segments in one process, one made with ``Segments.set_shared(True)`` (each
+small tensor a range of its segment's one Vulkan buffer), one without (a buffer per tensor, bound
+in its segment: the way before the patch). For each size and each set, alternately, in
+``--rounds`` rounds: kp's own creation of a small tensor from Python (``Manager.tensor_in_segments``),
 ``km.asarray(h)`` + synchronize into a new buffer (the pool's cached buffers dropped before each
 call, as transfer_sweep.py's "auto new buffer") and into a cached one. Prints the median of the
 round medians, µs, and the new buffer's range over the rounds.
 
-    python benchmarks/small_buffer_ab.py [--sizes 1e3,1e4,1e5,2.5e5,1e6,2.5e6] [--rounds 5]
+    python benchmarks/small_buffer_ab.py [--sizes 1e3,1e4,1e5,2.5e5] [--rounds 5]
 """
 
 import argparse
@@ -24,7 +23,7 @@ from kompute_ml._runtime import memory as M
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--sizes", default="1e3,1e4,1e5,2.5e5,1e6,2.5e6")
+    ap.add_argument("--sizes", default="1e3,1e4,1e5,2.5e5")
     ap.add_argument("--rounds", type=int, default=5)
     args = ap.parse_args()
     sizes = [int(float(s)) for s in args.sizes.split(",")]
@@ -34,22 +33,13 @@ def main():
     pool = M._pool(dev)
     sets = {}
     for name, shared in (("shared", True), ("own", False)):
-        small = mgr.segments(M.SEGMENT_BYTES); small.set_shared(shared)
-        storage = mgr.segments(M.SEGMENT_STORAGE_BYTES); storage.set_shared(shared)
-        sets[name] = small, storage
-        keep = [mgr.tensor_in_segments(1024, small, True, kpm.TensorTypes.device) for _ in range(4)]
-        keep += [mgr.tensor_in_segments(1 << 18, storage, M._direct_storage(dev, 1 << 20),
-                                        kpm.TensorTypes.storage)]
+        s = mgr.segments(M.SEGMENT_BYTES); s.set_shared(shared); sets[name] = s
+        keep = [mgr.tensor_in_segments(1024, s, True, kpm.TensorTypes.device) for _ in range(4)]
         del keep
-    def raw(name, count, reps=400):
-        size = M.bucket_size(4 * count)
-        if M._use_ring(size):       # a storage tensor, as the pool makes it
-            s, writable, kind = sets[name][1], M._direct_storage(dev, size), kpm.TensorTypes.storage
-        else:
-            s, writable, kind = sets[name][0], M.host_writable(dev), kpm.TensorTypes.device
+    def raw(s, count, reps=400):
         ts = []
         for _ in range(reps):
-            t0 = time.perf_counter(); t = mgr.tensor_in_segments(size // 4, s, writable, kind)
+            t0 = time.perf_counter(); t = mgr.tensor_in_segments(count, s, True, kpm.TensorTypes.device)
             ts.append(time.perf_counter() - t0); del t
         return np.median(ts) * 1e6
     def drop():
@@ -72,8 +62,8 @@ def main():
         for n in sizes:
             h = np.ones(n, np.float32)
             for name in ("shared", "own"):
-                drop(); pool.segments, pool.storage_segments = sets[name]
-                res.setdefault((n, name, "raw"), []).append(raw(name, n))
+                drop(); pool.segments = sets[name]
+                res.setdefault((n, name, "raw"), []).append(raw(sets[name], n))
                 res.setdefault((n, name, "new"), []).append(asarray_new(h))
                 res.setdefault((n, name, "cached"), []).append(asarray_cached(h))
     for n in sizes:

@@ -354,6 +354,32 @@ def test_host_address_space_limit_gives_out_of_memory_error():
     ''', timeout=300)
 
 
+def test_small_arrays_under_an_address_space_limit_give_out_of_memory_error():
+    # small buffers are ranges of segments, and the host-room check runs once per
+    # memory.CHECK_CARVED_BYTES of them: filling the limit with 64 KiB arrays is still refused by
+    # the check (its slack covers the segments made between two checks), and a refused check
+    # stays due for the pool's retry (which once made the array past the refusal)
+    run_case(_LIMIT_AS + '''
+    n_el = 16 << 10                          # 64 KiB: four arrays per check
+    assert 4 * n_el < _memory.CHECK_CARVED_BYTES
+    xs = []
+    for i in range(60000):
+        try:
+            xs.append(km.full(n_el, float(i % 7)))
+        except km.OutOfMemoryError as exc:
+            assert isinstance(exc, MemoryError) and "RLIMIT_AS" in str(exc), exc
+            print("REFUSED after", i, exc)
+            break
+    else:
+        raise AssertionError("60000 arrays of 64 KiB fitted a 1.2 GB address-space limit")
+    assert len(xs) > 100
+    assert [float(x[5].numpy()) for x in xs[-3:]] == [float(i % 7) for i in range(len(xs) - 3, len(xs))]
+    del xs[:]
+    gc.collect()
+    assert float(km.ones(1000).sum().numpy()) == 1000.0      # the device still works
+    ''', timeout=300)
+
+
 def _installed_kp_has_current_patches():
     """Whether the kp imported here was built from this tree's patches/kp (build_kp.sh's hash)."""
     import hashlib

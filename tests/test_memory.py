@@ -127,3 +127,32 @@ def test_a_buffer_released_on_a_thread_the_lock_holder_waits_for(device):
     again = _memory.alloc(device, nbytes)
     assert again._block is block     # back in the pool, and reused
     again.release()
+
+
+def test_small_buffers_check_host_room_once_per_carved_bound(device, monkeypatch):
+    """A new small buffer (a range of a segment) gets the host-room check once
+    CHECK_CARVED_BYTES were carved since the last check, not each time; a storage buffer each
+    time. (Counted by wrapping the check, which still runs.)"""
+    calls = []
+    real = _memory._check_host_room
+
+    def counted(dev, size, storage=False):
+        calls.append((size, storage))
+        return real(dev, size, storage)
+    monkeypatch.setattr(_memory, "_check_host_room", counted)
+    _stream.synchronize(device)
+    _memory.free_all_blocks(device)
+    pool = _memory._pool(device)
+    monkeypatch.setattr(pool, "carved_unchecked", _memory.CHECK_CARVED_BYTES)   # a check due
+    size = 16 << 10
+    per_check = _memory.CHECK_CARVED_BYTES // size
+    bufs = [_memory.alloc(device, size) for _ in range(3 * per_check + 1)]     # all new
+    try:
+        assert calls == [(size, False)] * 4                 # the 1st, then one per bound
+        storage = _memory.alloc(device, _memory.RING_MIN_BYTES)
+        storage.release()
+        assert calls[-1] == (_memory.RING_MIN_BYTES, True)
+    finally:
+        for b in bufs:
+            b.release()
+        _memory.free_all_blocks(device)

@@ -140,9 +140,9 @@ def segments_create(manager, segment_bytes):
 
 
 def segments_set_shared(segments, shared):
-    """Bind the device tensors (patch 0026) and storage tensors (0027) made in ``segments`` as
-    ranges of one buffer per segment, with no buffer of their own (only before the set's first
-    segment): whether it took (False where kp lacks patch 0026)."""
+    """Bind the device tensors made in ``segments`` as ranges of one buffer per segment, with no
+    buffer of their own (patch 0026; only before the set's first segment): whether it took
+    (False where kp lacks the patch)."""
     if not hasattr(segments, "set_shared"):
         return False
     return bool(segments.set_shared(bool(shared)))

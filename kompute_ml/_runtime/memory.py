@@ -160,7 +160,7 @@ class _Pool:
         self.room_drops = 0           # cached blocks dropped for their ranges (_make_room)
         self.writable = None          # host_writable's rule for this device, once asked
         self.carved_unchecked = CHECK_CARVED_BYTES  # small bytes made since the last host-room
-        #                                             check (_room_check_due; the first checks)
+        #                                             check (_check_small_room; the first checks)
 
     def segment_sets(self):
         """The pool's sub-allocators made so far (small, storage and large buffers')."""
@@ -358,8 +358,7 @@ def _create(device, pool, size):
                               device.info.type == "cpu", direct)
             writable = host_writable(device, pool)
             segments = _segments(pool, "segments", SEGMENT_BYTES)
-            if not segments or _room_check_due(pool, size):
-                _check_host_room(device, size)
+            _check_small_room(device, pool, size, segments)
             if segments:
                 return _Block(_kp.tensor_create_in_segments(manager, size, segments, writable,
                                                             device.name), size, direct=writable)
@@ -645,10 +644,8 @@ SEGMENT_STORAGE_MAX = 16 << 20
 force_segments = None
 # Small buffers are ranges of one Vulkan buffer per segment (kp patch 0026), bound at an offset:
 # making one is a carve of two ranges (device memory and staging), no vkCreateBuffer and
-# vkBindBufferMemory of its own; so are storage buffers up to SEGMENT_STORAGE_MAX (patch 0027),
-# one range each. False (before the pool's first buffer of a kind): a buffer each, as before
-# (the A/B of benchmarks/transfer_sweep.py, and the tests of that path). The large buffers'
-# segments, each as large as its first buffer, keep a buffer per range.
+# vkBindBufferMemory of its own. False (before the pool's first small buffer): a buffer each, as
+# before (the A/B of benchmarks/transfer_sweep.py, and the tests of that path).
 SHARED_BUFFERS = True
 # Storage buffers past SEGMENT_STORAGE_MAX take ranges of segments too, each segment made as
 # large as the buffer that first needs it: a range given back (the buffer's tensor dropped from
@@ -667,7 +664,7 @@ def _segments(pool, kind, nbytes):
     segments = getattr(pool, kind)
     if segments is None:
         segments = _kp.segments_create(pool.device.manager, nbytes) or False
-        if segments and kind != "large_segments" and SHARED_BUFFERS:
+        if segments and kind == "segments" and SHARED_BUFFERS:
             _kp.segments_set_shared(segments, True)
         setattr(pool, kind, segments)
     return segments if force_segments is not False else False
@@ -763,14 +760,16 @@ _UNLIMITED = resource.RLIM_INFINITY if resource else None
 CHECK_CARVED_BYTES = 256 << 10
 
 
-def _room_check_due(pool, size):
-    """Whether the small buffer of ``size`` bytes about to be carved gets the host-room check."""
+def _check_small_room(device, pool, size, segmented):
+    """The host-room check of a small buffer of ``size`` bytes about to be made, where it is due:
+    always where it is not a range of segments, else once CHECK_CARVED_BYTES were carved since
+    the last check that passed (a refusal leaves it due: the pool's retry is checked again)."""
     carved = pool.carved_unchecked + size
-    if carved < CHECK_CARVED_BYTES:
+    if segmented and carved < CHECK_CARVED_BYTES:
         pool.carved_unchecked = carved
-        return False
+        return
+    _check_host_room(device, size)
     pool.carved_unchecked = 0
-    return True
 
 
 def _check_host_room(device, size, storage=False):
