@@ -5,8 +5,10 @@ small tensor a range of its segment's one Vulkan buffer), one without (a buffer 
 in its segment: the way before the patch). For each size and each set, alternately, in
 ``--rounds`` rounds: kp's own creation of a small tensor from Python (``Manager.tensor_in_segments``),
 ``km.asarray(h)`` + synchronize into a new buffer (the pool's cached buffers dropped before each
-call, as transfer_sweep.py's "auto new buffer") and into a cached one. Prints the median of the
-round medians, µs, and the new buffer's range over the rounds.
+call, as transfer_sweep.py's "auto new buffer"), into a cached one, and into a cached one after
+the same drop and creation on a buffer of another size (transfer_sweep.py's "auto after a drop":
+the host's caches as cold as the new buffer's call finds them). Prints the median of the round
+medians, µs, the new buffer's ratios to both, and its range over the rounds.
 
     python benchmarks/small_buffer_ab.py [--sizes 1e3,1e4,1e5,2.5e5] [--rounds 5]
 """
@@ -50,6 +52,19 @@ def main():
             drop(); t0 = time.perf_counter(); km.asarray(h, device=dev); km.synchronize(dev)
             ts.append(time.perf_counter() - t0)
         return np.median(ts) * 1e6
+    def asarray_after_drop(h, reps=200):
+        # the control of asarray_new: the same drop and creation before each call, of a buffer of
+        # another size, this size's kept (transfer_sweep.py's "auto after a drop")
+        other = 2 * M.bucket_size(h.nbytes) + 4096
+        ts = []
+        for _ in range(reps):
+            keep = M.alloc(dev, h.nbytes)
+            M.alloc(dev, other).release()
+            drop()
+            keep.release()
+            t0 = time.perf_counter(); km.asarray(h, device=dev); km.synchronize(dev)
+            ts.append(time.perf_counter() - t0)
+        return np.median(ts) * 1e6
     def asarray_cached(h, reps=200):
         ts = []
         km.asarray(h, device=dev); km.synchronize(dev)
@@ -66,11 +81,13 @@ def main():
                 res.setdefault((n, name, "raw"), []).append(raw(sets[name], n))
                 res.setdefault((n, name, "new"), []).append(asarray_new(h))
                 res.setdefault((n, name, "cached"), []).append(asarray_cached(h))
+                res.setdefault((n, name, "dropped"), []).append(asarray_after_drop(h))
     for n in sizes:
         line = [f"n={n}"]
         for name in ("shared", "own"):
-            r, nw, c = (np.median(res[(n, name, k)]) for k in ("raw", "new", "cached"))
+            r, nw, c, d = (np.median(res[(n, name, k)]) for k in ("raw", "new", "cached", "dropped"))
             line.append(f"{name}: kp create {r:.2f} new {nw:.1f} cached {c:.1f} ratio {nw/c:.2f} "
+                        f"after a drop {d:.1f} ratio {nw/d:.2f} "
                         f"[new {min(res[(n,name,'new')]):.1f}-{max(res[(n,name,'new')]):.1f}]")
         print("  ".join(line), flush=True)
 
