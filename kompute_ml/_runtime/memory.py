@@ -751,12 +751,13 @@ _UNLIMITED = resource.RLIM_INFINITY if resource else None
 
 
 # A small buffer carved from a segment takes host memory only where kp adds a segment for it:
-# the host-room check (two getrlimit calls, ~0.8 us of a ~3 us creation) runs for the first small
-# buffer and then once per CHECK_CARVED_BYTES of small buffers made. Between two checks less than
-# that is carved, so kp adds at most one segment per memory type (a new one is at least
-# SEGMENT_BYTES / 8, more than all those carves): at most 2 * SEGMENT_BYTES of host memory on a
-# CPU device, within the check's _HOST_SLACK. (kp patch 0011 reports a failed driver allocation
-# as an OutOfMemoryError in any case; the check is what makes it one on every driver.)
+# the host-room check (two getrlimit calls: 0.8 us of a 3 us creation on the CI's host, 1.4 of 6
+# on an H100's; benchmarks/host_room_ab.py) runs for the first small buffer and then once per
+# CHECK_CARVED_BYTES of small buffers made. Between two checks less than that is carved, so kp
+# adds at most one segment per memory type (a new one is at least SEGMENT_BYTES / 8, more than
+# all those carves): at most 2 * SEGMENT_BYTES of host memory on a CPU device, within the
+# check's _HOST_SLACK. (kp patch 0011 reports a failed driver allocation as an OutOfMemoryError
+# in any case; the check is what makes it one on every driver.)
 CHECK_CARVED_BYTES = 256 << 10
 
 
