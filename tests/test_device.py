@@ -2,6 +2,7 @@ import os
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 import kompute_ml as km
@@ -97,3 +98,64 @@ def test_cli_info_prints_the_table():
     r = subprocess.run([sys.executable, "-m", "kompute_ml", "selftest"], capture_output=True,
                        text=True, timeout=120)
     assert r.returncode == 0 and "ok" in r.stdout, r.stdout + r.stderr
+
+
+# -- the queue family work is submitted to (vulkan.compute_queue_family, device.queue_family) ---
+
+def test_compute_queue_family_rule():
+    """A compute family without graphics where there is one (with timestamps where the device
+    has them), else the first compute family, else None; on families as drivers report them."""
+    from kompute_ml._runtime.vulkan import compute_queue_family
+    G, C, T, VIDEO = 1, 2, 4, 32
+    nvidia = ((G | C | T | 8, 16, 64), (T | 8, 2, 64), (C | T | 8, 8, 64), (VIDEO, 1, 64))
+    assert compute_queue_family(nvidia) == 2
+    amd = ((G | C | T, 1, 64), (C | T, 4, 64), (T, 2, 64))
+    assert compute_queue_family(amd) == 1
+    one = ((G | C | T, 1, 64),)                                 # lavapipe, MoltenVK
+    assert compute_queue_family(one) == 0
+    no_stamps = ((G | C | T, 1, 64), (C | T, 2, 0))
+    assert compute_queue_family(no_stamps) == 0                 # its timestamps are needed
+    assert compute_queue_family(no_stamps, timestamps=False) == 1
+    assert compute_queue_family(((C, 0, 64), (G | C, 1, 64))) == 1   # a family without queues
+    assert compute_queue_family(((T, 1, 64),)) is None
+    assert compute_queue_family(()) is None
+
+
+def test_devices_report_their_queue_families_and_the_one_used(device):
+    lim = device.limits
+    families = lim["queue_families"]
+    assert families and all(len(f) == 3 for f in families)
+    chosen = lim["compute_queue_family"]
+    assert families[chosen][0] & 2 and families[chosen][1] >= 1      # it offers compute
+    device.manager
+    assert device.queue_family == chosen
+    a = km.asarray(np.arange(1000, dtype=np.float32), device=device)
+    assert float((a * 2).sum()) == 999000.0
+
+
+def test_queue_family_env_is_checked():
+    """KOMPUTE_ML_QUEUE_FAMILY: a family's index that offers compute is used, anything else is a
+    ValueError naming the device's families (a kp.Manager on a transfer-only family loses the
+    device at its first dispatch) — before any Vulkan device is made."""
+    code = ("import numpy as np, kompute_ml as km\n"
+            "d = km.get_device()\n"
+            "print(float(km.asarray(np.ones(10, np.float32), device=d).sum()), d.queue_family)\n")
+    families = km.devices()[0].limits["queue_families"]
+    first = next(i for i, f in enumerate(families) if f[0] & 2)
+
+    def run(value):
+        env = dict(os.environ, KOMPUTE_ML_QUEUE_FAMILY=value, KOMPUTE_ML_DEVICE="0")
+        return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                              timeout=120, env=env)
+    r = run(str(first))
+    assert r.returncode == 0 and r.stdout.split() == ["10.0", str(first)], r.stdout + r.stderr
+    r = run("auto")
+    assert r.returncode == 0 and r.stdout.split()[1] == \
+        str(km.devices()[0].limits["compute_queue_family"]), r.stdout + r.stderr
+    bad = [str(i) for i, f in enumerate(families) if not f[0] & 2] + [str(len(families)), "-1"]
+    for value in bad:
+        r = run(value)
+        assert r.returncode == 1 and "ValueError" in r.stderr, (value, r.stderr)
+        assert f"has no compute queue family {value}" in r.stderr and "0: " in r.stderr, r.stderr
+    r = run("fast")
+    assert r.returncode == 1 and "must be 'auto' or a queue family's index" in r.stderr, r.stderr

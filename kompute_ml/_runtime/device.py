@@ -162,6 +162,38 @@ def _host_import_allowed():
     return value == "1"
 
 
+QUEUE_FAMILY_ENV = "KOMPUTE_ML_QUEUE_FAMILY"
+_QUEUE_BITS = ((_vulkan.QUEUE_GRAPHICS, "graphics"), (_vulkan.QUEUE_COMPUTE, "compute"),
+               (_vulkan.QUEUE_TRANSFER, "transfer"))
+
+
+def _describe_families(families):
+    return ", ".join(
+        f"{i}: {'+'.join(name for bit, name in _QUEUE_BITS if flags & bit) or 'other'} "
+        f"({count} queue{'s' if count != 1 else ''})" for i, (flags, count, _) in enumerate(families))
+
+
+def queue_family(info):
+    """The queue family a device's work is submitted to: KOMPUTE_ML_QUEUE_FAMILY unset or "auto"
+    (a compute family without graphics where the device has one: vulkan.compute_queue_family),
+    or a family's index, which must offer compute (a kp.Manager on a transfer-only family lost
+    the H100 at its first dispatch)."""
+    value = os.environ.get(QUEUE_FAMILY_ENV, "auto").strip().lower()
+    families = info.limits.get("queue_families") or ()
+    if value in ("", "auto"):
+        return info.limits.get("compute_queue_family")
+    try:
+        index = int(value)
+    except ValueError:
+        raise ValueError(f"{QUEUE_FAMILY_ENV} must be 'auto' or a queue family's index, "
+                         f"got {value!r}") from None
+    if not 0 <= index < len(families) or not families[index][0] & _vulkan.QUEUE_COMPUTE \
+            or families[index][1] < 1:
+        raise ValueError(f"{QUEUE_FAMILY_ENV}={index}: {info.name!r} has no compute queue family "
+                         f"{index} (its families: {_describe_families(families) or 'none'})")
+    return index
+
+
 class Device:
     """One Vulkan device and its kp.Manager (created on first use, then reused)."""
 
@@ -185,6 +217,8 @@ class Device:
         # with the manager where the device offers VK_EXT_external_memory_host and kp has patch
         # 0015; KOMPUTE_ML_HOST_IMPORT=0 turns it off (every transfer through the staging ring)
         self.host_import = False
+        # the queue family its work goes to (queue_family; set with the manager)
+        self.queue_family = None
 
     @property
     def limits(self):
@@ -216,7 +250,9 @@ class Device:
                     avoid_irq = _avoid_irq_allowed()
                     if self.host_import:
                         ext.append(_vulkan.HOST_IMPORT_EXTENSION)
-                    self._manager = _kp.make_manager(self.index, self.name, ext)
+                    family = queue_family(self.info)
+                    self._manager = _kp.make_manager(self.index, self.name, ext, family)
+                    self.queue_family = family
                     if avoid_irq and self.info.type != "cpu":
                         _avoid_interrupt_cpus(self.info)
         return self._manager

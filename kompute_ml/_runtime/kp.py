@@ -76,10 +76,12 @@ def _call(action, device_name, fn, *args, nbytes=0):
 
 # -- manager --------------------------------------------------------------------------------------
 
-def make_manager(index, device_name="", extensions=()):
-    """A kp.Manager of physical device ``index``, with the device ``extensions`` enabled."""
-    if extensions:
-        return _call("opening the device", device_name, _module().Manager, int(index), [],
+def make_manager(index, device_name="", extensions=(), family=None):
+    """A kp.Manager of physical device ``index``, with the device ``extensions`` enabled, its
+    sequences on queue family ``family`` (None: kp's choice, the first compute family)."""
+    families = [] if family is None else [int(family)]
+    if extensions or families:
+        return _call("opening the device", device_name, _module().Manager, int(index), families,
                      list(extensions))
     return _call("opening the device", device_name, _module().Manager, int(index))
 
