@@ -187,8 +187,7 @@ def queue_family(info):
     except ValueError:
         raise ValueError(f"{QUEUE_FAMILY_ENV} must be 'auto' or a queue family's index, "
                          f"got {value!r}") from None
-    if not 0 <= index < len(families) or not families[index][0] & _vulkan.QUEUE_COMPUTE \
-            or families[index][1] < 1:
+    if not 0 <= index < len(families) or not _vulkan.offers_compute(families[index]):
         raise ValueError(f"{QUEUE_FAMILY_ENV}={index}: {info.name!r} has no compute queue family "
                          f"{index} (its families: {_describe_families(families) or 'none'})")
     return index

@@ -147,14 +147,20 @@ def _queue_families(lib, phys):
                  for f in props[:count.value])
 
 
+def offers_compute(family):
+    """Whether a queue family ((flags, count, timestamp bits)) has compute queues."""
+    flags, count, _ = family
+    return bool(flags & QUEUE_COMPUTE) and count > 0
+
+
 def compute_queue_family(families, timestamps=True):
     """The queue family kompute_ml submits to, of ``families`` ((flags, count, timestamp bits)
-    each): a compute family without graphics (a GPU's compute engines: on an NVIDIA H100 a
-    submit + wait of a recorded dispatch took 14.3 us there against 17.1-18.5 on the
-    graphics-and-compute family kp picks, benchmarks/dispatch.py) with timestamps where the
-    device has them, else the first compute family (kp's own choice); None without one."""
-    compute = [i for i, (flags, count, bits) in enumerate(families)
-               if flags & QUEUE_COMPUTE and count > 0]
+    each): a compute family without graphics (a GPU's compute engines: on an NVIDIA H100 kp's
+    submit + wait of a recorded dispatch took 13.4-14.4 us there against 17.0-18.1 on the
+    graphics-and-compute family kp picks, benchmarks/dispatch.py with KOMPUTE_ML_QUEUE_FAMILY=0
+    and auto) with timestamps where the device has them, else the first compute family (kp's own
+    choice); None without one."""
+    compute = [i for i, family in enumerate(families) if offers_compute(family)]
     for i in compute:
         flags, _, bits = families[i]
         if not flags & QUEUE_GRAPHICS and (bits > 0 or not timestamps):
