@@ -14,13 +14,18 @@ medians, µs, the new buffer's ratios to both, and its range over the rounds.
 """
 
 import argparse
+import os
+import sys
 import time
 
 import numpy as np
 
-import kompute_ml as km
-from kompute_ml._runtime import kp as K
-from kompute_ml._runtime import memory as M
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import transfer_sweep as T  # noqa: E402
+
+import kompute_ml as km  # noqa: E402
+from kompute_ml._runtime import kp as K  # noqa: E402
+from kompute_ml._runtime import memory as M  # noqa: E402
 
 
 def main():
@@ -44,24 +49,18 @@ def main():
             t0 = time.perf_counter(); t = mgr.tensor_in_segments(count, s, True, kpm.TensorTypes.device)
             ts.append(time.perf_counter() - t0); del t
         return np.median(ts) * 1e6
-    def drop():
-        with dev.lock: M._drop_free(pool, all_blocks=True, keep_segments=True)
     def asarray_new(h, reps=200):
         ts = []
         for _ in range(reps):
-            drop(); t0 = time.perf_counter(); km.asarray(h, device=dev); km.synchronize(dev)
+            T._drop_cached(dev); t0 = time.perf_counter(); km.asarray(h, device=dev); km.synchronize(dev)
             ts.append(time.perf_counter() - t0)
         return np.median(ts) * 1e6
     def asarray_after_drop(h, reps=200):
         # the control of asarray_new: the same drop and creation before each call, of a buffer of
         # another size, this size's kept (transfer_sweep.py's "auto after a drop")
-        other = 2 * M.bucket_size(h.nbytes) + 4096
         ts = []
         for _ in range(reps):
-            keep = M.alloc(dev, h.nbytes)
-            M.alloc(dev, other).release()
-            drop()
-            keep.release()
+            T._drop_other(dev, h.nbytes)
             t0 = time.perf_counter(); km.asarray(h, device=dev); km.synchronize(dev)
             ts.append(time.perf_counter() - t0)
         return np.median(ts) * 1e6
@@ -77,7 +76,7 @@ def main():
         for n in sizes:
             h = np.ones(n, np.float32)
             for name in ("shared", "own"):
-                drop(); pool.segments = sets[name]
+                T._drop_cached(dev); pool.segments = sets[name]
                 res.setdefault((n, name, "raw"), []).append(raw(sets[name], n))
                 res.setdefault((n, name, "new"), []).append(asarray_new(h))
                 res.setdefault((n, name, "cached"), []).append(asarray_cached(h))

@@ -63,6 +63,15 @@ def _drop_cached(dev):
         _memory._drop_free(_memory._pool(dev), all_blocks=True, keep_segments=True)
 
 
+def _drop_other(dev, nbytes):
+    """The work "auto new buffer" does before each call, on a buffer of another size: one made
+    and the cache dropped, the ``nbytes`` bucket's cached block kept (the control's set-up)."""
+    keep = _memory.alloc(dev, nbytes)
+    _memory.alloc(dev, 2 * _memory.bucket_size(nbytes) + 4096).release()
+    _drop_cached(dev)
+    keep.release()
+
+
 def _shared_buffers(dev, on):
     """Small buffers as ranges of their segment's one buffer (``on``) or each a buffer of its own:
     a new set of small segments where that changes (the old set lives on in its arrays)."""
@@ -141,13 +150,9 @@ def main(argv=None):
             if name == "auto after a drop":
                 # the control of "auto new buffer": the same drop and creation before each call,
                 # of a block of another size, this size's block kept (a cached upload after it)
-                other = 2 * _memory.bucket_size(h.nbytes) + 4096
                 times = []
                 for _ in range(args.reps + 2):
-                    keep = _memory.alloc(dev, h.nbytes)
-                    _memory.alloc(dev, other).release()
-                    _drop_cached(dev)
-                    keep.release()
+                    _drop_other(dev, h.nbytes)
                     t0 = time.perf_counter()
                     kup()
                     times.append(time.perf_counter() - t0)
