@@ -7,6 +7,7 @@ the readback; neither records or traces anything new, and the sum allocates noth
 """
 
 import gc
+import mmap
 import threading
 import weakref
 
@@ -376,3 +377,86 @@ def test_fast_path_scalar_words_by_dtype(device, dtype, scalars):
         else:
             np.testing.assert_array_equal(got, want.astype(dtype))
     assert km.stats()["fast_realizations"] - s0["fast_realizations"] >= len(scalars)
+
+
+# -- km.asarray of a plain host array: the path without conversions (array._upload_as_is) ----
+
+def _as_is_cases():
+    rng = np.random.default_rng(11)
+    return {
+        "float32 odd": rng.standard_normal(1001).astype(np.float32),
+        "float32 2-D": rng.standard_normal((37, 29)).astype(np.float32),
+        "float32 0-d": np.array(2.5, np.float32),
+        "int32": rng.integers(-2**31, 2**31, 4099, dtype=np.int64).astype(np.int32),
+        "uint32": rng.integers(0, 2**32, 513, dtype=np.uint64).astype(np.uint32),
+        # past RING_MIN_BYTES: a storage buffer, through the staging ring / in place
+        "float32 ringed": rng.standard_normal((1 << 18) + 7).astype(np.float32),
+    }
+
+
+@pytest.mark.parametrize("name", list(_as_is_cases()))
+def test_asarray_of_a_plain_host_array_takes_the_path_without_conversions(device, name,
+                                                                          monkeypatch):
+    h = _as_is_cases()[name]
+    taken = []
+    real = ka._upload_as_is
+
+    def spy(obj, dev):
+        out = real(obj, dev)
+        taken.append(out is not None)
+        return out
+    monkeypatch.setattr(ka, "_upload_as_is", spy)
+    s0 = km.stats()
+    for a in (km.asarray(h, device=device), ka.asarray(h, device=device)):
+        assert a.shape == h.shape and a.dtype == h.dtype and a.device is device
+        np.testing.assert_array_equal(a.numpy(), h)
+    assert taken == [True, True]
+    assert km.stats()["bytes_uploaded"] - s0["bytes_uploaded"] == 2 * h.nbytes
+    # the default device, and a device named by index, land where the general path puts them
+    np.testing.assert_array_equal(km.asarray(h).numpy(), h)
+    assert km.asarray(h, device=device.index).device is km.get_device(device.index)
+
+
+@pytest.mark.parametrize("name,make", [
+    ("empty", lambda: np.zeros(0, np.float32)),
+    ("empty 2-D", lambda: np.zeros((3, 0), np.int32)),
+    ("strided", lambda: np.arange(40, dtype=np.float32)[::3]),
+    ("Fortran order", lambda: np.asfortranarray(np.arange(12, dtype=np.float32).reshape(3, 4))),
+    ("big-endian", lambda: np.arange(9, dtype=">f4")),
+    ("float64", lambda: np.linspace(0, 1, 7)),
+    ("int64", lambda: np.arange(-5, 5)),
+    ("bool", lambda: np.arange(6) % 2 == 0),
+    ("float16", lambda: np.arange(5, dtype=np.float16)),
+    ("subclass", lambda: np.arange(6, dtype=np.float32).view(np.recarray)),
+])
+def test_asarray_of_other_host_arrays_takes_the_general_path(device, name, make, monkeypatch):
+    h = make()
+    taken = []
+    real = ka._upload_as_is
+    monkeypatch.setattr(ka, "_upload_as_is",
+                        lambda obj, dev: taken.append(real(obj, dev)) or taken[-1])
+    a = km.asarray(h, device=device)
+    assert all(t is None for t in taken)
+    want = np.asarray(h)
+    assert a.shape == want.shape
+    np.testing.assert_array_equal(a.numpy(), want.astype(a.dtype))
+
+
+def test_asarray_of_a_plain_host_array_checks_like_the_general_path(device):
+    h = np.ones(8, np.float32)
+    # dtype= and copy= take the general path's answers
+    assert km.asarray(h, dtype=km.int32, device=device).dtype == np.int32
+    with pytest.raises(ValueError, match="copy=False"):
+        km.asarray(h, copy=False, device=device)
+    np.testing.assert_array_equal(km.asarray(h, copy=True, device=device).numpy(), h)
+    with pytest.raises(km.DeviceNotFoundError):
+        km.asarray(h, device="no such device anywhere")
+    # a C-contiguous float32 array of more elements than the device can bind: the general
+    # path's DeviceLimitError, nothing read (an anonymous mapping: no host memory is touched)
+    nbytes = device.max_buffer_bytes // 16 * 16 + 16
+    with mmap.mmap(-1, nbytes) as mem:
+        big = np.frombuffer(mem, dtype=np.float32)
+        assert type(big) is np.ndarray and big.flags.c_contiguous
+        with pytest.raises(km.DeviceLimitError, match="maxStorageBufferRange"):
+            km.asarray(big, device=device)
+        del big

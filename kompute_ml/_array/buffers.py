@@ -15,7 +15,7 @@ from .._runtime import program as shaders
 from ..errors import DeviceLimitError
 from .dtypes import BOOL, FLOAT32, STORAGE_DTYPE
 
-__all__ = ["check_size", "alloc", "fill", "upload", "transfer", "download", "read_scalar", "words_per_element"]
+__all__ = ["check_size", "alloc", "fill", "upload", "upload_as_is", "transfer", "download", "read_scalar", "words_per_element"]
 
 
 def words_per_element(dtype):
@@ -78,6 +78,13 @@ def upload(device, data):
     words = np.ascontiguousarray(data, dtype=STORAGE_DTYPE[data.dtype])
     # (a buffer the pool must create is created while the first chunks are staged)
     return _stream.upload_new(device, _nbytes(data.shape, data.dtype), words.reshape(-1))
+
+
+def upload_as_is(device, data):
+    """:func:`upload` of a C-contiguous, non-empty numpy array whose dtype is its own storage
+    dtype (float32, int32, uint32): nothing to convert or copy first (the caller checked that
+    and the device's limit)."""
+    return _stream.upload_new(device, data.size * 4, data.reshape(-1))
 
 
 def transfer(buf, device, shape, dtype):
