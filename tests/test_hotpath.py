@@ -16,6 +16,7 @@ import pytest
 
 import kompute_ml as km
 from kompute_ml import array as ka
+from kompute_ml._array import dtypes as _dtypes
 from kompute_ml._runtime import memory as _memory
 from kompute_ml._runtime import stream as _stream
 
@@ -389,6 +390,8 @@ def _as_is_cases():
         "float32 0-d": np.array(2.5, np.float32),
         "int32": rng.integers(-2**31, 2**31, 4099, dtype=np.int64).astype(np.int32),
         "uint32": rng.integers(0, 2**32, 513, dtype=np.uint64).astype(np.uint32),
+        "float64 odd": rng.standard_normal(1003),     # (a device without float64: declined)
+        "float64 2-D": rng.standard_normal((5, 3)),
         # past RING_MIN_BYTES: a storage buffer, through the staging ring / in place
         "float32 ringed": rng.standard_normal((1 << 18) + 7).astype(np.float32),
     }
@@ -407,10 +410,12 @@ def test_asarray_of_a_plain_host_array_takes_the_path_without_conversions(device
         return out
     monkeypatch.setattr(ka, "_upload_as_is", spy)
     s0 = km.stats()
+    as_is = h.dtype != np.float64 or _dtypes.has_float64(device)
     for a in (km.asarray(h, device=device), ka.asarray(h, device=device)):
-        assert a.shape == h.shape and a.dtype == h.dtype and a.device is device
-        np.testing.assert_array_equal(a.numpy(), h)
-    assert taken == [True, True]
+        assert a.shape == h.shape and a.device is device
+        assert a.dtype == (h.dtype if as_is else np.float32)
+        np.testing.assert_array_equal(a.numpy(), h.astype(a.dtype))
+    assert taken == [as_is, as_is]
     assert km.stats()["bytes_uploaded"] - s0["bytes_uploaded"] == 2 * h.nbytes
     # the default device, and a device named by index, land where the general path puts them
     np.testing.assert_array_equal(km.asarray(h).numpy(), h)
@@ -423,7 +428,6 @@ def test_asarray_of_a_plain_host_array_takes_the_path_without_conversions(device
     ("strided", lambda: np.arange(40, dtype=np.float32)[::3]),
     ("Fortran order", lambda: np.asfortranarray(np.arange(12, dtype=np.float32).reshape(3, 4))),
     ("big-endian", lambda: np.arange(9, dtype=">f4")),
-    ("float64", lambda: np.linspace(0, 1, 7)),
     ("int64", lambda: np.arange(-5, 5)),
     ("bool", lambda: np.arange(6) % 2 == 0),
     ("float16", lambda: np.arange(5, dtype=np.float16)),
@@ -440,6 +444,16 @@ def test_asarray_of_other_host_arrays_takes_the_general_path(device, name, make,
     want = np.asarray(h)
     assert a.shape == want.shape
     np.testing.assert_array_equal(a.numpy(), want.astype(a.dtype))
+
+
+def test_asarray_of_float64_on_a_device_without_float64_narrows(device, monkeypatch):
+    # the device's limits as a device without shaderFloat64 reports them: the general path's
+    # narrowing to float32, not float64 words in a float32 array
+    monkeypatch.setitem(device.limits, "float64", False)
+    h = np.linspace(-1, 1, 1001)
+    a = km.asarray(h, device=device)
+    assert a.dtype == np.float32
+    np.testing.assert_array_equal(a.numpy(), h.astype(np.float32))
 
 
 def test_asarray_of_a_plain_host_array_checks_like_the_general_path(device):

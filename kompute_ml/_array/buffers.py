@@ -82,9 +82,12 @@ def upload(device, data):
 
 def upload_as_is(device, data):
     """:func:`upload` of a C-contiguous, non-empty numpy array whose dtype is its own storage
-    dtype (float32, int32, uint32): nothing to convert or copy first (the caller checked that
-    and the device's limit)."""
-    return _stream.upload_new(device, data.size * 4, data.reshape(-1))
+    dtype (float32, int32, uint32; float64 on a device with float64): nothing to convert or copy
+    first (the caller checked that and the device's limit)."""
+    n = data.size
+    # (_nbytes: float64 buffers are whole dvec4s)
+    nbytes = n * 4 if data.itemsize == 4 else -(-n // 4) * 32
+    return _stream.upload_new(device, nbytes, data.reshape(-1))
 
 
 def transfer(buf, device, shape, dtype):

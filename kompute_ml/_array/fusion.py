@@ -665,9 +665,8 @@ def read_scalar(buf, dtype):
         k = 0 if outs[0] is buf else 1 if outs[1] is buf else -1
         if k >= 0:
             with device.lock:
-                _stream.flush_staged(buf)
+                _stream.flush_staged(buf, dtype.itemsize)
                 value = slots.views[k][dtype][0].item()
-            _stream.count("bytes_downloaded", dtype.itemsize)
             return value
     return _buffers.read_scalar(buf, dtype)
 

@@ -802,15 +802,17 @@ def stage_download(buf):
         _record(_stream(device), (("l", uid), (uid,), "l", buf.tensor, None))
 
 
-def flush_staged(buf):
+def flush_staged(buf, nbytes=0):
     """:func:`stage_download` of ``buf``, then :func:`flush` of its device: its device memory
-    is in its staging memory when this returns (a scalar read's one step)."""
+    is in its staging memory when this returns (a scalar read's one step; the caller reads
+    ``nbytes`` of it, counted as downloaded)."""
     device = buf.device
     with device.lock:
         st = _stream_items.get(device) or _stream(device)
         uid = buf.uid
         _record(st, (("l", uid), (uid,), "l", buf.tensor, None))
         _submit(st)
+        st.counts["bytes_downloaded"] += nbytes
 
 
 def transfer(src, dst, nbytes):
