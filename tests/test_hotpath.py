@@ -392,6 +392,9 @@ def _as_is_cases():
         "uint32": rng.integers(0, 2**32, 513, dtype=np.uint64).astype(np.uint32),
         "float64 odd": rng.standard_normal(1003),     # (a device without float64: declined)
         "float64 2-D": rng.standard_normal((5, 3)),
+        # C-contiguous but not aligned (a buffer's bytes from an odd offset), read-only
+        "float32 unaligned": np.frombuffer(
+            b"\x00" + rng.standard_normal(777).astype(np.float32).tobytes(), np.float32, offset=1),
         # past RING_MIN_BYTES: a storage buffer, through the staging ring / in place
         "float32 ringed": rng.standard_normal((1 << 18) + 7).astype(np.float32),
     }
