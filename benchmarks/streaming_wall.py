@@ -12,29 +12,17 @@ CuPy ``fn(); stream.synchronize()``: no events), results checked against numpy f
 """
 
 import argparse
+import os
 import statistics
+import sys
 import time
 
 import numpy as np
 
-import kompute_ml as km
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from run_all import load_cuda, to_cuda  # noqa: E402  (the headline's CUDA libraries, as it loads them)
 
-
-def _cuda_libs():
-    libs = {}
-    try:
-        import torch
-        if torch.cuda.is_available():
-            libs["torch"] = torch
-    except ImportError:
-        pass
-    try:
-        import cupy
-        cupy.cuda.runtime.getDeviceCount()
-        libs["cupy"] = cupy
-    except Exception:
-        pass
-    return libs
+import kompute_ml as km  # noqa: E402
 
 
 def _exp_mul_add(lib, name):
@@ -66,8 +54,8 @@ def main():
         "exp(a*b+c)": (16 * n, {"kompute_ml": km_call(lambda: km.exp(a * b + c)._realize())}),
         "sum": (4 * n, {"kompute_ml": km_call(lambda: a.sum()._realize())}),
     }
-    for name, lib in _cuda_libs().items():
-        x, y, z = (lib.asarray(h) if name == "cupy" else lib.from_numpy(h).cuda() for h in hs)
+    for name, lib in load_cuda().items():
+        x, y, z = (to_cuda(name, lib, h) for h in hs)
         sync = lib.cuda.synchronize if name == "torch" else \
             lib.cuda.get_current_stream().synchronize
         np.testing.assert_allclose(np.asarray((x * y).cpu() if name == "torch" else
