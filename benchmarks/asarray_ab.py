@@ -1,4 +1,4 @@
-"""``km.asarray(h)`` + synchronize, ``a.numpy()`` and a realized op by size, one line per process:
+"""``km.asarray(h)`` + synchronize, ``a.numpy()`` and realized ops, one line per process:
 an A/B of two versions of kompute_ml run alternately by process, torch's upload in each.
 
     git archive <old commit> kompute_ml shaders | tar -x -C /tmp/old
@@ -58,6 +58,13 @@ def main():
         c._realize()
         km.synchronize(dev)
     out.append(f"realize+sync 1e3 {med(realize):.2f}")
+    c = km.asarray(np.ones(1000, np.float32))
+
+    def unary():
+        d = km.exp(a * b + c)
+        d._realize()
+        km.synchronize(dev)
+    out.append(f"exp(a*b+c) realize+sync 1e3 {med(unary):.2f}")
     where = os.path.dirname(os.path.dirname(os.path.abspath(km.__file__)))
     print(f"[{tag}] {where}: " + " | ".join(out), flush=True)
 

@@ -415,10 +415,10 @@ class Array:
     def __ror__(self, o): return _binop("bitwise_or", o, self)
     __xor__ = _forward("bitwise_xor", "__xor__")
     def __rxor__(self, o): return _binop("bitwise_xor", o, self)
-    def __invert__(self): return elementwise("invert", self)
-    def __neg__(self): return elementwise("negative", self)
+    def __invert__(self): return _unary("invert", self)
+    def __neg__(self): return _unary("negative", self)
     def __pos__(self): return self
-    def __abs__(self): return elementwise("absolute", self)
+    def __abs__(self): return _unary("absolute", self)
     __matmul__ = _forward("matmul", "__matmul__")
     def __rmatmul__(self, o): return _binop("matmul", o, self)
 
@@ -703,6 +703,38 @@ def _fast_binop(op, a, b):
     return _fast_lazy(a.device, op, x, y, out_dtype, a.shape, compute)
 
 
+def _fast_unary(op, a):
+    """``op`` of the Array ``a`` as a lazy Array, or None when it needs the full path: the per-op
+    path of a unary function or operator (``km.exp(x)``, ``-x``, ``abs(x)``), as
+    :func:`_fast_binop` is of a binary one (elementwise's coercion, type resolution, operand
+    and Node steps, each a call per op otherwise, made once per signature)."""
+    key = (op, a.dtype)
+    hit = _fast_types.get(key)
+    if hit is None or hit[2]:            # new, or float64 involved (device-dependent)
+        types = _fast_types_of(op, key, (a,), a.device)
+        if types is None:
+            return None
+        out_dtype, compute = types
+    else:
+        out_dtype, compute = hit[0], hit[1]
+    x = a._node                          # (read once, as _fast_binop does)
+    if x is None:
+        x = a._leaf
+        if x is None or x.buf is not a._buf:
+            x = a._operand()
+    return _fast_lazy(a.device, op, x, None, out_dtype, a.shape, compute)
+
+
+def _unary(op, a):
+    """``op`` of ``a`` (an Array or host data) as elementwise makes it, by the per-op path where
+    it applies."""
+    if type(a) is Array:
+        out = _fast_unary(op, a)
+        if out is not None:
+            return out
+    return elementwise(op, a)
+
+
 def _fast_rbinop(op, a, b):
     """``op`` of a Python float/int ``a`` and an Array ``b`` (reflected operators)."""
     ta = type(a)
@@ -721,7 +753,8 @@ _object_new = object.__new__
 
 
 def _fast_lazy(device, op, x, y, dtype, shape, compute):
-    node = _fusion.binary(device, op, x, y, dtype, shape, compute)
+    """The lazy Array of ``op`` over the operands ``x`` and ``y`` (None: a unary op)."""
+    node = _fusion.fast_node(device, op, (x,) if y is None else (x, y), dtype, shape, compute)
     # (Array._new, inlined: shape is already a tuple here)
     arr = _object_new(Array)
     arr._buf = arr._leaf = None
@@ -731,7 +764,7 @@ def _fast_lazy(device, op, x, y, dtype, shape, compute):
     arr.device = device
     # realized operands: the new array reads their buffers (one weakref, one lock for both)
     bx = None if type(x) is Scalar else x.buf
-    by = None if type(y) is Scalar else y.buf
+    by = None if y is None or type(y) is Scalar else y.buf
     if bx is not None or by is not None:
         ref = weakref.ref(arr)
         key = id(arr)
@@ -801,7 +834,7 @@ def _ufunc(op, doc, nargs=1):
     # inspect.signature and a wrong argument count both say what the standard says)
     if nargs == 1:
         def fn(x, /):
-            return elementwise(op, x)
+            return _unary(op, x)
     else:
         def fn(x1, x2, /):
             return elementwise(op, x1, x2)

@@ -189,24 +189,24 @@ def node(device, op, args, dtype, shape, compute):
 _new_node = object.__new__
 
 
-def binary(device, op, x, y, dtype, shape, compute):
-    """``node(device, op, (x, y), dtype, shape, compute)`` for the per-op path, whose ``shape``
-    and ``compute`` are tuples already (Node.__init__, inlined)."""
-    tx, ty = type(x), type(y)
-    if (tx is Node and x.count > MAX_NODES) or (ty is Node and y.count > MAX_NODES):
-        return node(device, op, (x, y), dtype, shape, compute)
+def fast_node(device, op, args, dtype, shape, compute):
+    """``node(device, op, args, dtype, shape, compute)`` for the per-op path (a unary function's
+    or an operator's: one or two ``args``), whose ``args``, ``shape`` and ``compute`` are tuples
+    already (Node.__init__, inlined)."""
+    for a in args:
+        if type(a) is Node and a.count > MAX_NODES:
+            return node(device, op, args, dtype, shape, compute)
     n = _new_node(Node)
     n.op = op
-    n.args = (x, y)
+    n.args = args
     n.dtype = dtype
     n.shape = shape
     n.compute = compute
     n.buf = None
     n.uses = 0
-    if tx is Node and x.buf is None:
-        x.uses += 1
-    if ty is Node and y.buf is None:
-        y.uses += 1
+    for a in args:
+        if type(a) is Node and a.buf is None:
+            a.uses += 1
     n._flatten(1)
     return n
 
