@@ -780,16 +780,18 @@ def _fast_lazy(device, op, x, y, dtype, shape, compute):
     return arr
 
 
-def _binop(op, a, b):
+def _fast_pair(op, a, b):
+    """``op`` of ``a`` and ``b`` by an operator's per-op path, or None (the general path's)."""
     if type(a) is Array:
-        out = _fast_binop(op, a, b)
-        if out is not None:
-            return out
-    elif type(b) is Array:
-        out = _fast_rbinop(op, a, b)
-        if out is not None:
-            return out
-    return _full_binop(op, a, b)
+        return _fast_binop(op, a, b)
+    if type(b) is Array:
+        return _fast_rbinop(op, a, b)
+    return None
+
+
+def _binop(op, a, b):
+    out = _fast_pair(op, a, b)
+    return out if out is not None else _full_binop(op, a, b)
 
 
 def _full_binop(op, a, b):
@@ -837,7 +839,9 @@ def _ufunc(op, doc, nargs=1):
             return _unary(op, x)
     else:
         def fn(x1, x2, /):
-            return elementwise(op, x1, x2)
+            # (the operators' per-op paths: km.maximum(x, 0.0) is an operator's cost)
+            out = _fast_pair(op, x1, x2)
+            return out if out is not None else elementwise(op, x1, x2)
     fn.__name__ = fn.__qualname__ = op
     fn.__doc__ = doc
     return fn

@@ -542,3 +542,52 @@ def test_unary_per_op_path_keeps_numpys_eager_semantics(device):
     np.testing.assert_allclose(e.numpy(), np.exp(h), rtol=2e-6)
     np.testing.assert_array_equal(n.numpy(), -(h + 1))
     np.testing.assert_array_equal(abs(km.asarray(-h, device=device)).numpy(), h)
+
+
+# -- the two-argument functions (km.add, km.maximum, ...): the operators' per-op paths ----------
+
+@pytest.mark.parametrize("fn,ref", [(km.multiply, np.multiply), (km.maximum, np.maximum),
+                                    (km.subtract, np.subtract), (km.atan2, np.arctan2),
+                                    (km.remainder, np.remainder)],
+                         ids=["multiply", "maximum", "subtract", "atan2", "remainder"])
+def test_two_argument_functions_take_the_operators_path(device, fn, ref, monkeypatch):
+    rng = np.random.default_rng(9)
+    x = (rng.random(777) * 10 - 5).astype(np.float32)
+    y = (rng.random(777) * 10 + 0.5).astype(np.float32)
+    a, b = km.asarray(x, device=device), km.asarray(y, device=device)
+    taken = []                          # (which per-op path, whether it made the result)
+
+    def spy(tag, real):
+        def call(*args):
+            out = real(*args)
+            taken.append((tag, out is not None))
+            return out
+        return call
+    monkeypatch.setattr(ka, "_fast_binop", spy("f", ka._fast_binop))
+    monkeypatch.setattr(ka, "_fast_rbinop", spy("r", ka._fast_rbinop))
+    for got, want in ((fn(a, b), ref(x, y)), (fn(a, 2.0), ref(x, np.float32(2.0))),
+                      (fn(3.0, b), ref(np.float32(3.0), y)), (fn(a, 2), ref(x, np.float32(2)))):
+        assert got.dtype == np.float32 and got.shape == (777,)
+        np.testing.assert_allclose(got.numpy(), want, rtol=2e-6, atol=1e-6)
+    assert taken == [("f", True), ("f", True), ("r", True), ("f", True)]
+    # broadcasting, a numpy scalar, a host array: declined to the general path, numpy's answers
+    taken.clear()
+    np.testing.assert_allclose(fn(a, km.asarray(y[:1], device=device)).numpy(), ref(x, y[:1]),
+                               rtol=2e-6, atol=1e-6)
+    np.testing.assert_allclose(fn(a, np.float32(2.0)).numpy(), ref(x, np.float32(2.0)),
+                               rtol=2e-6, atol=1e-6)
+    np.testing.assert_allclose(fn(a, y).numpy(), ref(x, y), rtol=2e-6, atol=1e-6)
+    assert taken == [("f", False)] * 3
+
+
+def test_two_argument_functions_refuse_as_before(device):
+    a = km.asarray(np.arange(4, dtype=np.float32), device=device)
+    with pytest.raises(TypeError):
+        km.add(a, "x")                      # not NotImplemented: the function raises
+    with pytest.raises(ValueError, match="different devices|shapes|broadcast"):
+        km.add(a, km.asarray(np.arange(3, dtype=np.float32), device=device))
+    i = km.asarray(np.arange(4, dtype=np.int32), device=device)
+    with pytest.raises(OverflowError, match="out of bounds for int32"):
+        km.add(i, 2 ** 40)                  # a Python int past int32, as the operator refuses
+    with pytest.raises(OverflowError, match="out of bounds for int32"):
+        i + 2 ** 40
