@@ -195,10 +195,6 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None):
     dtype('float32')
     """
     # dtype=float64 etc. map onto our dtypes as array.asarray documents (host data is narrowed)
-    if type(obj) is np.ndarray and dtype is None and copy is not False:
-        out = _a._upload_as_is(obj, device)        # (the common case, without the steps below)
-        if out is not None:
-            return out
     if isinstance(obj, Array):
         dev = obj.device if device is None else _a._get_device(device)
         same = dev is obj.device and (dtype is None or dtype == obj.dtype)

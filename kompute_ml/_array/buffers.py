@@ -30,9 +30,12 @@ def words_per_element(dtype):
 def _nbytes(shape, dtype):
     """Bytes of a buffer for ``shape`` elements of ``dtype``: at least one element; 8-byte
     elements rounded up to whole dvec4s (the generated kernels' 4-element loads and stores)."""
-    n = max(math.prod(shape), 1)
-    w = words_per_element(dtype)
-    return (-(-n // 4) * 4 if w == 2 else n) * 4 * w
+    return _count_bytes(max(math.prod(shape), 1), words_per_element(dtype))
+
+
+def _count_bytes(n, words):
+    """:func:`_nbytes` of ``n`` >= 1 elements of ``words`` 32-bit words each."""
+    return (-(-n // 4) * 4 if words == 2 else n) * 4 * words
 
 
 def check_size(device, shape, dtype=FLOAT32):
@@ -84,9 +87,7 @@ def upload_as_is(device, data):
     """:func:`upload` of a C-contiguous, non-empty numpy array whose dtype is its own storage
     dtype (float32, int32, uint32; float64 on a device with float64): nothing to convert or copy
     first (the caller checked that and the device's limit)."""
-    n = data.size
-    # (_nbytes: float64 buffers are whole dvec4s)
-    nbytes = n * 4 if data.itemsize == 4 else -(-n // 4) * 32
+    nbytes = _count_bytes(data.size, data.itemsize // 4)
     return _stream.upload_new(device, nbytes, data.reshape(-1))
 
 
