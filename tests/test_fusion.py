@@ -5,6 +5,7 @@ import pytest
 
 import kompute_ml as km
 from kompute_ml import array as ka
+from kompute_ml._array import codegen as _codegen
 from kompute_ml._array import fusion as _fusion
 from kompute_ml._runtime import stream as _stream
 def rand(shape, seed=0):
@@ -180,3 +181,42 @@ def test_kernel_buffer_realizes_lazy_readers_first():
     ka.writable_buffer_of(a)
     assert not b.is_lazy
     np.testing.assert_array_equal(c.numpy(), [11, 22])
+
+
+def test_fused_sum_invocations_add_more_vectors_on_large_arrays():
+    per = _codegen.sum_vec4_per_thread
+    assert per(0) == per(1) == per(10 ** 6) == _codegen.SUM_VEC4_PER_THREAD
+    assert per(1 << 26) == _codegen.SUM_VEC4_MAX
+    sizes = [1 << k for k in range(10, 32)] + [3 * 10 ** 7 + 1]
+    for n in sizes:
+        p = per(n)
+        assert _codegen.SUM_VEC4_PER_THREAD <= p <= _codegen.SUM_VEC4_MAX
+        if p > _codegen.SUM_VEC4_PER_THREAD:     # grown only while the grid stays this wide
+            assert -(-n // (4 * p * _codegen.LOCAL_SIZE)) >= _codegen.SUM_GROUPS
+    assert [per(n) for n in sorted(sizes)] == sorted(per(n) for n in sizes)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_fused_sums_with_more_vectors_per_invocation_match_numpy(device, monkeypatch, dtype):
+    # SUM_GROUPS 1: small arrays take the large counts (8 ... 64 4-vectors per invocation,
+    # blocks of 8192 ... 65536 elements), with partial blocks, vectors and a grid of one
+    monkeypatch.setattr(_codegen, "SUM_GROUPS", 1)
+    monkeypatch.setattr(_fusion, "_sums", {})           # (entries made here stay here)
+    rng = np.random.default_rng(11)
+    seen = set()
+    for n in (1, 3, 4097, 8193, 20001, 40003, 65535, 65536, 65537, 200003, 1 << 20):
+        x = rng.standard_normal(n).astype(dtype)
+        y = rng.random(n).astype(dtype)
+        a, b = km.asarray(x), km.asarray(y)
+        seen.add(_codegen.sum_vec4_per_thread(n))
+        s0 = km.stats()
+        got = (a * b + 1).sum()
+        assert km.stats()["fused_reductions"] - s0["fused_reductions"] == 1
+        assert km.stats()["dispatches"] - s0["dispatches"] <= 2     # (+ a new scratch's fill)
+        want = (x.astype(np.float64) * y + 1).sum()
+        # (float64 is narrowed to float32 on a device without it)
+        tol = (1e-5 if got.dtype == np.float32 else 1e-12) * np.abs(x * y + 1).sum()
+        assert abs(float(got) - want) <= tol, n
+        ones = km.ones(n, dtype=got.dtype)
+        assert float((ones * ones).sum()) == n          # every element counted once
+    assert seen >= {8, 16, 32, 64}

@@ -11,7 +11,7 @@ import struct
 from .dtypes import (BOOL, COMPARISONS, FLOAT32, FLOAT64, FLOATS, FLOAT_UNARY, GLSL_TYPE, INT32,
                      PREDICATES, STORAGE_TYPE, UINT32, VEC4_TYPE)
 
-__all__ = ["generate", "generate_sum", "LOCAL_SIZE", "push_words", "SUM_VEC4_PER_THREAD"]
+__all__ = ["generate", "generate_sum", "LOCAL_SIZE", "push_words", "sum_vec4_per_thread"]
 
 LOCAL_SIZE = 256
 _SUFFIX = {FLOAT32: "f", INT32: "i", UINT32: "u", BOOL: "b", FLOAT64: "d"}
@@ -253,16 +253,33 @@ def generate(plan, bake_scalars, bake_dims):
     return "\n".join(lines)
 
 
-SUM_VEC4_PER_THREAD = 8     # 4-vectors each invocation of a fused sum adds (32 elements)
+# 4-vectors each invocation of a fused sum adds: SUM_VEC4_PER_THREAD (32 elements), doubled up to
+# SUM_VEC4_MAX while the grid keeps at least SUM_GROUPS workgroups (sum_vec4_per_thread). On the
+# H100 (benchmarks/reduce_shapes.py) (a*b).sum() at 2^26 took 199.9 us of device time with 8,
+# 190.2 / 182.8 / 180.9 with 16 / 32 / 64 (8192 workgroups' tails and trees against 1024's); at
+# 2^24 53.4 against 50.7 with 16; at 2^20, 128 workgroups with 8, fewer were slower (6.6 us
+# against 8.1 with 16).
+SUM_VEC4_PER_THREAD = 8
+SUM_VEC4_MAX = 64
+SUM_GROUPS = 1024
 
 
-def generate_sum(plan, subgroup=False):
+def sum_vec4_per_thread(n):
+    """4-vectors each invocation of a fused sum of ``n`` elements adds (see SUM_GROUPS)."""
+    nv = -(-n // 4)
+    per = SUM_VEC4_PER_THREAD
+    while per < SUM_VEC4_MAX and nv >= 2 * per * LOCAL_SIZE * SUM_GROUPS:
+        per *= 2
+    return per
+
+
+def generate_sum(plan, subgroup=False, per=SUM_VEC4_PER_THREAD):
     """GLSL of a kernel summing the expression of ``plan`` (float32 or float64, no coordinates,
     scalars pushed) in one dispatch; the expression's values are never stored.
 
     Bindings: 0 the one-element result, 1..k the inputs, k+1 a scratch buffer (a uint counter, a
     pad word, then one partial per workgroup; its counter must be 0 before the first dispatch).
-    Workgroup g adds SUM_VEC4_PER_THREAD * 4 * LOCAL_SIZE consecutive elements: each invocation
+    Workgroup g adds ``per`` * 4 * LOCAL_SIZE consecutive elements: each invocation
     a strided run of them, then a tree (pairwise-like rounding). One workgroup writes the result
     itself; with more, each stores its partial and counts itself in, and the last to finish sums
     the partials and resets the counter: one dispatch at every size, deterministic (no float
@@ -287,7 +304,6 @@ def generate_sum(plan, subgroup=False):
     header.append(f"shared {acc} sh[{LOCAL_SIZE}];")
     if not subgroup:
         header.append("shared bool last_;")
-    per = SUM_VEC4_PER_THREAD
     lines = header + [
         "void main() {",
         "    uint lid = gl_LocalInvocationID.x;",

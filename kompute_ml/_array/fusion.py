@@ -32,7 +32,7 @@ from .._runtime import memory as _memory
 from .._runtime import program as _program
 from .._runtime import stream as _stream
 from . import buffers as _buffers
-from .codegen import LOCAL_SIZE, SUM_VEC4_PER_THREAD, generate, generate_sum, push_words
+from .codegen import LOCAL_SIZE, generate, generate_sum, push_words, sum_vec4_per_thread
 from .dtypes import FLOAT32, FLOAT64, UINT32
 
 __all__ = ["Leaf", "Node", "Scalar", "node", "binary", "realize", "fused_sum", "read_scalar",
@@ -709,11 +709,12 @@ def _plan_sum(root, device, uniq):
     if [dt for dt, _ in root.vals] != [dt for dt, _ in plan.scalars]:
         return None
     subgroup = root.dtype == FLOAT32 and _subgroup_sum(device)
-    hit = _compiled(_key(plan, False, False) + ("sum", subgroup),
-                    lambda: generate_sum(plan, subgroup), "<fused sum kernel>")
+    per = sum_vec4_per_thread(plan.n)
+    hit = _compiled(_key(plan, False, False) + ("sum", subgroup, per),
+                    lambda: generate_sum(plan, subgroup, per), "<fused sum kernel>")
     entry = _Sum()
     entry.prog = hit[0]
-    ngroups = -(-plan.n // (SUM_VEC4_PER_THREAD * 4 * LOCAL_SIZE))
+    ngroups = -(-plan.n // (per * 4 * LOCAL_SIZE))
     # one workgroup per partial (a 2-D grid past the x limit: the kernel skips spare groups)
     groups = _stream.groups_1d(device, ngroups, 1)
     entry.ready = _stream.prepare(device, entry.prog.spirv, groups, info=entry.prog.reflection)
