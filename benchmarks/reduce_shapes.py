@@ -1,9 +1,10 @@
 """A sum's device time and wall clock by kernel shape, against torch's and CuPy's sum.
 
 ``a.sum()`` of a realized float32 array is one dispatch of ``reduce_rows.comp`` (KM_FINISH):
-each invocation adds ``reduction.PER_THREAD`` elements as 4-vectors, its workgroup of 256 a
-block of 256 * PER_THREAD, and the last workgroup to finish adds the blocks' partials. This
-times it for PER_THREAD in ``--per``, and the fused sum ``(a * b).sum()`` with the 4-vectors
+each invocation adds ``per`` elements as 4-vectors, its workgroup of 256 a block of 256 * per,
+and the last workgroup to finish adds the blocks' partials. This times it with the count that
+``reduction.finish_per_thread`` chooses for the size ("auto") and with each of ``--per``, and
+the fused sum ``(a * b).sum()`` with the 4-vectors
 per invocation that ``codegen.sum_vec4_per_thread`` chooses for the size ("auto") and with each
 count of ``--fused-per``; each result checked against numpy's float64 sum. Device time by Vulkan timestamps (torch / CuPy: CUDA events, ``run_all.cuda_time``), wall clock of the op and a
 synchronize, both medians of ``--reps``, the variants interleaved over ``--rounds`` rounds.
@@ -30,9 +31,10 @@ from kompute_ml._runtime import stream as _stream  # noqa: E402
 
 
 def _configure(per, fused):
-    """Set the module constants a variant uses (``fused``: the fused sum's (first, largest)
-    4-vectors per invocation) and drop the plans and generated kernels made with others."""
-    _reduction.PER_THREAD = per
+    """Set the module constants a variant uses (``per``: reduce_rows' (first, largest) elements
+    per invocation, ``fused``: the fused sum's 4-vectors) and drop the plans and generated
+    kernels made with others."""
+    _reduction.PER_THREAD, _reduction.FINISH_PER_MAX, _reduction.FINISH_PER_MAX_CPU = per
     _reduction._plans.clear()
     _codegen.SUM_VEC4_PER_THREAD, _codegen.SUM_VEC4_MAX = fused
     _fusion._sums.clear()
@@ -55,11 +57,15 @@ def main():
     a, b = km.asarray(ha), km.asarray(hb)
     want_sum = float(ha.sum(dtype=np.float64))
     want_dot = float(np.dot(ha.astype(np.float64), hb.astype(np.float64)))
-    saved = (_reduction.PER_THREAD, (_codegen.SUM_VEC4_PER_THREAD, _codegen.SUM_VEC4_MAX))
+    saved = ((_reduction.PER_THREAD, _reduction.FINISH_PER_MAX, _reduction.FINISH_PER_MAX_CPU),
+             (_codegen.SUM_VEC4_PER_THREAD, _codegen.SUM_VEC4_MAX))
 
     variants = {}       # name -> (configuration, fn, reference, bytes read)
+    auto = _reduction.finish_per_thread(n, dev.info.type == "cpu")
+    variants[f"a.sum() auto ({auto})"] = (
+        saved, lambda: a.sum(), want_sum, 4 * n)
     for per in (int(p) for p in args.per.split(",")):
-        variants[f"a.sum() per {per}"] = ((per, saved[1]), lambda: a.sum(), want_sum, 4 * n)
+        variants[f"a.sum() per {per}"] = (((per, per, per), saved[1]), lambda: a.sum(), want_sum, 4 * n)
     auto = _codegen.sum_vec4_per_thread(n)
     variants[f"(a*b).sum() fused auto ({4 * auto})"] = (saved, lambda: (a * b).sum(), want_dot,
                                                         8 * n)

@@ -223,3 +223,40 @@ def test_reductions_at_max_storage_buffer_range(device):
                                rtol=1e-6)
     rows = a.reshape(n // 512, 512).max(axis=1)
     np.testing.assert_array_equal(rows.numpy(), x.reshape(-1, 512).max(axis=1))
+
+
+def test_long_rows_take_more_elements_per_invocation():
+    for cpu, most, groups in ((False, _reduction.FINISH_PER_MAX, _reduction.FINISH_GROUPS),
+                              (True, _reduction.FINISH_PER_MAX_CPU, _reduction.FINISH_GROUPS_CPU)):
+        per = lambda r: _reduction.finish_per_thread(r, cpu)      # noqa: E731
+        assert per(8193) == per(2 ** 18) == _reduction.PER_THREAD
+        assert per(1 << 30) == most
+        for r in [1 << k for k in range(9, 32)]:
+            p = per(r)
+            assert _reduction.PER_THREAD <= p <= most
+            if p > _reduction.PER_THREAD:         # grown only while the grid stays this wide
+                assert -(-r // (256 * p)) >= groups
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.uint32])
+def test_one_dispatch_reductions_with_more_elements_per_invocation(monkeypatch, dtype):
+    # FINISH_GROUPS 1: rows of tens of thousands take the large counts (64, 128 per invocation),
+    # 4-vectors and not (odd lengths), blocks partly filled, two workgroups or many (never one:
+    # a row of one block would take the passes)
+    for name, value in (("FINISH_GROUPS", 1), ("FINISH_GROUPS_CPU", 1), ("FINISH_PER_MAX", 128),
+                        ("FINISH_PER_MAX_CPU", 128), ("_plans", {})):
+        monkeypatch.setattr(_reduction, name, value)    # (the same counts on any device)
+    seen = set()
+    for n in (32768, 32771, 65535, 65537, 131072, 300001):
+        seen.add(_reduction.finish_per_thread(n))
+        x = values(np.random.default_rng(n), (n,), dtype)
+        a = km.asarray(x)
+        for op in ("sum", "max", "min", "mean"):
+            getattr(a, op)()
+            before = km.stats()["dispatches"]
+            got = getattr(a, op)()
+            assert km.stats()["dispatches"] - before == 1, op
+            check(got, x, op)
+        if dtype == np.float32:
+            assert float(km.ones(n, dtype=np.float32).sum()) == n   # every element once
+    assert seen == {64, 128}

@@ -4,7 +4,8 @@ The input (realized, C order) is viewed as (outer, r, inner), r being the reduce
 each run in passes until one value per output is left:
 
 - ``reduce_rows.comp`` when inner == 1 and rows are long: a workgroup reduces a block of 8192
-  elements of a row (32 per invocation, read as 4-vectors where rows allow) as a tree (subgroup
+  elements of a row (32 per invocation, read as 4-vectors where rows allow; more in the one
+  dispatch of a row of millions, finish_per_thread) as a tree (subgroup
   operations where the device has arithmetic + vote subgroup support, shared memory otherwise)
   into one partial; partials are reduced again.
 - ``reduce_axis.comp`` otherwise: each invocation combines a chunk of 16 elements along r for one
@@ -44,14 +45,35 @@ _CHUNK = 16               # elements per invocation of reduce_axis (KM_CHUNK)
 VEC4 = True               # rows of a multiple of 4 elements are read as 4-vectors
 ROWS_MIN = 512            # contiguous rows at least this long use reduce_rows
 FINISH = True             # one row in one dispatch (KM_FINISH); False: passes (tests, A/B)
+# A one-dispatch reduction of a long row doubles PER_THREAD up to FINISH_PER_MAX while its grid
+# keeps FINISH_GROUPS workgroups (finish_per_thread): on the H100 a.sum() at 2^26 took 92.3-92.6
+# us of device time with 128 against 93.5-94.0 with 32 (benchmarks/reduce_shapes.py), ~1 us of
+# a 112 us op's wall clock; 2^24 27.3-27.5 against 27.7. A CPU device runs a workgroup's
+# barriers and tree at a cost per workgroup: lavapipe (2 cores) summed 2^22 floats in 3.9 ms
+# with 32 per invocation (512 workgroups), 2.1-2.2 with 128, 1.9 with 512 (32 workgroups), 2.2
+# with 2048 (8 workgroups), hence its own pair.
+FINISH_PER_MAX, FINISH_GROUPS = 128, 1024
+FINISH_PER_MAX_CPU, FINISH_GROUPS_CPU = 512, 32
 
 
-def _kernel(name, in_kind, acc_kind, op, arg, subgroup, vec4=False, finish=False):
+def finish_per_thread(r, cpu=False):
+    """Elements each invocation of a one-dispatch reduction of a row of ``r`` combines (``cpu``:
+    on a CPU device)."""
+    most, groups = (FINISH_PER_MAX_CPU, FINISH_GROUPS_CPU) if cpu else \
+        (FINISH_PER_MAX, FINISH_GROUPS)
+    groups = max(groups, 2)               # (a row of one block takes the passes' path)
+    per = PER_THREAD
+    while per < most and r >= 2 * per * 256 * groups:
+        per *= 2
+    return per
+
+
+def _kernel(name, in_kind, acc_kind, op, arg, subgroup, vec4=False, finish=False, per=None):
     """The Program of one variant of a reduction shader (compiled once per process)."""
     defines = {"KM_IN_KIND": in_kind, "KM_ACC_KIND": acc_kind, "KM_OP": op, "KM_ARG": int(arg)}
     if name == "reduce_rows":
         defines["KM_SUBGROUP"] = int(subgroup)
-        defines["KM_PER_THREAD"] = f"{PER_THREAD}u"
+        defines["KM_PER_THREAD"] = f"{per or PER_THREAD}u"
         defines["KM_VEC4"] = int(vec4)
         if finish:
             defines["KM_FINISH"] = 1
@@ -119,11 +141,12 @@ def _one_axis(device, buf, outer, r, inner, op, in_kind, acc_kind, scale, passes
     rows_kernel = inner == 1 and r >= ROWS_MIN
     src, src_idx, first = buf, None, True
     if rows_kernel and outer == 1 and not arg and FINISH:
-        nblk = -(-r // (256 * PER_THREAD))
+        per = finish_per_thread(r, device.info.type == "cpu")
+        nblk = -(-r // (256 * per))
         if nblk > 1:
             # one dispatch: the last workgroup combines the partials (reduce_rows.comp)
             prog = _kernel("reduce_rows", in_kind, acc_kind, code, arg, subgroup,
-                           VEC4 and r % 4 == 0, finish=True)
+                           VEC4 and r % 4 == 0, finish=True, per=per)
             scratch_bytes = 8 + nblk * acc_bytes
             dst = _memory.alloc(device, acc_bytes)
             groups = _stream.groups_1d(device, nblk, 1)
