@@ -54,6 +54,19 @@ def timed(fn, reps, warmup=0):
     return statistics.median(times), out
 
 
+def streaming_inputs(km, log2n, count, offset=0.0):
+    """(device, n, host arrays, device arrays): ``count`` random float32 arrays of n = 2^log2n
+    elements (+ ``offset``) on kompute_ml's default device, the streaming benchmarks' inputs."""
+    import numpy as np
+    dev = km.get_device()
+    n = 1 << log2n
+    rng = np.random.default_rng(0)
+    hosts = [rng.random(n, dtype=np.float32) for _ in range(count)]
+    if offset:
+        hosts = [h + np.float32(offset) for h in hosts]
+    return dev, n, hosts, [km.asarray(h, device=dev) for h in hosts]
+
+
 def median_seconds(fn, reps, warmup=1):
     """Median wall-clock seconds of ``fn()`` over ``reps`` runs after ``warmup`` runs."""
     return timed(fn, reps, warmup)[0]

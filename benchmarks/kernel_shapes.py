@@ -15,6 +15,8 @@ import statistics
 
 import numpy as np
 
+from _common import streaming_inputs
+
 import kompute_ml as km
 from kompute_ml._runtime import stream as _stream
 
@@ -54,11 +56,7 @@ def main():
     ap.add_argument("--reps", type=int, default=15)
     ap.add_argument("--sms", type=int, default=132, help="workgroup multiple of the loop variants")
     args = ap.parse_args()
-    dev = km.get_device()
-    n = 1 << args.log2n
-    rng = np.random.default_rng(0)
-    ha, hb = rng.random(n, dtype=np.float32), rng.random(n, dtype=np.float32)
-    a, b = km.asarray(ha), km.asarray(hb)
+    dev, n, (ha, hb), (a, b) = streaming_inputs(km, args.log2n, 2)
     out = km.zeros(n, dtype=np.float32)
     want = ha * hb
 

@@ -21,6 +21,7 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _common import streaming_inputs  # noqa: E402
 from run_all import cuda_time, load_cuda, to_cuda  # noqa: E402
 
 import kompute_ml as km  # noqa: E402
@@ -50,11 +51,7 @@ def main():
     ap.add_argument("--reps", type=int, default=20)
     ap.add_argument("--rounds", type=int, default=3)
     args = ap.parse_args()
-    dev = km.get_device()
-    n = 1 << args.log2n
-    rng = np.random.default_rng(0)
-    ha, hb = rng.random(n, dtype=np.float32), rng.random(n, dtype=np.float32)
-    a, b = km.asarray(ha), km.asarray(hb)
+    dev, n, (ha, hb), (a, b) = streaming_inputs(km, args.log2n, 2)
     want_sum = float(ha.sum(dtype=np.float64))
     want_dot = float(np.dot(ha.astype(np.float64), hb.astype(np.float64)))
     saved = ((_reduction.PER_THREAD, _reduction.FINISH_PER_MAX, _reduction.FINISH_PER_MAX_CPU),

@@ -20,6 +20,7 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _common import streaming_inputs  # noqa: E402
 from run_all import load_cuda, to_cuda  # noqa: E402  (the headline's CUDA libraries, as it loads them)
 
 import kompute_ml as km  # noqa: E402
@@ -37,11 +38,7 @@ def main():
     ap.add_argument("--reps", type=int, default=20)
     ap.add_argument("--rounds", type=int, default=7)
     args = ap.parse_args()
-    dev = km.get_device()
-    n = 1 << args.log2n
-    rng = np.random.default_rng(0)
-    hs = [rng.random(n, dtype=np.float32) + 0.5 for _ in range(3)]
-    a, b, c = (km.asarray(h, device=dev) for h in hs)
+    dev, n, hs, (a, b, c) = streaming_inputs(km, args.log2n, 3, offset=0.5)
     np.testing.assert_allclose((a * b).numpy(), hs[0] * hs[1], rtol=1e-6)
 
     def km_call(fn):
