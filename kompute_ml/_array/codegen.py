@@ -11,7 +11,8 @@ import struct
 from .dtypes import (BOOL, COMPARISONS, FLOAT32, FLOAT64, FLOATS, FLOAT_UNARY, GLSL_TYPE, INT32,
                      PREDICATES, STORAGE_TYPE, UINT32, VEC4_TYPE)
 
-__all__ = ["generate", "generate_sum", "LOCAL_SIZE", "push_words", "sum_vec4_per_thread"]
+__all__ = ["generate", "generate_sum", "LOCAL_SIZE", "per_invocation", "push_words",
+           "sum_vec4_per_thread"]
 
 LOCAL_SIZE = 256
 _SUFFIX = {FLOAT32: "f", INT32: "i", UINT32: "u", BOOL: "b", FLOAT64: "d"}
@@ -264,13 +265,19 @@ SUM_VEC4_MAX = 64
 SUM_GROUPS = 1024
 
 
-def sum_vec4_per_thread(n):
-    """4-vectors each invocation of a fused sum of ``n`` elements adds (see SUM_GROUPS)."""
-    nv = -(-n // 4)
-    per = SUM_VEC4_PER_THREAD
-    while per < SUM_VEC4_MAX and nv >= 2 * per * LOCAL_SIZE * SUM_GROUPS:
+def per_invocation(units, first, most, local_size, groups):
+    """How many of ``units`` (elements, 4-vectors) each invocation of a one-dispatch reduction
+    takes: ``first``, doubled up to ``most`` while the grid keeps at least ``groups`` workgroups
+    of ``local_size`` invocations."""
+    per = first
+    while per < most and units >= 2 * per * local_size * groups:
         per *= 2
     return per
+
+
+def sum_vec4_per_thread(n):
+    """4-vectors each invocation of a fused sum of ``n`` elements adds (see SUM_GROUPS)."""
+    return per_invocation(-(-n // 4), SUM_VEC4_PER_THREAD, SUM_VEC4_MAX, LOCAL_SIZE, SUM_GROUPS)
 
 
 def generate_sum(plan, subgroup=False, per=SUM_VEC4_PER_THREAD):

@@ -32,6 +32,7 @@ from .._runtime import memory as _memory
 from .._runtime import stream as _stream
 from .._runtime import program as shaders
 from . import buffers as _buffers
+from .codegen import per_invocation
 from .dtypes import BOOL, FLOAT32, FLOAT64, INT32, UINT32
 from .indexing import norm_axis
 
@@ -61,11 +62,8 @@ def finish_per_thread(r, cpu=False):
     on a CPU device)."""
     most, groups = (FINISH_PER_MAX_CPU, FINISH_GROUPS_CPU) if cpu else \
         (FINISH_PER_MAX, FINISH_GROUPS)
-    groups = max(groups, 2)               # (a row of one block takes the passes' path)
-    per = PER_THREAD
-    while per < most and r >= 2 * per * 256 * groups:
-        per *= 2
-    return per
+    # (at least two workgroups: a row of one block takes the passes' path)
+    return per_invocation(r, PER_THREAD, most, 256, max(groups, 2))
 
 
 def _kernel(name, in_kind, acc_kind, op, arg, subgroup, vec4=False, finish=False, per=None):
