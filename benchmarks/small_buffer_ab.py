@@ -10,7 +10,10 @@ the same drop and creation on a buffer of another size (transfer_sweep.py's "aut
 the host's caches as cold as the new buffer's call finds them). Prints the median of the round
 medians, µs, the new buffer's ratios to both, and its range over the rounds.
 
-    python benchmarks/small_buffer_ab.py [--sizes 1e3,1e4,1e5,2.5e5] [--rounds 5]
+``--creation``: the two sets are both shared, one making its new buffers by the pool's direct
+small-buffer step (``memory.direct_small_creation``, session 20), the other the general way.
+
+    python benchmarks/small_buffer_ab.py [--sizes 1e3,1e4,1e5,2.5e5] [--rounds 5] [--creation]
 """
 
 import argparse
@@ -32,6 +35,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", default="1e3,1e4,1e5,2.5e5")
     ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--creation", action="store_true",
+                    help="direct small-buffer creation against the general one (both shared)")
     args = ap.parse_args()
     sizes = [int(float(s)) for s in args.sizes.split(",")]
     dev = km.get_device(); km.asarray(np.ones(4, np.float32)); km.synchronize(dev)
@@ -39,7 +44,11 @@ def main():
     mgr = dev.manager; kpm = K._module()
     pool = M._pool(dev)
     sets = {}
-    for name, shared in (("shared", True), ("own", False)):
+    # name -> (shared, direct small creation)
+    variants = {"direct": (True, True), "general": (True, False)} if args.creation else \
+        {"shared": (True, True), "own": (False, True)}
+    names = tuple(variants)
+    for name, (shared, _) in variants.items():
         s = mgr.segments(M.SEGMENT_BYTES); s.set_shared(shared); sets[name] = s
         keep = [mgr.tensor_in_segments(1024, s, True, kpm.TensorTypes.device) for _ in range(4)]
         del keep
@@ -75,15 +84,16 @@ def main():
     for rnd in range(args.rounds):
         for n in sizes:
             h = np.ones(n, np.float32)
-            for name in ("shared", "own"):
+            for name in names:
                 T._drop_cached(dev); pool.segments = sets[name]
+                M.direct_small_creation = variants[name][1]
                 res.setdefault((n, name, "raw"), []).append(raw(sets[name], n))
                 res.setdefault((n, name, "new"), []).append(asarray_new(h))
                 res.setdefault((n, name, "cached"), []).append(asarray_cached(h))
                 res.setdefault((n, name, "dropped"), []).append(asarray_after_drop(h))
     for n in sizes:
         line = [f"n={n}"]
-        for name in ("shared", "own"):
+        for name in names:
             r, nw, c, d = (np.median(res[(n, name, k)]) for k in ("raw", "new", "cached", "dropped"))
             line.append(f"{name}: kp create {r:.2f} new {nw:.1f} cached {c:.1f} ratio {nw/c:.2f} "
                         f"after a drop {d:.1f} ratio {nw/d:.2f} "

@@ -165,6 +165,23 @@ def segments_stats(segments):
     return segments.stats()
 
 
+_device_kind = None   # kp.TensorTypes.device, looked up once (try_tensor_in_segments)
+
+
+def try_tensor_in_segments(manager, nbytes, segments, writable):
+    """:func:`tensor_create_in_segments`'s device tensor (``writable``: a bool), or None where
+    kp refused: the caller makes it again the general way, which says why. (The path of a new
+    small array: no attribute lookups and no error words.)"""
+    global _device_kind
+    kind = _device_kind
+    if kind is None:
+        kind = _device_kind = _module().TensorTypes.device
+    try:
+        return manager.tensor_in_segments(nbytes >> 2, segments, writable, kind)
+    except (RuntimeError, MemoryError):
+        return None
+
+
 def tensor_create_in_segments(manager, nbytes, segments, writable=False, device_name="",
                               storage=False):
     """A kp "device" tensor whose device and staging memory are ranges of ``segments``

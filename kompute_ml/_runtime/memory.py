@@ -347,6 +347,13 @@ def _create(device, pool, size):
             raise OutOfMemoryError(size, device.name,
                                    f"pool limit {pool.limit} bytes, {pool.live_bytes} in use")
     manager = device.manager
+    if size < RING_MIN_BYTES and pool.segments and force_segments is not False \
+            and direct_small_creation:
+        # a small buffer carved from the segments made before: _create_small's steps (the path
+        # of a new small array; the general loop below makes them, and recovers, otherwise)
+        block = _create_small(device, pool, size, manager)
+        if block is not None:
+            return block
     last = None
     for attempt in range(3):
         try:
@@ -378,6 +385,24 @@ def _create(device, pool, size):
             if attempt == 1:
                 gc.collect()
     raise last
+
+
+direct_small_creation = True   # False: every new buffer the general way (benchmarks' A/B)
+
+
+def _create_small(device, pool, size, manager):
+    """A new small buffer as a range of the pool's segments, where no host-room check is due
+    (_check_small_room's rule); None where one is or kp refused: the caller's general path then
+    checks, recovers or raises."""
+    carved = pool.carved_unchecked + size
+    if carved >= CHECK_CARVED_BYTES:
+        return None
+    writable = host_writable(device, pool)
+    tensor = _kp.try_tensor_in_segments(manager, size, pool.segments, writable)
+    if tensor is None:
+        return None
+    pool.carved_unchecked = carved
+    return _Block(tensor, size, direct=writable)
 
 
 # -- a new storage tensor created while its upload is staged -----------------------------------
