@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import kompute_ml as km
+from kompute_ml._runtime import kp as _kp
 from kompute_ml._runtime import memory as _memory
 from kompute_ml._runtime import stream as _stream
 def test_bucket_sizes_round_up_with_bounded_waste():
@@ -127,6 +128,47 @@ def test_a_buffer_released_on_a_thread_the_lock_holder_waits_for(device):
     again = _memory.alloc(device, nbytes)
     assert again._block is block     # back in the pool, and reused
     again.release()
+
+
+@pytest.mark.parametrize("direct", [True, False])
+def test_new_small_buffers_made_directly_or_the_general_way_are_alike(device, monkeypatch,
+                                                                      direct):
+    """A new small buffer made by the pool's direct step (memory._create_small: one kp call where
+    no host-room check is due) or by the general loop is a range of the small segments,
+    host-writable exactly where the pool's rule says, counted live, and holds what was uploaded
+    (odd sizes, a new buffer each: the cache dropped before each)."""
+    monkeypatch.setattr(_memory, "direct_small_creation", direct)
+    made = []
+    real = _memory._create_small
+
+    def counted(*args):
+        block = real(*args)
+        made.append(block is not None)
+        return block
+    monkeypatch.setattr(_memory, "_create_small", counted)
+    _stream.synchronize(device)
+    _memory.free_all_blocks(device)
+    pool = _memory._pool(device)
+    keep = km.asarray(np.ones(3, np.float32), device=device)     # the small segments exist
+    monkeypatch.setattr(pool, "carved_unchecked", 0)             # no host-room check due
+    made.clear()
+    live = _memory.pool_stats(device)["tensors_live"]
+    rng = np.random.default_rng(5)
+    arrays, hosts = [], []
+    for n in (1, 7, 1000, 4097, 16387):
+        _memory.free_all_blocks(device)
+        h = rng.standard_normal(n).astype(np.float32)
+        arrays.append(km.asarray(h, device=device))
+        hosts.append(h)
+    assert made == ([True] * 5 if direct else [])
+    assert _memory.pool_stats(device)["tensors_live"] == live + 5
+    writable = _memory.host_writable(device)
+    for arr, h in zip(arrays, hosts):
+        block = arr._buf._block
+        assert _kp.segment_range(block.tensor) is not None
+        assert (block.direct is not None) == writable
+        np.testing.assert_array_equal(arr.numpy(), h)
+    del arrays, keep
 
 
 def test_small_buffers_check_host_room_once_per_carved_bound(device, monkeypatch):
