@@ -5,14 +5,15 @@ op after the previous call's ~280 µs fence wait. This times that Python (a smal
 recorded, nothing submitted: the recorded op is dropped) and a loop of 200 additions, each right
 after one of: itself (hot), a Python busy loop of 280 µs or 20 µs, an ``os.sched_yield`` loop of
 280 µs, kp's own eval of the recorded a*b at 2^``--log2n`` (the real wait), of a small op, and a
-280 µs ``time.sleep``. The waits interleaved, ``--rounds`` rounds of 10; medians (p25), µs.
+280 µs ``time.sleep``. Where torch and CUDA are there, torch's launch of ``x * y`` (1000
+float32; its synchronize outside the time) after the same waits. The waits interleaved,
+``--rounds`` rounds of 10; medians (p25), µs.
 
     python benchmarks/after_wait.py [--log2n 26] [--rounds 40]
 """
 
 import argparse
 import os
-import statistics
 import time
 
 import numpy as np
@@ -51,6 +52,18 @@ def main():
         del c
         return t1 - t0
 
+    try:
+        import torch
+        x, y = (torch.rand(1000, device="cuda") for _ in range(2))
+    except Exception:           # no torch, or no CUDA device: kompute_ml's rows alone
+        torch = None
+
+    def launch():
+        t0 = pc(); z = x * y; t1 = pc()
+        torch.cuda.synchronize()
+        del z
+        return t1 - t0
+
     def adds():
         t0 = pc(); s = 0
         for i in range(200):
@@ -76,7 +89,7 @@ def main():
         "kp eval a*b 1000": small.eval,
         "sleep 280 us": lambda: time.sleep(280e-6),
     }
-    res = {k: ([], []) for k in waits}
+    res = {k: ([], [], []) for k in waits}
     names = list(waits)
     for r in range(args.rounds):
         for k in names[r % len(names):] + names[:r % len(names)]:
@@ -86,11 +99,17 @@ def main():
                 res[k][0].append(record())
                 waits[k]()
                 res[k][1].append(adds())
+                if torch is not None:
+                    launch()
+                    waits[k]()
+                    res[k][2].append(launch())
     for k in names:
-        x, y = (np.array(v) * 1e6 for v in res[k])
-        print(f"{'after ' + k:>32}: record {statistics.median(x):6.2f} ({np.percentile(x, 25):.2f})"
-              f"   200 additions {statistics.median(y):6.2f} ({np.percentile(y, 25):.2f})",
-              flush=True)
+        rec, add, tl = (np.array(v) * 1e6 for v in res[k])
+        line = (f"{'after ' + k:>32}: record {np.median(rec):6.2f} ({np.percentile(rec, 25):.2f})"
+                f"   200 additions {np.median(add):6.2f} ({np.percentile(add, 25):.2f})")
+        if tl.size:
+            line += f"   torch x*y launch {np.median(tl):6.2f} ({np.percentile(tl, 25):.2f})"
+        print(line, flush=True)
 
 
 if __name__ == "__main__":
