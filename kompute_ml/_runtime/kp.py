@@ -165,21 +165,7 @@ def segments_stats(segments):
     return segments.stats()
 
 
-_device_kind = None   # kp.TensorTypes.device, looked up once (try_tensor_in_segments)
-
-
-def try_tensor_in_segments(manager, nbytes, segments, writable):
-    """:func:`tensor_create_in_segments`'s device tensor (``writable``: a bool), or None where
-    kp refused: the caller makes it again the general way, which says why. (The path of a new
-    small array: no attribute lookups and no error words.)"""
-    global _device_kind
-    kind = _device_kind
-    if kind is None:
-        kind = _device_kind = _module().TensorTypes.device
-    try:
-        return manager.tensor_in_segments(nbytes >> 2, segments, writable, kind)
-    except (RuntimeError, MemoryError):
-        return None
+_tensor_kinds = None   # (kp.TensorTypes.device, .storage), looked up once
 
 
 def tensor_create_in_segments(manager, nbytes, segments, writable=False, device_name="",
@@ -188,10 +174,14 @@ def tensor_create_in_segments(manager, nbytes, segments, writable=False, device_
     (:func:`segments_create`; ``storage``: a "storage" tensor, its memory), its device memory
     host-writable where ``writable`` and the device has such memory (as
     :func:`tensor_create_writable`'s)."""
-    types = _module().TensorTypes
-    kind = types.storage if storage else types.device
+    global _tensor_kinds
+    kinds = _tensor_kinds
+    if kinds is None:
+        types = _module().TensorTypes
+        kinds = _tensor_kinds = (types.device, types.storage)
     try:        # (the per-allocation path: the error's words are made only on failure)
-        return manager.tensor_in_segments(int(nbytes) // 4, segments, bool(writable), kind)
+        return manager.tensor_in_segments(int(nbytes) // 4, segments, bool(writable),
+                                          kinds[1] if storage else kinds[0])
     except (RuntimeError, MemoryError) as exc:
         raise classify(exc, f"creating a {nbytes}-byte {'storage' if storage else 'device'} "
                        "buffer", device_name, nbytes) from exc

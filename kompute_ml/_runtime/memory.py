@@ -391,17 +391,17 @@ direct_small_creation = True   # False: every new buffer the general way (benchm
 
 
 def _create_small(device, pool, size, manager):
-    """A new small buffer as a range of the pool's segments, where no host-room check is due
-    (_check_small_room's rule); None where one is or kp refused: the caller's general path then
-    checks, recovers or raises."""
-    carved = pool.carved_unchecked + size
-    if carved >= CHECK_CARVED_BYTES:
+    """A new small buffer as a range of the pool's segments where no host-room check is due
+    (:func:`_carved_unchecked`); None where one is or kp is out of memory: the caller's general
+    path then checks, recovers or raises."""
+    if not _carved_unchecked(pool, size):
         return None
     writable = host_writable(device, pool)
-    tensor = _kp.try_tensor_in_segments(manager, size, pool.segments, writable)
-    if tensor is None:
+    try:
+        tensor = _kp.tensor_create_in_segments(manager, size, pool.segments, writable,
+                                               device.name)
+    except OutOfMemoryError:
         return None
-    pool.carved_unchecked = carved
     return _Block(tensor, size, direct=writable)
 
 
@@ -790,12 +790,21 @@ def _check_small_room(device, pool, size, segmented):
     """The host-room check of a small buffer of ``size`` bytes about to be made, where it is due:
     always where it is not a range of segments, else once CHECK_CARVED_BYTES were carved since
     the last check that passed (a refusal leaves it due: the pool's retry is checked again)."""
-    carved = pool.carved_unchecked + size
-    if segmented and carved < CHECK_CARVED_BYTES:
-        pool.carved_unchecked = carved
+    if segmented and _carved_unchecked(pool, size):
         return
     _check_host_room(device, size)
     pool.carved_unchecked = 0
+
+
+def _carved_unchecked(pool, size):
+    """Count ``size`` bytes carved from the small segments with no host-room check, where fewer
+    than CHECK_CARVED_BYTES were since the last check; False (nothing counted) where one is due.
+    (A creation that then fails leaves its bytes counted: the next check comes sooner.)"""
+    carved = pool.carved_unchecked + size
+    if carved >= CHECK_CARVED_BYTES:
+        return False
+    pool.carved_unchecked = carved
+    return True
 
 
 def _check_host_room(device, size, storage=False):
