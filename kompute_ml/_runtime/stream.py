@@ -38,6 +38,14 @@ __all__ = ["dispatch", "dispatch_1d", "prepare", "dispatch_ready", "groups_1d", 
            "transfer", "flush", "synchronize", "stats", "reset_stats", "pack"]
 
 MAX_PENDING = 1024          # operations per submit before an automatic flush
+# A batch that repeats one of the last two submitted (its signature; a replayed command buffer
+# exists) is submitted as soon as its last dispatch is recorded, without waiting: the GPU starts while the
+# caller's Python finishes the op, releases what it dropped and calls synchronize, which then only
+# waits (see _launch). None: on devices other than CPUs (lavapipe runs a batch inside
+# vkQueueSubmit: a*b at 2^20 spent 2.1 ms in the early submit and 10 µs in the wait, so an early
+# submit only moves the work, for one kp call more); True: on every device (the tests); False:
+# never, every batch waits for its flush (the A/B's switch).
+early_submit = None
 MAX_PIPELINES = 512         # cached kp.Algorithm per device (least recently used dropped first)
 MAX_REPLAYS = 64            # recorded command buffers kept per device for replay
 REPLAY_MAX_OPS = 64         # longer batches are recorded afresh every time (rarely repeated)
@@ -51,7 +59,7 @@ _counters_lock = threading.Lock()
 # (a device's lock, the fusion lock): no second lock per op. stats() adds them up; reset_stats
 # zeroes each under its lock. Keyed by id: (counts, lock).
 _sources = {}
-_PER_OP = ("dispatches", "submits", "replays", "ops_recorded",
+_PER_OP = ("dispatches", "submits", "replays", "ops_recorded", "early_submits",
            # and the transfers' counters where the device's lock is held anyway (a small upload
            # or download: two locked counts cost it ~1 us of its ~7 on a lavapipe host)
            "direct_uploads", "direct_downloads", "bytes_uploaded", "bytes_downloaded")
@@ -103,6 +111,10 @@ class _DeviceStream:
         self.loop_limit = _UNPROBED   # see loop_limit()
         self.wait_timeout = None   # seconds a submit may take (None: KOMPUTE_ML_KERNEL_TIMEOUT)
         self.stuck = None          # (sequence, ops, message) of a submit that timed out
+        self.flight = None         # (sequence, ops, start) submitted early, not yet waited for
+        self.recent = (None, None)   # the signatures of the last two batches submitted ...
+        self.early_lens = ()       # ... the lengths of those ending with a dispatch (_launch)
+        self.early_default = device.info.type != "cpu"     # early_submit None: see there
         self.counts = dict.fromkeys(_PER_OP, 0)     # incremented under device.lock only
         add_counter_source(self.counts, device.lock)
         _memory.add_drop_listener(device, self.forget_tensor)
@@ -110,8 +122,8 @@ class _DeviceStream:
 
     @property
     def pending(self):
-        """Operations recorded since the last submit."""
-        return len(self.ops)
+        """Operations recorded since the last submit, or submitted early and not waited for."""
+        return len(self.ops) + (self.flight is not None)
 
     def forget_tensor(self, uid):
         for key in self.by_uid.pop(uid, ()):
@@ -161,7 +173,10 @@ def _record(st, desc):
     """Append the descriptor of one operation to the pending batch (kp records at submit)."""
     ops = st.ops
     ops.append(desc)
-    if len(ops) >= MAX_PENDING and not st.capturing:
+    n = len(ops)
+    if n in st.early_lens and _launch(st):
+        return
+    if n >= MAX_PENDING and not st.capturing:
         _submit(st)
 
 
@@ -188,6 +203,8 @@ def _submit(st, on_done=None):
     with ``on_done``, or submitted while another sequence stands in for the stream's own (a timed
     one), is recorded afresh.
     """
+    if st.flight is not None:
+        _land(st)
     if st.stuck is not None:
         _check_stuck(st)
     ops = st.ops
@@ -202,10 +219,10 @@ def _submit(st, on_done=None):
     replay = on_done is None and st.sequence is st.own and len(ops) <= REPLAY_MAX_OPS
     if not replay:
         sig = None
-    elif len(ops) == 1:
-        sig = (ops[0][0],)
     else:
-        sig = tuple(map(_first, ops))
+        sig = (ops[0][0],) if len(ops) == 1 else tuple(map(_first, ops))
+        if sig != st.recent[1]:
+            _note_recent(st, sig)
     seq = st.replays.get(sig) if replay else None
     if seq is not None:
         st.replays.move_to_end(sig)
@@ -249,6 +266,71 @@ def _submit(st, on_done=None):
                 st.seen.popitem(last=False)
     st.batch += 1
     st.counts["submits"] += 1
+
+
+def _note_recent(st, sig):
+    """``sig`` is the latest batch's signature: the last two are the batches _launch expects."""
+    st.recent = recent = (st.recent[1], sig)
+    st.early_lens = tuple(len(s) for s in recent if s is not None and s[-1][0] == "d")
+
+
+def _launch(st):
+    """Submit the pending batch now, without waiting, where it repeats one of the last two
+    batches submitted (the caller just recorded a dispatch, the length of one of them); True
+    when it went.
+
+    The batch must have a replayed command buffer (kp records nothing here) and the stream be
+    in its usual state (not capturing, not timed, not stuck). The submit's wait comes with the
+    next :func:`_submit` (every flush, download, direct host access and new batch starts with
+    one), so the work runs while the caller's Python goes on: a loop of ``c = a * b`` and
+    ``synchronize()`` has its kernel start as the op's descriptor is recorded, as CUDA's launch
+    queues a kernel, instead of after the rest of the op and the flush (two batches: a loop
+    whose result is still held while the next is made alternates between two output buffers).
+    A batch that goes on past the point where the one it repeats ended (a guess that missed)
+    costs one more submit.
+    """
+    if not (early_submit if early_submit is not None else st.early_default):
+        return False
+    ops = st.ops
+    sig = (ops[0][0],) if len(ops) == 1 else tuple(map(_first, ops))
+    recent = st.recent
+    if (sig != recent[1] and sig != recent[0]) or st.capturing or st.stuck is not None \
+            or st.sequence is not st.own or st.flight is not None:
+        return False
+    seq = st.replays.get(sig)
+    if seq is None:
+        return False
+    st.replays.move_to_end(sig)
+    if sig != recent[1]:
+        _note_recent(st, sig)
+    start = time.monotonic()
+    st.ops = []
+    try:
+        _kp.sequence_eval_async(seq, st.device.name)
+    except BaseException:
+        st.batch += 1          # (lost, as a batch whose submit fails in _submit)
+        raise
+    st.flight = (seq, ops, start)
+    counts = st.counts
+    counts["replays"] += 1
+    counts["submits"] += 1
+    counts["early_submits"] += 1
+    return True
+
+
+def _land(st):
+    """Wait for the batch :func:`_launch` submitted (the device's lock held), at most the
+    stream's timeout counted from that submit."""
+    seq, ops, start = st.flight
+    timeout = st.wait_timeout if st.wait_timeout is not None else _env_timeout()
+    st.flight = None
+    try:
+        if timeout is None or timeout == float("inf"):
+            _kp.sequence_await(seq, st.device.name)
+        else:
+            _await(st, seq, ops, timeout, start)
+    finally:
+        st.batch += 1
 
 
 # -- bounded waits ----------------------------------------------------------------------------
@@ -315,6 +397,13 @@ def _eval(st, seq, ops, timeout):
         return
     start = time.monotonic()
     _kp.sequence_eval_async(seq, name)
+    _await(st, seq, ops, timeout, start)
+
+
+def _await(st, seq, ops, timeout, start):
+    """Wait for ``seq``, submitted at ``start`` (time.monotonic), until ``timeout`` seconds after
+    it; past it the device counts as lost (DeviceError) until that work finishes."""
+    name = st.device.name
     if _kp.sequence_await_for(seq, max(0.0, timeout - (time.monotonic() - start)), name):
         took = time.monotonic() - start
         if took <= timeout:
@@ -523,7 +612,10 @@ def dispatch_ready(device, ready, buffers, push):
             ops = st.ops
             ops.append((("d", hit[1], push), uids, "d", hit[0], push))
             st.counts["dispatches"] += 1
-            if len(ops) >= MAX_PENDING and not st.capturing:
+            n = len(ops)
+            if n in st.early_lens and _launch(st):
+                return
+            if n >= MAX_PENDING and not st.capturing:
                 _submit(st)
             return
     dispatch(device, ready.spirv, buffers, ready.groups, push, info=ready.info)
@@ -568,7 +660,8 @@ def _claim(st, buf):
     """Submit ``st``'s pending work if it has yet to copy ``buf``'s staging memory to the device
     (the caller holds the device's lock and is about to overwrite that memory)."""
     block = buf._block
-    if block is not None and block.staging_batch == st.batch and st.pending:
+    if block is not None and block.staging_batch == st.batch and \
+            (st.ops or st.flight is not None):
         _submit(st)
 
 
@@ -593,14 +686,15 @@ def upload(buf, array, offset=0, dtype=None):
         block = buf._block
         if block is not None and block.direct is not None and not st.capturing \
                 and st.stuck is None:
-            if st.ops and offset and block.stale:
+            if (st.ops or st.flight is not None) and offset and block.stale:
                 # the staging copy below carries all of the staging memory to the device: where
                 # a direct write left the device's bytes newer than it, the bytes before
                 # ``offset`` would be lost (a write at 0 defines the buffer's contents itself)
                 _submit(st)
-            if not st.ops:
-                # nothing pending: no recorded command can still read the buffer's old contents
-                # (every submit is waited for), so the host writes the device memory itself
+            if not st.ops and st.flight is None:
+                # nothing pending or running: no command can still read the buffer's old
+                # contents, so the host writes the device memory itself (with a batch submitted
+                # early still running, the copy is recorded after it instead: no wait here)
                 if device._closed:
                     buf.tensor          # (raises: the device was closed)
                 _memory.write_into(block.direct, buf, array, offset, dtype)
@@ -889,7 +983,9 @@ def stats():
         ``shader_compiles, pipelines_created, dispatches, submits, bytes_uploaded,
         bytes_downloaded, tensors_live, bytes_allocated`` (and ``bytes_cached``);
         ``replays`` counts submits that re-ran a recorded command buffer, ``ops_recorded`` the
-        operations recorded into command buffers (a repeated batch records none).
+        operations recorded into command buffers (a repeated batch records none),
+        ``early_submits`` the replays submitted as soon as their last dispatch was recorded
+        (a batch repeating the last one: the wait comes with the next flush).
         ``traces`` counts fused expressions realized through a trace, ``fast_realizations``
         those realized from their signature alone (no trace, no code generation),
         ``fast_invalidations`` realizations that sent older lazy expressions back to tracing,
@@ -906,7 +1002,8 @@ def stats():
         for name, value in list(counts.items()):
             totals[name] += value
     out = {name: int(totals[name]) for name in
-           ("pipelines_created", "dispatches", "submits", "replays", "ops_recorded",
+           ("pipelines_created", "dispatches", "submits", "replays", "early_submits",
+            "ops_recorded",
             "bytes_uploaded", "bytes_downloaded", "traces", "fast_realizations",
             "fast_invalidations", "fused_reductions", "creations_overlapped",
             "direct_uploads", "direct_downloads")}

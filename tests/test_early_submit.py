@@ -1,0 +1,249 @@
+"""A batch repeating the last one is submitted as soon as its last dispatch is recorded
+(stream._launch); its wait comes with the next submit. No timing: the tests check what was
+submitted early, that everything touching the device's memory from the host waits for that
+batch first, and that the results are numpy's.
+
+On a GPU the early batch runs while the test goes on (the slow kernel below reads its input
+again and again for about a millisecond, so a host write that did not wait would show in its
+result); lavapipe runs a batch inside its submit, where the same checks hold trivially, and the
+counters and the stream's state show which way each step went.
+"""
+
+import numpy as np
+import pytest
+
+import kompute_ml as km
+from kompute_ml._runtime import memory as _memory
+from kompute_ml._runtime import stream as _stream
+
+# b[i] = the fixed point of x = x / 2 + a[i] after ``iters`` steps, a[i] read at every step
+# (volatile: a host write into ``a`` while the kernel runs would change b)
+SLOW = """#version 450
+layout(local_size_x = 64) in;
+layout(set = 0, binding = 0) volatile buffer A { float a[]; };
+layout(set = 0, binding = 1) buffer B { float b[]; };
+layout(push_constant) uniform P { uint n; uint iters; } pc;
+void main() {
+    uint i = gl_GlobalInvocationID.x;
+    if (i >= pc.n) return;
+    float x = 0.0;
+    for (uint j = 0u; j < pc.iters; j++) x = x * 0.5 + a[i];
+    b[i] = x;
+}
+"""
+N = 3001
+
+
+def _delta(s0, s1, *names):
+    return {k: s1[k] - s0[k] for k in names}
+
+
+@pytest.fixture(autouse=True)
+def early(monkeypatch):
+    """Early submits on every device (by default not on a CPU device, where the driver runs a
+    batch inside its submit: nothing to gain there)."""
+    monkeypatch.setattr(_stream, "early_submit", True)
+
+
+@pytest.fixture
+def slow(device):
+    spirv = km.compile_glsl(SLOW)
+    iters = 100 if device.info.type == "cpu" else 60000
+    push = _stream.pack("II", N, iters)
+
+    def run(a, b):
+        _stream.dispatch_1d(device, spirv, [a, b], N, push=push)
+    return run
+
+
+def _want(host):
+    """The slow kernel's result for ``host`` as numpy computes it in float32 (x / 2 is exact:
+    a fused multiply-add gives the same steps)."""
+    x = np.zeros_like(host)
+    half = np.float32(0.5)
+    for _ in range(100):                    # a fixed point long before 100 steps (float32)
+        x = x * half + host
+    return x
+
+
+@pytest.fixture
+def buffers(device):
+    _stream.synchronize(device)
+    _memory.free_all_blocks(device)
+    a = _memory.alloc(device, 4 * N)
+    b = _memory.alloc(device, 4 * N)
+    yield a, b
+    _stream.synchronize(device)
+    a.release()
+    b.release()
+
+
+def _first_two(device, slow, a, b, host):
+    """Run the batch twice with a synchronize after each: seen, then recorded for replay."""
+    for _ in range(2):
+        _stream.upload(a, host)
+        slow(a, b)
+        _stream.synchronize(device)
+
+
+def test_a_repeated_op_and_synchronize_goes_early(device):
+    """`c = a * b` realized and synchronized in a loop: from its third run on the batch is
+    submitted as the dispatch is recorded, and synchronize only waits; off, never."""
+    rng = np.random.default_rng(3)
+    hosts = [rng.standard_normal(5000).astype(np.float32) for _ in range(2)]
+    a, b = (km.asarray(h, device=device) for h in hosts)
+    want = hosts[0] * hosts[1]
+    st = _stream._stream(device)
+    for setting in (True, False, None):     # (the fixture restores the default)
+        _stream.early_submit = setting
+        early = setting if setting is not None else device.info.type != "cpu"
+        for _ in range(2):
+            (a * b)._realize()
+            km.synchronize(device)
+        s0 = km.stats()
+        for _ in range(5):
+            c = a * b                       # (the last c still held: two buffers take turns)
+            c._realize()
+            assert (st.flight is not None) == early and st.pending == 1
+            km.synchronize(device)
+            assert st.flight is None and st.pending == 0
+            np.testing.assert_array_equal(c.numpy(), want)
+        d = _delta(s0, km.stats(), "early_submits", "replays", "ops_recorded")
+        # (c.numpy() reads in place where it can, else it is a batch of its own: never early)
+        assert d["early_submits"] == (5 if early else 0) and d["ops_recorded"] <= 2
+        assert d["replays"] >= 5
+
+
+def test_an_upload_into_a_buffer_the_early_batch_reads(device, slow, buffers):
+    """The early batch reads ``a``: an upload into it waits for nothing and goes after that
+    batch (a copy recorded into the next one), never written in place while the kernel runs."""
+    a, b = buffers
+    old = np.random.default_rng(4).standard_normal(N).astype(np.float32)
+    new = np.random.default_rng(5).standard_normal(N).astype(np.float32)
+    _first_two(device, slow, a, b, old)
+    st = _stream._stream(device)
+    _stream.upload(a, old)
+    slow(a, b)
+    assert st.flight is not None            # submitted early, not waited for
+    s0 = km.stats()
+    _stream.upload(a, new)
+    assert _delta(s0, km.stats(), "direct_uploads", "submits") == \
+        {"direct_uploads": 0, "submits": 0}
+    np.testing.assert_array_equal(_stream.download(b, N, np.float32), _want(old))
+    np.testing.assert_array_equal(_stream.download(a, N, np.float32), new)
+    # with nothing in flight, the next upload is written in place again where it can be
+    s0 = km.stats()
+    _stream.upload(a, old)
+    assert _delta(s0, km.stats(), "direct_uploads")["direct_uploads"] == \
+        int(a._block.direct is not None)
+
+
+def test_a_staging_copy_in_the_early_batch_is_not_overwritten(device, slow, monkeypatch):
+    """Where uploads are copies out of a buffer's staging memory (no host-writable device
+    memory, as on a GPU without resizable BAR), the early batch's copy reads that memory: the
+    next upload into the same buffer waits for the batch before writing it."""
+    monkeypatch.setattr(_memory, "force_direct_writes", False)
+    _stream.synchronize(device)
+    _memory.free_all_blocks(device)
+    a = _memory.alloc(device, 4 * N)
+    b = _memory.alloc(device, 4 * N)
+    try:
+        assert a._block.direct is None
+        rng = np.random.default_rng(6)
+        hosts = [rng.standard_normal(N).astype(np.float32) for _ in range(4)]
+        _first_two(device, slow, a, b, hosts[0])
+        st = _stream._stream(device)
+        s0 = km.stats()
+        _stream.upload(a, hosts[1])
+        slow(a, b)                          # (upload, dispatch): the last batch again
+        assert st.flight is not None and not st.ops
+        _stream.upload(a, hosts[2])         # its staging memory: the early batch's copy first
+        assert st.flight is None and len(st.ops) == 1
+        np.testing.assert_array_equal(_stream.download(b, N, np.float32), _want(hosts[1]))
+        np.testing.assert_array_equal(_stream.download(a, N, np.float32), hosts[2])
+        assert _delta(s0, km.stats(), "early_submits")["early_submits"] == 1
+    finally:
+        _stream.synchronize(device)
+        a.release()
+        b.release()
+
+
+def test_a_batch_that_goes_on_past_the_last_one(device, slow, buffers, copy_add):
+    """The guess misses: the batch repeats the last one, then records more. The early part
+    runs first, the rest in the next submit, both correct."""
+    a, b = buffers
+    host = np.random.default_rng(7).standard_normal(N).astype(np.float32)
+    _first_two(device, slow, a, b, host)
+    c = _memory.alloc(device, 4 * N)
+    try:
+        s0 = km.stats()
+        _stream.upload(a, host)
+        slow(a, b)
+        st = _stream._stream(device)
+        assert st.flight is not None
+        _stream.dispatch_1d(device, copy_add, [b, c], N, push=_stream.pack("If", N, 1.0))
+        assert st.flight is not None and len(st.ops) == 1
+        got = _stream.download(c, N, np.float32)
+        np.testing.assert_array_equal(got, _want(host) + np.float32(1.0))
+        d = _delta(s0, km.stats(), "early_submits", "submits")
+        assert d["early_submits"] == 1 and d["submits"] >= 2
+    finally:
+        c.release()
+
+
+def test_reads_and_releases_after_an_early_batch(device):
+    """A scalar read, a download and a dropped result after a batch that went early see its
+    results; the pool hands the dropped buffer out again for the next op."""
+    host = np.linspace(-2, 2, 4099, dtype=np.float32)
+    x = km.asarray(host, device=device)
+    st = _stream._stream(device)
+    for k in range(4):
+        y = km.exp(x * 0.5)
+        y._realize()
+        km.synchronize(device)
+    y = km.exp(x * 0.5)
+    y._realize()
+    assert st.flight is not None
+    np.testing.assert_allclose(y.numpy(), np.exp(host * np.float32(0.5)), rtol=2e-6)
+    for k in range(3):
+        del y
+        y = km.exp(x * 0.5)
+        y._realize()                    # (the last one early again)
+    assert abs(float(y.sum()) - float(np.exp(host.astype(np.float64) * 0.5).sum())) < 1e-2
+
+
+def test_an_early_batch_under_a_timeout(device, monkeypatch):
+    """flush(timeout=...) bounds the wait for a batch submitted early, counted from its submit:
+    past it, DeviceError naming the kernel; the device works again once the batch is done."""
+    import time
+    spirv = km.compile_glsl(SLOW)
+    gpu = device.info.type != "cpu"
+    n = 1 << 16 if gpu else 1 << 12
+    push = _stream.pack("II", n, 60000)
+    _stream.synchronize(device)
+    a = _memory.alloc(device, 4 * n)
+    b = _memory.alloc(device, 4 * n)
+    try:
+        _stream.upload(a, np.ones(n, np.float32))
+        for _ in range(2):
+            _stream.dispatch_1d(device, spirv, [a, b], n, push=push)
+            _stream.synchronize(device)
+        _stream.dispatch_1d(device, spirv, [a, b], n, push=push)
+        st = _stream._stream(device)
+        assert st.flight is not None
+        time.sleep(0.002)
+        with pytest.raises(km.DeviceError, match="timeout of 0.001 s|within 0.001 s"):
+            _stream.synchronize(device, timeout=0.001)
+        for _ in range(600):
+            try:
+                _stream.synchronize(device)
+                break
+            except km.DeviceError as exc:
+                assert "is lost" in str(exc), exc
+                time.sleep(0.1)
+        np.testing.assert_array_equal(_stream.download(b, 8, np.float32), np.full(8, 2.0,
+                                                                                   np.float32))
+    finally:
+        _stream.synchronize(device)
+        a.release()
+        b.release()
