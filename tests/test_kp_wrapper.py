@@ -48,7 +48,7 @@ def test_tensor_sequence_algorithm_round_trip(manager, device):
     _kp.sequence_record(seq, _kp.op_sync_device([t]), device.name)
     _kp.sequence_record(seq, _kp.op_dispatch(algo, np.array([5], np.uint32)), device.name)
     _kp.sequence_record(seq, _kp.op_sync_local([t]), device.name)
-    _kp.sequence_eval_async(seq, device.name)
+    _kp.sequence_submit(seq, device.name)
     _kp.sequence_await(seq, device.name)
     np.testing.assert_array_equal(_kp.tensor_data(t), np.arange(16) + 5)
     stamps = _kp.get_timestamps(seq, device.name)

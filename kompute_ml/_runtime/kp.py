@@ -25,7 +25,7 @@ __all__ = ["classify", "make_manager", "destroy_manager", "tensor_create", "tens
            "tensor_create_host", "tensor_create_upload",
            "memory_flags", "op_copy_region",
            "sequence_submit", "sequence_wait", "sequence_create", "sequence_record",
-           "sequence_eval", "sequence_eval_async", "sequence_await", "sequence_await_for",
+           "sequence_eval", "sequence_await", "sequence_await_for",
            "sequence_clear", "sequence_destroy", "get_timestamps", "op_sync_device",
            "op_sync_local", "op_dispatch", "algorithm_create"]
 
@@ -354,14 +354,10 @@ def sequence_eval(seq, device_name=""):
     _call("submitting work", device_name, seq.eval)
 
 
-def sequence_eval_async(seq, device_name=""):
-    """Submit ``seq`` without waiting (``sequence_await`` waits)."""
-    _call("submitting work", device_name, seq.eval_async)
-
-
 def sequence_submit(seq, device_name=""):
     """Submit ``seq`` without waiting and without holding the GIL (patch 0014; kp's own
-    ``eval_async()`` without an operation waits). ``sequence_wait`` waits for it."""
+    ``eval_async()`` without an operation waits: it calls ``eval()``). ``sequence_wait``,
+    ``sequence_await`` or ``sequence_await_for`` waits for it."""
     _call("submitting work", device_name, seq.submit)
 
 
@@ -371,7 +367,7 @@ def sequence_wait(seq, device_name=""):
 
 
 def sequence_await(seq, device_name=""):
-    """Wait for the submit of ``sequence_eval_async``."""
+    """Wait for the submit of ``sequence_submit`` (the GIL held: kp's poll, then its wait)."""
     _call("waiting for submitted work", device_name, seq.eval_await)
 
 
@@ -380,7 +376,7 @@ _MAX_WAIT_NS = (1 << 32) - 1
 
 
 def sequence_await_for(seq, seconds, device_name=""):
-    """Wait at most ``seconds`` for the submit of ``sequence_eval_async``; True when it finished.
+    """Wait at most ``seconds`` for the submit of ``sequence_submit``; True when it finished.
 
     On False the work is still running: the sequence must be neither cleared, recorded into nor
     destroyed (kp's destroy would block until it finishes) until a later call returns True.

@@ -289,9 +289,10 @@ def _launch(st):
     A batch that goes on past the point where the one it repeats ended (a guess that missed)
     costs one more submit.
     """
-    if not (early_submit if early_submit is not None else st.early_default):
-        return False
     ops = st.ops
+    if not (early_submit if early_submit is not None else st.early_default) or \
+            ops[-1][2] != "d":
+        return False
     sig = (ops[0][0],) if len(ops) == 1 else tuple(map(_first, ops))
     recent = st.recent
     if (sig != recent[1] and sig != recent[0]) or st.capturing or st.stuck is not None \
@@ -306,7 +307,7 @@ def _launch(st):
     start = time.monotonic()
     st.ops = []
     try:
-        _kp.sequence_eval_async(seq, st.device.name)
+        _kp.sequence_submit(seq, st.device.name)
     except BaseException:
         st.batch += 1          # (lost, as a batch whose submit fails in _submit)
         raise
@@ -396,7 +397,7 @@ def _eval(st, seq, ops, timeout):
         _kp.sequence_eval(seq, name)
         return
     start = time.monotonic()
-    _kp.sequence_eval_async(seq, name)
+    _kp.sequence_submit(seq, name)
     _await(st, seq, ops, timeout, start)
 
 
