@@ -86,9 +86,13 @@ def _first_two(device, slow, a, b, host):
         _stream.synchronize(device)
 
 
-def test_a_repeated_op_and_synchronize_goes_early(device):
+@pytest.mark.parametrize("reads_in_place", [None, False])
+def test_a_repeated_op_and_synchronize_goes_early(device, reads_in_place, monkeypatch):
     """`c = a * b` realized and synchronized in a loop: from its third run on the batch is
-    submitted as the dispatch is recorded, and synchronize only waits; off, never."""
+    submitted as the dispatch is recorded, and synchronize only waits; off, never. Each result
+    is read back, in place where the device allows it, else (``reads_in_place`` False, as a GPU
+    without resizable BAR) by a batch of its own between the op's batches."""
+    monkeypatch.setattr(_memory, "force_direct_reads", reads_in_place)
     rng = np.random.default_rng(3)
     hosts = [rng.standard_normal(5000).astype(np.float32) for _ in range(2)]
     a, b = (km.asarray(h, device=device) for h in hosts)

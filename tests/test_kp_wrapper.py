@@ -62,6 +62,50 @@ def test_tensor_sequence_algorithm_round_trip(manager, device):
     _kp.tensor_destroy(t)
 
 
+@pytest.mark.parametrize("spin_us", [None, 0, 50, 20000])
+def test_a_sequence_waits_polling_as_long_as_it_is_told(manager, device, spin_us):
+    """Patch 0027: each sequence's own fence-polling time (0: a blocking wait at once; None:
+    kp's process default, reported as -1); a wait of every kind ends with the work done."""
+    t = _kp.tensor_create(manager, 4096, device.name)
+    algo = _kp.algorithm_create(manager, [t], _glslang.compile_glsl(INC), (64, 1, 1),
+                                np.zeros(0, np.uint32), 1, device.name)
+    seq = _kp.sequence_create(manager, device.name, spin_us=spin_us)
+    assert seq.spin_us == (-1 if spin_us is None else spin_us)
+    _kp.sequence_record(seq, _kp.op_sync_device([t]), device.name)
+    _kp.sequence_record(seq, _kp.op_dispatch(algo, np.array([3], np.uint32)), device.name)
+    _kp.sequence_record(seq, _kp.op_sync_local([t]), device.name)
+    data = _kp.tensor_data(t).view(np.uint32)
+    for k in range(1, 4):
+        data[:] = np.arange(1024, dtype=np.uint32) * k
+        if k == 2:
+            _kp.sequence_submit(seq, device.name)
+            _kp.sequence_await(seq, device.name)
+        else:
+            _kp.sequence_eval(seq, device.name)
+        np.testing.assert_array_equal(data, np.arange(1024) * k + 3)
+    _kp.sequence_destroy(seq)
+    _kp.tensor_destroy(t)
+
+
+def test_each_devices_sequences_poll_as_its_kind_wants(device, monkeypatch):
+    """The stream's and the staging lanes' sequences poll Device.spin_us: GPU_SPIN_US on a
+    GPU, not at all on a CPU device; wherever KP_SEQUENCE_SPIN_US is set, kp's process default
+    (that value) for every device."""
+    import os
+    from kompute_ml._runtime import device as _device
+    from kompute_ml._runtime import staging as _staging
+    from kompute_ml._runtime import stream as _stream
+    want = None if "KP_SEQUENCE_SPIN_US" in os.environ else \
+        0 if device.info.type == "cpu" else _device.GPU_SPIN_US
+    assert device.spin_us == want
+    km.synchronize(device)
+    (km.ones(10, device=device) + 1).numpy()
+    assert _stream._stream(device).seq().spin_us == (-1 if want is None else want)
+    assert _staging._Lane(device).seq.spin_us == (-1 if want is None else want)
+    monkeypatch.setenv("KP_SEQUENCE_SPIN_US", "7")
+    assert device.spin_us is None
+
+
 def test_no_such_device_is_a_device_error():
     err = _error(_kp.make_manager, 10 ** 6, "nowhere")
     assert type(err) is DeviceError

@@ -13,6 +13,7 @@ from ..errors import DeviceError, DeviceNotFoundError
 __all__ = ["DeviceInfo", "Device", "devices", "get_device", "use_device", "on_close", "PerDevice"]
 
 # Preference order of the default device: discrete > integrated > virtual > cpu > other.
+GPU_SPIN_US = 2000     # a wait's fence polling on a GPU, µs (Device.spin_us)
 _TYPE_RANK = {"discrete": 0, "integrated": 1, "virtual": 2, "cpu": 3, "other": 4}
 
 
@@ -231,14 +232,6 @@ class Device:
         if self._manager is None:
             with self.lock:
                 if self._manager is None:
-                    # our kp patch (0008) polls a fence for KP_SEQUENCE_SPIN_US before blocking
-                    # (kp reads it once; the user's value wins). On a CPU device (lavapipe) the
-                    # poll competes with the driver's own worker threads: none. On a GPU, longer
-                    # than kp's 200 us: a streaming kernel over a few hundred MB outlasts that,
-                    # and a blocking wait wakes late (H100, a*b at 2^26, wall clock: 1574 GB/s
-                    # at 200 us, 2653 at 2000; torch 2776, whose synchronize spins too)
-                    os.environ.setdefault("KP_SEQUENCE_SPIN_US",
-                                          "0" if self.info.type == "cpu" else "2000")
                     _validation_layer()
                     # the DenormPreserve mode is Vulkan 1.2; kp's instance is 1.1, so the
                     # device needs VK_KHR_shader_float_controls for it
@@ -255,6 +248,21 @@ class Device:
                     if avoid_irq and self.info.type != "cpu":
                         _avoid_interrupt_cpus(self.info)
         return self._manager
+
+    @property
+    def spin_us(self):
+        """How long a wait for this device's work polls its fence before it blocks, in µs
+        (kp patches 0008, 0027: set on each sequence), or None where KP_SEQUENCE_SPIN_US is set
+        (kp reads it once per process: the user's value, for every device). On a CPU device
+        (lavapipe) the poll competes with the driver's own worker threads: none. On a GPU,
+        longer than kp's 200: a streaming kernel over a few hundred MB outlasts that, and a
+        blocking wait wakes 25-35 µs late (H100, a*b at 2^26: 1574 GB/s wall clock at 200 µs,
+        2653 at 2000, torch 2776, whose synchronize spins too; kp's own eval of the 265 µs
+        kernel 313 µs at 200, 278 at 5000). A process holding both kinds polls each as it should
+        (the process-wide variable could not)."""
+        if "KP_SEQUENCE_SPIN_US" in os.environ:
+            return None
+        return 0 if self.info.type == "cpu" else GPU_SPIN_US
 
     @property
     def closed(self):

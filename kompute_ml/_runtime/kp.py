@@ -336,12 +336,18 @@ def tensor_data(tensor):
 
 # -- sequences ------------------------------------------------------------------------------------
 
-def sequence_create(manager, device_name="", timestamps=0):
-    """A kp.Sequence on queue 0; ``timestamps`` > 0 latches that many GPU timestamps."""
+def sequence_create(manager, device_name="", timestamps=0, spin_us=None):
+    """A kp.Sequence on queue 0; ``timestamps`` > 0 latches that many GPU timestamps;
+    ``spin_us``: how long its waits poll the fence before blocking (patch 0027; None: kp's
+    process default, KP_SEQUENCE_SPIN_US or 200)."""
     if timestamps:
-        return _call("creating a timed sequence", device_name, manager.sequence, 0,
-                     int(timestamps))
-    return _call("creating a sequence", device_name, manager.sequence)
+        seq = _call("creating a timed sequence", device_name, manager.sequence, 0,
+                    int(timestamps))
+    else:
+        seq = _call("creating a sequence", device_name, manager.sequence)
+    if spin_us is not None:
+        seq.set_spin_us(int(spin_us))
+    return seq
 
 
 def sequence_record(seq, op, device_name=""):

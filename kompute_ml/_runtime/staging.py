@@ -178,7 +178,7 @@ class _Lane:
     direct copies of one lane of two."""
 
     def __init__(self, device):
-        self.seq = _kp.sequence_create(device.manager, device.name)
+        self.seq = _kp.sequence_create(device.manager, device.name, spin_us=device.spin_us)
         self.running = False      # a submitted copy not yet waited for
 
     def submit_op(self, device, op):

@@ -41,9 +41,9 @@ MAX_PENDING = 1024          # operations per submit before an automatic flush
 # A batch that repeats one of the last two submitted (its signature; a replayed command buffer
 # exists) is submitted as soon as its last dispatch is recorded, without waiting: the GPU starts while the
 # caller's Python finishes the op, releases what it dropped and calls synchronize, which then only
-# waits (see _launch). None: on devices other than CPUs (lavapipe runs a batch inside
-# vkQueueSubmit: a*b at 2^20 spent 2.1 ms in the early submit and 10 µs in the wait, so an early
-# submit only moves the work, for one kp call more); True: on every device (the tests); False:
+# waits (see _launch). None: on devices other than CPUs (on lavapipe the device's threads run
+# on the cores the caller's Python runs on: early / late 0.97-1.05 on this project's 2-core host,
+# no gain to pay a missed guess's extra submit for); True: on every device (the tests); False:
 # never, every batch waits for its flush (the A/B's switch).
 early_submit = None
 MAX_PIPELINES = 512         # cached kp.Algorithm per device (least recently used dropped first)
@@ -112,9 +112,10 @@ class _DeviceStream:
         self.wait_timeout = None   # seconds a submit may take (None: KOMPUTE_ML_KERNEL_TIMEOUT)
         self.stuck = None          # (sequence, ops, message) of a submit that timed out
         self.flight = None         # (sequence, ops, start) submitted early, not yet waited for
-        self.recent = (None, None)   # the signatures of the last two batches submitted ...
-        self.early_lens = ()       # ... the lengths of those ending with a dispatch (_launch)
+        self.recent = (None, None)   # the last two batches submitted ending with a dispatch ...
+        self.early_lens = ()       # ... and their lengths (_launch)
         self.early_default = device.info.type != "cpu"     # early_submit None: see there
+        self.spin_us = device.spin_us      # each sequence's fence polling (Device.spin_us)
         self.counts = dict.fromkeys(_PER_OP, 0)     # incremented under device.lock only
         add_counter_source(self.counts, device.lock)
         _memory.add_drop_listener(device, self.forget_tensor)
@@ -137,7 +138,8 @@ class _DeviceStream:
 
     def seq(self):
         if self.sequence is None:
-            self.sequence = self.own = _kp.sequence_create(self.device.manager, self.device.name)
+            self.sequence = self.own = _kp.sequence_create(self.device.manager, self.device.name,
+                                                           spin_us=self.spin_us)
         return self.sequence
 
 
@@ -221,7 +223,7 @@ def _submit(st, on_done=None):
         sig = None
     else:
         sig = (ops[0][0],) if len(ops) == 1 else tuple(map(_first, ops))
-        if sig != st.recent[1]:
+        if ops[-1][2] == "d" and sig != st.recent[1]:
             _note_recent(st, sig)
     seq = st.replays.get(sig) if replay else None
     if seq is not None:
@@ -231,7 +233,7 @@ def _submit(st, on_done=None):
     elif replay and sig in st.seen:
         # second occurrence: record it into a sequence of its own, kept for the next ones
         del st.seen[sig]
-        seq = _kp.sequence_create(st.device.manager, name)
+        seq = _kp.sequence_create(st.device.manager, name, spin_us=st.spin_us)
         try:
             _record_into(seq, ops, name, st.counts)
             _eval(st, seq, ops, timeout)
@@ -269,15 +271,16 @@ def _submit(st, on_done=None):
 
 
 def _note_recent(st, sig):
-    """``sig`` is the latest batch's signature: the last two are the batches _launch expects."""
+    """``sig`` is the latest batch ending with a dispatch: the last two are those _launch
+    expects (a download's batch between them, as a loop reading each result makes, counts not)."""
     st.recent = recent = (st.recent[1], sig)
-    st.early_lens = tuple(len(s) for s in recent if s is not None and s[-1][0] == "d")
+    st.early_lens = tuple(len(s) for s in recent if s is not None)
 
 
 def _launch(st):
     """Submit the pending batch now, without waiting, where it repeats one of the last two
-    batches submitted (the caller just recorded a dispatch, the length of one of them); True
-    when it went.
+    batches submitted that ended with a dispatch (the caller just recorded a dispatch, the
+    length of one of them); True when it went.
 
     The batch must have a replayed command buffer (kp records nothing here) and the stream be
     in its usual state (not capturing, not timed, not stuck). The submit's wait comes with the
@@ -1044,7 +1047,8 @@ def device_time(device, fn):
         st = _stream(device)
         _submit(st)
         saved = st.sequence
-        timed_seq = _kp.sequence_create(device.manager, device.name, 2 * MAX_PENDING + 2)
+        timed_seq = _kp.sequence_create(device.manager, device.name, 2 * MAX_PENDING + 2,
+                                        spin_us=st.spin_us)
         st.sequence = timed_seq
         batch0 = st.batch
         try:
@@ -1144,7 +1148,7 @@ def record(device, fn):
         finally:
             st.capturing = False
             st.ops = []
-        seq = _kp.sequence_create(device.manager, device.name)
+        seq = _kp.sequence_create(device.manager, device.name, spin_us=st.spin_us)
         try:
             _record_into(seq, ops, device.name, st.counts)
         except BaseException:
