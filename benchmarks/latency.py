@@ -18,7 +18,8 @@ call makes (``kompute_ml_steps``). Also per n: ``kp_recorded_eval``: a submit + 
 ``realize_sync`` (kp's own ``Sequence.eval()`` of the same dispatch), the floor of the per-op cost.
 With ``--host``, ``host_realize_sync`` and ``host_scalar``: the median microseconds of those two
 calls spent outside kp's submit + wait (kompute_ml's Python, kp's recording calls), measured by
-timing every ``Sequence.eval`` the call makes and subtracting it; on a CPU driver (lavapipe) the
+timing every ``Sequence.eval`` the call makes (and the submit and wait of a batch submitted
+early) and subtracting them; on a CPU driver (lavapipe) the
 device time is noisy, this part much less. ``--max-n 1e3 --host`` measures only that.
 Each figure's budget is split into ``--rounds`` rounds that take every library in turn (the
 order turning each round); a figure is the median of its rounds' medians, so a drift of the
@@ -56,17 +57,23 @@ def _time(fn, budget):
     return _common.median_seconds(fn, reps, warmup=0)
 
 
-def _host_time(fn, budget):
-    """Median seconds of fn() outside kp's Sequence.eval (submit + wait): the host's own part."""
-    inside = [0.0]
-    real_eval = _kp.sequence_eval
+_KP_SUBMIT_WAIT = ("sequence_eval", "sequence_submit", "sequence_await", "sequence_await_for")
 
-    def timed_eval(seq, device_name=""):
-        t0 = time.perf_counter()
-        try:
-            real_eval(seq, device_name)
-        finally:
-            inside[0] += time.perf_counter() - t0
+
+def _host_time(fn, budget):
+    """Median seconds of fn() outside kp's submits and waits (``Sequence.eval``, and the submit
+    and the wait of a batch submitted early): the host's own part."""
+    inside = [0.0]
+    real = {name: getattr(_kp, name) for name in _KP_SUBMIT_WAIT}
+
+    def timed(call):
+        def timed_call(*args):
+            t0 = time.perf_counter()
+            try:
+                return call(*args)
+            finally:
+                inside[0] += time.perf_counter() - t0
+        return timed_call
 
     def host_part():
         inside[0] = 0.0
@@ -74,14 +81,16 @@ def _host_time(fn, budget):
         fn()
         return time.perf_counter() - t0 - inside[0]
 
-    _kp.sequence_eval = timed_eval     # (the stream layer calls it through the module)
+    for name, call in real.items():    # (the stream layer calls them through the module)
+        setattr(_kp, name, timed(call))
     try:
         for _ in range(3):
             host_part()
         reps = int(min(3000, max(30, budget / max(host_part(), 1e-7))))
         return statistics.median(host_part() for _ in range(reps))
     finally:
-        _kp.sequence_eval = real_eval
+        for name, call in real.items():
+            setattr(_kp, name, call)
 
 
 def _kompute_ml(dev, h1, h2, budget, host=False):
