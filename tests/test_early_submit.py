@@ -251,3 +251,61 @@ def test_an_early_batch_under_a_timeout(device, monkeypatch):
         _stream.synchronize(device)
         a.release()
         b.release()
+
+
+def test_threads_sharing_a_device_with_batches_in_flight(device, copy_add):
+    """Four threads, each uploading, dispatching and reading back its own buffers in a loop on
+    one device: batches go early (the pending batch is the device's, shared by the threads) and
+    every result is the thread's own."""
+    import threading
+    errors = []
+    s0 = km.stats()
+
+    def work(seed):
+        rng = np.random.default_rng(seed)
+        n = int(rng.integers(100, 5000))
+        x, z = _memory.alloc(device, 4 * n), _memory.alloc(device, 4 * n)
+        try:
+            for k in range(30):
+                data = rng.standard_normal(n).astype(np.float32)
+                _stream.upload(x, data)
+                _stream.dispatch_1d(device, copy_add, [x, z], n, push=_stream.pack("If", n, 0.5))
+                _stream.synchronize(device)
+                got = _stream.download(z, n, np.float32)
+                np.testing.assert_array_equal(got, data + np.float32(0.5))
+        except Exception as exc:          # (reported by the main thread)
+            errors.append(exc)
+        finally:
+            x.release()
+            z.release()
+
+    threads = [threading.Thread(target=work, args=(seed,)) for seed in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors[0]
+    assert _delta(s0, km.stats(), "early_submits")["early_submits"] > 0
+
+
+def test_closing_a_device_with_a_batch_in_flight(device):
+    """A device closed while a batch submitted early runs waits for it, then says it is closed;
+    another Device of the same GPU goes on."""
+    from kompute_ml._runtime.device import Device
+    other = Device(device.info)
+    try:
+        host = np.arange(4099, dtype=np.float32)
+        a = km.asarray(host, device=other)
+        for _ in range(3):
+            c = a * 2
+            c._realize()
+            km.synchronize(other)
+        c = a * 2
+        c._realize()
+        assert _stream._streams.peek(other).flight is not None
+        other.close()
+        with pytest.raises(km.DeviceError, match="closed"):
+            c.numpy()
+    finally:
+        other.close()
+    np.testing.assert_array_equal((km.asarray(host, device=device) * 2).numpy(), host * 2)
