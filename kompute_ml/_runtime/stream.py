@@ -111,7 +111,7 @@ class _DeviceStream:
         self.loop_limit = _UNPROBED   # see loop_limit()
         self.wait_timeout = None   # seconds a submit may take (None: KOMPUTE_ML_KERNEL_TIMEOUT)
         self.stuck = None          # (sequence, ops, message) of a submit that timed out
-        self.flight = None         # (sequence, ops, start) submitted early, not yet waited for
+        self.flight = None         # (sequence, ops) submitted early, not yet waited for
         self.recent = (None, None)   # the last two batches submitted ending with a dispatch ...
         self.early_lens = ()       # ... and their lengths (_launch)
         self.early_default = device.info.type != "cpu"     # early_submit None: see there
@@ -307,14 +307,13 @@ def _launch(st):
     st.replays.move_to_end(sig)
     if sig != recent[1]:
         _note_recent(st, sig)
-    start = time.monotonic()
     st.ops = []
     try:
         _kp.sequence_submit(seq, st.device.name)
     except BaseException:
         st.batch += 1          # (lost, as a batch whose submit fails in _submit)
         raise
-    st.flight = (seq, ops, start)
+    st.flight = (seq, ops)
     counts = st.counts
     counts["replays"] += 1
     counts["submits"] += 1
@@ -324,15 +323,16 @@ def _launch(st):
 
 def _land(st):
     """Wait for the batch :func:`_launch` submitted (the device's lock held), at most the
-    stream's timeout counted from that submit."""
-    seq, ops, start = st.flight
+    stream's timeout from now: the wait is bounded, not the caller's own time since the submit
+    (a batch done long ago never times out)."""
+    seq, ops = st.flight
     timeout = st.wait_timeout if st.wait_timeout is not None else _env_timeout()
     st.flight = None
     try:
         if timeout is None or timeout == float("inf"):
             _kp.sequence_await(seq, st.device.name)
         else:
-            _await(st, seq, ops, timeout, start)
+            _await(st, seq, ops, timeout, time.monotonic())
     finally:
         st.batch += 1
 
