@@ -436,6 +436,17 @@ _SLOW_KERNEL = '''
     }
     """)
     OUTER = 1 if km.get_device().info.type == "cpu" else 5000
+
+    def wait_until_usable():
+        """The device counts as lost ("is lost") until the work that timed out has finished."""
+        for _ in range(600):
+            try:
+                km.synchronize()
+                return
+            except km.DeviceError as exc:
+                assert "is lost" in str(exc), exc
+                time.sleep(0.1)
+        raise AssertionError("the device was still lost after 60 s")
 '''
 
 
@@ -454,15 +465,8 @@ def test_kernel_timeout_names_the_kernel():
     exc = expect(km.DeviceError, lambda: SLOW(y, grid=32768, push=(60000, OUTER), timeout=0.05),
                  "<glsl>")
     assert "timeout of 0.05 s" in str(exc) or "within 0.05 s" in str(exc), exc
-    # then the device works again as soon as that work has finished (on a GPU, a later submit
-    # raises "is lost" until then); lavapipe finished it inside the submit
-    for _ in range(600):
-        try:
-            km.synchronize()
-            break
-        except km.DeviceError as exc:
-            assert "is lost" in str(exc), exc
-            time.sleep(0.1)
+    # then the device works again as soon as that work has finished
+    wait_until_usable()
     np.testing.assert_allclose(y.numpy()[:100], 1000.0, atol=0.1)   # 1000 + (x0-1000)*0.999^n
     assert float(km.ones(10).sum().numpy()) == 10.0
     expect(ValueError, lambda: km.synchronize(timeout=-1), "timeout")
@@ -475,13 +479,7 @@ def test_kernel_timeout_from_the_environment():
     y = km.zeros(32768)
     SLOW(y, grid=32768, push=(60000, OUTER))           # recorded: the submit below is timed
     expect(km.DeviceError, lambda: km.synchronize(), "<glsl>")
-    for _ in range(600):            # "is lost" until the work that timed out has finished
-        try:
-            km.synchronize()
-            break
-        except km.DeviceError as exc:
-            assert "is lost" in str(exc), exc
-            time.sleep(0.1)
+    wait_until_usable()
     import os
     os.environ["KOMPUTE_ML_KERNEL_TIMEOUT"] = "soon"
     expect(ValueError, lambda: km.ones(3).numpy(), "KOMPUTE_ML_KERNEL_TIMEOUT")
