@@ -9,7 +9,9 @@ Cases: what a user waits for in a loop — the streaming ops at 2^26 realized an
 (item 4 of the latency issue), ``c = a * b + 1`` realized and synchronized at small sizes with
 the previous ``c`` still held (two output buffers taking turns), a scalar read (no early submit:
 a control), and the guess that misses (``a * b`` synchronized alone, then the same op followed
-by ``+ 1`` before the next synchronize: the first part goes early, the rest costs a submit more).
+by ``+ 1`` before the next synchronize: the first part goes early, the rest costs a submit more),
+and a fused sum's scalar read from the device's memory in place (``fusion.sum_reads_in_place``:
+its batch the dispatch alone, early when repeated) against its copy into staging memory.
 Results are checked against numpy first.
 
     python benchmarks/early_submit_ab.py [--reps 20] [--rounds 7] [--log2n 26]
@@ -27,6 +29,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from run_all import load_cuda, to_cuda  # noqa: E402
 
 import kompute_ml as km  # noqa: E402
+from kompute_ml._array import fusion as F  # noqa: E402
 from kompute_ml._runtime import stream as S  # noqa: E402
 
 
@@ -50,8 +53,8 @@ def main():
     rng = np.random.default_rng(0)
     cases = []          # (name, reps, {library: call})
 
-    def add(name, reps, km_fn, cuda_fns, check=None):
-        libs = {"early": _km(km_fn, dev, True), "late": _km(km_fn, dev, False)}
+    def add(name, reps, km_fn, cuda_fns, variants=None):
+        libs = variants or {"early": _km(km_fn, dev, True), "late": _km(km_fn, dev, False)}
         for lib_name, fn in cuda_fns.items():
             libs[lib_name] = fn
         cases.append((name, reps, libs))
@@ -106,6 +109,15 @@ def main():
             add(f"float((a*b).sum()), n={size:.0e}", reps, lambda x=x, y=y: float((x * y).sum()),
                 {k: (lambda v=v: float((v[0] * v[1]).sum())) for k, v in cx.items()})
 
+            def sum_read(in_place, x=x, y=y):
+                def call():
+                    F.sum_reads_in_place = in_place
+                    float((x * y).sum())
+                return call
+            add(f"float((a*b).sum()) read, n={size:.0e}", reps, None,
+                {k: (lambda v=v: float((v[0] * v[1]).sum())) for k, v in cx.items()},
+                {"in place": sum_read(True), "copied": sum_read(False)})
+
             def missed(x=x, y=y):
                 (x * y)._realize()
                 km.synchronize(dev)          # batch (a*b) ...
@@ -142,11 +154,13 @@ def main():
                     ts.append(time.perf_counter() - t0)
                 got[k].append(statistics.median(ts))
         S.early_submit = None
+        F.sum_reads_in_place = True
         med = {k: statistics.median(v) * 1e6 for k, v in got.items()}
         line = "  ".join(f"{k} {med[k]:8.1f} [{min(v) * 1e6:.1f}-{max(v) * 1e6:.1f}]"
                          for k, v in got.items())
-        ratios = f"  early/late {med['early'] / med['late']:.3f}" + "".join(
-            f"  early/{k} {med['early'] / med[k]:.3f}" for k in names[2:])
+        first, second = names[:2]
+        ratios = f"  {first}/{second} {med[first] / med[second]:.3f}" + "".join(
+            f"  {first}/{k} {med[first] / med[k]:.3f}" for k in names[2:])
         print(f"{name:>26}: {line}{ratios}", flush=True)
     print("stats:", {k: v for k, v in km.stats().items() if k in
                      ("submits", "replays", "early_submits", "ops_recorded")})

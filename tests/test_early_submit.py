@@ -195,6 +195,29 @@ def test_a_batch_that_goes_on_past_the_last_one(device, slow, buffers, copy_add)
         c.release()
 
 
+def test_a_guess_that_keeps_missing_stops(device, monkeypatch):
+    """`c = a * b` synchronized, then a loop of `c = a * b; c.numpy()` read back through a
+    recorded copy: the op goes early and the copy comes after it, once per output buffer;
+    then the op is no longer expected and each readback is one submit again."""
+    monkeypatch.setattr(_memory, "force_direct_reads", False)
+    host = np.arange(3000, dtype=np.float32)
+    a = km.asarray(host, device=device)
+    for _ in range(3):
+        c = a * 2
+        c._realize()
+        km.synchronize(device)
+    s0 = km.stats()
+    for k in range(8):
+        c = a * 2
+        np.testing.assert_array_equal(c.numpy(), host * 2)
+        if k == 3:
+            s_mid = km.stats()
+    d = _delta(s0, km.stats(), "early_submits", "submits")
+    assert 1 <= d["early_submits"] <= 2 and d["submits"] == 8 + d["early_submits"]
+    assert _delta(s_mid, km.stats(), "early_submits", "submits") == \
+        {"early_submits": 0, "submits": 4}
+
+
 def test_reads_and_releases_after_an_early_batch(device):
     """A scalar read, a download and a dropped result after a batch that went early see its
     results; the pool hands the dropped buffer out again for the next op."""
@@ -320,3 +343,30 @@ def test_closing_a_device_with_a_batch_in_flight(device):
     finally:
         other.close()
     np.testing.assert_array_equal((km.asarray(host, device=device) * 2).numpy(), host * 2)
+
+
+@pytest.mark.parametrize("in_place", [True, False])
+def test_a_repeated_sum_read_goes_early_where_it_is_read_in_place(device, monkeypatch, in_place):
+    """`float((x * x).sum())` in a loop: where the result is read from the device's memory in
+    place (a GPU's BAR; forced here on any device), its batch is the sum's dispatch alone and
+    goes early; else the result's copy ends the batch and nothing goes early. Both numpy's."""
+    from kompute_ml._array import fusion as _fusion
+    monkeypatch.setattr(_memory, "force_direct_reads", True if in_place else False)
+    host = np.random.default_rng(8).random(5003, dtype=np.float32)
+    want = float((host.astype(np.float64) ** 2).sum())
+    x = km.asarray(host, device=device)
+    for _ in range(3):
+        float((x * x).sum())
+    s0 = km.stats()
+    for _ in range(5):
+        assert abs(float((x * x).sum()) - want) < 1e-3 * want
+    d = _delta(s0, km.stats(), "early_submits", "submits", "direct_downloads")
+    assert d == ({"early_submits": 5, "submits": 5, "direct_downloads": 5} if in_place else
+                 {"early_submits": 0, "submits": 5, "direct_downloads": 0})
+    monkeypatch.setattr(_fusion, "sum_reads_in_place", False)      # (the A/B's switch)
+    for _ in range(3):
+        assert abs(float((x * x).sum()) - want) < 1e-3 * want
+    s0 = km.stats()
+    float((x * x).sum())
+    assert _delta(s0, km.stats(), "direct_downloads", "submits") == \
+        {"direct_downloads": 0, "submits": 1}

@@ -111,7 +111,7 @@ class _DeviceStream:
         self.loop_limit = _UNPROBED   # see loop_limit()
         self.wait_timeout = None   # seconds a submit may take (None: KOMPUTE_ML_KERNEL_TIMEOUT)
         self.stuck = None          # (sequence, ops, message) of a submit that timed out
-        self.flight = None         # (sequence, ops) submitted early, not yet waited for
+        self.flight = None         # (sequence, ops, signature) submitted early, not waited for
         self.recent = (None, None)   # the last two batches submitted ending with a dispatch ...
         self.early_lens = ()       # ... and their lengths (_launch)
         self.early_default = device.info.type != "cpu"     # early_submit None: see there
@@ -205,8 +205,13 @@ def _submit(st, on_done=None):
     with ``on_done``, or submitted while another sequence stands in for the stream's own (a timed
     one), is recorded afresh.
     """
-    if st.flight is not None:
+    flight = st.flight
+    if flight is not None:
         _land(st)
+        if st.ops:
+            # the batch went on past where the one it repeated ended (a guess that missed):
+            # that one is no longer expected, so a loop of this shape misses once, not always
+            _forget_recent(st, flight[2])
     if st.stuck is not None:
         _check_stuck(st)
     ops = st.ops
@@ -277,6 +282,12 @@ def _note_recent(st, sig):
     st.early_lens = tuple(len(s) for s in recent if s is not None)
 
 
+def _forget_recent(st, sig):
+    """A batch ``sig`` went early and the work went on past it: no longer expected (_launch)."""
+    st.recent = recent = tuple(None if s == sig else s for s in st.recent)
+    st.early_lens = tuple(len(s) for s in recent if s is not None)
+
+
 def _launch(st):
     """Submit the pending batch now, without waiting, where it repeats one of the last two
     batches submitted that ended with a dispatch (the caller just recorded a dispatch, the
@@ -290,7 +301,8 @@ def _launch(st):
     queues a kernel, instead of after the rest of the op and the flush (two batches: a loop
     whose result is still held while the next is made alternates between two output buffers).
     A batch that goes on past the point where the one it repeats ended (a guess that missed)
-    costs one more submit.
+    costs one more submit, and that batch is then no longer expected (:func:`_forget_recent`)
+    until it is submitted on its own again.
     """
     ops = st.ops
     if not (early_submit if early_submit is not None else st.early_default) or \
@@ -313,7 +325,7 @@ def _launch(st):
     except BaseException:
         st.batch += 1          # (lost, as a batch whose submit fails in _submit)
         raise
-    st.flight = (seq, ops)
+    st.flight = (seq, ops, sig)
     counts = st.counts
     counts["replays"] += 1
     counts["submits"] += 1
@@ -325,7 +337,7 @@ def _land(st):
     """Wait for the batch :func:`_launch` submitted (the device's lock held), at most the
     stream's timeout from now: the wait is bounded, not the caller's own time since the submit
     (a batch done long ago never times out)."""
-    seq, ops = st.flight
+    seq, ops, _ = st.flight
     timeout = st.wait_timeout if st.wait_timeout is not None else _env_timeout()
     st.flight = None
     try:
