@@ -78,6 +78,16 @@ def buffers(device):
     b.release()
 
 
+def _synced(make, device, times):
+    """``make()`` (a lazy array) realized and synchronized ``times`` times: seen, recorded for
+    replay, then repeated (the last result returned)."""
+    for _ in range(times):
+        c = make()
+        c._realize()
+        km.synchronize(device)
+    return c
+
+
 def _first_two(device, slow, a, b, host):
     """Run the batch twice with a synchronize after each: seen, then recorded for replay."""
     for _ in range(2):
@@ -202,10 +212,7 @@ def test_a_guess_that_keeps_missing_stops(device, monkeypatch):
     monkeypatch.setattr(_memory, "force_direct_reads", False)
     host = np.arange(3000, dtype=np.float32)
     a = km.asarray(host, device=device)
-    for _ in range(3):
-        c = a * 2
-        c._realize()
-        km.synchronize(device)
+    _synced(lambda: a * 2, device, 3)
     s0 = km.stats()
     for k in range(8):
         c = a * 2
@@ -224,10 +231,7 @@ def test_reads_and_releases_after_an_early_batch(device):
     host = np.linspace(-2, 2, 4099, dtype=np.float32)
     x = km.asarray(host, device=device)
     st = _stream._stream(device)
-    for k in range(4):
-        y = km.exp(x * 0.5)
-        y._realize()
-        km.synchronize(device)
+    _synced(lambda: km.exp(x * 0.5), device, 4)
     y = km.exp(x * 0.5)
     y._realize()
     assert st.flight is not None
@@ -330,10 +334,7 @@ def test_closing_a_device_with_a_batch_in_flight(device):
     try:
         host = np.arange(4099, dtype=np.float32)
         a = km.asarray(host, device=other)
-        for _ in range(3):
-            c = a * 2
-            c._realize()
-            km.synchronize(other)
+        _synced(lambda: a * 2, other, 3)
         c = a * 2
         c._realize()
         assert _stream._streams.peek(other).flight is not None
