@@ -39,9 +39,9 @@ __all__ = ["dispatch", "dispatch_1d", "prepare", "dispatch_ready", "groups_1d", 
 
 MAX_PENDING = 1024          # operations per submit before an automatic flush
 # A batch that repeats one of the last two submitted (its signature; a replayed command buffer
-# exists) is submitted as soon as its last dispatch is recorded, without waiting: the GPU starts while the
-# caller's Python finishes the op, releases what it dropped and calls synchronize, which then only
-# waits (see _launch). None: on devices other than CPUs (on lavapipe the device's threads run
+# exists) is submitted as soon as its last dispatch is recorded, without waiting: the GPU starts
+# while the caller's Python finishes the op, releases what it dropped and calls synchronize,
+# which then only waits (see _launch). None: on devices other than CPUs (on lavapipe the device's threads run
 # on the cores the caller's Python runs on: early / late 0.97-1.05 on this project's 2-core host,
 # no gain to pay a missed guess's extra submit for); True: on every device (the tests); False:
 # never, every batch waits for its flush (the A/B's switch).
