@@ -3,10 +3,9 @@
 submitted early, that everything touching the device's memory from the host waits for that
 batch first, and that the results are numpy's.
 
-On a GPU the early batch runs while the test goes on (the slow kernel below reads its input
-again and again for about a millisecond, so a host write that did not wait would show in its
-result); lavapipe runs a batch inside its submit, where the same checks hold trivially, and the
-counters and the stream's state show which way each step went.
+The early batch runs while the test goes on (the slow kernel below reads its input again and
+again, for about a millisecond on a GPU, so a host write that did not wait would show in its
+result); the counters and the stream's state show which way each step went.
 """
 
 import numpy as np
@@ -40,8 +39,8 @@ def _delta(s0, s1, *names):
 
 @pytest.fixture(autouse=True)
 def early(monkeypatch):
-    """Early submits on every device (by default not on a CPU device, where the driver runs a
-    batch inside its submit: nothing to gain there)."""
+    """Early submits on every device (by default not on a CPU device, whose driver threads
+    share the caller's cores: nothing to gain there)."""
     monkeypatch.setattr(_stream, "early_submit", True)
 
 

@@ -41,10 +41,10 @@ MAX_PENDING = 1024          # operations per submit before an automatic flush
 # A batch that repeats one of the last two submitted (its signature; a replayed command buffer
 # exists) is submitted as soon as its last dispatch is recorded, without waiting: the GPU starts
 # while the caller's Python finishes the op, releases what it dropped and calls synchronize,
-# which then only waits (see _launch). None: on devices other than CPUs (on lavapipe the device's threads run
-# on the cores the caller's Python runs on: early / late 0.97-1.05 on this project's 2-core host,
-# no gain to pay a missed guess's extra submit for); True: on every device (the tests); False:
-# never, every batch waits for its flush (the A/B's switch).
+# which then only waits (see _launch). None: on devices other than CPUs (on lavapipe the
+# device's threads run on the cores the caller's Python runs on: early / late 0.97-1.05 on this
+# project's 2-core host, no gain to pay a missed guess's extra submit for); True: on every
+# device (the tests); False: never, every batch waits for its flush (the A/B's switch).
 early_submit = None
 MAX_PIPELINES = 512         # cached kp.Algorithm per device (least recently used dropped first)
 MAX_REPLAYS = 64            # recorded command buffers kept per device for replay
@@ -227,7 +227,7 @@ def _submit(st, on_done=None):
     if not replay:
         sig = None
     else:
-        sig = (ops[0][0],) if len(ops) == 1 else tuple(map(_first, ops))
+        sig = _signature(ops)
         if ops[-1][2] == "d" and sig != st.recent[1]:
             _note_recent(st, sig)
     seq = st.replays.get(sig) if replay else None
@@ -275,17 +275,26 @@ def _submit(st, on_done=None):
     st.counts["submits"] += 1
 
 
+def _signature(ops):
+    """A batch's signature: the tuple of its descriptors' keys (the replays' key)."""
+    return (ops[0][0],) if len(ops) == 1 else tuple(map(_first, ops))
+
+
+def _set_recent(st, recent):
+    """The two batches _launch expects, and their lengths (the per-op check's)."""
+    st.recent = recent
+    st.early_lens = tuple(len(s) for s in recent if s is not None)
+
+
 def _note_recent(st, sig):
     """``sig`` is the latest batch ending with a dispatch: the last two are those _launch
     expects (a download's batch between them, as a loop reading each result makes, counts not)."""
-    st.recent = recent = (st.recent[1], sig)
-    st.early_lens = tuple(len(s) for s in recent if s is not None)
+    _set_recent(st, (st.recent[1], sig))
 
 
 def _forget_recent(st, sig):
     """A batch ``sig`` went early and the work went on past it: no longer expected (_launch)."""
-    st.recent = recent = tuple(None if s == sig else s for s in st.recent)
-    st.early_lens = tuple(len(s) for s in recent if s is not None)
+    _set_recent(st, tuple(None if s == sig else s for s in st.recent))
 
 
 def _launch(st):
@@ -308,7 +317,7 @@ def _launch(st):
     if not (early_submit if early_submit is not None else st.early_default) or \
             ops[-1][2] != "d":
         return False
-    sig = (ops[0][0],) if len(ops) == 1 else tuple(map(_first, ops))
+    sig = _signature(ops)
     recent = st.recent
     if (sig != recent[1] and sig != recent[0]) or st.capturing or st.stuck is not None \
             or st.sequence is not st.own or st.flight is not None:
@@ -424,12 +433,11 @@ def _await(st, seq, ops, timeout, start):
         took = time.monotonic() - start
         if took <= timeout:
             return
-        # the driver ran the work inside vkQueueSubmit (lavapipe does): nothing could cut the
-        # wait short, but the budget was exceeded all the same; the work is complete
+        # finished as the wait ran out (or a submit that itself took the budget): over it all
+        # the same, though the work is complete
         raise DeviceError(f"the work submitted to {name!r} took {took:.3g} s, over the timeout "
-                          f"of {timeout:g} s; its kernels: {_batch_names(st, ops)}. This driver "
-                          "runs work inside its submit call, so the wait could not be cut short; "
-                          "the device is usable")
+                          f"of {timeout:g} s; its kernels: {_batch_names(st, ops)}. It has "
+                          "finished; the device is usable")
     message = (f"the work submitted to {name!r} did not finish within {timeout:g} s; its kernels: "
                f"{_batch_names(st, ops)}")
     # the sequence stays as it is (clearing or destroying it while it runs would free what the
@@ -1001,7 +1009,7 @@ def stats():
         ``replays`` counts submits that re-ran a recorded command buffer, ``ops_recorded`` the
         operations recorded into command buffers (a repeated batch records none),
         ``early_submits`` the replays submitted as soon as their last dispatch was recorded
-        (a batch repeating the last one: the wait comes with the next flush).
+        (a batch repeating one of the last two: the wait comes with the next flush).
         ``traces`` counts fused expressions realized through a trace, ``fast_realizations``
         those realized from their signature alone (no trace, no code generation),
         ``fast_invalidations`` realizations that sent older lazy expressions back to tracing,
