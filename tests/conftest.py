@@ -121,6 +121,28 @@ def compute_shader_multiply(tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
+def slow_read():
+    """SPIR-V of ``b[i]`` = the fixed point of ``x = x / 2 + a[i]`` after ``iters`` steps over
+    ``n`` floats (push constants ``n``, ``iters``), ``a[i]`` read at every step (volatile): a
+    kernel as long as one likes (60000 steps: ~1 ms per wave on a GPU), during which a host write
+    into ``a`` would change ``b``; for the tests of waits and of work in flight."""
+    import kompute_ml as km
+    return km.compile_glsl("""#version 450
+layout(local_size_x = 64) in;
+layout(set = 0, binding = 0) volatile buffer A { float a[]; };
+layout(set = 0, binding = 1) buffer B { float b[]; };
+layout(push_constant) uniform P { uint n; uint iters; } pc;
+void main() {
+    uint i = gl_GlobalInvocationID.x;
+    if (i >= pc.n) return;
+    float x = 0.0;
+    for (uint j = 0u; j < pc.iters; j++) x = x * 0.5 + a[i];
+    b[i] = x;
+}
+""")
+
+
+@pytest.fixture(scope="session")
 def copy_add():
     """SPIR-V of ``b[i] = a[i] + inc`` over ``n`` floats (push constants ``n``, ``inc``; a 2-D
     grid past the x limit of workgroups, as stream.groups_1d makes it): a kernel that reads one

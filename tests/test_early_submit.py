@@ -15,21 +15,8 @@ import kompute_ml as km
 from kompute_ml._runtime import memory as _memory
 from kompute_ml._runtime import stream as _stream
 
-# b[i] = the fixed point of x = x / 2 + a[i] after ``iters`` steps, a[i] read at every step
-# (volatile: a host write into ``a`` while the kernel runs would change b)
-SLOW = """#version 450
-layout(local_size_x = 64) in;
-layout(set = 0, binding = 0) volatile buffer A { float a[]; };
-layout(set = 0, binding = 1) buffer B { float b[]; };
-layout(push_constant) uniform P { uint n; uint iters; } pc;
-void main() {
-    uint i = gl_GlobalInvocationID.x;
-    if (i >= pc.n) return;
-    float x = 0.0;
-    for (uint j = 0u; j < pc.iters; j++) x = x * 0.5 + a[i];
-    b[i] = x;
-}
-"""
+# the slow kernel (conftest.slow_read) reads its input at every step: a host write into it
+# while the kernel runs would change its result
 N = 3001
 
 
@@ -45,8 +32,8 @@ def early(monkeypatch):
 
 
 @pytest.fixture
-def slow(device):
-    spirv = km.compile_glsl(SLOW)
+def slow(device, slow_read):
+    spirv = slow_read
     iters = 100 if device.info.type == "cpu" else 60000
     push = _stream.pack("II", N, iters)
 
@@ -242,12 +229,12 @@ def test_reads_and_releases_after_an_early_batch(device):
     assert abs(float(y.sum()) - float(np.exp(host.astype(np.float64) * 0.5).sum())) < 1e-2
 
 
-def test_an_early_batch_under_a_timeout(device, copy_add):
+def test_an_early_batch_under_a_timeout(device, copy_add, slow_read):
     """flush(timeout=...) bounds the wait for a batch submitted early: past it, DeviceError
     naming the kernel, and the device works again once the batch is done; a batch that finished
     while the caller did other things never times out, however long ago it was submitted."""
     import time
-    spirv = km.compile_glsl(SLOW)
+    spirv = slow_read
     gpu = device.info.type != "cpu"
     n = 1 << 22 if gpu else 1 << 12          # ~10 ms on an H100, ~0.1 s on lavapipe
     push = _stream.pack("II", n, 60000)

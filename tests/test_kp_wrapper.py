@@ -87,34 +87,21 @@ def test_a_sequence_waits_polling_as_long_as_it_is_told(manager, device, spin_us
     _kp.tensor_destroy(t)
 
 
-SPIN = """#version 450
-layout(local_size_x = 64) in;
-layout(set = 0, binding = 0) volatile buffer A { float a[]; };
-layout(push_constant) uniform P { uint n; uint iters; } pc;
-void main() {
-    uint i = gl_GlobalInvocationID.x;
-    if (i >= pc.n) return;
-    float x = 0.0;
-    for (uint j = 0u; j < pc.iters; j++) x = x * 0.5 + a[i];
-    a[i] = x;
-}
-"""
-
-
-def test_a_timed_wait_is_not_held_by_a_long_poll(manager, device):
+def test_a_timed_wait_is_not_held_by_a_long_poll(manager, device, slow_read):
     """Patch 0027: a sequence told to poll for 10 s still waits at most the timeout it is given
     (the poll is part of the wait): on a kernel of ~0.1 s (lavapipe) or ~10 ms (a GPU), a 1 ms
     wait returns with the work still running; an unbounded wait then finishes it."""
     n = 1 << 21 if device.info.type != "cpu" else 1 << 12
-    t = _kp.tensor_create(manager, 4 * n, device.name)
-    algo = _kp.algorithm_create(manager, [t], _glslang.compile_glsl(SPIN), (n // 64, 1, 1),
+    a = _kp.tensor_create(manager, 4 * n, device.name)
+    b = _kp.tensor_create(manager, 4 * n, device.name)
+    algo = _kp.algorithm_create(manager, [a, b], slow_read, (n // 64, 1, 1),
                                 np.zeros(0, np.uint32), 2, device.name)
     seq = _kp.sequence_create(manager, device.name, spin_us=10_000_000)
-    _kp.sequence_record(seq, _kp.op_sync_device([t]), device.name)
+    _kp.sequence_record(seq, _kp.op_sync_device([a]), device.name)
     _kp.sequence_record(seq, _kp.op_dispatch(algo, np.array([n, 60000], np.uint32)), device.name)
-    _kp.sequence_record(seq, _kp.op_sync_local([t]), device.name)
-    data = _kp.tensor_data(t).view(np.float32)
-    data[:] = 1.0
+    _kp.sequence_record(seq, _kp.op_sync_local([b]), device.name)
+    _kp.tensor_data(a).view(np.float32)[:] = 1.0
+    data = _kp.tensor_data(b).view(np.float32)
     _kp.sequence_submit(seq, device.name)
     assert not _kp.sequence_await_for(seq, 0.001, device.name)
     assert seq.is_running()
@@ -122,7 +109,8 @@ def test_a_timed_wait_is_not_held_by_a_long_poll(manager, device):
     assert not seq.is_running()
     np.testing.assert_array_equal(data[:8], np.full(8, 2.0, np.float32))
     _kp.sequence_destroy(seq)
-    _kp.tensor_destroy(t)
+    _kp.tensor_destroy(a)
+    _kp.tensor_destroy(b)
 
 
 def test_each_devices_sequences_poll_as_its_kind_wants(device, monkeypatch):
