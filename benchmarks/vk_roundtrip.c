@@ -30,7 +30,8 @@
 
    Build: gcc -O2 benchmarks/vk_roundtrip.c -lvulkan -o vk_roundtrip
           glslangValidator -V benchmarks/vk_roundtrip_mul.comp -o vk_roundtrip_mul.spv
-   Run:   ./vk_roundtrip [reps=200] [rounds=5] [fill_mib=768] [mul.spv] [log2n=26]              */
+   Run:   ./vk_roundtrip [reps=200] [rounds=5] [fill_mib=768] [mul.spv] [log2n=26] [gap_us=20]
+          (gap_us: the dispatch section's busy gap on the host before each call)             */
 #include <vulkan/vulkan.h>
 #include <immintrin.h>
 #include <sched.h>
@@ -79,6 +80,8 @@ static Buf make_buffer(VkDevice dev, VkPhysicalDeviceMemoryProperties *mp, VkDev
 }
 
 /* one dispatch of c = a * b: submitted and waited for, or held by an event and released (go or cancelled) */
+static double gap_us = 20;     /* the host's busy gap before each call */
+
 static void dispatches(VkDevice dev, VkPhysicalDevice pd, VkPhysicalDeviceProperties *pp, VkQueue q, uint32_t qi,
                        const char *spv_path, int log2n, int reps, int rounds, VkQueryPool qp,
                        PFN_vkGetCalibratedTimestampsEXT calib, VkCalibratedTimestampInfoEXT *cti) {
@@ -134,7 +137,6 @@ static void dispatches(VkDevice dev, VkPhysicalDevice pd, VkPhysicalDeviceProper
         for (int k = 0; k < NW; k++) {
             VkCommandBufferBeginInfo bi = {VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
             CK(vkBeginCommandBuffer(cbs[k], &bi));
-            vkCmdResetQueryPool(cbs[k], qp, 0, 2);
             int cond = k == EV_COND || k == EV_COND_BARRIER;
             if (k != PLAIN) {
                 VkMemoryBarrier mb = {VK_STRUCTURE_TYPE_MEMORY_BARRIER}; mb.srcAccessMask = VK_ACCESS_HOST_WRITE_BIT;
@@ -144,6 +146,8 @@ static void dispatches(VkDevice dev, VkPhysicalDevice pd, VkPhysicalDeviceProper
                 if (k == EV_BARRIER || k == EV_COND_BARRIER) mb.dstAccessMask |= VK_ACCESS_SHADER_READ_BIT;
                 vkCmdWaitEvents(cbs[k], 1, &event, VK_PIPELINE_STAGE_HOST_BIT, dst, mb.dstAccessMask ? 1 : 0, &mb, 0, 0, 0, 0);
             }
+            /* (the queries' reset after the wait: every way pays it between its start and the work) */
+            vkCmdResetQueryPool(cbs[k], qp, 0, 2);
             vkCmdWriteTimestamp(cbs[k], VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, qp, 0);
             if (cond) { VkConditionalRenderingBeginInfoEXT cbi = {VK_STRUCTURE_TYPE_CONDITIONAL_RENDERING_BEGIN_INFO_EXT}; cbi.buffer = pred.buf; begin_cond(cbs[k], &cbi); }
             vkCmdBindPipeline(cbs[k], VK_PIPELINE_BIND_POINT_COMPUTE, pipe);
@@ -182,7 +186,7 @@ static void dispatches(VkDevice dev, VkPhysicalDevice pd, VkPhysicalDeviceProper
                 VkSubmitInfo si = {VK_STRUCTURE_TYPE_SUBMIT_INFO}; si.commandBufferCount = 1; si.pCommandBuffers = &cbs[w];
                 for (int i = 0; i < (r < 0 ? 20 : reps); i++) {
                     if (w != PLAIN) { CK(vkResetEvent(dev, event)); CK(vkResetFences(dev, 1, &fence)); CK(vkQueueSubmit(q, 1, &si, fence)); }
-                    for (double g = now_us(); now_us() - g < 20;) {}
+                    for (double g = now_us(); now_us() - g < gap_us;) {}
                     double t0 = now_us();
                     if (w == PLAIN) { CK(vkResetFences(dev, 1, &fence)); CK(vkQueueSubmit(q, 1, &si, fence)); }
                     else { DECIDE(yes); CK(vkSetEvent(dev, event)); }
@@ -198,7 +202,7 @@ static void dispatches(VkDevice dev, VkPhysicalDevice pd, VkPhysicalDeviceProper
                 }
             }
         }
-        printf("dispatch c = a * b, n = 2^%d float32 in device memory (%u groups of 256), median us:\n", log2n, groups);
+        printf("dispatch c = a * b, n = 2^%d float32 in device memory (%u groups of 256), %g us gap before each call, median us:\n", log2n, groups, gap_us);
         for (int y = 1; y >= 0; y--) for (int w = 0; w < NW; w++) {
             size_t m = cnt[y][w];
             if (!m) continue;
@@ -206,11 +210,88 @@ static void dispatches(VkDevice dev, VkPhysicalDevice pd, VkPhysicalDeviceProper
             printf("  %-28s %-9s submit/release %5.2f  call %8.2f  device %8.2f  overhead %6.2f  start %6.2f\n", wn[w], y ? "" : "cancelled",
                    median(t[y][w][0], m), call, dv, call - dv, median(t[y][w][3], m));
         }
+        /* a library's pattern: two held command buffers taking turns, the next one held while
+           the released one runs (before its wait) or after its wait; against a plain submit */
+        VkEvent ev2[2]; VkFence fe2[2]; VkQueryPool qp2[2]; Buf args2[2]; VkCommandBuffer cb2[2];
+        cai.commandBufferCount = 2; CK(vkAllocateCommandBuffers(dev, &cai, cb2));
+        for (int k = 0; k < 2; k++) {
+            CK(vkCreateEvent(dev, &eci, 0, &ev2[k])); CK(vkCreateFence(dev, &fci, 0, &fe2[k]));
+            VkQueryPoolCreateInfo qpi = {VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO}; qpi.queryType = VK_QUERY_TYPE_TIMESTAMP; qpi.queryCount = 2;
+            CK(vkCreateQueryPool(dev, &qpi, 0, &qp2[k]));
+            args2[k] = make_buffer(dev, &mp, 256, VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT, 1);
+            VkCommandBufferBeginInfo bi = {VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+            CK(vkBeginCommandBuffer(cb2[k], &bi));
+            VkMemoryBarrier mb = {VK_STRUCTURE_TYPE_MEMORY_BARRIER}; mb.srcAccessMask = VK_ACCESS_HOST_WRITE_BIT;
+            mb.dstAccessMask = VK_ACCESS_INDIRECT_COMMAND_READ_BIT | VK_ACCESS_SHADER_READ_BIT;
+            vkCmdWaitEvents(cb2[k], 1, &ev2[k], VK_PIPELINE_STAGE_HOST_BIT, VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                            1, &mb, 0, 0, 0, 0);
+            vkCmdResetQueryPool(cb2[k], qp2[k], 0, 2);
+            vkCmdWriteTimestamp(cb2[k], VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, qp2[k], 0);
+            vkCmdBindPipeline(cb2[k], VK_PIPELINE_BIND_POINT_COMPUTE, pipe);
+            vkCmdBindDescriptorSets(cb2[k], VK_PIPELINE_BIND_POINT_COMPUTE, pl, 0, 1, &ds, 0, 0);
+            vkCmdPushConstants(cb2[k], pl, VK_SHADER_STAGE_COMPUTE_BIT, 0, 4, &n4);
+            vkCmdDispatchIndirect(cb2[k], args2[k].buf, 0);
+            vkCmdWriteTimestamp(cb2[k], VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, qp2[k], 1);
+            CK(vkEndCommandBuffer(cb2[k]));
+        }
+        enum { P_PLAIN, P_BEFORE, P_AFTER, NP };
+        static const char *pn[NP] = {"submitted, fence polled", "next held before the wait", "next held after the wait"};
+        double *pt[NP][2]; size_t pc[NP] = {0};
+        for (int w = 0; w < NP; w++) for (int k = 0; k < 2; k++) pt[w][k] = calloc(cap, sizeof(double));
+        /* (not on a CPU device: on lavapipe (Mesa 22.3) the held ways' first wait never ended,
+           a hang not looked into further) */
+        int cpu = pp->deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
+        for (int r = -1; r < rounds; r++) for (int w0 = 0; w0 < NP; w0++) {
+            int w = (w0 + (r < 0 ? 0 : r)) % NP;
+            if (cpu && w != P_PLAIN) continue;
+            VkSubmitInfo si = {VK_STRUCTURE_TYPE_SUBMIT_INFO}; si.commandBufferCount = 1;
+            int cur = 0;
+            if (w != P_PLAIN) {             /* the first one held */
+                si.pCommandBuffers = &cb2[0];
+                CK(vkResetEvent(dev, ev2[0])); CK(vkResetFences(dev, 1, &fe2[0])); CK(vkQueueSubmit(q, 1, &si, fe2[0]));
+            }
+            for (int i = 0; i < (r < 0 ? 20 : reps); i++) {
+                for (double g = now_us(); now_us() - g < gap_us;) {}
+                double t0 = now_us();
+                VkResult res;
+                if (w == P_PLAIN) {
+                    si.pCommandBuffers = &cbs[PLAIN];
+                    CK(vkResetFences(dev, 1, &fence)); CK(vkQueueSubmit(q, 1, &si, fence));
+                    while ((res = vkGetFenceStatus(dev, fence)) == VK_NOT_READY) {} CK(res);
+                } else {
+                    uint32_t *a2 = args2[cur].map; a2[0] = groups; a2[1] = a2[2] = 1;
+                    CK(vkSetEvent(dev, ev2[cur]));
+                    int nxt = 1 - cur;
+                    si.pCommandBuffers = &cb2[nxt];
+                    if (w == P_BEFORE) { CK(vkResetEvent(dev, ev2[nxt])); CK(vkResetFences(dev, 1, &fe2[nxt])); CK(vkQueueSubmit(q, 1, &si, fe2[nxt])); }
+                    while ((res = vkGetFenceStatus(dev, fe2[cur])) == VK_NOT_READY) {} CK(res);
+                    if (w == P_AFTER) { CK(vkResetEvent(dev, ev2[nxt])); CK(vkResetFences(dev, 1, &fe2[nxt])); CK(vkQueueSubmit(q, 1, &si, fe2[nxt])); }
+                }
+                double t2 = now_us();
+                uint64_t ts[2];
+                CK(vkGetQueryPoolResults(dev, w == P_PLAIN ? qp : qp2[cur], 0, 2, sizeof ts, ts, 8, VK_QUERY_RESULT_64_BIT));
+                if (w != P_PLAIN) cur = 1 - cur;
+                if (r < 0) continue;
+                size_t k = pc[w]++;
+                pt[w][0][k] = t2 - t0; pt[w][1][k] = (double)(ts[1] - ts[0]) * pp->limits.timestampPeriod * 1e-3;
+            }
+            if (w != P_PLAIN) {             /* the last one held: released empty */
+                ((uint32_t *)args2[cur].map)[0] = 0; CK(vkSetEvent(dev, ev2[cur]));
+                CK(vkWaitForFences(dev, 1, &fe2[cur], VK_TRUE, UINT64_MAX));
+            }
+        }
+        printf("two held command buffers taking turns (%g us gap), median us:\n", gap_us);
+        for (int w = 0; w < NP; w++) {
+            if (!pc[w]) { printf("  %-28s not run on a CPU device (it hangs there)\n", pn[w]); continue; }
+            double call = median(pt[w][0], pc[w]), dv = median(pt[w][1], pc[w]);
+            printf("  %-28s call %8.2f  device %8.2f  overhead %6.2f\n", pn[w], call, dv, call - dv);
+        }
     }
 }
 
 int main(int argc, char **argv) {
     int reps = argc > 1 ? atoi(argv[1]) : 200, rounds = argc > 2 ? atoi(argv[2]) : 5;
+    if (argc > 6) gap_us = atof(argv[6]);
     VkDeviceSize fill = (VkDeviceSize)(argc > 3 ? atoi(argv[3]) : 768) << 20;
     VkApplicationInfo ai = {VK_STRUCTURE_TYPE_APPLICATION_INFO}; ai.apiVersion = VK_API_VERSION_1_2;
     VkInstanceCreateInfo ici = {VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO}; ici.pApplicationInfo = &ai;
