@@ -1,6 +1,6 @@
 /* vk_roundtrip: the floor of one submit + wait on the first Vulkan device, raw Vulkan, no kp.
 
-   For an empty command buffer and for one that fills a device buffer (a ~270 µs transfer on an
+   For an empty command buffer and for one that fills a device buffer (a ~260 µs transfer on an
    H100 at the default 768 MiB, timestamps around it), each way of waiting for the submit: a
    reused fence waited for in vkWaitForFences (blocking), or polled with vkGetFenceStatus and
    sched_yield between polls (kp patch 0008's way), a pause instruction between polls, or nothing
@@ -26,7 +26,11 @@
    and with that barrier; an indirect dispatch whose group counts the host writes (0: nothing
    runs). The last two can be cancelled: predicate 0, or no groups ("cancelled": what a wrong
    guess costs). A check on small host-visible buffers first: cancelled leaves c as it was, go
-   writes a*b.
+   writes a*b. Last, a library's pattern: two held command buffers (indirect dispatches) taking
+   turns, the next one held while the released one runs (before its wait) or after its wait,
+   against a plain submit (not on CPU devices: on lavapipe the first held wait never ended).
+   Every dispatch way resets its timestamp queries after its start (after the event wait where
+   there is one), so that each pays the reset between its start and the work.
 
    Build: gcc -O2 benchmarks/vk_roundtrip.c -lvulkan -o vk_roundtrip
           glslangValidator -V benchmarks/vk_roundtrip_mul.comp -o vk_roundtrip_mul.spv
