@@ -28,7 +28,7 @@
    guess costs). A check on small host-visible buffers first: cancelled leaves c as it was, go
    writes a*b. Last, a library's pattern: two held command buffers (indirect dispatches) taking
    turns, the next one held while the released one runs (before its wait) or after its wait,
-   against a plain submit (not on CPU devices: on lavapipe the first held wait never ended).
+   and held before the wait with each command buffer on a queue of its own, against a plain submit (not on CPU devices: on lavapipe the first held wait never ended).
    Every dispatch way resets its timestamp queries after its start (after the event wait where
    there is one), so that each pays the reset between its start and the work.
 
@@ -86,7 +86,7 @@ static Buf make_buffer(VkDevice dev, VkPhysicalDeviceMemoryProperties *mp, VkDev
 /* one dispatch of c = a * b: submitted and waited for, or held by an event and released (go or cancelled) */
 static double gap_us = 20;     /* the host's busy gap before each call */
 
-static void dispatches(VkDevice dev, VkPhysicalDevice pd, VkPhysicalDeviceProperties *pp, VkQueue q, uint32_t qi,
+static void dispatches(VkDevice dev, VkPhysicalDevice pd, VkPhysicalDeviceProperties *pp, VkQueue q, VkQueue q2, uint32_t qi,
                        const char *spv_path, int log2n, int reps, int rounds, VkQueryPool qp,
                        PFN_vkGetCalibratedTimestampsEXT calib, VkCalibratedTimestampInfoEXT *cti) {
     FILE *f = fopen(spv_path, "rb");
@@ -238,8 +238,9 @@ static void dispatches(VkDevice dev, VkPhysicalDevice pd, VkPhysicalDeviceProper
             vkCmdWriteTimestamp(cb2[k], VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, qp2[k], 1);
             CK(vkEndCommandBuffer(cb2[k]));
         }
-        enum { P_PLAIN, P_BEFORE, P_AFTER, NP };
-        static const char *pn[NP] = {"submitted, fence polled", "next held before the wait", "next held after the wait"};
+        enum { P_PLAIN, P_BEFORE, P_AFTER, P_QUEUES, NP };
+        static const char *pn[NP] = {"submitted, fence polled", "next held before the wait", "next held after the wait",
+                                     "the same, on two queues"};
         double *pt[NP][2]; size_t pc[NP] = {0};
         for (int w = 0; w < NP; w++) for (int k = 0; k < 2; k++) pt[w][k] = calloc(cap, sizeof(double));
         /* (not on a CPU device: on lavapipe (Mesa 22.3) the held ways' first wait never ended,
@@ -247,12 +248,13 @@ static void dispatches(VkDevice dev, VkPhysicalDevice pd, VkPhysicalDeviceProper
         int cpu = pp->deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
         for (int r = -1; r < rounds; r++) for (int w0 = 0; w0 < NP; w0++) {
             int w = (w0 + (r < 0 ? 0 : r)) % NP;
-            if (cpu && w != P_PLAIN) continue;
+            if ((cpu && w != P_PLAIN) || (w == P_QUEUES && q2 == q)) continue;
             VkSubmitInfo si = {VK_STRUCTURE_TYPE_SUBMIT_INFO}; si.commandBufferCount = 1;
             int cur = 0;
             if (w != P_PLAIN) {             /* the first one held */
                 si.pCommandBuffers = &cb2[0];
                 CK(vkResetEvent(dev, ev2[0])); CK(vkResetFences(dev, 1, &fe2[0])); CK(vkQueueSubmit(q, 1, &si, fe2[0]));
+                /* (P_QUEUES: command buffer k always on queue k) */
             }
             for (int i = 0; i < (r < 0 ? 20 : reps); i++) {
                 for (double g = now_us(); now_us() - g < gap_us;) {}
@@ -267,7 +269,10 @@ static void dispatches(VkDevice dev, VkPhysicalDevice pd, VkPhysicalDeviceProper
                     CK(vkSetEvent(dev, ev2[cur]));
                     int nxt = 1 - cur;
                     si.pCommandBuffers = &cb2[nxt];
-                    if (w == P_BEFORE) { CK(vkResetEvent(dev, ev2[nxt])); CK(vkResetFences(dev, 1, &fe2[nxt])); CK(vkQueueSubmit(q, 1, &si, fe2[nxt])); }
+                    if (w == P_BEFORE || w == P_QUEUES) {
+                        CK(vkResetEvent(dev, ev2[nxt])); CK(vkResetFences(dev, 1, &fe2[nxt]));
+                        CK(vkQueueSubmit(w == P_QUEUES && nxt ? q2 : q, 1, &si, fe2[nxt]));
+                    }
                     while ((res = vkGetFenceStatus(dev, fe2[cur])) == VK_NOT_READY) {} CK(res);
                     if (w == P_AFTER) { CK(vkResetEvent(dev, ev2[nxt])); CK(vkResetFences(dev, 1, &fe2[nxt])); CK(vkQueueSubmit(q, 1, &si, fe2[nxt])); }
                 }
@@ -284,7 +289,8 @@ static void dispatches(VkDevice dev, VkPhysicalDevice pd, VkPhysicalDeviceProper
                 CK(vkWaitForFences(dev, 1, &fe2[cur], VK_TRUE, UINT64_MAX));
             }
         }
-        printf("two held command buffers taking turns (%g us gap), median us:\n", gap_us);
+        printf("two held command buffers taking turns (%g us gap)%s, median us:\n", gap_us,
+               q2 == q ? " (one queue in the family: no two-queue way)" : "");
         for (int w = 0; w < NP; w++) {
             if (!pc[w]) { printf("  %-28s not run on a CPU device (it hangs there)\n", pn[w]); continue; }
             double call = median(pt[w][0], pc[w]), dv = median(pt[w][1], pc[w]);
@@ -305,9 +311,9 @@ int main(int argc, char **argv) {
     VkPhysicalDeviceProperties pp; vkGetPhysicalDeviceProperties(pd, &pp);
     uint32_t qn = 16; VkQueueFamilyProperties qf[16]; vkGetPhysicalDeviceQueueFamilyProperties(pd, &qn, qf);
     uint32_t qi = 0; while (qi < qn && !(qf[qi].queueFlags & VK_QUEUE_COMPUTE_BIT)) qi++;
-    float prio = 1.0f;
     VkDeviceQueueCreateInfo qci = {VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
-    qci.queueFamilyIndex = qi; qci.queueCount = 1; qci.pQueuePriorities = &prio;
+    float prios[2] = {1.0f, 1.0f};
+    qci.queueFamilyIndex = qi; qci.queueCount = qf[qi].queueCount > 1 ? 2 : 1; qci.pQueuePriorities = prios;
     VkPhysicalDeviceTimelineSemaphoreFeatures tlf = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES};
     VkPhysicalDeviceFeatures2 f2 = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2}; f2.pNext = &tlf;
     vkGetPhysicalDeviceFeatures2(pd, &f2);
@@ -338,6 +344,8 @@ int main(int argc, char **argv) {
     PFN_vkGetCalibratedTimestampsEXT calib = calibrated ?
         (PFN_vkGetCalibratedTimestampsEXT)vkGetDeviceProcAddr(dev, "vkGetCalibratedTimestampsEXT") : 0;
     VkQueue q; vkGetDeviceQueue(dev, qi, 0, &q);
+    VkQueue q2 = q;             /* a second queue of the family, where there is one */
+    if (qci.queueCount > 1) vkGetDeviceQueue(dev, qi, 1, &q2);
 
     /* the filled buffer, in device-local memory */
     VkBufferCreateInfo bci = {VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
@@ -496,7 +504,7 @@ int main(int argc, char **argv) {
     }
     if (!timeline) printf("(no timeline semaphores on this device)\n");
     if (!calib) printf("(no VK_EXT_calibrated_timestamps on this device: no start / end split)\n");
-    if (conditional) dispatches(dev, pd, &pp, q, qi, argv[4], argc > 5 ? atoi(argv[5]) : 26, reps, rounds, qp, calib, cti);
+    if (conditional) dispatches(dev, pd, &pp, q, q2, qi, argv[4], argc > 5 ? atoi(argv[5]) : 26, reps, rounds, qp, calib, cti);
     else printf("(no dispatch section: %s)\n", argc > 4 ? "no VK_EXT_conditional_rendering" : "no SPIR-V file given");
     return 0;
 }
