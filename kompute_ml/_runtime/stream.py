@@ -228,7 +228,7 @@ def _submit(st, on_done=None):
         sig = None
     else:
         sig = _signature(ops)
-        if ops[-1][2] == "d" and sig != st.recent[1]:
+        if ops[-1][2] == "d":
             _note_recent(st, sig)
     seq = st.replays.get(sig) if replay else None
     if seq is not None:
@@ -288,8 +288,10 @@ def _set_recent(st, recent):
 
 def _note_recent(st, sig):
     """``sig`` is the latest batch ending with a dispatch: the last two are those _launch
-    expects (a download's batch between them, as a loop reading each result makes, counts not)."""
-    _set_recent(st, (st.recent[1], sig))
+    expects (a download's batch between them, as a loop reading each result makes, counts not;
+    nor does a batch repeating the latest: the one before it stays expected too)."""
+    if sig != st.recent[1]:
+        _set_recent(st, (st.recent[1], sig))
 
 
 def _forget_recent(st, sig):
@@ -326,8 +328,7 @@ def _launch(st):
     if seq is None:
         return False
     st.replays.move_to_end(sig)
-    if sig != recent[1]:
-        _note_recent(st, sig)
+    _note_recent(st, sig)
     st.ops = []
     try:
         _kp.sequence_submit(seq, st.device.name)
@@ -684,8 +685,7 @@ def _claim(st, buf):
     """Submit ``st``'s pending work if it has yet to copy ``buf``'s staging memory to the device
     (the caller holds the device's lock and is about to overwrite that memory)."""
     block = buf._block
-    if block is not None and block.staging_batch == st.batch and \
-            (st.ops or st.flight is not None):
+    if block is not None and block.staging_batch == st.batch and st.pending:
         _submit(st)
 
 
@@ -710,12 +710,12 @@ def upload(buf, array, offset=0, dtype=None):
         block = buf._block
         if block is not None and block.direct is not None and not st.capturing \
                 and st.stuck is None:
-            if (st.ops or st.flight is not None) and offset and block.stale:
+            if st.pending and offset and block.stale:
                 # the staging copy below carries all of the staging memory to the device: where
                 # a direct write left the device's bytes newer than it, the bytes before
                 # ``offset`` would be lost (a write at 0 defines the buffer's contents itself)
                 _submit(st)
-            if not st.ops and st.flight is None:
+            if not st.pending:
                 # nothing pending or running: no command can still read the buffer's old
                 # contents, so the host writes the device memory itself (with a batch submitted
                 # early still running, the copy is recorded after it instead: no wait here)
