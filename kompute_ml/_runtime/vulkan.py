@@ -84,6 +84,14 @@ class _DriverProperties(ctypes.Structure):
                 ("conformanceVersion", ctypes.c_uint8 * 4)]
 
 
+class _IDProperties(ctypes.Structure):
+    # VkPhysicalDeviceIDProperties (core in Vulkan 1.1): the UUID that CUDA's cuDeviceGetUuid
+    # reports for the same NVIDIA GPU (clocks.py matches the two by it)
+    _fields_ = [("sType", u32), ("pNext", ctypes.c_void_p), ("deviceUUID", ctypes.c_uint8 * 16),
+                ("driverUUID", ctypes.c_uint8 * 16), ("deviceLUID", ctypes.c_uint8 * 8),
+                ("deviceNodeMask", u32), ("deviceLUIDValid", u32)]
+
+
 class _FloatControlsProperties(ctypes.Structure):
     # VkPhysicalDeviceFloatControlsProperties (core in Vulkan 1.2): two enums, then 15 VkBool32
     # flags for float16/32/64 each: signed-zero-inf-nan, denorm preserve, denorm flush, RTE, RTZ
@@ -269,11 +277,13 @@ def _describe(lib, inst, phys, index):
     subgroup = _SubgroupProperties(1000094000, None)
     driver = _DriverProperties(1000196000, None)
     floats = _FloatControlsProperties(1000197000, None)
+    ids = _IDProperties(1000071004, None)
     api = props.apiVersion
     if (api >> 12) >= ((1 << 10) | 2):  # driver and float-controls properties are core in 1.2
-        subgroup.pNext = ctypes.cast(ctypes.pointer(driver), ctypes.c_void_p)
+        ids.pNext = ctypes.cast(ctypes.pointer(driver), ctypes.c_void_p)
         driver.pNext = ctypes.cast(ctypes.pointer(floats), ctypes.c_void_p)
-    if (api >> 12) >= ((1 << 10) | 1):
+    if (api >> 12) >= ((1 << 10) | 1):  # subgroup and ID properties are core in 1.1
+        subgroup.pNext = ctypes.cast(ctypes.pointer(ids), ctypes.c_void_p)
         props2 = _Properties2(1000059001, ctypes.cast(ctypes.pointer(subgroup), ctypes.c_void_p))
         lib.vkGetPhysicalDeviceProperties2(ctypes.c_void_p(phys), ctypes.byref(props2))
     features = (u32 * 55)()
@@ -323,6 +333,8 @@ def _describe(lib, inst, phys, index):
         "host_import_extension": HOST_IMPORT_EXTENSION in extensions,
         "queue_families": families,
         "compute_queue_family": compute_queue_family(families, lim.timestampPeriod > 0),
+        # the device's UUID as 32 hex digits (None before Vulkan 1.1 or where it is all zero)
+        "device_uuid": bytes(ids.deviceUUID).hex() if any(ids.deviceUUID) else None,
     }
     # the rule kompute_ml's kernels follow on this device: "preserve" (they request
     # DenormPreserve, so float32 subnormals are kept) or "driver" (the driver's default, which

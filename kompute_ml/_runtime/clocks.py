@@ -1,0 +1,115 @@
+"""An NVIDIA GPU held at its application clocks while this process uses it through Vulkan.
+
+NVIDIA's driver lowers an idle GPU's clocks and raises them again for CUDA work; Vulkan compute
+work does not raise them. Measured on the H100 (driver 580.159, ``benchmarks/clock_diag.py``):
+in a process with no CUDA context, two seconds without GPU work took the SM clock from 1980 to
+345 MHz, and twelve seconds of back-to-back Vulkan kernels after that left it there: ``a * b``
+at 2^26 took 459 µs of device time instead of 265 (1.73x), and every later kernel was as slow.
+A process that held a CUDA context kept 1980 MHz through the same idle time (torch's, in the
+benchmarks that import it, or a bare primary context), and retaining one in the slowed process
+brought 1980 MHz back at once.
+
+So opening an NVIDIA GPU retains the CUDA driver's primary context of the same GPU (matched by
+the UUID Vulkan and CUDA both report), through ``libcuda.so.1``, the driver's own library (part
+of NVIDIA's driver, not of the CUDA toolkit; nothing is compiled or launched through it), and
+releases it when the device closes. It costs about a quarter of a second once, some device
+memory for the context, and the power of the application clocks while the process lives (the
+H100 idled at 124 W held, 72 W at 345 MHz): what a process using torch or CuPy on the GPU pays
+anyway. ``KOMPUTE_ML_HOLD_CLOCKS=0`` turns it off. Where libcuda is missing, fails, or has no
+device of that UUID (``CUDA_VISIBLE_DEVICES``), nothing is held and the device works as before;
+:func:`hold` returns why, and the Device keeps it as ``clock_hold``.
+"""
+
+import ctypes
+import os
+import threading
+
+__all__ = ["HOLD_ENV", "hold_allowed", "hold", "release"]
+
+HOLD_ENV = "KOMPUTE_ML_HOLD_CLOCKS"
+HELD = "held"
+
+_lock = threading.Lock()
+_cuda = []          # [libcuda handle] once loaded in this process ([None]: it could not be)
+_held = {}          # device UUID (hex) -> (pid, CUdevice ordinal)
+
+
+def hold_allowed():
+    """KOMPUTE_ML_HOLD_CLOCKS: 1 or unset (an NVIDIA GPU is held at its clocks), 0 (not);
+    read when a device opens."""
+    value = os.environ.get(HOLD_ENV, "1").strip()
+    if value not in ("0", "1"):
+        raise ValueError(f"{HOLD_ENV} must be 0 or 1, got {value!r}")
+    return value == "1"
+
+
+def _libcuda():
+    if not _cuda:
+        try:
+            lib = ctypes.CDLL("libcuda.so.1")
+        except OSError:
+            lib = None
+        _cuda.append(lib)
+    return _cuda[0]
+
+
+def _call(lib, name, *args):
+    fn = getattr(lib, name, None)
+    if fn is None:
+        raise OSError(f"libcuda has no {name}")
+    fn.restype = ctypes.c_int
+    rc = fn(*args)
+    if rc != 0:
+        raise OSError(f"{name} returned CUresult {rc}")
+
+
+def hold(vendor, device_type, uuid):
+    """Retain the CUDA primary context of the NVIDIA GPU with Vulkan ``uuid`` (32 hex digits),
+    once per process and GPU. Returns ``"held"``, or why nothing is held."""
+    if not hold_allowed():
+        return f"off ({HOLD_ENV}=0)"
+    if vendor != "NVIDIA" or device_type == "cpu":
+        return "not an NVIDIA GPU"
+    if not uuid:
+        return "the Vulkan driver reports no device UUID"
+    with _lock:
+        got = _held.get(uuid)
+        if got is not None and got[0] == os.getpid():
+            return HELD
+        lib = _libcuda()
+        if lib is None:
+            return "libcuda.so.1 could not be loaded"
+        try:
+            # (a forked child inherits the parent's initialized libcuda, which it cannot use:
+            # cuInit fails there, and the child goes on unheld)
+            _call(lib, "cuInit", ctypes.c_uint(0))
+            count = ctypes.c_int()
+            _call(lib, "cuDeviceGetCount", ctypes.byref(count))
+            for ordinal in range(count.value):
+                dev = ctypes.c_int()
+                _call(lib, "cuDeviceGet", ctypes.byref(dev), ordinal)
+                raw = (ctypes.c_uint8 * 16)()
+                _call(lib, "cuDeviceGetUuid", raw, dev)
+                if bytes(raw).hex() == uuid:
+                    ctx = ctypes.c_void_p()
+                    _call(lib, "cuDevicePrimaryCtxRetain", ctypes.byref(ctx), dev)
+                    _held[uuid] = (os.getpid(), dev.value)
+                    return HELD
+        except OSError as exc:
+            return f"libcuda: {exc}"
+        return "no CUDA device has this GPU's UUID (CUDA_VISIBLE_DEVICES?)"
+
+
+def release(uuid):
+    """Release what :func:`hold` retained for ``uuid`` in this process (nothing elsewhere)."""
+    with _lock:
+        got = _held.pop(uuid, None)
+        if got is None or got[0] != os.getpid() or not _cuda or _cuda[0] is None:
+            return
+        lib = _cuda[0]
+        name = "cuDevicePrimaryCtxRelease_v2" if hasattr(lib, "cuDevicePrimaryCtxRelease_v2") \
+            else "cuDevicePrimaryCtxRelease"
+        try:
+            _call(lib, name, ctypes.c_int(got[1]))
+        except OSError:
+            pass        # (the process is going away or the driver is gone: nothing to keep)

@@ -1,0 +1,126 @@
+"""An NVIDIA GPU held at its application clocks (clocks.py): the variable, the reasons nothing
+is held, and a device's hold made when it opens and released when it closes, on the real
+driver (lavapipe here: "not an NVIDIA GPU"; an NVIDIA GPU with its driver's libcuda: "held")."""
+
+import ctypes
+import os
+import re
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+import kompute_ml as km
+from kompute_ml._runtime import clocks as _clocks
+
+
+def _libcuda_loads():
+    try:
+        ctypes.CDLL("libcuda.so.1")
+    except OSError:
+        return False
+    return True
+
+
+def _expected(info, value=None):
+    """What opening ``info``'s device must report, from what this machine has (``value``: the
+    variable's, by default this process's)."""
+    if value is None:
+        value = os.environ.get(_clocks.HOLD_ENV, "1")
+    if value.strip() == "0":
+        return f"off ({_clocks.HOLD_ENV}=0)"
+    if info.vendor != "NVIDIA" or info.type == "cpu":
+        return "not an NVIDIA GPU"
+    if not _libcuda_loads():
+        return "libcuda.so.1 could not be loaded"
+    return _clocks.HELD
+
+
+def test_the_variable_is_0_or_1(monkeypatch):
+    """KOMPUTE_ML_HOLD_CLOCKS: 0 or 1 (unset: 1); any other value is an error naming it."""
+    for value, allowed in (("0", False), ("1", True), (" 1 ", True)):
+        monkeypatch.setenv(_clocks.HOLD_ENV, value)
+        assert _clocks.hold_allowed() is allowed
+    monkeypatch.delenv(_clocks.HOLD_ENV)
+    assert _clocks.hold_allowed() is True
+    monkeypatch.setenv(_clocks.HOLD_ENV, "yes")
+    with pytest.raises(ValueError, match="KOMPUTE_ML_HOLD_CLOCKS must be 0 or 1, got 'yes'"):
+        _clocks.hold_allowed()
+    with pytest.raises(ValueError, match="KOMPUTE_ML_HOLD_CLOCKS"):
+        _clocks.hold("NVIDIA", "discrete", "00" * 16)
+
+
+def test_the_reasons_nothing_is_held(monkeypatch):
+    """Turned off, another vendor or a CPU device, no UUID: nothing is loaded or retained; an
+    NVIDIA UUID that no CUDA device has: libcuda's absence, or no such device."""
+    monkeypatch.setenv(_clocks.HOLD_ENV, "0")
+    assert _clocks.hold("NVIDIA", "discrete", "ab" * 16) == "off (KOMPUTE_ML_HOLD_CLOCKS=0)"
+    monkeypatch.delenv(_clocks.HOLD_ENV)
+    assert _clocks.hold("AMD", "discrete", "ab" * 16) == "not an NVIDIA GPU"
+    assert _clocks.hold("Mesa", "cpu", "ab" * 16) == "not an NVIDIA GPU"
+    assert _clocks.hold("NVIDIA", "cpu", "ab" * 16) == "not an NVIDIA GPU"
+    assert _clocks.hold("NVIDIA", "discrete", None) == "the Vulkan driver reports no device UUID"
+    # a UUID no GPU has ("kompute_ml-none!" in ASCII)
+    got = _clocks.hold("NVIDIA", "discrete", b"kompute_ml-none!".hex())
+    if _libcuda_loads():
+        assert got in ("no CUDA device has this GPU's UUID (CUDA_VISIBLE_DEVICES?)",) or \
+            got.startswith("libcuda: "), got
+    else:
+        assert got == "libcuda.so.1 could not be loaded"
+    _clocks.release(b"kompute_ml-none!".hex())       # nothing held: nothing to release
+    assert b"kompute_ml-none!".hex() not in _clocks._held
+
+
+def test_every_device_reports_its_uuid():
+    """Vulkan 1.1's device UUID, 32 hex digits, in every device's limits (the key matching a
+    GPU to CUDA's view of it)."""
+    for info in km.devices():
+        uuid = info.limits["device_uuid"]
+        assert uuid is None or re.fullmatch(r"[0-9a-f]{32}", uuid), uuid
+        if tuple(int(x) for x in info.api_version.split(".")[:2]) >= (1, 1):
+            assert uuid is not None, info
+
+
+def test_a_device_holds_when_it_opens():
+    """The default device, once open, says whether it is held: lavapipe "not an NVIDIA GPU",
+    an NVIDIA GPU with libcuda "held" (its UUID kept in the module's table)."""
+    dev = km.get_device()
+    dev.manager
+    assert dev.clock_hold == _expected(dev.info)
+    if dev.clock_hold == _clocks.HELD:
+        assert _clocks._held[dev.limits["device_uuid"]][0] == os.getpid()
+
+
+_CHILD = textwrap.dedent("""
+    import kompute_ml as km
+    from kompute_ml._runtime import clocks as _clocks
+    dev = km.get_device()
+    dev.manager
+    uuid = dev.limits["device_uuid"]
+    print("STATE", dev.clock_hold, uuid in _clocks._held)
+    dev.close()
+    print("CLOSED", uuid in _clocks._held)
+""")
+
+
+@pytest.mark.parametrize("value", [None, "0", "on"])
+def test_the_hold_in_a_process_of_its_own(value):
+    """Opened in a fresh process: held (or why not) as the variable says, released when the
+    device closes; a bad value is a ValueError naming the variable when the device opens."""
+    env = dict(os.environ)
+    env.pop(_clocks.HOLD_ENV, None)
+    if value is not None:
+        env[_clocks.HOLD_ENV] = value
+    r = subprocess.run([sys.executable, "-c", _CHILD], capture_output=True, text=True, env=env,
+                       timeout=300)
+    if value == "on":
+        assert r.returncode != 0
+        assert "ValueError: KOMPUTE_ML_HOLD_CLOCKS must be 0 or 1, got 'on'" in r.stderr
+        return
+    assert r.returncode == 0, r.stderr
+    info = km.get_device().info
+    want = _expected(info, value or "1")
+    held = want == _clocks.HELD
+    assert f"STATE {want} {held}" in r.stdout, r.stdout
+    assert "CLOSED False" in r.stdout, r.stdout
