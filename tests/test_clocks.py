@@ -124,3 +124,26 @@ def test_the_hold_in_a_process_of_its_own(value):
     held = want == _clocks.HELD
     assert f"STATE {want} {held}" in r.stdout, r.stdout
     assert "CLOSED False" in r.stdout, r.stdout
+
+
+_FORKED = textwrap.dedent("""
+    import os
+    from kompute_ml._runtime import clocks as _clocks
+    _clocks._init_pid.append(os.getpid())      # as after a successful cuInit here
+    pid = os.fork()
+    if pid == 0:
+        got = _clocks.hold("NVIDIA", "discrete", "ab" * 16)
+        os._exit(0 if got == "a process forked after libcuda was initialized" else 1)
+    _, status = os.waitpid(pid, 0)
+    print("CHILD", os.waitstatus_to_exitcode(status))
+""")
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no os.fork on this platform")
+def test_a_forked_child_never_calls_libcuda():
+    """CUDA is not fork-safe: a child forked after its parent initialized libcuda gets the
+    reason, before any libcuda call (in a process of its own, which nothing else forks)."""
+    r = subprocess.run([sys.executable, "-c", _FORKED], capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert "CHILD 0" in r.stdout, r.stdout

@@ -32,6 +32,7 @@ HELD = "held"
 _lock = threading.Lock()
 _cuda = []          # [libcuda handle] once loaded in this process ([None]: it could not be)
 _held = {}          # device UUID (hex) -> (pid, CUdevice ordinal)
+_init_pid = []      # [pid] of the process whose cuInit succeeded
 
 
 def hold_allowed():
@@ -76,13 +77,16 @@ def hold(vendor, device_type, uuid):
         got = _held.get(uuid)
         if got is not None and got[0] == os.getpid():
             return HELD
+        if _init_pid and _init_pid[0] != os.getpid():
+            # CUDA is not fork-safe: a child forked after its parent's cuInit must not call it
+            return "a process forked after libcuda was initialized"
         lib = _libcuda()
         if lib is None:
             return "libcuda.so.1 could not be loaded"
         try:
-            # (a forked child inherits the parent's initialized libcuda, which it cannot use:
-            # cuInit fails there, and the child goes on unheld)
             _call(lib, "cuInit", ctypes.c_uint(0))
+            if not _init_pid:
+                _init_pid.append(os.getpid())
             count = ctypes.c_int()
             _call(lib, "cuDeviceGetCount", ctypes.byref(count))
             for ordinal in range(count.value):
