@@ -92,6 +92,21 @@ def test_a_device_holds_when_it_opens():
         assert _clocks._held[dev.limits["device_uuid"]][0] == os.getpid()
 
 
+def test_holders_of_one_gpu_are_counted():
+    """Two Device objects of one GPU (a pickled device, a test's own) each hold it: closing one
+    must not release the other's hold; the last release ends it."""
+    dev = km.get_device()
+    dev.manager
+    if dev.clock_hold != _clocks.HELD:
+        pytest.skip(f"needs an NVIDIA GPU held at its clocks (here: {dev.clock_hold})")
+    uuid = dev.limits["device_uuid"]
+    count = _clocks._held[uuid][2]
+    assert _clocks.hold(dev.info.vendor, dev.info.type, uuid) == _clocks.HELD
+    assert _clocks._held[uuid][2] == count + 1
+    _clocks.release(uuid)
+    assert _clocks._held[uuid][2] == count          # still held for dev
+
+
 _CHILD = textwrap.dedent("""
     import kompute_ml as km
     from kompute_ml._runtime import clocks as _clocks

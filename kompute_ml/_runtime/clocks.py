@@ -31,7 +31,7 @@ HELD = "held"
 
 _lock = threading.Lock()
 _cuda = []          # [libcuda handle] once loaded in this process ([None]: it could not be)
-_held = {}          # device UUID (hex) -> (pid, CUdevice ordinal)
+_held = {}          # device UUID (hex) -> [pid, CUdevice ordinal, holders in this process]
 _init_pid = []      # [pid] of the process whose cuInit succeeded
 
 
@@ -66,7 +66,9 @@ def _call(lib, name, *args):
 
 def hold(vendor, device_type, uuid):
     """Retain the CUDA primary context of the NVIDIA GPU with Vulkan ``uuid`` (32 hex digits),
-    once per process and GPU. Returns ``"held"``, or why nothing is held."""
+    once per process and GPU (each further call counts one more holder, each :func:`release`
+    one less: several Device objects of one GPU may be open). Returns ``"held"``, or why
+    nothing is held."""
     if not hold_allowed():
         return f"off ({HOLD_ENV}=0)"
     if vendor != "NVIDIA" or device_type == "cpu":
@@ -76,6 +78,7 @@ def hold(vendor, device_type, uuid):
     with _lock:
         got = _held.get(uuid)
         if got is not None and got[0] == os.getpid():
+            got[2] += 1
             return HELD
         if _init_pid and _init_pid[0] != os.getpid():
             # CUDA is not fork-safe: a child forked after its parent's cuInit must not call it
@@ -97,7 +100,7 @@ def hold(vendor, device_type, uuid):
                 if bytes(raw).hex() == uuid:
                     ctx = ctypes.c_void_p()
                     _call(lib, "cuDevicePrimaryCtxRetain", ctypes.byref(ctx), dev)
-                    _held[uuid] = (os.getpid(), dev.value)
+                    _held[uuid] = [os.getpid(), dev.value, 1]
                     return HELD
         except OSError as exc:
             return f"libcuda: {exc}"
@@ -105,10 +108,17 @@ def hold(vendor, device_type, uuid):
 
 
 def release(uuid):
-    """Release what :func:`hold` retained for ``uuid`` in this process (nothing elsewhere)."""
+    """One holder of ``uuid`` less; the last one in this process releases the context that
+    :func:`hold` retained (nothing where none was)."""
     with _lock:
-        got = _held.pop(uuid, None)
-        if got is None or got[0] != os.getpid() or not _cuda or _cuda[0] is None:
+        got = _held.get(uuid)
+        if got is None:
+            return
+        got[2] -= 1
+        if got[2] > 0 and got[0] == os.getpid():
+            return
+        del _held[uuid]
+        if got[0] != os.getpid() or not _cuda or _cuda[0] is None:
             return
         lib = _cuda[0]
         name = "cuDevicePrimaryCtxRelease_v2" if hasattr(lib, "cuDevicePrimaryCtxRelease_v2") \
