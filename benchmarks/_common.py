@@ -67,6 +67,17 @@ def streaming_inputs(km, log2n, count, offset=0.0):
     return dev, n, hosts, [km.asarray(h, device=dev) for h in hosts]
 
 
+def nvidia_smi(fields):
+    """nvidia-smi's ``--query-gpu`` of ``fields`` (comma-separated) as one CSV line, or '-'
+    where there is no nvidia-smi (the clock probes print it beside their timings)."""
+    import subprocess
+    try:
+        return subprocess.run(["nvidia-smi", f"--query-gpu={fields}", "--format=csv,noheader"],
+                              capture_output=True, text=True, timeout=20).stdout.strip() or "-"
+    except (OSError, subprocess.SubprocessError):
+        return "-"
+
+
 def median_seconds(fn, reps, warmup=1):
     """Median wall-clock seconds of ``fn()`` over ``reps`` runs after ``warmup`` runs."""
     return timed(fn, reps, warmup)[0]

@@ -18,21 +18,16 @@ Since this session the library holds the clocks itself (``_runtime/clocks.py``):
 import argparse
 import os
 import statistics
-import subprocess
 import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _common import nvidia_smi  # noqa: E402
 
 
 def smi():
-    try:
-        return subprocess.run(["nvidia-smi", "--query-gpu=clocks.sm,clocks.mem,"
-                               "clocks_event_reasons.active,power.draw,utilization.gpu",
-                               "--format=csv,noheader"],
-                              capture_output=True, text=True, timeout=20).stdout.strip()
-    except (OSError, subprocess.SubprocessError):
-        return "-"
+    return nvidia_smi("clocks.sm,clocks.mem,clocks_event_reasons.active,power.draw,"
+                      "utilization.gpu")
 
 
 def main():

@@ -14,13 +14,13 @@ clock and the device memory in use before the device opens and after. Run it twi
 import argparse
 import os
 import statistics
-import subprocess
 import sys
 import time
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _common import nvidia_smi  # noqa: E402
 
 import kompute_ml as km  # noqa: E402
 from kompute_ml._runtime import stream as _stream  # noqa: E402
@@ -28,12 +28,7 @@ from kompute_ml._runtime import stream as _stream  # noqa: E402
 
 def smi():
     """(SM clock, device memory used) as nvidia-smi reports them, or '-' without it."""
-    try:
-        return subprocess.run(["nvidia-smi", "--query-gpu=clocks.sm,memory.used",
-                               "--format=csv,noheader"], capture_output=True, text=True,
-                              timeout=20).stdout.strip() or "-"
-    except (OSError, subprocess.SubprocessError):
-        return "-"
+    return nvidia_smi("clocks.sm,memory.used")
 
 
 def main():

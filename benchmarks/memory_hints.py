@@ -23,14 +23,13 @@ import argparse
 import os
 import statistics
 import struct
-import subprocess
 import sys
 import time
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _common import streaming_inputs  # noqa: E402
+from _common import nvidia_smi, streaming_inputs  # noqa: E402
 
 import kompute_ml as km  # noqa: E402
 from kompute_ml._compile import spirv as _spirv  # noqa: E402
@@ -149,13 +148,8 @@ def _allow_spirv_1_4():
 
 def _smi():
     """The GPU's clocks and throttle reasons now (nvidia-smi), for --trace."""
-    try:
-        return subprocess.run(["nvidia-smi", "--query-gpu=clocks.sm,clocks.mem,pstate,"
-                               "clocks_event_reasons.active,temperature.memory,power.draw",
-                               "--format=csv,noheader"],
-                              capture_output=True, text=True, timeout=20).stdout.strip()
-    except (OSError, subprocess.SubprocessError):
-        return "-"
+    return nvidia_smi("clocks.sm,clocks.mem,pstate,clocks_event_reasons.active,"
+                      "temperature.memory,power.draw")
 
 
 def main():

@@ -24,6 +24,8 @@ import ctypes
 import os
 import threading
 
+from . import vulkan as _vulkan
+
 __all__ = ["HOLD_ENV", "hold_allowed", "hold", "release"]
 
 HOLD_ENV = "KOMPUTE_ML_HOLD_CLOCKS"
@@ -38,10 +40,7 @@ _init_pid = []      # [pid] of the process whose cuInit succeeded
 def hold_allowed():
     """KOMPUTE_ML_HOLD_CLOCKS: 1 or unset (an NVIDIA GPU is held at its clocks), 0 (not);
     read when a device opens."""
-    value = os.environ.get(HOLD_ENV, "1").strip()
-    if value not in ("0", "1"):
-        raise ValueError(f"{HOLD_ENV} must be 0 or 1, got {value!r}")
-    return value == "1"
+    return _vulkan.env_switch(HOLD_ENV)
 
 
 def _libcuda():

@@ -158,10 +158,7 @@ HOST_IMPORT_ENV = "KOMPUTE_ML_HOST_IMPORT"
 def _host_import_allowed():
     """KOMPUTE_ML_HOST_IMPORT: 1 or unset (the device may import numpy's pages for transfers,
     staging.py's rule decides), 0 (every large transfer through the staging ring)."""
-    value = os.environ.get(HOST_IMPORT_ENV, "1").strip()
-    if value not in ("0", "1"):
-        raise ValueError(f"{HOST_IMPORT_ENV} must be 0 or 1, got {value!r}")
-    return value == "1"
+    return _vulkan.env_switch(HOST_IMPORT_ENV)
 
 
 QUEUE_FAMILY_ENV = "KOMPUTE_ML_QUEUE_FAMILY"
@@ -362,10 +359,7 @@ def interrupt_cpus(drivers, interrupts="/proc/interrupts", irq_dir="/proc/irq"):
 def _avoid_irq_allowed():
     """KOMPUTE_ML_AVOID_IRQ_CPUS: 1 or unset (waits keep off the GPU's interrupt CPUs), 0 (not);
     checked when a device opens."""
-    value = os.environ.get(AVOID_IRQ_ENV, "1").strip()
-    if value not in ("0", "1"):
-        raise ValueError(f"{AVOID_IRQ_ENV} must be 0 or 1, got {value!r}")
-    return value == "1"
+    return _vulkan.env_switch(AVOID_IRQ_ENV)
 
 
 def _avoid_interrupt_cpus(info):

@@ -205,6 +205,15 @@ def _load_loader():
     raise VulkanUnavailable("the Vulkan loader (libvulkan) could not be loaded: " + "; ".join(errors))
 
 
+def env_switch(name):
+    """An on/off environment variable of the device layer: 1 or unset (on), 0 (off); any other
+    value is a ValueError naming the variable (read when a device opens)."""
+    value = os.environ.get(name, "1").strip()
+    if value not in ("0", "1"):
+        raise ValueError(f"{name} must be 0 or 1, got {value!r}")
+    return value == "1"
+
+
 def enumerate_devices():
     """Return one dict per physical device, in the loader's order (the order kp.Manager(i) uses)."""
     lib = _load_loader()
