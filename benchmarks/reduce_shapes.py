@@ -9,7 +9,7 @@ per invocation that ``codegen.sum_vec4_per_thread`` chooses for the size ("auto"
 count of ``--fused-per``; each result checked against numpy's float64 sum. Device time by Vulkan timestamps (torch / CuPy: CUDA events, ``run_all.cuda_time``), wall clock of the op and a
 synchronize, both medians of ``--reps``, the variants interleaved over ``--rounds`` rounds.
 
-    python benchmarks/reduce_shapes.py [--log2n 26] [--per 32,64,128,256] [--fused-per 8,16,32,64] [--reps 20] [--rounds 3]
+    python benchmarks/reduce_shapes.py [--log2n 26] [--per 32,64,128,256] [--fused-per 8,16,32,64] [--reps 20] [--rounds 3] [--passes]
 """
 
 import argparse
@@ -31,11 +31,12 @@ from kompute_ml._array import reduction as _reduction  # noqa: E402
 from kompute_ml._runtime import stream as _stream  # noqa: E402
 
 
-def _configure(per, fused):
+def _configure(per, fused, finish=True):
     """Set the module constants a variant uses (``per``: reduce_rows' (first, largest) elements
-    per invocation, ``fused``: the fused sum's 4-vectors) and drop the plans and generated
-    kernels made with others."""
+    per invocation, ``fused``: the fused sum's 4-vectors, ``finish``: one dispatch, or passes)
+    and drop the plans and generated kernels made with others."""
     _reduction.PER_THREAD, _reduction.FINISH_PER_MAX, _reduction.FINISH_PER_MAX_CPU = per
+    _reduction.FINISH = finish
     _reduction._plans.clear()
     _codegen.SUM_VEC4_PER_THREAD, _codegen.SUM_VEC4_MAX = fused
     _fusion._sums.clear()
@@ -50,6 +51,8 @@ def main():
     ap.add_argument("--fused-per", default="8,16,32,64")
     ap.add_argument("--reps", type=int, default=20)
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--passes", action="store_true",
+                    help="also each --per as passes (a dispatch per pass) instead of one dispatch")
     args = ap.parse_args()
     dev, n, (ha, hb), (a, b) = streaming_inputs(km, args.log2n, 2)
     want_sum = float(ha.sum(dtype=np.float64))
@@ -63,6 +66,9 @@ def main():
         saved, lambda: a.sum(), want_sum, 4 * n)
     for per in (int(p) for p in args.per.split(",")):
         variants[f"a.sum() per {per}"] = (((per, per, per), saved[1]), lambda: a.sum(), want_sum, 4 * n)
+        if args.passes:
+            variants[f"a.sum() per {per} passes"] = (((per, per, per), saved[1], False),
+                                                     lambda: a.sum(), want_sum, 4 * n)
     auto = _codegen.sum_vec4_per_thread(n)
     variants[f"(a*b).sum() fused auto ({4 * auto})"] = (saved, lambda: (a * b).sum(), want_dot,
                                                         8 * n)
