@@ -31,7 +31,7 @@ from kompute_ml._array import reduction as _reduction  # noqa: E402
 from kompute_ml._runtime import stream as _stream  # noqa: E402
 
 
-def _configure(per, fused, finish=True):
+def _configure(per, fused, finish):
     """Set the module constants a variant uses (``per``: reduce_rows' (first, largest) elements
     per invocation, ``fused``: the fused sum's 4-vectors, ``finish``: one dispatch, or passes)
     and drop the plans and generated kernels made with others."""
@@ -58,14 +58,15 @@ def main():
     want_sum = float(ha.sum(dtype=np.float64))
     want_dot = float(np.dot(ha.astype(np.float64), hb.astype(np.float64)))
     saved = ((_reduction.PER_THREAD, _reduction.FINISH_PER_MAX, _reduction.FINISH_PER_MAX_CPU),
-             (_codegen.SUM_VEC4_PER_THREAD, _codegen.SUM_VEC4_MAX))
+             (_codegen.SUM_VEC4_PER_THREAD, _codegen.SUM_VEC4_MAX), _reduction.FINISH)
 
     variants = {}       # name -> (configuration, fn, reference, bytes read)
     auto = _reduction.finish_per_thread(n, dev.info.type == "cpu")
     variants[f"a.sum() auto ({auto})"] = (
         saved, lambda: a.sum(), want_sum, 4 * n)
     for per in (int(p) for p in args.per.split(",")):
-        variants[f"a.sum() per {per}"] = (((per, per, per), saved[1]), lambda: a.sum(), want_sum, 4 * n)
+        variants[f"a.sum() per {per}"] = (((per, per, per), saved[1], saved[2]), lambda: a.sum(),
+                                          want_sum, 4 * n)
         if args.passes:
             variants[f"a.sum() per {per} passes"] = (((per, per, per), saved[1], False),
                                                      lambda: a.sum(), want_sum, 4 * n)
@@ -74,7 +75,7 @@ def main():
                                                         8 * n)
     for fper in (int(p) for p in args.fused_per.split(",")):
         variants[f"(a*b).sum() fused per {4 * fper}"] = (
-            (saved[0], (fper, fper)), lambda: (a * b).sum(), want_dot, 8 * n)
+            (saved[0], (fper, fper), saved[2]), lambda: (a * b).sum(), want_dot, 8 * n)
     cuda = {}
     for name, lib in load_cuda().items():
         x, y = to_cuda(name, lib, ha), to_cuda(name, lib, hb)
