@@ -6,7 +6,10 @@ order can decide a ratio within a few percent. Here each of ``--rounds`` rounds 
 library ``--reps`` times, the order rotated from round to round; a figure is the median of the
 round medians, with the rounds' range. Each call is what a user waits for: the op and a
 synchronize (kompute_ml ``fn(); km.synchronize()``, torch ``fn(); torch.cuda.synchronize()``,
-CuPy ``fn(); stream.synchronize()``: no events), results checked against numpy first.
+CuPy ``fn(); stream.synchronize()``: no events), results checked against numpy first. For a*b
+and sum a ``floor`` row: the library's own command buffer of the op recorded once
+(``stream.record``) and submitted and waited for by kp at each call — the stack without the
+library's per-op Python, the most any per-op path could reach on this driver.
 
     python benchmarks/streaming_wall.py [--log2n 26] [--reps 20] [--rounds 7]
 """
@@ -24,6 +27,7 @@ from _common import streaming_inputs  # noqa: E402
 from run_all import load_cuda, to_cuda  # noqa: E402  (the headline's CUDA libraries, as it loads them)
 
 import kompute_ml as km  # noqa: E402
+from kompute_ml._runtime import stream as _stream  # noqa: E402
 
 
 def _exp_mul_add(lib, name):
@@ -46,10 +50,19 @@ def main():
             fn()
             km.synchronize(dev)
         return call
+    # the floor of this stack: the op's own command buffer, recorded once by the library
+    # (stream.record) and submitted and waited for through kp at each call, none of the
+    # library's per-op Python (trace, pool, replay lookup) in between: what any per-op path,
+    # native or not, could at best reach on this driver
+    held = []
+    floor = {op: _stream.record(dev, lambda f=f: held.append(f()._realize())).run
+             for op, f in (("a*b", lambda: a * b), ("sum", lambda: a.sum()))}
     calls = {  # name -> bytes moved, {library: call}
-        "a*b": (12 * n, {"kompute_ml": km_call(lambda: (a * b)._realize())}),
+        "a*b": (12 * n, {"kompute_ml": km_call(lambda: (a * b)._realize()),
+                         "floor": floor["a*b"]}),
         "exp(a*b+c)": (16 * n, {"kompute_ml": km_call(lambda: km.exp(a * b + c)._realize())}),
-        "sum": (4 * n, {"kompute_ml": km_call(lambda: a.sum()._realize())}),
+        "sum": (4 * n, {"kompute_ml": km_call(lambda: a.sum()._realize()),
+                        "floor": floor["sum"]}),
     }
     for name, lib in load_cuda().items():
         x, y, z = (to_cuda(name, lib, h) for h in hs)
@@ -86,8 +99,8 @@ def main():
         gbs = {k: nbytes / statistics.median(v) / 1e9 for k, v in got.items()}
         line = "  ".join(f"{k} {gbs[k]:7.0f} [{nbytes / max(v) / 1e9:.0f}-{nbytes / min(v) / 1e9:.0f}]"
                          for k, v in got.items())
-        ratio = "".join(f"  kompute_ml/{k} {gbs['kompute_ml'] / gbs[k]:.3f}" for k in names
-                        if k != "kompute_ml")
+        ratio = "".join(f"  {m}/{k} {gbs[m] / gbs[k]:.3f}" for m in ("kompute_ml", "floor")
+                        if m in gbs for k in names if k != m and k != "kompute_ml")
         print(f"{what:>11}: {line}{ratio}", flush=True)
 
 

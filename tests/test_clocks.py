@@ -13,6 +13,7 @@ import pytest
 
 import kompute_ml as km
 from kompute_ml._runtime import clocks as _clocks
+from kompute_ml._runtime.device import Device
 
 
 def _libcuda_loads():
@@ -162,3 +163,76 @@ def test_a_forked_child_never_calls_libcuda():
                        timeout=120)
     assert r.returncode == 0, r.stderr
     assert "CHILD 0" in r.stdout, r.stdout
+
+
+def test_start_answers_at_once_or_on_a_thread(monkeypatch):
+    """start(): what needs no libcuda is answered at once, with no thread; an NVIDIA UUID goes
+    to a thread of its own (asynchronous) or is made on the caller's (not), with the answer
+    hold() gives either way; reading it waits for the thread."""
+    monkeypatch.setenv(_clocks.HOLD_ENV, "0")
+    off = _clocks.start("NVIDIA", "discrete", "ab" * 16)
+    assert off._thread is None and off.result() == "off (KOMPUTE_ML_HOLD_CLOCKS=0)"
+    monkeypatch.delenv(_clocks.HOLD_ENV)
+    for args, want in ((("AMD", "discrete", "ab" * 16), "not an NVIDIA GPU"),
+                       (("NVIDIA", "discrete", None), "the Vulkan driver reports no device UUID")):
+        got = _clocks.start(*args)
+        assert got._thread is None and got.result() == want
+    none = b"kompute_ml-none!".hex()
+    want = _clocks.hold("NVIDIA", "discrete", none)     # (nothing held: no such GPU)
+    pending = _clocks.start("NVIDIA", "discrete", none)
+    assert pending._thread is not None and pending._thread.name == "kompute_ml clock hold"
+    assert pending.result() == want
+    pending._thread.join(5)
+    assert not pending._thread.is_alive()
+    monkeypatch.setattr(_clocks, "asynchronous", False)
+    made = _clocks.start("NVIDIA", "discrete", none)
+    assert made._thread is None and made.result() == want
+    assert none not in _clocks._held
+
+
+def test_a_device_opened_waits_for_its_hold_only_when_asked():
+    """A Device's clock_hold is None until it opens, then the hold's answer (read twice: the
+    same); closing it releases what was held (a second Device of the default GPU, its own
+    holder)."""
+    info = km.get_device().info
+    dev = Device(info)
+    assert dev.clock_hold is None
+    dev.manager
+    assert dev.clock_hold == _expected(info) == dev.clock_hold
+    uuid = info.limits["device_uuid"]
+    before = _clocks._held.get(uuid, [0, 0, 0])[2]
+    dev.close()
+    after = _clocks._held.get(uuid, [0, 0, 0])[2]
+    assert after == (before - 1 if dev.clock_hold == _clocks.HELD else before)
+
+
+_FORKED_MID_HOLD = textwrap.dedent("""
+    import os, threading
+    from kompute_ml._runtime import clocks as _clocks
+    pending = _clocks.Hold()                   # a hold whose thread is still at work ...
+    _clocks._lock.acquire()                    # ... inside hold(), holding the module's lock
+    pid = os.fork()
+    if pid == 0:
+        # the thread is not in the child: its answer is the reason, at once, and the module's
+        # lock is the child's own (a release must not wait for the parent's thread)
+        ok = pending.result() == "a process forked while the hold was being made"
+        done = threading.Event()
+        threading.Thread(target=lambda: (_clocks.release("ab" * 16), done.set())).start()
+        os._exit(0 if ok and done.wait(10) else 1)
+    _clocks._lock.release()
+    pending._value = "held elsewhere"
+    pending._done.set()
+    _, status = os.waitpid(pid, 0)
+    print("CHILD", os.waitstatus_to_exitcode(status), pending.result())
+""")
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no os.fork on this platform")
+def test_a_child_forked_mid_hold_neither_waits_nor_deadlocks():
+    """A fork while the hold's thread works (its lock taken): the child's Hold answers why
+    nothing is held, without waiting for a thread it does not have, and its release takes a
+    lock of its own; the parent's Hold still gives its thread's answer."""
+    r = subprocess.run([sys.executable, "-c", _FORKED_MID_HOLD], capture_output=True,
+                       text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert "CHILD 0 held elsewhere" in r.stdout, r.stdout

@@ -12,7 +12,8 @@ brought 1980 MHz back at once.
 So opening an NVIDIA GPU retains the CUDA driver's primary context of the same GPU (matched by
 the UUID Vulkan and CUDA both report), through ``libcuda.so.1``, the driver's own library (part
 of NVIDIA's driver, not of the CUDA toolkit; nothing is compiled or launched through it), and
-releases it when the device closes. It costs about a quarter of a second once, some device
+releases it when the device closes. It costs about a quarter of a second once (made on a
+thread of its own while the device opens and the first work runs: :func:`start`), some device
 memory for the context, and the power of the application clocks while the process lives (the
 H100 idled at 124 W held, 72 W at 345 MHz): what a process using torch or CuPy on the GPU pays
 anyway. ``KOMPUTE_ML_HOLD_CLOCKS=0`` turns it off. Where libcuda is missing, fails, or has no
@@ -26,7 +27,7 @@ import threading
 
 from . import vulkan as _vulkan
 
-__all__ = ["HOLD_ENV", "hold_allowed", "hold", "release"]
+__all__ = ["HOLD_ENV", "hold_allowed", "hold", "start", "release"]
 
 HOLD_ENV = "KOMPUTE_ML_HOLD_CLOCKS"
 HELD = "held"
@@ -35,6 +36,22 @@ _lock = threading.Lock()
 _cuda = []          # [libcuda handle] once loaded in this process ([None]: it could not be)
 _held = {}          # device UUID (hex) -> [pid, CUdevice ordinal, holders in this process]
 _init_pid = []      # [pid] of the process whose cuInit succeeded
+# True: start() makes the hold on a thread of its own, so that libcuda's start (~0.3 s on the
+# H100) overlaps the Vulkan device's creation and the first work; False: on the caller's
+# thread, the device's opening waiting for it (the A/B's switch: benchmarks/startup.py)
+asynchronous = True
+
+
+def _after_fork_in_child():
+    # a fork while a hold was being made on its thread copies _lock locked, and that thread
+    # does not exist in the child: the child gets a lock of its own (it never calls libcuda
+    # after its parent's cuInit, see hold)
+    global _lock
+    _lock = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def hold_allowed():
@@ -104,6 +121,52 @@ def hold(vendor, device_type, uuid):
         except OSError as exc:
             return f"libcuda: {exc}"
         return "no CUDA device has this GPU's UUID (CUDA_VISIBLE_DEVICES?)"
+
+
+class Hold:
+    """A hold being made (:func:`start`): :meth:`result` is :func:`hold`'s answer, waited for."""
+
+    __slots__ = ("_pid", "_done", "_value", "_thread")
+
+    def __init__(self, value=None):
+        self._pid = os.getpid()
+        self._value = value
+        self._done = None if value is not None else threading.Event()
+        self._thread = None
+
+    def _run(self, args):
+        try:
+            self._value = hold(*args)
+        except BaseException as exc:      # (never leaves a reader waiting)
+            self._value = f"libcuda: {type(exc).__name__}: {exc}"
+        finally:
+            self._done.set()
+
+    def result(self):
+        """"held", or why not; waits for the thread where the hold is still being made."""
+        done = self._done
+        if done is not None and not done.is_set():
+            if self._pid != os.getpid():
+                # forked while the parent's thread made it: that thread is not in this process
+                return "a process forked while the hold was being made"
+            done.wait()
+        return self._value
+
+
+def start(vendor, device_type, uuid):
+    """:func:`hold` begun: a :class:`Hold` whose ``result()`` is its answer. What needs no
+    libcuda (the variable, the vendor, the UUID) is answered at once; the rest runs on a
+    thread of its own (a non-daemon thread: an interpreter exiting meanwhile waits for it, so
+    libcuda is never torn down mid-call) where :data:`asynchronous` is True."""
+    if not hold_allowed():
+        return Hold(f"off ({HOLD_ENV}=0)")
+    if vendor != "NVIDIA" or device_type == "cpu" or not uuid or not asynchronous:
+        return Hold(hold(vendor, device_type, uuid))
+    pending = Hold()
+    pending._thread = threading.Thread(target=pending._run, args=((vendor, device_type, uuid),),
+                                       name="kompute_ml clock hold")
+    pending._thread.start()
+    return pending
 
 
 def release(uuid):

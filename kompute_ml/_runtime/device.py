@@ -217,9 +217,8 @@ class Device:
         self.host_import = False
         # the queue family its work goes to (queue_family; set with the manager)
         self.queue_family = None
-        # whether an NVIDIA GPU is held at its application clocks (clocks.py): "held", or why
-        # not; None until the manager is made
-        self.clock_hold = None
+        # the NVIDIA clock hold begun when the manager is made (clocks.start; see clock_hold)
+        self._clock = None
 
     @property
     def limits(self):
@@ -245,13 +244,28 @@ class Device:
                     if self.host_import:
                         ext.append(_vulkan.HOST_IMPORT_EXTENSION)
                     family = queue_family(self.info)
-                    self._manager = _kp.make_manager(self.index, self.name, ext, family)
+                    # begun first: libcuda's start runs while Vulkan's device is made
+                    clock = _clocks.start(self.info.vendor, self.info.type,
+                                          self.limits.get("device_uuid"))
+                    try:
+                        self._manager = _kp.make_manager(self.index, self.name, ext, family)
+                    except BaseException:
+                        if clock.result() == _clocks.HELD:
+                            _clocks.release(self.limits.get("device_uuid"))
+                        raise
+                    self._clock = clock
                     self.queue_family = family
                     if avoid_irq and self.info.type != "cpu":
                         _avoid_interrupt_cpus(self.info)
-                    self.clock_hold = _clocks.hold(self.info.vendor, self.info.type,
-                                                   self.limits.get("device_uuid"))
         return self._manager
+
+    @property
+    def clock_hold(self):
+        """Whether this NVIDIA GPU is held at its application clocks (``_runtime/clocks.py``):
+        "held", or why not; None until the device is opened. The hold is made on a thread of
+        its own while the device opens and the first work runs: reading this waits for it."""
+        clock = self._clock
+        return None if clock is None else clock.result()
 
     @property
     def spin_us(self):
@@ -283,7 +297,7 @@ class Device:
             if self._manager is not None:
                 _kp.destroy_manager(self._manager)
                 self._manager = None
-            if self.clock_hold == _clocks.HELD:
+            if self._clock is not None and self._clock.result() == _clocks.HELD:
                 _clocks.release(self.limits.get("device_uuid"))
         with _lock:
             if _devices.get(self.index) is self:
