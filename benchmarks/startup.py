@@ -3,14 +3,16 @@
 Each way runs in processes of its own (``--procs`` each, the ways interleaved), timing from the
 process's first line: the import of the library (numpy imported before the clock starts), the
 device made usable (kompute_ml ``get_device().manager``; torch ``torch.zeros(1, device="cuda")``
-and a synchronize: CUDA's context; CuPy likewise), then ``float((x * x).sum())`` of 1000 host
+and a synchronize: CUDA's context; CuPy likewise; for kompute_ml ``enumerated``: ``km.devices()``
+before it, Vulkan's devices listed), then ``float((x * x).sum())`` of 1000 host
 floats moved to the device — the first op, its kernels compiled or loaded. kompute_ml runs twice,
 with the NVIDIA clock hold on (the default: made on a thread of its own while the device opens),
-made before the device's opening returns (``-sync``: ``clocks.asynchronous = False``, as before
+begun once the Vulkan device is made (``-after``: ``device.hold_during_open = False``), made
+before the device's opening returns (``-sync``: ``clocks.asynchronous = False``, as before
 session 24) and off (``KOMPUTE_ML_HOLD_CLOCKS=0``); ``hold`` is when the hold was known
 (``Device.clock_hold``, read last: it waits for the hold where that is still being made). Medians in ms, each process's own figures checked against numpy first.
 
-    python benchmarks/startup.py [--procs 5] [--ways kompute_ml,kompute_ml-sync,kompute_ml-nohold,torch,cupy]
+    python benchmarks/startup.py [--procs 5] [--ways kompute_ml,kompute_ml-after,kompute_ml-sync,kompute_ml-nohold,torch,cupy]
 """
 
 import argparse
@@ -34,7 +36,12 @@ if way.startswith("kompute_ml"):
     if way == "kompute_ml-sync":
         from kompute_ml._runtime import clocks
         clocks.asynchronous = False
+    if way == "kompute_ml-after":
+        from kompute_ml._runtime import device
+        device.hold_during_open = False
     t1 = time.perf_counter()
+    km.devices()
+    out["enumerated"] = (time.perf_counter() - t0) * 1e3
     dev = km.get_device()
     dev.manager
     t2 = time.perf_counter()
@@ -88,7 +95,8 @@ def run_one(way):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--procs", type=int, default=5)
-    ap.add_argument("--ways", default="kompute_ml,kompute_ml-sync,kompute_ml-nohold,torch,cupy")
+    ap.add_argument("--ways", default="kompute_ml,kompute_ml-after,kompute_ml-sync,"
+                    "kompute_ml-nohold,torch,cupy")
     args = ap.parse_args()
     ways = []
     for way in args.ways.split(","):
@@ -106,8 +114,8 @@ def main():
     print(f"median of {args.procs} fresh processes per way (ms from the process's first line; "
           "'process' is the whole process, interpreter start and exit included)")
     for w, rows in got.items():
-        keys = ["imported", "opened", "first"] + (["hold"] if "hold" in rows[0] else []) + \
-            ["process"]
+        keys = ["imported"] + (["enumerated"] if "enumerated" in rows[0] else []) + \
+            ["opened", "first"] + (["hold"] if "hold" in rows[0] else []) + ["process"]
         cols = "  ".join(f"{k} {statistics.median(r[k] for r in rows):7.1f}" for k in keys)
         extra = f"  ({rows[0]['hold_state']})" if "hold_state" in rows[0] else ""
         print(f"{w:>18}: {cols}{extra}", flush=True)

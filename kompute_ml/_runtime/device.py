@@ -192,6 +192,11 @@ def queue_family(info):
     return index
 
 
+# True: a GPU's clock hold (clocks.start) begins before its Vulkan device is made, the two
+# overlapping; False: once it is made (the A/B's switch: benchmarks/startup.py)
+hold_during_open = True
+
+
 class Device:
     """One Vulkan device and its kp.Manager (created on first use, then reused)."""
 
@@ -244,16 +249,17 @@ class Device:
                     if self.host_import:
                         ext.append(_vulkan.HOST_IMPORT_EXTENSION)
                     family = queue_family(self.info)
+                    uuid = self.limits.get("device_uuid")
                     # begun first: libcuda's start runs while Vulkan's device is made
-                    clock = _clocks.start(self.info.vendor, self.info.type,
-                                          self.limits.get("device_uuid"))
+                    clock = _clocks.start(self.info.vendor, self.info.type, uuid) \
+                        if hold_during_open else None
                     try:
                         self._manager = _kp.make_manager(self.index, self.name, ext, family)
                     except BaseException:
-                        if clock.result() == _clocks.HELD:
-                            _clocks.release(self.limits.get("device_uuid"))
+                        if clock is not None and clock.result() == _clocks.HELD:
+                            _clocks.release(uuid)
                         raise
-                    self._clock = clock
+                    self._clock = clock or _clocks.start(self.info.vendor, self.info.type, uuid)
                     self.queue_family = family
                     if avoid_irq and self.info.type != "cpu":
                         _avoid_interrupt_cpus(self.info)
