@@ -12,9 +12,9 @@ brought 1980 MHz back at once.
 So opening an NVIDIA GPU retains the CUDA driver's primary context of the same GPU (matched by
 the UUID Vulkan and CUDA both report), through ``libcuda.so.1``, the driver's own library (part
 of NVIDIA's driver, not of the CUDA toolkit; nothing is compiled or launched through it), and
-releases it when the device closes. It costs about a quarter of a second once (made on a
-thread of its own while the device opens and the first work runs: :func:`start`), some device
-memory for the context, and the power of the application clocks while the process lives (the
+releases it when the device closes. libcuda's start takes about a quarter of a second, on a
+thread of its own (:func:`start`) begun once the Vulkan device is made, while the first work
+runs; it costs some device memory for the context, and the power of the application clocks while the process lives (the
 H100 idled at 124 W held, 72 W at 345 MHz): what a process using torch or CuPy on the GPU pays
 anyway. ``KOMPUTE_ML_HOLD_CLOCKS=0`` turns it off. Where libcuda is missing, fails, or has no
 device of that UUID (``CUDA_VISIBLE_DEVICES``), nothing is held and the device works as before;

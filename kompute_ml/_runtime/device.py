@@ -192,9 +192,14 @@ def queue_family(info):
     return index
 
 
-# True: a GPU's clock hold (clocks.start) begins before its Vulkan device is made, the two
-# overlapping; False: once it is made (the A/B's switch: benchmarks/startup.py)
-hold_during_open = True
+# Whether a GPU's clock hold (clocks.start, on a thread of its own) begins before its Vulkan
+# device is made, the two overlapping (True), or once it is made (False). On the H100
+# (benchmarks/startup.py, five fresh processes each): made before the device's opening returned,
+# as in session 23, the device opened in 392 ms after the enumeration and the first op was done
+# 846 ms into the process; begun before, 259 / 716 (libcuda's start and Vulkan's device creation
+# slow each other); begun after, 160 / 642, where without any hold it is 158 / 612. False; True
+# is the A/B's way.
+hold_during_open = False
 
 
 class Device:
@@ -250,7 +255,6 @@ class Device:
                         ext.append(_vulkan.HOST_IMPORT_EXTENSION)
                     family = queue_family(self.info)
                     uuid = self.limits.get("device_uuid")
-                    # begun first: libcuda's start runs while Vulkan's device is made
                     clock = _clocks.start(self.info.vendor, self.info.type, uuid) \
                         if hold_during_open else None
                     try:
