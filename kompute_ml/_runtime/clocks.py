@@ -14,9 +14,9 @@ the UUID Vulkan and CUDA both report), through ``libcuda.so.1``, the driver's ow
 of NVIDIA's driver, not of the CUDA toolkit; nothing is compiled or launched through it), and
 releases it when the device closes. libcuda's start takes about a quarter of a second, on a
 thread of its own (:func:`start`) begun once the Vulkan device is made, while the first work
-runs; it costs some device memory for the context, and the power of the application clocks while the process lives (the
-H100 idled at 124 W held, 72 W at 345 MHz): what a process using torch or CuPy on the GPU pays
-anyway. ``KOMPUTE_ML_HOLD_CLOCKS=0`` turns it off. Where libcuda is missing, fails, or has no
+runs; the context takes some device memory, and the application clocks their power while the
+process lives (the H100 idled at 124 W held, 72 W at 345 MHz): what a process using torch or
+CuPy on the GPU pays anyway. ``KOMPUTE_ML_HOLD_CLOCKS=0`` turns it off. Where libcuda is missing, fails, or has no
 device of that UUID (``CUDA_VISIBLE_DEVICES``), nothing is held and the device works as before;
 :func:`hold` returns why, and the Device keeps it as ``clock_hold``.
 """
@@ -36,9 +36,9 @@ _lock = threading.Lock()
 _cuda = []          # [libcuda handle] once loaded in this process ([None]: it could not be)
 _held = {}          # device UUID (hex) -> [pid, CUdevice ordinal, holders in this process]
 _init_pid = []      # [pid] of the process whose cuInit succeeded
-# True: start() makes the hold on a thread of its own, so that libcuda's start (~0.3 s on the
-# H100) overlaps the Vulkan device's creation and the first work; False: on the caller's
-# thread, the device's opening waiting for it (the A/B's switch: benchmarks/startup.py)
+# True: start() makes the hold on a thread of its own, so that libcuda's start (~0.25 s on the
+# H100) overlaps the first work; False: on the caller's thread, the device's opening waiting
+# for it, as in session 23 (the A/B's switch: benchmarks/startup.py)
 asynchronous = True
 
 

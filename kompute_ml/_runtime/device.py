@@ -273,7 +273,8 @@ class Device:
     def clock_hold(self):
         """Whether this NVIDIA GPU is held at its application clocks (``_runtime/clocks.py``):
         "held", or why not; None until the device is opened. The hold is made on a thread of
-        its own while the device opens and the first work runs: reading this waits for it."""
+        its own while the first work runs (device.hold_during_open): reading this waits for
+        it."""
         clock = self._clock
         return None if clock is None else clock.result()
 
