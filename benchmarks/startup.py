@@ -4,15 +4,17 @@ Each way runs in processes of its own (``--procs`` each, the ways interleaved), 
 process's first line: the import of the library (numpy imported before the clock starts), the
 device made usable (kompute_ml ``get_device().manager``; torch ``torch.zeros(1, device="cuda")``
 and a synchronize: CUDA's context; CuPy likewise; for kompute_ml ``enumerated``: ``km.devices()``
-before it, Vulkan's devices listed), then ``float((x * x).sum())`` of 1000 host
-floats moved to the device — the first op, its kernels compiled or loaded. kompute_ml runs four ways: the NVIDIA clock hold made on a thread of its own begun once the
-Vulkan device is made (the default), begun before it (``-during``: ``device.hold_during_open =
-True``), made before the device's opening returns (``-sync``: ``clocks.asynchronous = False``, as
-in session 23) and off (``KOMPUTE_ML_HOLD_CLOCKS=0``); ``hold`` is when the hold was known
-(``Device.clock_hold``, read last: it waits for the hold where that is still being made).
-Medians in ms, each process's own figures checked against numpy first.
+before it, Vulkan's devices listed), then ``float((x * x).sum())`` of 1000 host floats moved to
+the device: the first op, its kernels compiled or loaded. kompute_ml runs four ways: the NVIDIA
+clock hold made on a thread of its own begun once the Vulkan device is made (the default),
+begun before it (``-during``: ``device.hold_during_open = True``), made before the device's
+opening returns (``-sync``: ``clocks.asynchronous = False``, as in session 23) and off
+(``KOMPUTE_ML_HOLD_CLOCKS=0``); ``hold`` is when the hold was known (``Device.clock_hold``, read
+last: it waits for the hold where that is still being made). Medians in ms, each process's own
+figures checked against numpy first.
 
-    python benchmarks/startup.py [--procs 5] [--ways kompute_ml,kompute_ml-during,kompute_ml-sync,kompute_ml-nohold,torch,cupy]
+    python benchmarks/startup.py [--procs 5]
+        [--ways kompute_ml,kompute_ml-during,kompute_ml-sync,kompute_ml-nohold,torch,cupy]
 """
 
 import argparse
