@@ -16,9 +16,10 @@ releases it when the device closes. libcuda's start takes about a quarter of a s
 thread of its own (:func:`start`) begun once the Vulkan device is made, while the first work
 runs; the context takes some device memory, and the application clocks their power while the
 process lives (the H100 idled at 124 W held, 72 W at 345 MHz): what a process using torch or
-CuPy on the GPU pays anyway. ``KOMPUTE_ML_HOLD_CLOCKS=0`` turns it off. Where libcuda is missing, fails, or has no
-device of that UUID (``CUDA_VISIBLE_DEVICES``), nothing is held and the device works as before;
-:func:`hold` returns why, and the Device keeps it as ``clock_hold``.
+CuPy on the GPU pays anyway. ``KOMPUTE_ML_HOLD_CLOCKS=0`` turns it off. Where libcuda is
+missing, fails, or has no device of that UUID (``CUDA_VISIBLE_DEVICES``), nothing is held and
+the device works as before; :func:`hold` returns why, and the Device keeps it as
+``clock_hold``.
 """
 
 import ctypes
@@ -80,17 +81,26 @@ def _call(lib, name, *args):
         raise OSError(f"{name} returned CUresult {rc}")
 
 
-def hold(vendor, device_type, uuid):
-    """Retain the CUDA primary context of the NVIDIA GPU with Vulkan ``uuid`` (32 hex digits),
-    once per process and GPU (each further call counts one more holder, each :func:`release`
-    one less: several Device objects of one GPU may be open). Returns ``"held"``, or why
-    nothing is held."""
+def _refusal(vendor, device_type, uuid):
+    """Why nothing is held, where that needs no libcuda (the variable, the vendor, the UUID);
+    None where libcuda must answer."""
     if not hold_allowed():
         return f"off ({HOLD_ENV}=0)"
     if vendor != "NVIDIA" or device_type == "cpu":
         return "not an NVIDIA GPU"
     if not uuid:
         return "the Vulkan driver reports no device UUID"
+    return None
+
+
+def hold(vendor, device_type, uuid):
+    """Retain the CUDA primary context of the NVIDIA GPU with Vulkan ``uuid`` (32 hex digits),
+    once per process and GPU (each further call counts one more holder, each :func:`release`
+    one less: several Device objects of one GPU may be open). Returns ``"held"``, or why
+    nothing is held."""
+    refused = _refusal(vendor, device_type, uuid)
+    if refused is not None:
+        return refused
     with _lock:
         got = _held.get(uuid)
         if got is not None and got[0] == os.getpid():
@@ -158,9 +168,10 @@ def start(vendor, device_type, uuid):
     libcuda (the variable, the vendor, the UUID) is answered at once; the rest runs on a
     thread of its own (a non-daemon thread: an interpreter exiting meanwhile waits for it, so
     libcuda is never torn down mid-call) where :data:`asynchronous` is True."""
-    if not hold_allowed():
-        return Hold(f"off ({HOLD_ENV}=0)")
-    if vendor != "NVIDIA" or device_type == "cpu" or not uuid or not asynchronous:
+    refused = _refusal(vendor, device_type, uuid)
+    if refused is not None:
+        return Hold(refused)
+    if not asynchronous:
         return Hold(hold(vendor, device_type, uuid))
     pending = Hold()
     pending._thread = threading.Thread(target=pending._run, args=((vendor, device_type, uuid),),
