@@ -13,7 +13,14 @@ medians, µs, the new buffer's ratios to both, and its range over the rounds.
 ``--creation``: the two sets are both shared, one making its new buffers by the pool's direct
 small-buffer step (``memory.direct_small_creation``, session 20), the other the general way.
 
+``--keep``: a user's loop instead of the drop before each call. ``--reps`` times
+``keep.append(km.asarray(h)); km.synchronize()`` (every array a new buffer, none given back until
+the loop ends) against ``x = km.asarray(h); km.synchronize(); del x`` (the upload itself, into
+the buffer the last one gave back), the two loops alternated in ``--rounds`` rounds; per call µs,
+median and mean (a loop's total) of the round figures, and their ratios.
+
     python benchmarks/small_buffer_ab.py [--sizes 1e3,1e4,1e5,2.5e5] [--rounds 5] [--creation]
+    python benchmarks/small_buffer_ab.py --keep [--reps 400] [--rounds 7]
 """
 
 import argparse
@@ -37,10 +44,15 @@ def main():
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--creation", action="store_true",
                     help="direct small-buffer creation against the general one (both shared)")
+    ap.add_argument("--keep", action="store_true",
+                    help="a loop keeping each new array against one dropping each")
+    ap.add_argument("--reps", type=int, default=400, help="calls per loop (--keep)")
     args = ap.parse_args()
     sizes = [int(float(s)) for s in args.sizes.split(",")]
     dev = km.get_device(); km.asarray(np.ones(4, np.float32)); km.synchronize(dev)
     print(f"device: {dev.name}")
+    if args.keep:
+        return keep_loops(dev, sizes, args.rounds, args.reps)
     mgr = dev.manager; kpm = K._module()
     pool = M._pool(dev)
     sets = {}
@@ -100,6 +112,50 @@ def main():
                         f"[new {min(res[(n,name,'new')]):.1f}-{max(res[(n,name,'new')]):.1f}]")
         print("  ".join(line), flush=True)
 
+
+def keep_loops(dev, sizes, rounds, reps):
+    """``--keep``: per call µs of a loop keeping each new array and of one dropping each, for
+    kompute_ml and, where they load, torch (``torch.from_numpy(h).cuda()``) and CuPy
+    (``cupy.asarray(h)``), each call synchronized, the libraries' loops interleaved."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from run_all import load_cuda, to_cuda
+    makers = {"kompute_ml": (lambda h: km.asarray(h, device=dev), lambda: km.synchronize(dev))}
+    for name, lib in load_cuda().items():
+        makers[name] = (lambda h, name=name, lib=lib: to_cuda(name, lib, h),
+                        lib.cuda.synchronize if name == "torch" else
+                        lib.cuda.get_current_stream().synchronize)
+
+    def loop(h, lib, keep):
+        make, sync = makers[lib]
+        kept, ts = [], []
+        for _ in range(reps):
+            t0 = time.perf_counter()
+            x = make(h)
+            sync()
+            ts.append(time.perf_counter() - t0)
+            if keep:
+                kept.append(x)
+            del x
+        del kept                # (outside the timed calls: the arrays given back at once)
+        return np.median(ts) * 1e6, np.mean(ts) * 1e6
+    print(f"{reps} calls a loop, {rounds} rounds alternated; µs per call: median [mean]")
+    ways = [(lib, keep) for lib in makers for keep in (True, False)]
+    for n in sizes:
+        h = np.ones(n, np.float32)
+        for way in ways:        # warm-up: segments made, the bucket cached
+            loop(h, *way)
+        got = {way: [] for way in ways}
+        for r in range(rounds):
+            for way in ways[r % len(ways):] + ways[:r % len(ways)]:
+                got[way].append(loop(h, *way))
+        fig = {way: [float(np.median([g[i] for g in got[way]])) for i in (0, 1)] for way in ways}
+        parts = []
+        for lib in makers:
+            (kmed, kmean), (dmed, dmean) = fig[(lib, True)], fig[(lib, False)]
+            parts.append(f"{lib}: new, kept {kmed:6.1f} [{kmean:6.1f}] into the given-back "
+                         f"buffer {dmed:6.1f} [{dmean:6.1f}] ratio {kmed / dmed:.2f} "
+                         f"[{kmean / dmean:.2f}]")
+        print(f"n={n:>7} ({4 * n} B)  " + "  ".join(parts), flush=True)
 
 if __name__ == "__main__":
     main()
