@@ -1,5 +1,6 @@
 """matmul and dot against numpy: shapes (vectors, stacks, tile edges), dtypes, errors."""
 
+import dataclasses
 import os
 
 import numpy as np
@@ -10,6 +11,8 @@ from hypothesis import strategies as st
 import kompute_ml as km
 from kompute_ml import array as ka
 from kompute_ml._array import dtypes as _dtypes
+from kompute_ml._array import linalg as _linalg
+from kompute_ml._runtime import device as _device
 SETTINGS = settings(max_examples=int(os.environ.get("KM_HYPOTHESIS_EXAMPLES", 25)), deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])
 
@@ -95,6 +98,53 @@ def test_errors():
         km.dot(km.ones((2, 3, 4)), km.ones((4, 2)))
     with pytest.raises(ValueError, match="not aligned"):
         km.dot(km.ones(3), km.ones(4))
+
+
+@pytest.fixture(scope="module")
+def short_shared_device():
+    """The default device as one with Vulkan's minimum of shared memory, 16 KiB (nothing else
+    changes): kernels past it are refused by the library's own limit check."""
+    info = km.get_device().info
+    dev = _device.Device(dataclasses.replace(info, limits={**info.limits,
+                                                           "max_shared_memory": 16384}))
+    yield dev
+    dev.close()
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int32, np.float64])
+@pytest.mark.parametrize("sa, sb", [((300, 200), (200, 150)), ((40, 129), (129, 300)),
+                                    ((2, 130, 17), (17, 131))])
+def test_gemm_fits_the_devices_shared_memory(short_shared_device, sa, sb, dtype):
+    """gemm.comp's two tiles where the device has room (32-bit: 16 KiB, double: 32 KiB), the
+    single tile where it has not: the same products either way (a kernel past the device's
+    limit would be refused: the choice is checked by running it)."""
+    dev = short_shared_device
+    dt = np.dtype(dtype)
+    assert _linalg._gemm_defines(dev, 128, dt) == ({"KM_PIPE": 0} if dt.itemsize == 8 else {})
+    assert _linalg._gemm_defines(dev, 64, dt) == {"KM_WG": 8}       # both fit 16 KiB
+    roomy = km.get_device().max_shared_memory >= 32768
+    assert ("KM_PIPE" not in _linalg._gemm_defines(km.get_device(), 128, dt)) == \
+        (roomy or dt.itemsize == 4)
+    x, y = rand(sa, 5, dtype), rand(sb, 6, dtype)
+    check(km.asarray(x, device=dev) @ km.asarray(y, device=dev), x, y)
+    check(km.asarray(x) @ km.asarray(y), x, y)
+
+
+@pytest.mark.parametrize("M, K, N, stack, tile", [
+    (64, 5000, 4096, 1, 64), (4096, 10, 65, 1, 64), (4096, 10, 600, 1, 128),
+    (1024, 1024, 1024, 1, 64),
+    (2048, 2048, 2048, 1, 128), (256, 10 ** 6, 256, 1, 128), (256, 1000, 256, 1, 64),
+    (1024, 1024, 1024, 2, 128)])
+def test_gemm_tiles(M, K, N, stack, tile):
+    """64 x 64 tiles where a side is at most 64 or the 128-tiles would be few (a large GPU half
+    idle), unless the product splits a long K."""
+    assert _linalg._gemm_tile(M, N, K, stack) == tile
+
+
+@pytest.mark.parametrize("sa, sb", [((1024, 300), (300, 1024)), ((2, 500, 260), (260, 700))])
+def test_products_of_few_tiles(sa, sb):
+    x, y = rand(sa, 7), rand(sb, 8)
+    check(km.asarray(x) @ km.asarray(y), x, y)
 
 
 def test_large_product_is_tiled(device):

@@ -1,7 +1,8 @@
 """Matrix products on the device: matmul (numpy's rules, stacks included) and dot.
 
 - matrix @ matrix (and stacks): ``gemm.comp``, 128 x 128 tiles (64 x 64 where a side is at most
-  64) through shared memory, 8 x 8 register blocks per invocation; a stack runs along the grid's
+  64 or the product has few tiles) through shared memory, two of them taking turns where the
+  device has the room (``_gemm_defines``), 8 x 8 register blocks per invocation; a stack runs along the grid's
   z axis (a broadcast operand has stride 0). A single product with few output tiles and a long K
   (X^T X of a tall X) runs its K-slices along z instead, then sums them (``_k_slice``).
   ``gram``: A^T A with A read in place.
@@ -29,7 +30,7 @@ from .dtypes import BOOL, FLOAT32, FLOAT64, INT32, UINT32, result_dtype
 __all__ = ["result_dtypes", "matmul", "dot", "gram"]
 
 _TILE = 128          # gemm.comp: 128 x 128 tiles of C per workgroup
-_SMALL_TILE = 64     # gemm.comp with KM_WG=8: for products with a side of at most 64
+_SMALL_TILE = 64     # gemm.comp with KM_WG=8: a side of at most 64, or few tiles
 _KIND = {FLOAT32: 0, INT32: 1, UINT32: 2, FLOAT64: 3}
 
 
@@ -155,6 +156,7 @@ def _stack(device, buf, shape, dtype, batch, core):
 _SPLIT_GROUPS = 512
 _SPLIT_MIN_K = 4096
 _SPLIT_MAX_BYTES = 64 << 20
+_FEW_TILES = 128        # a product of fewer 128 x 128 tiles takes 64 x 64 ones (_gemm_tile)
 
 
 def _k_slice(device, tiles, M, N, K, itemsize):
@@ -208,9 +210,8 @@ def _gemm(device, abuf, ashape, bbuf, bshape, dtype, a_trans=False):
         return _buffers.alloc(device, out_shape, dtype), out_shape
     abuf, astride = _stack(device, abuf, a2, dtype, batch, (M, K))
     bbuf, bstride = _stack(device, bbuf, b2, dtype, batch, (K, N))
-    # a side of at most 64 would leave half or more of each 128 x 128 tile padding
-    tile = _SMALL_TILE if min(M, N) <= _SMALL_TILE else _TILE
-    prog = _kernel("gemm", dtype, **({"KM_WG": 8} if tile == _SMALL_TILE else {}))
+    tile = _gemm_tile(M, N, K, nb)
+    prog = _kernel("gemm", dtype, **_gemm_defines(device, tile, dtype))
     gx, gy = -(-N // tile), -(-M // tile)
     k_slice = _k_slice(device, gx * gy, M, N, K, dtype.itemsize) if nb == 1 else 0
     if k_slice:
@@ -234,6 +235,30 @@ def _gemm(device, abuf, ashape, bbuf, bshape, dtype, a_trans=False):
         c = _reduction.reduce(partial, (nz, M, N), dtype, device, "sum", 0)[0]
         partial.release()            # the sum is recorded after the products: barriers order them
     return c, out_shape
+
+
+def _gemm_tile(M, N, K, stack):
+    """The side of gemm.comp's tiles of C for a ``stack`` of M x K @ K x N products."""
+    if min(M, N) <= _SMALL_TILE:
+        # a side of at most 64 would leave half or more of each 128 x 128 tile padding
+        return _SMALL_TILE
+    # few 128-tiles leave most of a large GPU idle (1024^3 on the H100: 64 workgroups on 132 SMs,
+    # 17.7 TFLOP/s; 64-tiles 26.4, session 25), unless _k_slice spreads a long K over it
+    split = stack == 1 and K // _SPLIT_MIN_K > 1
+    tiles = -(-M // _TILE) * -(-N // _TILE) * stack
+    return _SMALL_TILE if tiles < _FEW_TILES and not split else _TILE
+
+
+def _gemm_defines(device, tile, dtype):
+    """gemm.comp's defines for ``tile`` on ``device``: its pipelined form (two tiles of A and B in
+    shared memory, KM_PIPE 1, the default) where the device has the shared memory for it, the
+    single tile (KM_PIPE 0) where it has less (Vulkan guarantees 16 KiB: double's two tiles of
+    128 need 32)."""
+    defines = {"KM_WG": 8} if tile == _SMALL_TILE else {}
+    # a tile's A and B parts: tile x 8 (the K step) elements each, two of each
+    if 2 * 2 * tile * 8 * dtype.itemsize > device.max_shared_memory:
+        defines["KM_PIPE"] = 0
+    return defines
 
 
 def dot(device, a, b, out_dtype):

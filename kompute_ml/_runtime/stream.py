@@ -582,6 +582,9 @@ def dispatch(device, spirv, buffers, groups, push=b"", spec=None, info=None):
             run = _rewrite.with_float_controls(spirv, device.denorm_preserve_widths,
                                                device.signed_zero_widths)
             _spirv.check_valid(run)
+            # and past a device limit the driver's behaviour is undefined (garbage, a crash): a
+            # built-in kernel is checked as a user's is (Kernel), once per pipeline
+            _spirv.check_device_limits(info, device.limits, f"a kernel on {device.name!r}")
             algo = _kp.algorithm_create(device.manager, tensors, run, groups, spec_words,
                                         len(push_key) // 4, device.name)
             _count("pipelines_created")
