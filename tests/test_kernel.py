@@ -379,7 +379,7 @@ def test_program_dispatches_generated_spirv(device):
 
 def test_shader_facts_are_declared_in_the_source(tmp_path):
     from kompute_ml._runtime import program
-    assert program.fact("gemm", "k_per_loop_iteration") == 0.66
+    assert program.fact("gemm", "k_per_loop_iteration") == 0.8
     assert program.get("gevm").fact("k_per_loop_iteration") == 4
     with pytest.raises(KeyError, match="fill.*k_per_loop_iteration"):
         program.get("fill").fact("k_per_loop_iteration")

@@ -168,6 +168,22 @@ def test_long_inner_dimension(sa, sb):
     np.testing.assert_array_equal(ones, np.full(ref.shape, sa[-1], np.float32))
 
 
+def test_gemm_loop_fact_holds_at_the_budget(device, monkeypatch):
+    """gemm.comp's declared K per loop iteration is not more than lavapipe's loop budget allows:
+    one product over K = budget x fact (the host's slices take a quarter of that), unsplit, is
+    exact. (A device without a budget runs it unsplit too.)"""
+    from kompute_ml._runtime import program
+    from kompute_ml._runtime import stream as _stream
+    limit = _stream.loop_limit(device) or 65535
+    K = int(limit * program.fact("gemm", "k_per_loop_iteration")) - 64
+    monkeypatch.setattr(_linalg, "_k_chunk", lambda *args: None)
+    monkeypatch.setattr(_linalg, "_k_slice", lambda *args: 0)
+    for tile in (64, 128):
+        monkeypatch.setattr(_linalg, "_gemm_tile", lambda *args, tile=tile: tile)
+        got = (km.ones((130, K)) @ km.ones((K, 3))).numpy()
+        np.testing.assert_array_equal(got, np.full((130, 3), K, np.float32))
+
+
 def test_loop_budget_probe_matches_a_counting_kernel(device):
     from kompute_ml._runtime import stream as _stream
     limit = _stream.loop_limit(device)
