@@ -6,7 +6,7 @@ order rotated, ``--reps`` device times (Vulkan timestamps) each; a figure is the
 round medians, GFLOP/s. torch's ``x @ y`` (CUDA events, float32, TF32 off) in the same
 process. Every form's result is checked against numpy in float64 first.
 
-    python benchmarks/gemm_ab.py [--rounds 5] [--reps 5] [--forms pipe0,pipe1-tk8,default]
+    python benchmarks/gemm_ab.py [--rounds 5] [--reps 5] [--forms before,default]
         [--products 4096^3,1024^3]
 """
 
@@ -24,8 +24,10 @@ import kompute_ml as km  # noqa: E402
 from kompute_ml._array import linalg as _linalg  # noqa: E402
 from kompute_ml._runtime import stream as _stream  # noqa: E402
 
-# a form: gemm.comp's defines, and "tile": 64 for 64 x 64 tiles whatever the shape
-FORMS = {"pipe0": {"KM_PIPE": 0}, "pipe1": {"KM_PIPE": 1},
+# a form: gemm.comp's defines, and "tile": 64 / 128 for tiles of that side whatever the shape
+# ("before": the steps of session 24's gemm.comp, one tile of K 16, checked loads, 128-tiles)
+FORMS = {"before": {"tile": 128, "KM_PIPE": 0, "KM_TK": 16, "KM_INTERIOR": 0},  # (session 24's steps)
+         "pipe0": {"KM_PIPE": 0}, "pipe1": {"KM_PIPE": 1},
          "pipe0-tk8": {"KM_PIPE": 0, "KM_TK": 8}, "pipe1-tk8": {"KM_PIPE": 1, "KM_TK": 8},
          "pipe1-int": {"KM_PIPE": 1, "KM_INTERIOR": 1},
          "pipe1-tk8-int": {"KM_PIPE": 1, "KM_TK": 8, "KM_INTERIOR": 1},
