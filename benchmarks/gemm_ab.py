@@ -63,8 +63,8 @@ def main():
             d["KM_WG"] = 8
         return d
 
-    def tile(M, N):
-        return (FORMS[chosen[0]].get("tile") if chosen[0] else None) or default_tile(M, N)
+    def tile(M, N, *rest):
+        return (FORMS[chosen[0]].get("tile") if chosen[0] else None) or default_tile(M, N, *rest)
     _linalg._gemm_defines, _linalg._gemm_tile = defines, tile
     cuda = load_cuda()
     torch = cuda.get("torch")
