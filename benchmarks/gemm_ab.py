@@ -26,7 +26,7 @@ from kompute_ml._runtime import stream as _stream  # noqa: E402
 
 # a form: gemm.comp's defines, and "tile": 64 / 128 for tiles of that side whatever the shape
 # ("before": the steps of session 24's gemm.comp, one tile of K 16, checked loads, 128-tiles)
-FORMS = {"before": {"tile": 128, "KM_PIPE": 0, "KM_TK": 16, "KM_INTERIOR": 0},  # (session 24's steps)
+FORMS = {"before": {"tile": 128, "KM_PIPE": 0, "KM_TK": 16, "KM_INTERIOR": 0},
          "pipe0": {"KM_PIPE": 0}, "pipe1": {"KM_PIPE": 1},
          "pipe0-tk8": {"KM_PIPE": 0, "KM_TK": 8}, "pipe1-tk8": {"KM_PIPE": 1, "KM_TK": 8},
          "pipe1-int": {"KM_PIPE": 1, "KM_INTERIOR": 1},

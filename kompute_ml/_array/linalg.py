@@ -2,9 +2,10 @@
 
 - matrix @ matrix (and stacks): ``gemm.comp``, 128 x 128 tiles (64 x 64 where a side is at most
   64 or the product has few tiles) through shared memory, two of them taking turns where the
-  device has the room (``_gemm_defines``), 8 x 8 register blocks per invocation; a stack runs along the grid's
-  z axis (a broadcast operand has stride 0). A single product with few output tiles and a long K
-  (X^T X of a tall X) runs its K-slices along z instead, then sums them (``_k_slice``).
+  device has the room (``_gemm_defines``), 8 x 8 register blocks per invocation; a stack runs
+  along the grid's z axis (a broadcast operand has stride 0). A single product with few output
+  tiles and a long K (X^T X of a tall X) runs its K-slices along z instead, then sums them
+  (``_k_slice``).
   ``gram``: A^T A with A read in place.
 - matrix @ vector: ``gemv.comp`` (32 invocations per row, tree-combined);
   vector @ matrix: ``gevm.comp`` (64 columns x 4 k-slices per workgroup).
