@@ -92,28 +92,38 @@ KM_V4 ra[NA];
 KM_V4 rb[NB];
 KM_V4 acc[8][2];
 
+// Where the invocation's quad s of a tile sits in it: A's (k, its first row), B's (k, its first
+// column). Neighbouring invocations read neighbouring k (A row-major) or neighbouring rows of C
+// (A transposed), and neighbouring columns of B: contiguous addresses either way.
+uvec2 a_quad(uint s) {
+    return pc.a_trans != 0u ? uvec2(s / (TM / 4u), (s % (TM / 4u)) * 4u)
+                            : uvec2(s % TK, (s / TK) * 4u);
+}
+
+uvec2 b_quad(uint s) {
+    return uvec2(s / (TN / 4u), (s % (TN / 4u)) * 4u);
+}
+
 // Load the invocation's quads of the tiles at k0 into ra / rb (zeros past the edges).
-// A: neighbouring invocations read neighbouring k (A row-major) or neighbouring rows of C (A
-// transposed); B: neighbouring columns: contiguous addresses either way.
 void fetch(uint k0) {
 #if KM_INTERIOR != 0
     // a tile wholly inside A and B (the workgroup's answer, so no divergence) loads unchecked
     if (g_m0 + TM <= pc.M && g_n0 + TN <= pc.N && k0 + TK <= g_kend) {
         for (uint j = 0u; j < NA; j++) {
-            uint s = g_lid + j * (WX * WY);
+            uvec2 p = a_quad(g_lid + j * (WX * WY));
             KM_V4 v;
             if (pc.a_trans != 0u) {
-                uint at = (k0 + s / (TM / 4u)) * pc.M + g_m0 + (s % (TM / 4u)) * 4u;
-                for (uint q = 0u; q < 4u; q++) v[q] = a[g_abase + at + q];
+                uint at = g_abase + (k0 + p.x) * pc.M + g_m0 + p.y;
+                for (uint q = 0u; q < 4u; q++) v[q] = a[at + q];
             } else {
-                uint at = (g_m0 + (s / TK) * 4u) * pc.K + k0 + s % TK;
-                for (uint q = 0u; q < 4u; q++) v[q] = a[g_abase + at + q * pc.K];
+                uint at = g_abase + (g_m0 + p.y) * pc.K + k0 + p.x;
+                for (uint q = 0u; q < 4u; q++) v[q] = a[at + q * pc.K];
             }
             ra[j] = v;
         }
         for (uint j = 0u; j < NB; j++) {
-            uint s = g_lid + j * (WX * WY);
-            uint at = g_bbase + (k0 + s / (TN / 4u)) * pc.N + g_n0 + (s % (TN / 4u)) * 4u;
+            uvec2 p = b_quad(g_lid + j * (WX * WY));
+            uint at = g_bbase + (k0 + p.x) * pc.N + g_n0 + p.y;
             KM_V4 v;
             for (uint q = 0u; q < 4u; q++) v[q] = b[at + q];
             rb[j] = v;
@@ -122,19 +132,11 @@ void fetch(uint k0) {
     }
 #endif
     for (uint j = 0u; j < NA; j++) {
-        uint s = g_lid + j * (WX * WY);
-        uint ak, ar;
-        if (pc.a_trans != 0u) {
-            ak = s / (TM / 4u);
-            ar = (s % (TM / 4u)) * 4u;
-        } else {
-            ak = s % TK;
-            ar = (s / TK) * 4u;
-        }
-        uint gk = k0 + ak;
+        uvec2 p = a_quad(g_lid + j * (WX * WY));
+        uint gk = k0 + p.x;
         KM_V4 v;
         for (uint q = 0u; q < 4u; q++) {
-            uint gm = g_m0 + ar + q;
+            uint gm = g_m0 + p.y + q;
             bool inside = gm < pc.M && gk < g_kend;
             uint at = pc.a_trans != 0u ? gk * pc.M + gm : gm * pc.K + gk;
             v[q] = inside ? a[g_abase + at] : KM_T(0);
@@ -142,31 +144,26 @@ void fetch(uint k0) {
         ra[j] = v;
     }
     for (uint j = 0u; j < NB; j++) {
-        uint s = g_lid + j * (WX * WY);
-        uint bk = s / (TN / 4u), bc = (s % (TN / 4u)) * 4u;
-        uint gk = k0 + bk;
+        uvec2 p = b_quad(g_lid + j * (WX * WY));
+        uint gk = k0 + p.x;
         KM_V4 v;
         for (uint q = 0u; q < 4u; q++) {
-            uint gn = g_n0 + bc + q;
+            uint gn = g_n0 + p.y + q;
             v[q] = (gk < g_kend && gn < pc.N) ? b[g_bbase + gk * pc.N + gn] : KM_T(0);
         }
         rb[j] = v;
     }
 }
 
-// Store ra / rb into shared tile t (the layout fetch read them in).
+// Store ra / rb into shared tile t, each quad where a_quad / b_quad place it.
 void stash(uint t) {
     for (uint j = 0u; j < NA; j++) {
-        uint s = g_lid + j * (WX * WY);
-        if (pc.a_trans != 0u) {
-            As[t][s / (TM / 4u)][s % (TM / 4u)] = ra[j];
-        } else {
-            As[t][s % TK][s / TK] = ra[j];
-        }
+        uvec2 p = a_quad(g_lid + j * (WX * WY));
+        As[t][p.x][p.y / 4u] = ra[j];
     }
     for (uint j = 0u; j < NB; j++) {
-        uint s = g_lid + j * (WX * WY);
-        Bs[t][s / (TN / 4u)][s % (TN / 4u)] = rb[j];
+        uvec2 p = b_quad(g_lid + j * (WX * WY));
+        Bs[t][p.x][p.y / 4u] = rb[j];
     }
 }
 

@@ -252,12 +252,11 @@ def _gemm_tile(M, N, K, stack):
 
 def _gemm_defines(device, tile, dtype):
     """gemm.comp's defines for ``tile`` on ``device``: its pipelined form (two tiles of A and B in
-    shared memory, KM_PIPE 1, the default) where the device has the shared memory for it, the
-    single tile (KM_PIPE 0) where it has less (Vulkan guarantees 16 KiB: double's two tiles of
-    128 need 32)."""
+    shared memory, KM_PIPE 1, the default) where the device has the shared memory the compiled
+    kernel declares, the single tile (KM_PIPE 0) where it has less (Vulkan guarantees 16 KiB:
+    double's two tiles of 128 need 32)."""
     defines = {"KM_WG": 8} if tile == _SMALL_TILE else {}
-    # a tile's A and B parts: tile x 8 (the K step) elements each, two of each
-    if 2 * 2 * tile * 8 * dtype.itemsize > device.max_shared_memory:
+    if _kernel("gemm", dtype, **defines).reflection.shared_memory_size > device.max_shared_memory:
         defines["KM_PIPE"] = 0
     return defines
 
