@@ -26,7 +26,7 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from run_all import load_cuda, to_cuda  # noqa: E402
+from run_all import cuda_sync, load_cuda, to_cuda  # noqa: E402
 
 import kompute_ml as km  # noqa: E402
 from kompute_ml._array import fusion as F  # noqa: E402
@@ -59,10 +59,7 @@ def main():
             libs[lib_name] = fn
         cases.append((name, reps, libs))
 
-    def syncs():
-        return {n: (lib.cuda.synchronize if n == "torch" else
-                    lib.cuda.get_current_stream().synchronize) for n, lib in cuda.items()}
-    sync = syncs()
+    sync = {n: cuda_sync(lib) for n, lib in cuda.items()}
 
     def cuda_call(name, fn):
         s = sync[name]

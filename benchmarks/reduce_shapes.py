@@ -22,7 +22,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from _common import streaming_inputs  # noqa: E402
-from run_all import cuda_time, load_cuda, to_cuda  # noqa: E402
+from run_all import cuda_sync, cuda_time, load_cuda, to_cuda  # noqa: E402
 
 import kompute_ml as km  # noqa: E402
 from kompute_ml._array import codegen as _codegen  # noqa: E402
@@ -79,8 +79,7 @@ def main():
     cuda = {}
     for name, lib in load_cuda().items():
         x, y = to_cuda(name, lib, ha), to_cuda(name, lib, hb)
-        sync = lib.cuda.synchronize if name == "torch" else \
-            lib.cuda.get_current_stream().synchronize
+        sync = cuda_sync(lib)
         cuda[f"{name} a.sum()"] = (lib, sync, lambda x=x: x.sum(), want_sum, 4 * n)
         cuda[f"{name} (a*b).sum()"] = (lib, sync, lambda x=x, y=y: (x * y).sum(), want_dot, 8 * n)
 

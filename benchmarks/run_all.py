@@ -33,6 +33,12 @@ from kompute_ml._runtime import stream as _stream  # noqa: E402
 median_wall = _common.median_seconds   # (fn, reps, warmup)
 
 
+def cuda_sync(lib):
+    """The synchronize of ``lib``'s (torch's or CuPy's) current device / stream."""
+    return lib.cuda.synchronize if lib.__name__ == "torch" else \
+        lib.cuda.get_current_stream().synchronize
+
+
 def cuda_time(lib, fn, reps, warmup=2):
     """(median event seconds, median wall seconds) of fn on CUDA (torch or cupy).
 
@@ -44,7 +50,7 @@ def cuda_time(lib, fn, reps, warmup=2):
     for _ in range(warmup):
         fn()
     torch = lib.__name__ == "torch"
-    sync = lib.cuda.synchronize if torch else lib.cuda.get_current_stream().synchronize
+    sync = cuda_sync(lib)
     ev, wall = [], []
     for _ in range(reps):
         if torch:

@@ -117,13 +117,10 @@ def keep_loops(dev, sizes, rounds, reps):
     """``--keep``: per call µs of a loop keeping each new array and of one dropping each, for
     kompute_ml and, where they load, torch (``torch.from_numpy(h).cuda()``) and CuPy
     (``cupy.asarray(h)``), each call synchronized, the libraries' loops interleaved."""
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from run_all import load_cuda, to_cuda
+    from run_all import cuda_sync, load_cuda, to_cuda
     makers = {"kompute_ml": (lambda h: km.asarray(h, device=dev), lambda: km.synchronize(dev))}
     for name, lib in load_cuda().items():
-        makers[name] = (lambda h, name=name, lib=lib: to_cuda(name, lib, h),
-                        lib.cuda.synchronize if name == "torch" else
-                        lib.cuda.get_current_stream().synchronize)
+        makers[name] = (lambda h, name=name, lib=lib: to_cuda(name, lib, h), cuda_sync(lib))
 
     def loop(h, lib, keep):
         make, sync = makers[lib]

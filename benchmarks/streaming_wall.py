@@ -24,7 +24,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from _common import streaming_inputs  # noqa: E402
-from run_all import load_cuda, to_cuda  # noqa: E402  (the headline's CUDA libraries, as it loads them)
+from run_all import cuda_sync, load_cuda, to_cuda  # noqa: E402  (the headline's CUDA libraries, as it loads them)
 
 import kompute_ml as km  # noqa: E402
 from kompute_ml._runtime import stream as _stream  # noqa: E402
@@ -66,8 +66,7 @@ def main():
     }
     for name, lib in load_cuda().items():
         x, y, z = (to_cuda(name, lib, h) for h in hs)
-        sync = lib.cuda.synchronize if name == "torch" else \
-            lib.cuda.get_current_stream().synchronize
+        sync = cuda_sync(lib)
         np.testing.assert_allclose(np.asarray((x * y).cpu() if name == "torch" else
                                               lib.asnumpy(x * y)), hs[0] * hs[1], rtol=1e-6)
 
