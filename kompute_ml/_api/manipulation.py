@@ -19,6 +19,7 @@ from .. import array as _a
 from .._array.dtypes import BOOL, INT32, canonical_dtype, result_dtype
 from .._array import indexing as _indexing
 from .._array import scan as _scan
+from .._array import sort as _sort
 from .._array import take as _take
 
 __all__ = ["broadcast_arrays", "broadcast_to", "concat", "expand_dims", "flip", "moveaxis",
@@ -387,25 +388,43 @@ def searchsorted(x1, x2, /, *, side="left", sorter=None):
 
 
 def sort(x, /, *, axis=-1, descending=False, stable=True):
-    def run(h):
-        s = np.sort(h, axis=axis, kind="stable")
-        return np.flip(s, axis=axis) if descending else s
-    if descending:
-        idx = argsort(x, axis=axis, descending=True, stable=stable)
-        return take_along_axis(x, idx, axis=axis)
-    return _host(x, run, x.dtype)
+    """The elements sorted along ``axis`` (stable, numpy's order: NaNs last; ``descending``
+    reverses it, equal elements keeping their order): a radix sort on the device."""
+    return _sorted(x, axis, descending, True)
 
 
 def argsort(x, /, *, axis=-1, descending=False, stable=True):
-    def run(h):
-        if descending:
-            # stable and descending: sort the reversed array, map indices back, reverse
-            r = np.flip(h, axis=axis)
-            idx = np.argsort(r, axis=axis, kind="stable")
-            n = h.shape[axis] if h.ndim else 1
-            return np.flip(n - 1 - idx, axis=axis)
-        return np.argsort(h, axis=axis, kind="stable")
-    return _host(x, run, INT32)
+    """The indices that sort ``x`` along ``axis`` (int32; stable, as :func:`sort` orders)."""
+    return _sorted(x, axis, descending, False)
+
+
+def _sorted(x, axis, descending, values):
+    axis = _axis(axis, x.ndim)         # (a 0-d array has no axis: numpy's AxisError)
+    if not _sort.on_device(x.device, x.size):
+        return _host(x, lambda h: _host_sorted(h, axis, descending, values),
+                     x.dtype if values else INT32)
+    y = moveaxis(x, axis, -1) if axis != x.ndim - 1 else x
+    n = y.shape[-1]
+    rows = y.size // n if n else 0
+    buf, dtype = _sort.sort_rows(y._realize(), rows, n, y.dtype, y.device,
+                                 descending=bool(descending), values=values)
+    out = y._wrap((buf, y.shape, dtype))
+    return moveaxis(out, -1, axis) if axis != x.ndim - 1 else out
+
+
+def _host_sorted(h, axis, descending, values):
+    """numpy's stable sort of the host copy ``h`` in :func:`sort`'s order (descending: the
+    reversed array sorted, its indices mapped back and reversed, so equal elements and NaNs
+    keep their order)."""
+    if values and not descending:
+        return np.sort(h, axis=axis, kind="stable")
+    if descending:
+        n = h.shape[axis]
+        idx = np.flip(n - 1 - np.argsort(np.flip(h, axis=axis), axis=axis, kind="stable"),
+                      axis=axis)
+    else:
+        idx = np.argsort(h, axis=axis, kind="stable")
+    return np.take_along_axis(h, idx, axis=axis) if values else idx
 
 
 def unique_values(x, /):

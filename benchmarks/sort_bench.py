@@ -1,0 +1,107 @@
+"""Sorting an array that is on the device: kompute_ml's radix sort against the host round trip
+it replaced, numpy on the host, torch and CuPy, in one process.
+
+What a user waits for: ``km.sort(a)`` / ``km.argsort(a)`` (stable, the Array API's default) and
+a synchronize, the input already on the device; "host round trip" is the code before session
+26 (download, ``np.sort(kind="stable")``, upload); numpy sorts a host copy (stable, and its
+default unstable quicksort for ``sort``); torch ``torch.sort(x, stable=True)`` /
+``torch.argsort(x, stable=True)`` and CuPy ``cupy.sort`` / ``cupy.argsort`` (CUB's radix sort,
+stable) with their synchronize. Random float32 (and int32 rows) checked against numpy first.
+Median wall clock of ``--reps``; device time (timestamps / events) beside it where there is one.
+JSON rows merge into results/<device>-sort.json.
+
+    python benchmarks/sort_bench.py [--sizes 1e3,1e5,1e6,1e7,1e8] [--reps 10]
+"""
+
+import argparse
+import os
+import statistics
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _common import slug, write_results  # noqa: E402
+from run_all import cuda_sync, cuda_time, km_time, load_cuda, to_cuda  # noqa: E402
+
+import kompute_ml as km  # noqa: E402
+
+
+def _wall(fn, reps, warmup=1):
+    for _ in range(warmup):
+        fn()
+    ts = []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        fn()
+        ts.append(time.perf_counter() - t0)
+    return statistics.median(ts)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sizes", default="1e3,1e5,1e6,1e7,1e8")
+    ap.add_argument("--reps", type=int, default=10)
+    ap.add_argument("--host-max", type=float, default=1e7,
+                    help="largest n for the host round trip and numpy's stable sorts (slow)")
+    ap.add_argument("--out", default=None)
+    args = ap.parse_args()
+    dev = km.get_device()
+    cuda = load_cuda()
+    rng = np.random.default_rng(0)
+    print(f"device: {dev.name}; median wall ms of {args.reps} (device ms)")
+    rows = []
+    for size in args.sizes.split(","):
+        n = int(float(size))
+        for shape, dt in (((n,), np.float32), ((n // 1000, 1000), np.int32)):
+            if shape[0] == 0:
+                continue
+            h = (rng.standard_normal(shape).astype(dt) if dt == np.float32 else
+                 rng.integers(-1000, 1000, shape).astype(dt))
+            x = km.asarray(h)
+            ref_idx = np.argsort(h, axis=-1, kind="stable")
+            np.testing.assert_array_equal(km.argsort(x).numpy(), ref_idx)
+            np.testing.assert_array_equal(km.sort(x).numpy(), np.take_along_axis(h, ref_idx, -1))
+            what = f"{dt.__name__}{list(shape)}"
+            for op in ("sort", "argsort"):
+                fn = getattr(km, op)
+                dev_s, wall_s = km_time(dev, lambda: fn(x)._realize(), args.reps)
+                got = {"kompute_ml": wall_s * 1e3}
+                device_ms = {"kompute_ml": dev_s * 1e3}
+                if n <= args.host_max:
+                    host_fn = getattr(np, op)
+
+                    def round_trip(host_fn=host_fn):
+                        km.asarray(host_fn(x.numpy(), axis=-1, kind="stable"), device=dev)
+                        km.synchronize(dev)
+                    got["host round trip"] = 1e3 * _wall(round_trip, max(1, args.reps // 5))
+                    got["numpy stable"] = 1e3 * _wall(
+                        lambda: host_fn(h, axis=-1, kind="stable"), max(1, args.reps // 5))
+                if op == "sort":
+                    got["numpy quicksort"] = 1e3 * _wall(lambda: np.sort(h, axis=-1), args.reps)
+                for name, lib in cuda.items():
+                    y = to_cuda(name, lib, h)
+                    if name == "torch":
+                        f = (lambda y=y: lib.sort(y, stable=True)) if op == "sort" else \
+                            (lambda y=y: lib.argsort(y, stable=True))
+                    else:
+                        f = (lambda y=y: lib.sort(y)) if op == "sort" else \
+                            (lambda y=y: lib.argsort(y))
+                    ev, wall = cuda_time(lib, f, args.reps)
+                    got[name], device_ms[name] = wall * 1e3, ev * 1e3
+                    del y
+                    cuda_sync(lib)()
+                line = "  ".join(f"{k} {v:9.3f}" + (f" ({device_ms[k]:.3f})"
+                                                    if k in device_ms else "")
+                                 for k, v in got.items())
+                print(f"{op:>8} {what:>22}: {line}", flush=True)
+                rows.append({"name": f"{op}_{dt.__name__}_{'x'.join(map(str, shape))}",
+                             "unit": "ms", "wall": got, "device": device_ms})
+    path = write_results(dev, rows, path=args.out or os.path.join(
+        os.path.dirname(os.path.abspath(__file__)), "results", slug(dev.name) + "-sort.json"))
+    print("results:", path)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,86 @@
+"""Sorting on the device (shaders/radix_sort.comp): Buffers in, (Buffer, shape, dtype) out.
+
+A stable LSD radix sort of (key, index) items, 4 bits a pass: 8 passes for 32-bit elements, 16
+for float64, one for bool, and a pass per 4 bits of the row count after them when there are
+several rows (the rows are sorted apart by sorting on the row last). Each pass is a count per
+tile of 2048 items, an inclusive scan of the counts (scan.comp) and a scatter: three dispatches,
+no readback, so a sort is recorded with the work around it and waits for nothing.
+"""
+
+from .._runtime import program as shaders
+from . import buffers as _buffers
+from . import scan as _scan
+from .dtypes import BOOL, FLOAT32, FLOAT64, INT32, UINT32
+
+__all__ = ["sort_rows", "on_device"]
+
+_KIND = {FLOAT32: 0, INT32: 1, UINT32: 2, BOOL: 2, FLOAT64: 3}
+TILE = 2048             # items a workgroup of the count and scatter phases (radix_sort.comp)
+WG = 128
+RADIX_BITS = 4
+
+
+# Where the device sorts: a GPU from DEVICE_MIN elements (below it the passes' ~30 dispatches
+# cost more than a host round trip of the few bytes); a CPU device (lavapipe) never by default,
+# as its host round trip is two memory copies around numpy's sort on the same cores
+# (benchmarks/sort_bench.py: lavapipe 1e6 float32 158 ms on the device against 77 ms). Tests set
+# cpu_devices to run the device's sort on lavapipe.
+DEVICE_MIN = 1 << 14
+cpu_devices = False
+
+
+def on_device(device, total):
+    """Whether a sort of ``total`` elements runs on ``device`` (else on the host)."""
+    if device.info.type == "cpu" and not cpu_devices:
+        return False
+    return total >= DEVICE_MIN
+
+
+def passes(dtype, rows):
+    """The shader's passes for ``rows`` rows of ``dtype``: key digits, then row digits."""
+    key = 1 if dtype == BOOL else 8 * _buffers.words_per_element(dtype)
+    return key, -(-(rows - 1).bit_length() // RADIX_BITS)
+
+
+def sort_rows(buf, rows, n, dtype, device, descending=False, values=False):
+    """Sort each row of ``buf`` viewed as (rows, n) of ``dtype``, stably (numpy's order: NaNs
+    last, -0.0 equal to 0.0; ``descending`` reverses the order of the keys, equal ones keep
+    theirs). Returns a new Buffer (rows, n): the sorted elements (``values``) or, int32, each
+    place's index within its row (argsort)."""
+    out_dtype = dtype if values else INT32
+    total = rows * n
+    out = _buffers.alloc(device, (rows, n), out_dtype)
+    if total == 0:
+        return out, out_dtype
+    kind = _KIND[dtype]
+    words = _buffers.words_per_element(dtype)
+    key_passes, row_passes = passes(dtype, rows)
+    _buffers.check_size(device, (total, words + 1), UINT32)
+    ntiles = -(-total // TILE)
+    items = _buffers.alloc(device, (total, words + 1), UINT32)
+    spare = _buffers.alloc(device, (total, words + 1), UINT32)
+    hist = _buffers.alloc(device, (16 * ntiles,), UINT32)
+    base = {"KM_KIND": kind}
+    push = [total, n, 0, ntiles]
+    # radix_sort.comp phase 0 — binding 0: x, 1: items
+    shaders.get("radix_sort", dict(base, KM_PHASE=0, KM_DESCENDING=int(descending))) \
+        .dispatch_1d(device, [buf, items], total, push=push)
+    count = shaders.get("radix_sort", dict(base, KM_PHASE=1))
+    scatter = shaders.get("radix_sort", dict(base, KM_PHASE=2))
+    key_order = list(range(key_passes)) if dtype != BOOL else [0]
+    row_order = [8 * words + r for r in range(row_passes)]
+    for p in key_order + row_order:
+        push[2] = p
+        # phase 1 — binding 0: items, 1: hist; phase 2 — binding 0: items, 1: scanned, 2: out
+        count.dispatch_1d(device, [items, hist], ntiles * WG, push=push)
+        scanned = _scan.scan_rows(hist, 1, 16 * ntiles, UINT32, device)
+        scatter.dispatch_1d(device, [items, scanned, spare], ntiles * WG, push=push)
+        scanned.release()       # (later work is ordered after this pass by the stream's barriers)
+        items, spare = spare, items
+    # phase 3 — binding 0: items, (1: x,) then out
+    finish = shaders.get("radix_sort", dict(base, KM_PHASE=3, KM_VALUES=int(values)))
+    finish.dispatch_1d(device, [items, buf, out] if values else [items, out], total, push=push)
+    for b in (items, spare, hist):
+        b.release()
+    return out, out_dtype
+
