@@ -2,8 +2,9 @@
 it replaced, numpy on the host, torch and CuPy, in one process.
 
 What a user waits for: ``km.sort(a)`` / ``km.argsort(a)`` (stable, the Array API's default) and
-a synchronize, the input already on the device; "host round trip" is the code before session
-26 (download, ``np.sort(kind="stable")``, upload); numpy sorts a host copy (stable, and its
+a synchronize, the input already on the device ("kompute_ml": the radix sort, forced at every
+size and on CPU devices, so that the crossing with the host path shows); "host round trip" is
+the code before session 26 and the library's path below ``_sort.DEVICE_MIN`` (download, ``np.sort(kind="stable")``, upload); numpy sorts a host copy (stable, and its
 default unstable quicksort for ``sort``); torch ``torch.sort(x, stable=True)`` /
 ``torch.argsort(x, stable=True)`` and CuPy ``cupy.sort`` / ``cupy.argsort`` (CUB's radix sort,
 stable) with their synchronize. Random float32 (and int32 rows) checked against numpy first.
@@ -26,6 +27,7 @@ from _common import slug, write_results  # noqa: E402
 from run_all import cuda_sync, cuda_time, km_time, load_cuda, to_cuda  # noqa: E402
 
 import kompute_ml as km  # noqa: E402
+from kompute_ml._array import sort as _sort  # noqa: E402
 
 
 def _wall(fn, reps, warmup=1):
@@ -48,6 +50,9 @@ def main():
     ap.add_argument("--out", default=None)
     args = ap.parse_args()
     dev = km.get_device()
+    # "kompute_ml" is the radix sort at every size, on every device ("host round trip" the
+    # other path): where they cross is what _sort.DEVICE_MIN is set from
+    _sort.DEVICE_MIN, _sort.cpu_devices = 0, True
     cuda = load_cuda()
     rng = np.random.default_rng(0)
     print(f"device: {dev.name}; median wall ms of {args.reps} (device ms)")
