@@ -2,21 +2,24 @@
 // radix_sort.comp — a stable LSD radix sort of the rows of an array, 4 bits of key a pass, in
 // four phases (KM_PHASE); the host (_array/sort.py) runs 0, then 1 and 2 once per pass, then 3.
 //
-// The sort moves items: an element's key words (least significant first) and its flat index,
-// KM_WORDS + 1 words an item, all in one buffer (so no phase binds more than three: Vulkan's
-// minimum is four storage buffers a stage). Keys order as numpy's sort does: floats by value
-// with -0.0 equal to 0.0 and every NaN last, ints signed; KM_DESCENDING complements the key, so
-// the sort stays stable (equal keys keep their order; NaNs come first). Pass p < 8 * KM_WORDS
-// sorts by digit p of the key; the passes after it by the digits of the element's row (its index
-// / n): rows are sorted apart with no segment bookkeeping (an array of one row takes none).
+// The sort moves items: an element's key words (least significant first) and its flat index, in
+// planes of one word each (plane w at w * total; the index last), all in one buffer so that no
+// phase binds more than three (Vulkan's minimum is four storage buffers a stage). Keys order as
+// numpy's sort does: floats by value with -0.0 equal to 0.0 and every NaN last, ints signed;
+// KM_DESCENDING complements the key, so the sort stays stable (equal keys keep their order;
+// NaNs come first). Pass p < 8 * KM_WORDS sorts by digit p of the key; the passes after it by the
+// digits of the element's row (its index / n): rows are sorted apart with no segment
+// bookkeeping (an array of one row takes none).
 //
 // A tile of TILE = 2048 items is one workgroup of 128 invocations, each one a run of E = 16
 // consecutive items (runs in item order are what keep equal digits in order):
 //   1: count: the tile's items of each digit -> hist[digit * ntiles + tile] (digit-major, so
 //      one inclusive scan of hist, made by scan.comp, is every (digit, tile)'s place in the output)
-//   2: scatter: each invocation counts its run's digits; the tile scans those counts in (digit,
-//      invocation) order in shared memory; an item goes to the scanned place of its (digit,
-//      tile) + the items of its digit in earlier runs of the tile + those before it in its run.
+//   2: scatter: the tile's digit words come into shared memory (read in rows, so coalesced);
+//      each invocation counts its run's digits; the tile scans those counts in (digit, run)
+//      order: an item's place in the tile sorted by digit. Plane by plane the tile is then
+//      sorted in shared memory and written out in rows, each digit's items to the scanned place
+//      of its (digit, tile): every read and write of device memory is coalesced.
 // 0: keys: x -> items (key words, index). 3: finish: the sorted items -> the index within the
 // row (KM_VALUES 0, int32: argsort) or the element itself (KM_VALUES 1: sort).
 // KM_KIND: 0 float, 1 int, 2 uint or bool, 3 double (read as words: no float64 arithmetic).
@@ -43,7 +46,7 @@
 #ifndef KM_VALUES
 #define KM_VALUES 0
 #endif
-#define STRIDE (KM_WORDS + 1u)     // words an item
+#define PLANES (KM_WORDS + 1u)     // words an item
 #define WG 128u
 #define E 16u
 #define TILE (WG * E)
@@ -89,8 +92,8 @@ void main() {
     hi = ~hi;
     lo = ~lo;
 #endif
-    items[STRIDE * i] = lo;
-    items[STRIDE * i + 1u] = hi;
+    items[i] = lo;
+    items[pc.total + i] = hi;
 #else
     uint k = x[i];
 #if KM_KIND == 0
@@ -104,21 +107,24 @@ void main() {
 #if KM_DESCENDING
     k = ~k;
 #endif
-    items[STRIDE * i] = k;
+    items[i] = k;
 #endif
-    items[STRIDE * i + KM_WORDS] = i;
+    items[KM_WORDS * pc.total + i] = i;
 }
 
 #elif KM_PHASE == 1 || KM_PHASE == 2
 layout(set = 0, binding = 0) readonly buffer Items { uint items[]; };
 
-// the digit of pass pc.pass_ of item i
-uint digit(uint i) {
+// the plane that holds pass pc.pass_'s digit, and the digit of that plane's word w
+uint digit_plane() {
+    return pc.pass_ < 8u * KM_WORDS ? pc.pass_ / 8u : KM_WORDS;
+}
+
+uint digit_of(uint w) {
     uint p = pc.pass_;
-    if (p < 8u * KM_WORDS) return (items[STRIDE * i + p / 8u] >> (4u * (p % 8u))) & 15u;
-    uint row = items[STRIDE * i + KM_WORDS] / pc.n;
+    if (p < 8u * KM_WORDS) return (w >> (4u * (p % 8u))) & 15u;
     uint s = 4u * (p - 8u * KM_WORDS);
-    return s < 32u ? (row >> s) & 15u : 0u;
+    return s < 32u ? ((w / pc.n) >> s) & 15u : 0u;     // the row of the index w
 }
 
 // 16 counts of at most E = 16 in a uvec4, 8 bits each
@@ -136,10 +142,11 @@ void main() {
     if (lid < RADIX) tot[lid] = 0u;
     barrier();
     uvec4 c = uvec4(0u);
+    uint plane = digit_plane() * pc.total;
     for (uint e = 0u; e < E; e++) {
-        uint i = tile * TILE + e * WG + lid;       // (any order counts: read coalesced)
+        uint i = tile * TILE + e * WG + lid;       // (any order counts: read in rows)
         if (i < pc.total) {
-            uint d = digit(i);
+            uint d = digit_of(items[plane + i]);
             c[d >> 2u] += 1u << ((d & 3u) * 8u);
         }
     }
@@ -154,38 +161,45 @@ void main() {
 #else
 layout(set = 0, binding = 1) readonly buffer Scanned { uint scanned[]; };
 layout(set = 0, binding = 2) writeonly buffer Out { uint out_[]; };
-shared uint S[RADIX * WG];     // S[d * WG + t]: run t's items of digit d, then their place
+// the tile's words: read in rows into runs padded by one word (run t at 17 t: its 16 words
+// in 16 banks apart from its neighbours'), then the run counts and their scan (S[d * WG + t]),
+// then a plane sorted by digit
+#define PAD(j) ((j) + (j) / E)
+shared uint A[TILE + TILE / E];
 shared uint part[WG];
-shared uint base[RADIX];
+shared uint first[RADIX];      // where the tile's digit d begins in its sorted order
+shared uint shift[RADIX];      // output place - sorted place, for digit d
 void main() {
     uint tile = tile_index();
     if (tile >= pc.ntiles) return;                 // uniform across the workgroup
     uint lid = gl_LocalInvocationID.x;
-    uint start = tile * TILE + lid * E;
+    uint t0 = tile * TILE;
+    uint count = min(TILE, pc.total - t0);
+    uint plane = digit_plane() * pc.total;
+    for (uint e = 0u; e < E; e++) {
+        uint j = e * WG + lid;
+        if (j < count) A[PAD(j)] = items[plane + t0 + j];
+    }
+    barrier();
     uvec4 c = uvec4(0u);
     uvec2 digits = uvec2(0u);                      // the run's 16 digits, 4 bits each
     for (uint e = 0u; e < E; e++) {
-        uint i = start + e;
-        if (i < pc.total) {
-            uint d = digit(i);
+        uint j = lid * E + e;
+        if (j < count) {
+            uint d = digit_of(A[PAD(j)]);
             c[d >> 2u] += 1u << ((d & 3u) * 8u);
             digits[e >> 3u] |= d << (4u * (e & 7u));
         }
     }
-    for (uint d = 0u; d < RADIX; d++) S[d * WG + lid] = get8(c, d);
-    if (lid < RADIX) {
-        // where the tile's items of digit lid begin in the output: the inclusive scan of the
-        // digit-major counts, one place back
-        uint j = lid * pc.ntiles + tile;
-        base[lid] = j == 0u ? 0u : scanned[j - 1u];
-    }
     barrier();
-    // exclusive scan of S in index order ((digit, run) order): each invocation its 16 entries,
-    // then the 128 run totals (Hillis-Steele), added back
+    for (uint d = 0u; d < RADIX; d++) A[d * WG + lid] = get8(c, d);
+    barrier();
+    // exclusive scan of S = A[0 .. TILE) in (digit, run) order: each invocation its 16
+    // entries, then the 128 run totals (Hillis-Steele), added back
     uint s = 0u;
     for (uint k = 0u; k < RADIX; k++) {
-        uint v = S[lid * RADIX + k];
-        S[lid * RADIX + k] = s;
+        uint v = A[lid * RADIX + k];
+        A[lid * RADIX + k] = s;
         s += v;
     }
     part[lid] = s;
@@ -197,16 +211,53 @@ void main() {
         barrier();
     }
     uint before = lid > 0u ? part[lid - 1u] : 0u;
-    for (uint k = 0u; k < RADIX; k++) S[lid * RADIX + k] += before;
+    for (uint k = 0u; k < RADIX; k++) A[lid * RADIX + k] += before;
     barrier();
+    // each item's place in the tile sorted by digit (stable): its (digit, run)'s scanned
+    // count + the items of its digit before it in its run
+    uint place[E];
     uvec4 seen = uvec4(0u);
     for (uint e = 0u; e < E; e++) {
-        uint i = start + e;
-        if (i >= pc.total) break;
         uint d = (digits[e >> 3u] >> (4u * (e & 7u))) & 15u;
-        uint dst = base[d] + (S[d * WG + lid] - S[d * WG]) + get8(seen, d);
+        place[e] = A[d * WG + lid] + get8(seen, d);
         seen[d >> 2u] += 1u << ((d & 3u) * 8u);
-        for (uint w = 0u; w < STRIDE; w++) out_[STRIDE * dst + w] = items[STRIDE * i + w];
+    }
+    if (lid < RADIX) {
+        // the inclusive scan of the digit-major counts, one place back: where the tile's
+        // items of digit lid begin in the output
+        uint j = lid * pc.ntiles + tile;
+        uint at = j == 0u ? 0u : scanned[j - 1u];
+        first[lid] = A[lid * WG];
+        shift[lid] = at - A[lid * WG];
+    }
+    for (uint w = 0u; w < PLANES; w++) {
+        barrier();                                 // (A's last readers are done)
+        for (uint e = 0u; e < E; e++) {
+            uint j = e * WG + lid;
+            if (j < count) A[PAD(j)] = items[w * pc.total + t0 + j];
+        }
+        barrier();
+        uint run[E];
+        for (uint e = 0u; e < E; e++) {
+            uint j = lid * E + e;
+            run[e] = j < count ? A[PAD(j)] : 0u;
+        }
+        barrier();
+        for (uint e = 0u; e < E; e++) {
+            if (lid * E + e < count) A[place[e]] = run[e];
+        }
+        barrier();
+        for (uint e = 0u; e < E; e++) {
+            uint j = e * WG + lid;                 // the sorted tile, in rows
+            if (j < count) {
+                // its digit: the last d whose items begin at or before j (4 steps)
+                uint d = 0u;
+                for (uint b = 8u; b > 0u; b >>= 1u) {
+                    if (first[d + b] <= j) d += b;
+                }
+                out_[w * pc.total + shift[d] + j] = A[j];
+            }
+        }
     }
 }
 #endif
@@ -227,7 +278,7 @@ layout(set = 0, binding = 1) writeonly buffer Out { int out_[]; };
 void main() {
     uint i = km_global_index();
     if (i >= pc.total) return;
-    uint src = items[STRIDE * i + KM_WORDS];
+    uint src = items[KM_WORDS * pc.total + i];
 #if KM_VALUES
     out_[i] = x[src];
 #else

@@ -112,8 +112,9 @@ def test_lazy_input_and_reuse(path):
     """A lazy expression sorts as its values; the input is unchanged and sorts again."""
     h = _floats(3001, np.float32, 5)
     x = km.asarray(h)
-    np.testing.assert_array_equal(_bits(km.sort(x * 2 + 1).numpy()),
-                                  _bits(np.sort((h * 2 + 1).astype(np.float32), kind="stable")))
+    # (NaN's sign after arithmetic is the hardware's: values compared, NaNs as NaNs)
+    np.testing.assert_array_equal(km.sort(x * 2 + 1).numpy(),
+                                  np.sort((h * 2 + 1).astype(np.float32), kind="stable"))
     _check(h)
     np.testing.assert_array_equal(_bits(x.numpy()), _bits(h))
 
