@@ -11,7 +11,8 @@ stable) with their synchronize. Random float32 (and int32 rows) checked against 
 Median wall clock of ``--reps``; device time (timestamps / events) beside it where there is one.
 JSON rows merge into results/<device>-sort.json.
 
-    python benchmarks/sort_bench.py [--sizes 1e3,1e5,1e6,1e7,1e8] [--reps 10]
+    python benchmarks/sort_bench.py [--sizes 1e3,1e5,1e6,1e7,1e8] [--reps 10] [--runs 16,32]
+        [--phases 1e8]
 """
 
 import argparse
@@ -41,6 +42,34 @@ def _wall(fn, reps, warmup=1):
     return statistics.median(ts)
 
 
+def phases(dev, n, runs, reps):
+    """Device time of one pass's parts (radix_sort.comp's count, scan.comp on the counts, the
+    scatter) and of the key and finish phases, at ``n`` float32, for each run length."""
+    from kompute_ml._array import buffers as _buffers, scan as _scan
+    from kompute_ml._runtime import program as shaders, stream as _stream
+    x = km.asarray(np.random.default_rng(1).standard_normal(n).astype(np.float32))
+    buf = x._realize()
+    for run in runs:
+        ntiles = -(-n // (_sort.WG * run))
+        items, spare = (_buffers.alloc(dev, (2, n), _sort.UINT32) for _ in range(2))
+        hist = _buffers.alloc(dev, (16 * ntiles,), _sort.UINT32)
+        prog = {ph: shaders.get("radix_sort", {"KM_KIND": 0, "KM_E": run, "KM_PHASE": ph})
+                for ph in range(4)}
+        push = (n, n, 3, ntiles)
+        scanned = _scan.scan_rows(hist, 1, 16 * ntiles, _sort.UINT32, dev)
+        parts = {"keys": lambda: prog[0].dispatch_1d(dev, [buf, items], n, push=push),
+                 "count": lambda: prog[1].dispatch_1d(dev, [items, hist], ntiles * _sort.WG,
+                                                      push=push),
+                 "scan": lambda: _scan.scan_rows(hist, 1, 16 * ntiles, _sort.UINT32, dev),
+                 "scatter": lambda: prog[2].dispatch_1d(dev, [items, scanned, spare],
+                                                        ntiles * _sort.WG, push=push),
+                 "finish": lambda: prog[3].dispatch_1d(dev, [items, spare], n, push=push)}
+        got = {k: 1e3 * statistics.median(_stream.device_time(dev, f) for _ in range(reps))
+               for k, f in parts.items()}
+        print(f"phases, n = {n:.0e}, runs of {run}: " +
+              "  ".join(f"{k} {v:.3f} ms" for k, v in got.items()), flush=True)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", default="1e3,1e5,1e6,1e7,1e8")
@@ -48,13 +77,21 @@ def main():
     ap.add_argument("--host-max", type=float, default=1e7,
                     help="largest n for the host round trip and numpy's stable sorts (slow)")
     ap.add_argument("--out", default=None)
+    ap.add_argument("--runs", default=None,
+                    help="run lengths to time apart (e.g. 16,32): each sort once per run length")
+    ap.add_argument("--phases", type=float, default=0,
+                    help="n at which to time one pass's count, scan and scatter apart")
     args = ap.parse_args()
     dev = km.get_device()
     # "kompute_ml" is the radix sort at every size, on every device ("host round trip" the
     # other path): where they cross is what _sort.DEVICE_MIN is set from
     _sort.DEVICE_MIN, _sort.cpu_devices = 0, True
+    default_runs = _sort.RUNS
     cuda = load_cuda()
     rng = np.random.default_rng(0)
+    runs = [int(r) for r in args.runs.split(",")] if args.runs else [None]
+    if args.phases:
+        phases(dev, int(args.phases), [r or _sort.run_length(dev, 0) for r in runs], args.reps)
     print(f"device: {dev.name}; median wall ms of {args.reps} (device ms)")
     rows = []
     for size in args.sizes.split(","):
@@ -71,9 +108,13 @@ def main():
             what = f"{dt.__name__}{list(shape)}"
             for op in ("sort", "argsort"):
                 fn = getattr(km, op)
-                dev_s, wall_s = km_time(dev, lambda: fn(x)._realize(), args.reps)
-                got = {"kompute_ml": wall_s * 1e3}
-                device_ms = {"kompute_ml": dev_s * 1e3}
+                got, device_ms = {}, {}
+                for run in runs:
+                    label = "kompute_ml" + (f" E{run}" if run else "")
+                    _sort.RUNS = (run,) if run else default_runs
+                    dev_s, wall_s = km_time(dev, lambda: fn(x)._realize(), args.reps)
+                    got[label], device_ms[label] = wall_s * 1e3, dev_s * 1e3
+                _sort.RUNS = default_runs
                 if n <= args.host_max:
                     host_fn = getattr(np, op)
 

@@ -11,8 +11,8 @@
 // digits of the element's row (its index / n): rows are sorted apart with no segment
 // bookkeeping (an array of one row takes none).
 //
-// A tile of TILE = 2048 items is one workgroup of 128 invocations, each one a run of E = 16
-// consecutive items (runs in item order are what keep equal digits in order):
+// A tile of TILE = 128 E items (E = KM_E: 16, or 32 where the device has the shared memory) is one
+// workgroup of 128 invocations, each one a run of E consecutive items (runs in item order are what keep equal digits in order):
 //   1: count: the tile's items of each digit -> hist[digit * ntiles + tile] (digit-major, so
 //      one inclusive scan of hist, made by scan.comp, is every (digit, tile)'s place in the output)
 //   2: scatter: the tile's digit words come into shared memory (read in rows, so coalesced);
@@ -48,7 +48,10 @@
 #endif
 #define PLANES (KM_WORDS + 1u)     // words an item
 #define WG 128u
-#define E 16u
+#ifndef KM_E
+#define KM_E 16
+#endif
+#define E uint(KM_E)              // items a run: 16, or 32 where shared memory allows (17 KiB)
 #define TILE (WG * E)
 #define RADIX 16u
 layout(local_size_x = 128) in;
@@ -127,7 +130,7 @@ uint digit_of(uint w) {
     return s < 32u ? ((w / pc.n) >> s) & 15u : 0u;     // the row of the index w
 }
 
-// 16 counts of at most E = 16 in a uvec4, 8 bits each
+// 16 counts of at most E (16 or 32) in a uvec4, 8 bits each
 uint get8(uvec4 c, uint d) {
     return (c[d >> 2u] >> ((d & 3u) * 8u)) & 255u;
 }
@@ -161,8 +164,8 @@ void main() {
 #else
 layout(set = 0, binding = 1) readonly buffer Scanned { uint scanned[]; };
 layout(set = 0, binding = 2) writeonly buffer Out { uint out_[]; };
-// the tile's words: read in rows into runs padded by one word (run t at 17 t: its 16 words
-// in 16 banks apart from its neighbours'), then the run counts and their scan (S[d * WG + t]),
+// the tile's words: read in rows into runs padded by one word (run t at (E + 1) t: its words in
+// banks apart from its neighbours'), then the run counts and their scan (S[d * WG + t]),
 // then a plane sorted by digit
 #define PAD(j) ((j) + (j) / E)
 shared uint A[TILE + TILE / E];
@@ -182,7 +185,8 @@ void main() {
     }
     barrier();
     uvec4 c = uvec4(0u);
-    uvec2 digits = uvec2(0u);                      // the run's 16 digits, 4 bits each
+    uint digits[E / 8u];                           // the run's digits, 4 bits each
+    for (uint k = 0u; k < E / 8u; k++) digits[k] = 0u;
     for (uint e = 0u; e < E; e++) {
         uint j = lid * E + e;
         if (j < count) {

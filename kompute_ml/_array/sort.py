@@ -3,7 +3,7 @@
 A stable LSD radix sort of (key, index) items, 4 bits a pass: 8 passes for 32-bit elements, 16
 for float64, one for bool, and a pass per 4 bits of the row count after them when there are
 several rows (the rows are sorted apart by sorting on the row last). Each pass is a count per
-tile of 2048 items, an inclusive scan of the counts (scan.comp) and a scatter: three dispatches,
+tile of 2048 or 4096 items, an inclusive scan of the counts (scan.comp) and a scatter: three dispatches,
 no readback, so a sort is recorded with the work around it and waits for nothing.
 """
 
@@ -15,8 +15,8 @@ from .dtypes import BOOL, FLOAT32, FLOAT64, INT32, UINT32
 __all__ = ["sort_rows", "on_device"]
 
 _KIND = {FLOAT32: 0, INT32: 1, UINT32: 2, BOOL: 2, FLOAT64: 3}
-TILE = 2048             # items a workgroup of the count and scatter phases (radix_sort.comp)
-WG = 128
+WG = 128                # invocations a workgroup of the count and scatter phases (radix_sort.comp)
+RUNS = (32, 16)         # items an invocation, the longest whose tile fits the shared memory
 RADIX_BITS = 4
 
 
@@ -35,6 +35,16 @@ def on_device(device, total):
     if device.info.type == "cpu" and not cpu_devices:
         return False
     return total >= DEVICE_MIN
+
+
+def run_length(device, kind):
+    """Items an invocation of the scatter sorts (the tile is 128 runs): the longest of RUNS
+    whose compiled kernel's shared memory the device has (32: 17 KiB; Vulkan guarantees 16)."""
+    for run in RUNS:
+        prog = shaders.get("radix_sort", {"KM_KIND": kind, "KM_E": run, "KM_PHASE": 2})
+        if prog.reflection.shared_memory_size <= device.max_shared_memory:
+            return run
+    return RUNS[-1]
 
 
 def passes(dtype, rows):
@@ -57,11 +67,12 @@ def sort_rows(buf, rows, n, dtype, device, descending=False, values=False):
     words = _buffers.words_per_element(dtype)
     key_passes, row_passes = passes(dtype, rows)
     _buffers.check_size(device, (words + 1, total), UINT32)
-    ntiles = -(-total // TILE)
+    run = run_length(device, kind)
+    ntiles = -(-total // (WG * run))
     items = _buffers.alloc(device, (words + 1, total), UINT32)
     spare = _buffers.alloc(device, (words + 1, total), UINT32)
     hist = _buffers.alloc(device, (16 * ntiles,), UINT32)
-    base = {"KM_KIND": kind}
+    base = {"KM_KIND": kind, "KM_E": run}
     push = [total, n, 0, ntiles]
     # radix_sort.comp phase 0 — binding 0: x, 1: items
     shaders.get("radix_sort", dict(base, KM_PHASE=0, KM_DESCENDING=int(descending))) \
