@@ -168,8 +168,10 @@ layout(set = 0, binding = 2) writeonly buffer Out { uint out_[]; };
 // banks apart from its neighbours'), then the run counts and their scan (S[d * WG + t]),
 // then a plane sorted by digit
 #define PAD(j) ((j) + (j) / E)
-shared uint A[TILE + TILE / E];
+#define SP(q) ((q) + (q) / RADIX)     // S's entries, padded as a run of 16
+shared uint A[TILE + TILE / E];      // (S takes 16 WG + WG words: E >= 16)
 shared uint part[WG];
+shared uint groups[WG / 8u];
 shared uint first[RADIX];      // where the tile's digit d begins in its sorted order
 shared uint shift[RADIX];      // output place - sorted place, for digit d
 void main() {
@@ -196,26 +198,39 @@ void main() {
         }
     }
     barrier();
-    for (uint d = 0u; d < RADIX; d++) A[d * WG + lid] = get8(c, d);
+    for (uint d = 0u; d < RADIX; d++) A[SP(d * WG + lid)] = get8(c, d);
     barrier();
-    // exclusive scan of S = A[0 .. TILE) in (digit, run) order: each invocation its 16
-    // entries, then the 128 run totals (Hillis-Steele), added back
+    // exclusive scan of S in (digit, run) order: each invocation its 16 entries (padded: 16
+    // banks apart from its neighbours'), then the 128 run totals in groups of 8 and the 16 group
+    // totals (three barriers), added back
     uint s = 0u;
     for (uint k = 0u; k < RADIX; k++) {
-        uint v = A[lid * RADIX + k];
-        A[lid * RADIX + k] = s;
+        uint v = A[SP(lid * RADIX + k)];
+        A[SP(lid * RADIX + k)] = s;
         s += v;
     }
     part[lid] = s;
     barrier();
-    for (uint o = 1u; o < WG; o <<= 1u) {
-        uint other = lid >= o ? part[lid - o] : 0u;
-        barrier();
-        part[lid] += other;
-        barrier();
+    if (lid < WG / 8u) {
+        uint g = 0u;
+        for (uint k = 0u; k < 8u; k++) {
+            g += part[lid * 8u + k];
+            part[lid * 8u + k] = g;            // inclusive within the group
+        }
+        groups[lid] = g;
     }
-    uint before = lid > 0u ? part[lid - 1u] : 0u;
-    for (uint k = 0u; k < RADIX; k++) A[lid * RADIX + k] += before;
+    barrier();
+    if (lid == 0u) {
+        uint g = 0u;
+        for (uint k = 0u; k < WG / 8u; k++) {
+            uint v = groups[k];
+            groups[k] = g;                     // exclusive
+            g += v;
+        }
+    }
+    barrier();
+    uint before = groups[lid / 8u] + (lid % 8u != 0u ? part[lid - 1u] : 0u);
+    for (uint k = 0u; k < RADIX; k++) A[SP(lid * RADIX + k)] += before;
     barrier();
     // each item's place in the tile sorted by digit (stable): its (digit, run)'s scanned
     // count + the items of its digit before it in its run
@@ -223,7 +238,7 @@ void main() {
     uvec4 seen = uvec4(0u);
     for (uint e = 0u; e < E; e++) {
         uint d = (digits[e >> 3u] >> (4u * (e & 7u))) & 15u;
-        place[e] = A[d * WG + lid] + get8(seen, d);
+        place[e] = A[SP(d * WG + lid)] + get8(seen, d);
         seen[d >> 2u] += 1u << ((d & 3u) * 8u);
     }
     if (lid < RADIX) {
@@ -231,8 +246,8 @@ void main() {
         // items of digit lid begin in the output
         uint j = lid * pc.ntiles + tile;
         uint at = j == 0u ? 0u : scanned[j - 1u];
-        first[lid] = A[lid * WG];
-        shift[lid] = at - A[lid * WG];
+        first[lid] = A[SP(lid * WG)];
+        shift[lid] = at - A[SP(lid * WG)];
     }
     for (uint w = 0u; w < PLANES; w++) {
         barrier();                                 // (A's last readers are done)
