@@ -86,12 +86,12 @@ def main():
     # "kompute_ml" is the radix sort at every size, on every device ("host round trip" the
     # other path): where they cross is what _sort.DEVICE_MIN is set from
     _sort.DEVICE_MIN, _sort.cpu_devices = 0, True
-    default_runs = _sort.RUNS
+    default_run = _sort.RUN
     cuda = load_cuda()
     rng = np.random.default_rng(0)
     runs = [int(r) for r in args.runs.split(",")] if args.runs else [None]
     if args.phases:
-        phases(dev, int(args.phases), [r or _sort.run_length(dev, 0) for r in runs], args.reps)
+        phases(dev, int(args.phases), [r or _sort.RUN for r in runs], args.reps)
     print(f"device: {dev.name}; median wall ms of {args.reps} (device ms)")
     rows = []
     for size in args.sizes.split(","):
@@ -111,10 +111,10 @@ def main():
                 got, device_ms = {}, {}
                 for run in runs:
                     label = "kompute_ml" + (f" E{run}" if run else "")
-                    _sort.RUNS = (run,) if run else default_runs
+                    _sort.RUN = run or default_run
                     dev_s, wall_s = km_time(dev, lambda: fn(x)._realize(), args.reps)
                     got[label], device_ms[label] = wall_s * 1e3, dev_s * 1e3
-                _sort.RUNS = default_runs
+                _sort.RUN = default_run
                 if n <= args.host_max:
                     host_fn = getattr(np, op)
 

@@ -157,28 +157,9 @@ def test_which_path():
     assert _sort.passes(np.dtype(np.bool_), 16) == (1, 1)
 
 
-@pytest.fixture
-def short_shared_device():
-    """The default device reporting Vulkan's minimum of shared memory, 16 KiB (nothing else
-    changes): the scatter's tile of 128 runs of 32 items (17 KiB) does not fit it."""
-    info = km.get_device().info
-    dev = _device.Device(dataclasses.replace(info, limits={**info.limits,
-                                                           "max_shared_memory": 16384}))
-    yield dev
-    dev.close()
-
-
-@pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_run_length_fits_the_devices_shared_memory(short_shared_device, monkeypatch, dtype):
-    """Runs of 16 on a device of 16 KiB (a kernel past its limit would be refused: the choice is
-    checked by running it), 32 where the device has 17 KiB."""
-    monkeypatch.setattr(_sort, "cpu_devices", True)
-    monkeypatch.setattr(_sort, "DEVICE_MIN", 0)
-    assert _sort.run_length(short_shared_device, 0) == 16
-    roomy = km.get_device().max_shared_memory >= 17 * 1024 + 512
-    assert _sort.run_length(km.get_device(), 0) == (32 if roomy else 16)
-    if dtype == np.float64 and not km.get_device().limits.get("float64"):
-        pytest.xfail("the device has no shaderFloat64 (float64 arrays are float32 there)")
-    h = _floats(2048 * 5 + 3, dtype, 9)
-    _check(h, device=short_shared_device)
-    _check(h[:10230].reshape(1023, 10), 0, True, device=short_shared_device)
+def test_scatter_fits_vulkans_minimum_of_shared_memory():
+    """The scatter's tile (runs of 16) fits the 16 KiB every Vulkan device has."""
+    from kompute_ml._runtime import program as shaders
+    for kind in (0, 3):
+        prog = shaders.get("radix_sort", {"KM_KIND": kind, "KM_E": _sort.RUN, "KM_PHASE": 2})
+        assert 0 < prog.reflection.shared_memory_size <= 16384

@@ -3,7 +3,7 @@
 A stable LSD radix sort of (key, index) items, 4 bits a pass: 8 passes for 32-bit elements, 16
 for float64, one for bool, and a pass per 4 bits of the row count after them when there are
 several rows (the rows are sorted apart by sorting on the row last). Each pass is a count per
-tile of 2048 or 4096 items, an inclusive scan of the counts (scan.comp) and a scatter: three dispatches,
+tile of 2048 items, an inclusive scan of the counts (scan.comp) and a scatter: three dispatches,
 no readback, so a sort is recorded with the work around it and waits for nothing.
 """
 
@@ -16,7 +16,10 @@ __all__ = ["sort_rows", "on_device"]
 
 _KIND = {FLOAT32: 0, INT32: 1, UINT32: 2, BOOL: 2, FLOAT64: 3}
 WG = 128                # invocations a workgroup of the count and scatter phases (radix_sort.comp)
-RUNS = (32, 16)         # items an invocation, the longest whose tile fits the shared memory
+# items an invocation of the scatter sorts (its tile: 128 runs, 2048 items, 8.7 KiB of shared
+# memory, within Vulkan's 16). Runs of 32 (17 KiB) were slower on the H100: 1e8 float32 24.4 ms
+# against 20.3 (benchmarks/sort_bench.py --runs 16,32)
+RUN = 16
 RADIX_BITS = 4
 
 
@@ -35,16 +38,6 @@ def on_device(device, total):
     if device.info.type == "cpu" and not cpu_devices:
         return False
     return total >= DEVICE_MIN
-
-
-def run_length(device, kind):
-    """Items an invocation of the scatter sorts (the tile is 128 runs): the longest of RUNS
-    whose compiled kernel's shared memory the device has (32: 17 KiB; Vulkan guarantees 16)."""
-    for run in RUNS:
-        prog = shaders.get("radix_sort", {"KM_KIND": kind, "KM_E": run, "KM_PHASE": 2})
-        if prog.reflection.shared_memory_size <= device.max_shared_memory:
-            return run
-    return RUNS[-1]
 
 
 def passes(dtype, rows):
@@ -67,7 +60,7 @@ def sort_rows(buf, rows, n, dtype, device, descending=False, values=False):
     words = _buffers.words_per_element(dtype)
     key_passes, row_passes = passes(dtype, rows)
     _buffers.check_size(device, (words + 1, total), UINT32)
-    run = run_length(device, kind)
+    run = RUN
     ntiles = -(-total // (WG * run))
     items = _buffers.alloc(device, (words + 1, total), UINT32)
     spare = _buffers.alloc(device, (words + 1, total), UINT32)
