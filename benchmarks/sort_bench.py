@@ -4,8 +4,9 @@ it replaced, numpy on the host, torch and CuPy, in one process.
 What a user waits for: ``km.sort(a)`` / ``km.argsort(a)`` (stable, the Array API's default) and
 a synchronize, the input already on the device ("kompute_ml": the radix sort, forced at every
 size and on CPU devices, so that the crossing with the host path shows); "host round trip" is
-the code before session 26 and the library's path below ``_sort.DEVICE_MIN`` (download, ``np.sort(kind="stable")``, upload); numpy sorts a host copy (stable, and its
-default unstable quicksort for ``sort``); torch ``torch.sort(x, stable=True)`` /
+the code before session 26 and the library's path below ``_sort.DEVICE_MIN`` (download,
+``np.sort(kind="stable")``, upload); numpy sorts a host copy (stable, and its default unstable
+quicksort for ``sort``); torch ``torch.sort(x, stable=True)`` /
 ``torch.argsort(x, stable=True)`` and CuPy ``cupy.sort`` / ``cupy.argsort`` (CUB's radix sort,
 stable) with their synchronize. Random float32 (and int32 rows) checked against numpy first.
 Median wall clock of ``--reps``; device time (timestamps / events) beside it where there is one.

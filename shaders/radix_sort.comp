@@ -12,7 +12,8 @@
 // bookkeeping (an array of one row takes none).
 //
 // A tile of TILE = 128 E items (E = KM_E, 16: 2048 items, 8.7 KiB of shared memory) is one
-// workgroup of 128 invocations, each one a run of E consecutive items (runs in item order are what keep equal digits in order):
+// workgroup of 128 invocations, each one a run of E consecutive items (runs in item order are
+// what keep equal digits in order):
 //   1: count: the tile's items of each digit -> hist[digit * ntiles + tile] (digit-major, so
 //      one inclusive scan of hist, made by scan.comp, is every (digit, tile)'s place in the output)
 //   2: scatter: the tile's digit words come into shared memory (read in rows, so coalesced);

@@ -132,8 +132,9 @@ def narrow_grid_device():
     """The default device reporting 8 workgroups along x (nothing else changes): every tile
     count past 8 takes a 2-D grid, as arrays of more than 2^31 / 16 elements do on a GPU."""
     info = km.get_device().info
-    dev = _device.Device(dataclasses.replace(info, limits={
-        **info.limits, "max_workgroup_count": (8,) + tuple(info.limits["max_workgroup_count"][1:])}))
+    counts = (8,) + tuple(info.limits["max_workgroup_count"][1:])
+    dev = _device.Device(dataclasses.replace(info, limits={**info.limits,
+                                                           "max_workgroup_count": counts}))
     yield dev
     dev.close()
 

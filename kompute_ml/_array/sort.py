@@ -24,11 +24,11 @@ RADIX_BITS = 4
 
 
 # Where the device sorts: a GPU from DEVICE_MIN elements (below it the passes' ~30 dispatches
-# cost more than a host round trip of the few bytes: H100, 1e3 float32 0.36 ms against 0.08,
-# 1e4 0.37 against 0.84); a CPU device (lavapipe) never by default,
-# as its host round trip is two memory copies around numpy's sort on the same cores
-# (benchmarks/sort_bench.py: lavapipe 1e6 float32 158 ms on the device against 77 ms). Tests set
-# cpu_devices to run the device's sort on lavapipe.
+# cost more than a host round trip of the few bytes: H100, 1e3 float32 0.55-0.66 ms against
+# 0.13-0.16, 1e4 0.59 against 1.43); a CPU device (lavapipe) never by default, as its host round
+# trip is two memory copies around numpy's sort on the same cores (benchmarks/sort_bench.py:
+# lavapipe on 2 cores, 1e6 float32 406 ms on the device against 78). Tests set cpu_devices to
+# run the device's sort on lavapipe.
 DEVICE_MIN = 1 << 12
 cpu_devices = False
 
