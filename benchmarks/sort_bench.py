@@ -20,27 +20,15 @@ import argparse
 import os
 import statistics
 import sys
-import time
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _common import slug, write_results  # noqa: E402
+from _common import median_seconds, slug, write_results  # noqa: E402
 from run_all import cuda_sync, cuda_time, km_time, load_cuda, to_cuda  # noqa: E402
 
 import kompute_ml as km  # noqa: E402
 from kompute_ml._array import sort as _sort  # noqa: E402
-
-
-def _wall(fn, reps, warmup=1):
-    for _ in range(warmup):
-        fn()
-    ts = []
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        fn()
-        ts.append(time.perf_counter() - t0)
-    return statistics.median(ts)
 
 
 def phases(dev, n, runs, reps):
@@ -122,11 +110,13 @@ def main():
                     def round_trip(host_fn=host_fn):
                         km.asarray(host_fn(x.numpy(), axis=-1, kind="stable"), device=dev)
                         km.synchronize(dev)
-                    got["host round trip"] = 1e3 * _wall(round_trip, max(1, args.reps // 5))
-                    got["numpy stable"] = 1e3 * _wall(
+                    got["host round trip"] = 1e3 * median_seconds(round_trip,
+                                                                  max(1, args.reps // 5))
+                    got["numpy stable"] = 1e3 * median_seconds(
                         lambda: host_fn(h, axis=-1, kind="stable"), max(1, args.reps // 5))
                 if op == "sort":
-                    got["numpy quicksort"] = 1e3 * _wall(lambda: np.sort(h, axis=-1), args.reps)
+                    got["numpy quicksort"] = 1e3 * median_seconds(lambda: np.sort(h, axis=-1),
+                                                                  args.reps)
                 for name, lib in cuda.items():
                     y = to_cuda(name, lib, h)
                     if name == "torch":
