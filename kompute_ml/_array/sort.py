@@ -21,6 +21,7 @@ WG = 128                # invocations a workgroup of the count and scatter phase
 # against 20.3 (benchmarks/sort_bench.py --runs 16,32)
 RUN = 16
 RADIX_BITS = 4
+RADIX = 1 << RADIX_BITS  # digits a pass: the counts per tile
 
 
 # Where the device sorts: a GPU from DEVICE_MIN elements (below it the passes' ~30 dispatches
@@ -53,32 +54,30 @@ def sort_rows(buf, rows, n, dtype, device, descending=False, values=False):
     place's index within its row (argsort)."""
     out_dtype = dtype if values else INT32
     total = rows * n
+    words = _buffers.words_per_element(dtype)
+    if total:
+        _buffers.check_size(device, (words + 1, total), UINT32)     # (before any allocation)
     out = _buffers.alloc(device, (rows, n), out_dtype)
     if total == 0:
         return out, out_dtype
-    kind = _KIND[dtype]
-    words = _buffers.words_per_element(dtype)
     key_passes, row_passes = passes(dtype, rows)
-    _buffers.check_size(device, (words + 1, total), UINT32)
-    run = RUN
-    ntiles = -(-total // (WG * run))
+    ntiles = -(-total // (WG * RUN))
     items = _buffers.alloc(device, (words + 1, total), UINT32)
     spare = _buffers.alloc(device, (words + 1, total), UINT32)
-    hist = _buffers.alloc(device, (16 * ntiles,), UINT32)
-    base = {"KM_KIND": kind, "KM_E": run}
+    hist = _buffers.alloc(device, (RADIX * ntiles,), UINT32)
+    base = {"KM_KIND": _KIND[dtype], "KM_E": RUN}
     push = [total, n, 0, ntiles]
     # radix_sort.comp phase 0 — binding 0: x, 1: items
     shaders.get("radix_sort", dict(base, KM_PHASE=0, KM_DESCENDING=int(descending))) \
         .dispatch_1d(device, [buf, items], total, push=push)
     count = shaders.get("radix_sort", dict(base, KM_PHASE=1))
     scatter = shaders.get("radix_sort", dict(base, KM_PHASE=2))
-    key_order = list(range(key_passes)) if dtype != BOOL else [0]
-    row_order = [8 * words + r for r in range(row_passes)]
-    for p in key_order + row_order:
+    # (a bool's one key pass is digit 0; the row digits follow the key's 8 a word)
+    for p in [*range(key_passes), *(8 * words + r for r in range(row_passes))]:
         push[2] = p
         # phase 1 — binding 0: items, 1: hist; phase 2 — binding 0: items, 1: scanned, 2: out
         count.dispatch_1d(device, [items, hist], ntiles * WG, push=push)
-        scanned = _scan.scan_rows(hist, 1, 16 * ntiles, UINT32, device)
+        scanned = _scan.scan_rows(hist, 1, RADIX * ntiles, UINT32, device)
         scatter.dispatch_1d(device, [items, scanned, spare], ntiles * WG, push=push)
         scanned.release()       # (later work is ordered after this pass by the stream's barriers)
         items, spare = spare, items
