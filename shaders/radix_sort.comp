@@ -4,12 +4,12 @@
 //
 // The sort moves items: an element's key words (least significant first) and its flat index, in
 // planes of one word each (plane w at w * total; the index last), all in one buffer so that no
-// phase binds more than three (Vulkan's minimum is four storage buffers a stage). Keys order as
-// numpy's sort does: floats by value with -0.0 equal to 0.0 and every NaN last, ints signed;
-// KM_DESCENDING complements the key, so the sort stays stable (equal keys keep their order;
-// NaNs come first). Pass p < 8 * KM_WORDS sorts by digit p of the key; the passes after it by the
-// digits of the element's row (its index / n): rows are sorted apart with no segment
-// bookkeeping (an array of one row takes none).
+// phase binds more than three (Vulkan's minimum is four storage buffers a stage). Keys
+// (sort_key.glsl) order as numpy's sort does: floats by value with -0.0 equal to 0.0 and every
+// NaN last, ints signed; KM_DESCENDING complements the key, so the sort stays stable (equal
+// keys keep their order; NaNs come first). Pass p < 8 * KM_WORDS sorts by digit p of the key;
+// the passes after it by the digits of the element's row (its index / n): rows are sorted
+// apart with no segment bookkeeping (an array of one row takes none).
 //
 // A tile of TILE = 128 E items (E = KM_E, 16: 2048 items, 8.7 KiB of shared memory) is one
 // workgroup of 128 invocations, each one a run of E consecutive items (runs in item order are
@@ -30,6 +30,7 @@
 // phase 3 — binding 0: items, 1: out (KM_VALUES 1: binding 1: x, 2: out); push as above
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
+#include "sort_key.glsl"
 #ifndef KM_PHASE
 #define KM_PHASE 0
 #endif
@@ -79,35 +80,14 @@ void main() {
     uint i = km_global_index();
     if (i >= pc.total) return;
 #if KM_KIND == 3
-    uint lo = x[i].x, hi = x[i].y;
-    uint mag = hi & 0x7FFFFFFFu;
-    if (mag > 0x7FF00000u || (mag == 0x7FF00000u && lo != 0u)) {
-        hi = 0xFFFFFFFFu;             // NaN: after everything
-        lo = 0xFFFFFFFFu;
-    } else if (mag == 0u && lo == 0u) {
-        hi = 0x80000000u;             // -0.0 and 0.0: one key
-    } else if ((hi & 0x80000000u) != 0u) {
-        hi = ~hi;                     // negative: larger magnitude first
-        lo = ~lo;
-    } else {
-        hi |= 0x80000000u;
-    }
+    uvec2 k = km_sort_key64(x[i]);
 #if KM_DESCENDING
-    hi = ~hi;
-    lo = ~lo;
+    k = ~k;
 #endif
-    items[i] = lo;
-    items[pc.total + i] = hi;
+    items[i] = k.x;
+    items[pc.total + i] = k.y;
 #else
-    uint k = x[i];
-#if KM_KIND == 0
-    uint mag = k & 0x7FFFFFFFu;
-    if (mag > 0x7F800000u) k = 0xFFFFFFFFu;                   // NaN: after everything
-    else if (mag == 0u) k = 0x80000000u;                       // -0.0 and 0.0: one key
-    else k = (k & 0x80000000u) != 0u ? ~k : k | 0x80000000u;
-#elif KM_KIND == 1
-    k ^= 0x80000000u;
-#endif
+    uint k = km_sort_key(x[i], uint(KM_KIND));
 #if KM_DESCENDING
     k = ~k;
 #endif

@@ -158,3 +158,32 @@ void main() {
     if (i < pc.n) b[i] = a[i] + pc.inc;
 }
 """)
+
+
+@pytest.fixture(params=["device", "host"])
+def sort_path(request, monkeypatch):
+    """Each test on both paths of sorting and of what rides on it (unique_*): the radix sort
+    (forced at every size, lavapipe included) and the host round trip (never the device)."""
+    from kompute_ml._array import sort as _sort
+    if request.param == "device":
+        monkeypatch.setattr(_sort, "cpu_devices", True)
+        monkeypatch.setattr(_sort, "DEVICE_MIN", 0)
+    else:
+        monkeypatch.setattr(_sort, "cpu_devices", False)
+        monkeypatch.setattr(_sort, "DEVICE_MIN", float("inf"))
+    return request.param
+
+
+@pytest.fixture
+def narrow_grid_device():
+    """The default device reporting 8 workgroups along x (nothing else changes): every tile
+    count past 8 takes a 2-D grid, as arrays of more than 2^31 / 16 elements do on a GPU."""
+    import dataclasses
+    import kompute_ml as km
+    from kompute_ml._runtime import device as _device
+    info = km.get_device().info
+    counts = (8,) + tuple(info.limits["max_workgroup_count"][1:])
+    dev = _device.Device(dataclasses.replace(info, limits={**info.limits,
+                                                           "max_workgroup_count": counts}))
+    yield dev
+    dev.close()

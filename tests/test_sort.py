@@ -1,27 +1,11 @@
 """sort and argsort: the device's radix sort (shaders/radix_sort.comp) and the host round trip,
 each against numpy's stable sort (indices exactly, values bit for bit)."""
 
-import dataclasses
-
 import numpy as np
 import pytest
 
 import kompute_ml as km
 from kompute_ml._array import sort as _sort
-from kompute_ml._runtime import device as _device
-
-
-@pytest.fixture(params=["device", "host"])
-def path(request, monkeypatch):
-    """Each test on both paths: the radix sort (forced at every size, lavapipe included) and the
-    host round trip (never the device)."""
-    if request.param == "device":
-        monkeypatch.setattr(_sort, "cpu_devices", True)
-        monkeypatch.setattr(_sort, "DEVICE_MIN", 0)
-    else:
-        monkeypatch.setattr(_sort, "cpu_devices", False)
-        monkeypatch.setattr(_sort, "DEVICE_MIN", float("inf"))
-    return request.param
 
 
 def _reference(h, axis, descending):
@@ -63,13 +47,13 @@ def _floats(n, dtype, seed):
 
 @pytest.mark.parametrize("n", [0, 1, 2, 7, 2047, 2048, 2049, 5000, 70001])
 @pytest.mark.parametrize("descending", [False, True])
-def test_float32(path, n, descending):
+def test_float32(sort_path, n, descending):
     _check(_floats(n, np.float32, n), descending=descending)
 
 
 @pytest.mark.parametrize("n", [1, 3000, 40000])
 @pytest.mark.parametrize("descending", [False, True])
-def test_float64(path, n, descending):
+def test_float64(sort_path, n, descending):
     if not km.get_device().limits.get("float64"):
         pytest.xfail("the device has no shaderFloat64 (float64 arrays are float32 there)")
     _check(_floats(n, np.float64, n), descending=descending)
@@ -79,7 +63,7 @@ def test_float64(path, n, descending):
     (np.int32, -2 ** 31, 2 ** 31), (np.int32, -5, 5), (np.uint32, 0, 2 ** 32),
     (np.bool_, 0, 2)])
 @pytest.mark.parametrize("descending", [False, True])
-def test_integers_and_bool(path, dtype, low, high, descending):
+def test_integers_and_bool(sort_path, dtype, low, high, descending):
     rng = np.random.default_rng(abs(low) + high)
     h = rng.integers(low, high, 9001, dtype=np.int64).astype(dtype)
     _check(h, descending=descending)
@@ -90,14 +74,14 @@ def test_integers_and_bool(path, dtype, low, high, descending):
                                          ((3000, 40), -1), ((3, 0, 4), 1), ((0, 5), -1),
                                          ((1, 1), 0)])
 @pytest.mark.parametrize("descending", [False, True])
-def test_rows_along_any_axis(path, shape, axis, descending):
+def test_rows_along_any_axis(sort_path, shape, axis, descending):
     """Many rows (sorted apart by the row passes after the key's) along every axis."""
     rng = np.random.default_rng(len(shape) + axis)
     h = rng.integers(-4, 4, shape).astype(np.float32)      # many ties
     _check(h, axis, descending)
 
 
-def test_numpy_functions_and_axis_none(path):
+def test_numpy_functions_and_axis_none(sort_path):
     """np.sort / np.argsort on an Array (NEP 18), axis=None flattening as numpy does."""
     h = _floats(5000, np.float32, 3).reshape(50, 100)
     x = km.asarray(h)
@@ -108,7 +92,7 @@ def test_numpy_functions_and_axis_none(path):
                                   np.argsort(h, axis=0, kind="stable"))
 
 
-def test_lazy_input_and_reuse(path):
+def test_lazy_input_and_reuse(sort_path):
     """A lazy expression sorts as its values; the input is unchanged and sorts again."""
     h = _floats(3001, np.float32, 5)
     x = km.asarray(h)
@@ -119,24 +103,12 @@ def test_lazy_input_and_reuse(path):
     np.testing.assert_array_equal(_bits(x.numpy()), _bits(h))
 
 
-def test_bad_axis(path):
+def test_bad_axis(sort_path):
     x = km.asarray(np.arange(6, dtype=np.float32).reshape(2, 3))
     with pytest.raises(np.exceptions.AxisError):
         km.sort(x, axis=2)
     with pytest.raises(np.exceptions.AxisError):
         km.argsort(km.asarray(np.float32(1.0)))
-
-
-@pytest.fixture
-def narrow_grid_device():
-    """The default device reporting 8 workgroups along x (nothing else changes): every tile
-    count past 8 takes a 2-D grid, as arrays of more than 2^31 / 16 elements do on a GPU."""
-    info = km.get_device().info
-    counts = (8,) + tuple(info.limits["max_workgroup_count"][1:])
-    dev = _device.Device(dataclasses.replace(info, limits={**info.limits,
-                                                           "max_workgroup_count": counts}))
-    yield dev
-    dev.close()
 
 
 def test_grid_past_the_x_limit(narrow_grid_device, monkeypatch):

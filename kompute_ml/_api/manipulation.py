@@ -10,6 +10,7 @@ built-in kernel does yet.
 """
 
 import builtins
+import collections
 import math
 import operator
 
@@ -19,6 +20,7 @@ from .. import array as _a
 from .._array.dtypes import BOOL, INT32, canonical_dtype, result_dtype
 from .._array import indexing as _indexing
 from .._array import scan as _scan
+from .._array import search as _search
 from .._array import sort as _sort
 from .._array import take as _take
 
@@ -189,8 +191,7 @@ def repeat(x, repeats, /, *, axis=None):
         x, axis = x.reshape(-1), 0
     axis = _axis(axis, x.ndim)
     if isinstance(repeats, Array) or not isinstance(repeats, (int, np.integer)):
-        counts = np.asarray(repeats)
-        return _a.asarray(np.repeat(x.numpy(), counts, axis=axis), device=x.device)   # host
+        return _repeat_counts(x, repeats, axis)
     r = operator.index(repeats)
     if r < 0:
         raise ValueError("repeats may not contain negative values")
@@ -198,6 +199,65 @@ def repeat(x, repeats, /, *, axis=None):
     full = x.shape[:axis + 1] + (r,) + x.shape[axis + 1:]
     out = _a.broadcast_to(x.reshape(inter), full)
     return out.reshape(x.shape[:axis] + (x.shape[axis] * r,) + x.shape[axis + 1:])
+
+
+def _repeat_counts(x, repeats, axis):
+    """:func:`repeat` by an array of counts, one per element along ``axis`` (or one for all).
+    On the device where the sort is (:func:`_sort.on_device`: a GPU, from 4096 elements): the
+    counts' running sum, for each place of the result the element it copies (searchsorted in
+    that sum), one gather along the axis. The total is the result's length: read back (with
+    the least and greatest count, one wait) when the counts are an Array, from the host's
+    counts else. Elsewhere numpy's on a host copy."""
+    dev = x.device
+    n = x.shape[axis]
+    h = total = None
+    if isinstance(repeats, Array):
+        _same_device([x, repeats])
+        counts = repeats
+        if counts.dtype not in (INT32, _a.UINT32, BOOL):
+            raise TypeError(f"repeats must be integers, got {counts.dtype}")
+    else:
+        h = np.asarray(repeats)
+        if h.dtype.kind not in "biu" and h.size:
+            raise TypeError(f"repeats must be integers, got {h.dtype}")
+        h = h.astype(np.int64)
+        counts = h
+    if counts.ndim > 1 or (counts.ndim == 1 and counts.shape[0] not in (1, n)):
+        raise ValueError(f"repeats of shape {counts.shape} do not fit an axis of length {n}")
+    if counts.size == 1:
+        r = int(counts.reshape(()))
+        if r < 0:
+            raise ValueError("repeats may not contain negative values")
+        return repeat(x, r, axis=axis)
+    device = _sort.on_device(dev, x.size)
+    if h is None and (n == 0 or not device):
+        h = counts.numpy().astype(np.int64)
+    if h is not None:
+        if h.size and h.min() < 0:
+            raise ValueError("repeats may not contain negative values")
+        total = int(h.sum())
+        if not device:
+            return _a.asarray(np.repeat(x.numpy(), h, axis=axis), device=dev)     # host
+        counts = _a.asarray(h.astype(np.int32), device=dev)
+    else:
+        counts = counts.astype(INT32, copy=False)
+        low, high = (int(v) for v in stack([min(counts), max(counts)]).numpy())
+        if low < 0:
+            raise ValueError("repeats may not contain negative values")
+        if n * high >= 1 << 31:          # the int32 running sum could wrap: the exact total
+            total = int(counts.numpy().astype(np.int64).sum())
+    if total is not None and total >= 1 << 31:
+        raise ValueError(f"repeat: a result of {total} elements along the axis is too long")
+    ends = cumulative_sum(counts)
+    if total is None:
+        total = int(ends[-1])
+    src = searchsorted(ends, _a.arange(total, dtype=INT32, device=dev), side="right")
+    # one gather along the axis: element offsets src * stride (in range by construction)
+    strides = _c_strides(x.shape)
+    off = src * strides[axis] if strides[axis] != 1 else src
+    shape = x.shape[:axis] + (total,) + x.shape[axis + 1:]
+    return x._wrap(_indexing.gather(x._realize(), x.shape, x.dtype, dev, 0, shape, strides,
+                                    idim=axis, off_buf=off._realize(), checked=False))
 
 
 def unstack(x, /, *, axis=0):
@@ -383,8 +443,30 @@ def nonzero(x, /):
 
 
 def searchsorted(x1, x2, /, *, side="left", sorter=None):
-    h1 = x1.numpy() if sorter is None else x1.numpy()[sorter.numpy()]
-    return _a.asarray(np.searchsorted(h1, x2.numpy(), side=side), dtype=INT32, device=x1.device)
+    """Where each element of ``x2`` would go in the sorted 1-D ``x1`` to keep it sorted: the
+    first place whose element is not less than it (``side="right"``: greater than it), int32 of
+    ``x2``'s shape; ``sorter``: the indices that sort ``x1`` (an argsort). Elements compare in
+    :func:`sort`'s order (NaNs last, -0.0 equal to 0.0): a binary search on the device."""
+    if side not in ("left", "right"):
+        raise ValueError(f"side must be 'left' or 'right', got {side!r}")
+    if not isinstance(x1, Array):
+        raise TypeError(f"searchsorted: x1 must be an Array, got {type(x1).__name__}")
+    if x1.ndim != 1:
+        raise ValueError(f"searchsorted: x1 must be one-dimensional, got shape {x1.shape}")
+    dev = x1.device
+    x2 = x2 if isinstance(x2, Array) else _a.asarray(x2, device=dev)
+    _same_device([x1, x2])
+    if sorter is not None:
+        sorter = _indices(sorter, x1)
+        if sorter.shape != x1.shape:
+            raise ValueError(f"searchsorted: sorter must have x1's shape {x1.shape}, "
+                             f"got {sorter.shape}")
+        x1 = take(x1, sorter)
+    dtype = x1.dtype if x2.dtype == x1.dtype else result_dtype(dev, x1.dtype, x2.dtype)
+    a, v = x1.astype(dtype, copy=False), x2.astype(dtype, copy=False)
+    buf, _, _ = _search.searchsorted(a._realize(), a.size, v._realize(), v.size, dtype, dev,
+                                     right=side == "right")
+    return x2._wrap((buf, x2.shape, INT32))
 
 
 def sort(x, /, *, axis=-1, descending=False, stable=True):
@@ -428,43 +510,84 @@ def _host_sorted(h, axis, descending, values):
 
 
 def unique_values(x, /):
-    return _host(x, lambda h: _unique(h)[0], x.dtype)
-
-
-def _unique(h):
-    # nan != nan: each nan is its own value, as the standard requires
-    flat = h.reshape(-1)
-    return np.unique(flat, return_index=True, return_inverse=True, return_counts=True,
-                     equal_nan=False)
+    """The distinct elements of ``x``, sorted (each NaN distinct, as the standard asks)."""
+    return _unique(x, False, False, False)[0]
 
 
 def unique_counts(x, /):
-    import collections
-    vals, _, _, counts = _unique(x.numpy())
-    UniqueCountsResult = collections.namedtuple("UniqueCountsResult", ["values", "counts"])
-    return UniqueCountsResult(_a.asarray(vals, dtype=x.dtype, device=x.device),
-                              _a.asarray(counts, dtype=INT32, device=x.device))
+    """The distinct elements of ``x`` and how many times each occurs."""
+    values, _, _, counts = _unique(x, False, False, True)
+    return _UniqueCounts(values, counts)
 
 
 def unique_inverse(x, /):
-    import collections
-    vals, _, inv, _ = _unique(x.numpy())
-    UniqueInverseResult = collections.namedtuple("UniqueInverseResult",
-                                                 ["values", "inverse_indices"])
-    return UniqueInverseResult(_a.asarray(vals, dtype=x.dtype, device=x.device),
-                               _a.asarray(inv.reshape(x.shape), dtype=INT32, device=x.device))
+    """The distinct elements of ``x`` and, of ``x``'s shape, each element's place among them."""
+    values, _, inverse, _ = _unique(x, False, True, False)
+    return _UniqueInverse(values, inverse)
 
 
 def unique_all(x, /):
-    import collections
-    vals, idx, inv, counts = _unique(x.numpy())
-    UniqueAllResult = collections.namedtuple(
-        "UniqueAllResult", ["values", "indices", "inverse_indices", "counts"])
+    """The distinct elements of ``x``, the first index of each, each element's place among
+    them (``x``'s shape) and their counts (int32)."""
+    return _UniqueAll(*_unique(x, True, True, True))
+
+
+_UniqueCounts = collections.namedtuple("UniqueCountsResult", ["values", "counts"])
+_UniqueInverse = collections.namedtuple("UniqueInverseResult", ["values", "inverse_indices"])
+_UniqueAll = collections.namedtuple("UniqueAllResult",
+                                    ["values", "indices", "inverse_indices", "counts"])
+
+
+def _unique(x, want_index, want_inverse, want_counts):
+    """(values, indices, inverse, counts) of ``x`` flattened, those not wanted None: numpy's
+    ``unique`` with ``equal_nan=False``. On the device where it sorts (:func:`_sort.on_device`):
+    the stable sort's permutation, the sorted elements, a flag where each run of equal ones
+    starts (NaN != NaN: every NaN its own run), the starts by nonzero (their count, 4 bytes, is
+    read back: it is the result's length) and gathers; the inverse scatters each run's number
+    to the places the permutation names. Else numpy's on a host copy."""
+    dev = x.device
+    n = x.size
+    if not _sort.on_device(dev, n):
+        return _host_unique(x, want_index, want_inverse, want_counts)
+    flat = x.reshape(-1)
+    buf = flat._realize()
+    perm, _ = _sort.sort_rows(buf, 1, n, x.dtype, dev)
+    srt = flat._wrap(_indexing.gather(buf, (n,), x.dtype, dev, 0, (n,), [1], idim=0,
+                                      off_buf=perm, checked=False))
+    flags = concat([_a.ones((1,), INT32, dev), (srt[1:] != srt[:-1]).astype(INT32)])
+    *starts, running = _scan.nonzero(flags._realize(), (n,), dev, running=True)
+    k = starts[1][1]
+    starts = starts[0]                   # (1, k): the sorted places where the runs start
+
+    def at_starts(src, dtype):
+        return flat._wrap(_indexing.gather(src, (n,), dtype, dev, 0, (k,), [1], idim=0,
+                                           off_buf=starts, checked=False))
+    values = at_starts(srt._realize(), x.dtype)
+    index = at_starts(perm, INT32) if want_index else None
+    counts = inverse = None
+    if want_counts:
+        first = flat._wrap((starts, (k,), INT32))
+        counts = concat([first[1:], _a.full((1,), n, INT32, dev)]) - first
+    if want_inverse:
+        # the sorted element i is in run running[i] - 1; it came from place perm[i]
+        inv = _a.empty((n,), INT32, dev)
+        _indexing.scatter((flat._wrap((running, (n,), INT32)) - 1)._realize(),
+                          _a.writable_buffer_of(inv), INT32, dev, 0, (n,), [1], idim=0,
+                          off_buf=perm, checked=False)
+        inverse = inv.reshape(x.shape)
+    return values, index, inverse, counts
+
+
+def _host_unique(x, want_index, want_inverse, want_counts):
+    """:func:`_unique` by numpy on a host copy (stable: the first index of each value)."""
+    h = x.numpy().reshape(-1)
+    vals, idx, inv, counts = np.unique(h, return_index=True, return_inverse=True,
+                                       return_counts=True, equal_nan=False)
     d = x.device
-    return UniqueAllResult(_a.asarray(vals, dtype=x.dtype, device=d),
-                           _a.asarray(idx, dtype=INT32, device=d),
-                           _a.asarray(inv.reshape(x.shape), dtype=INT32, device=d),
-                           _a.asarray(counts, dtype=INT32, device=d))
+    return (_a.asarray(vals, dtype=x.dtype, device=d),
+            _a.asarray(idx, dtype=INT32, device=d) if want_index else None,
+            _a.asarray(inv.reshape(x.shape), dtype=INT32, device=d) if want_inverse else None,
+            _a.asarray(counts, dtype=INT32, device=d) if want_counts else None)
 
 
 def _indices(indices, x):

@@ -69,9 +69,12 @@ def _coalesce(shape, strides, idim=None):
     return dims, strd, kdim
 
 
-def _strided_kernel(name, device, bufs, dtype, n, offset, dims, strd, kdim, off_buf, bad):
+def _strided_kernel(name, device, bufs, dtype, n, offset, dims, strd, kdim, off_buf, bad,
+                    checked=True):
     """Dispatch gather.comp or scatter.comp (``name``) over ``n`` elements; with ``off_buf`` (an
-    int table for dim ``kdim``), check the bounds flag and raise IndexError(``bad()``)."""
+    int table for dim ``kdim``), check the bounds flag and raise IndexError(``bad()``) (not
+    ``checked``: offsets the caller made in range, as a sort's permutation; no flag is read, so
+    nothing waits)."""
     pad = 8 - len(dims)
     defines = {"KM_WORDS2": 1} if _buffers.words_per_element(dtype) == 2 else {}
     push = (n, len(dims), offset, *dims, *([1] * pad), *strd, *([0] * pad))
@@ -79,22 +82,26 @@ def _strided_kernel(name, device, bufs, dtype, n, offset, dims, strd, kdim, off_
         # gather.comp / scatter.comp — binding 0: src, binding 1: dst
         shaders.get(name, defines or None).dispatch_1d(device, bufs, n, push=push)
         return
-    err = _buffers.fill(device, (1,), UINT32, 0)
+    # (unchecked: the flag is bound, as the shader declares it, and never read)
+    err = _buffers.fill(device, (1,), UINT32, 0) if checked else _buffers.alloc(device, (1,))
     # gather.comp / scatter.comp with KM_INDIRECT — binding 0: src, 1: dst, 2: off, 3: err flag
     shaders.get(name, dict(defines, KM_INDIRECT=1)).dispatch_1d(
         device, [*bufs, off_buf, err], n, push=(*push, kdim))
+    if not checked:
+        err.release()
+        return
     # the flag (4 bytes, one wait): a bad index raises as in numpy instead of giving a wrong answer
     if int(_buffers.download(err, (1,), UINT32)[0]):
         raise IndexError(bad() if bad is not None else "index out of bounds")
 
 
 def gather(buf, src_shape, dtype, device, offset, shape, strides, *, idim=None, off_buf=None,
-           bad=None):
+           bad=None, checked=True):
     """A new Buffer of ``shape``: element i = the source's element ``offset + coords(i) . strides``.
 
     With ``off_buf`` (advanced indexing), dim ``idim`` of ``shape`` adds ``off_buf[coord]`` (int32
     element offsets; a negative one marks an index out of range: IndexError(``bad()``)) instead of
-    ``coord * strides[idim]``.
+    ``coord * strides[idim]``; ``checked=False``: offsets known to be in range (no flag read).
     """
     shape = tuple(int(s) for s in shape)
     n = math.prod(shape)
@@ -115,7 +122,7 @@ def gather(buf, src_shape, dtype, device, offset, shape, strides, *, idim=None, 
         _transpose_kernel(device, [buf, out], dtype, offset, *tiles)
     else:
         _strided_kernel("gather", device, [buf, out], dtype, n, offset, dims, strd, kdim, off_buf,
-                        bad)
+                        bad, checked)
     return out, shape, dtype
 
 
@@ -148,7 +155,7 @@ def _transpose_kernel(device, bufs, dtype, offset, B, R, C):
 
 
 def scatter(src_buf, dst_buf, dtype, device, offset, shape, strides, *, idim=None, off_buf=None,
-            bad=None):
+            bad=None, checked=True):
     """Write the ``shape`` elements of ``src_buf`` (C order) into ``dst_buf`` at
     ``offset + coords . strides`` (dim ``idim`` through ``off_buf``, as in :func:`gather`)."""
     shape = tuple(int(s) for s in shape)
@@ -159,7 +166,7 @@ def scatter(src_buf, dst_buf, dtype, device, offset, shape, strides, *, idim=Non
     if len(dims) > 8:
         raise TooManyDims("scatter: more than 8 non-mergeable dimensions")
     _strided_kernel("scatter", device, [src_buf, dst_buf], dtype, n, offset, dims, strd, kdim,
-                    off_buf, bad)
+                    off_buf, bad, checked)
 
 
 def getitem(buf, shape, dtype, device, index):

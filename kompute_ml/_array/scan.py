@@ -43,16 +43,18 @@ def scan_rows(buf, rows, n, dtype, device, op="sum"):
     return out
 
 
-def nonzero(flags_buf, shape, device):
+def nonzero(flags_buf, shape, device, running=False):
     """The coordinates of the set elements of ``flags_buf`` (int32 0/1 words, C order, of
     ``shape``): a Buffer of shape (ndim, count), int32. ``count`` is read back (4 bytes): the
-    result's shape depends on it."""
+    result's shape depends on it. ``running``: also the flags' inclusive running count (an int32
+    Buffer of ``shape``: element i's set element's place + 1), returned after the coordinates."""
     n = math.prod(shape)
     ndim = len(shape)
     if ndim > 8:
         raise ValueError(f"nonzero: at most 8 dimensions, got {ndim}")
     if n == 0:
-        return _buffers.alloc(device, (ndim, 0)), (ndim, 0), INT32
+        out = _buffers.alloc(device, (ndim, 0)), (ndim, 0), INT32
+        return (*out, _buffers.alloc(device, shape, INT32)) if running else out
     pos = scan_rows(flags_buf, 1, n, INT32, device, "sum")
     # the last running count is the number of set elements: the one value downloaded
     last, _, _ = _indexing.getitem(pos, (n,), INT32, device, n - 1)
@@ -62,4 +64,7 @@ def nonzero(flags_buf, shape, device):
         dims = list(shape) + [1] * (8 - ndim)
         # nonzero.comp — binding 0: pos (inclusive scan of the flags), 1: out (ndim, count)
         shaders.get("nonzero").dispatch_1d(device, [pos, out], n, push=(n, ndim, count, *dims))
+    if running:
+        return out, (ndim, count), INT32, pos
+    pos.release()
     return out, (ndim, count), INT32
