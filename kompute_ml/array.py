@@ -1153,7 +1153,8 @@ def full_like(a, fill_value, dtype=None, device=None):
 
 
 def arange(start, stop=None, step=None, dtype=None, device=None):
-    """Evenly spaced values in [start, stop) (numpy's ``arange``; made on the host, uploaded).
+    """Evenly spaced values in [start, stop) (numpy's ``arange``; integers made on the device,
+    floats on the host and uploaded).
 
     Examples
     --------
@@ -1164,6 +1165,21 @@ def arange(start, stop=None, step=None, dtype=None, device=None):
     args = (start,) if stop is None else (start, stop)
     if step is not None:
         args = (start, stop, step) if stop is not None else (0, start, step)
+    if (dtype is None or np.dtype(dtype) in (INT32, UINT32)) and all(
+            isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
+            for v in args):
+        r = range(*(int(v) for v in args))
+        want = INT32 if dtype is None else np.dtype(dtype)
+        info = np.iinfo(want)
+        lo, hi = sorted((r[0], r[-1])) if r else (0, 0)
+        if lo < info.min or hi > info.max:
+            raise OverflowError(f"integer values in [{lo}, {hi}] do not fit {want} "
+                                f"(kompute_ml arrays hold 32-bit integers)")
+        # made on the device (one kernel), nothing uploaded
+        device = _get_device(device)
+        _buffers.check_size(device, (len(r),), want)
+        return Array._new(device, (len(r),), want,
+                          buf=_buffers.iota(device, len(r), r.start, r.step))
     data = np.arange(*args)
     if dtype is None and data.dtype.kind == "f" and not any(
             isinstance(x, np.floating) and x.dtype.itemsize == 8 for x in args):

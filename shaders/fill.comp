@@ -1,6 +1,7 @@
 #version 450
 // fill.comp — out[i] = value for i < n (value as raw 32-bit word, so any 4-byte dtype works).
 // KM_WORDS2: elements of two words (float64: low word, high word), out[2i], out[2i+1].
+// KM_IOTA: out[i] = value + i * step (32-bit words, modulo 2^32: int32 and uint32 aranges).
 // binding 0: out (uint words)
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
@@ -8,9 +9,15 @@ layout(local_size_x = 256) in;
 #ifndef KM_WORDS2
 #define KM_WORDS2 0
 #endif
+#ifndef KM_IOTA
+#define KM_IOTA 0
+#endif
 #if KM_WORDS2
 layout(set = 0, binding = 0) buffer Out { uvec2 out_[]; };
 layout(push_constant) uniform Push { uint n; uint lo; uint hi; } pc;
+#elif KM_IOTA
+layout(set = 0, binding = 0) buffer Out { uint out_[]; };
+layout(push_constant) uniform Push { uint n; uint value; uint step; } pc;
 #else
 layout(set = 0, binding = 0) buffer Out { uint out_[]; };
 layout(push_constant) uniform Push { uint n; uint value; } pc;
@@ -20,6 +27,8 @@ void main() {
     if (i >= pc.n) return;
 #if KM_WORDS2
     out_[i] = uvec2(pc.lo, pc.hi);
+#elif KM_IOTA
+    out_[i] = pc.value + i * pc.step;
 #else
     out_[i] = pc.value;
 #endif

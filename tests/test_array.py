@@ -129,6 +129,25 @@ def test_creation_defaults_and_arange():
         km.zeros("abc")
 
 
+@pytest.mark.parametrize("args", [(5,), (70001,), (np.int64(9),), (-7, 300000, 3),
+                                  (10, -10, -3), (2**31 - 5, 2**31 - 1), (-2**31, -2**31 + 4),
+                                  (7, 3)])
+def test_integer_arange_is_made_on_the_device(fresh_stats, args):
+    """Integer aranges (the namespace's and array.arange) come from one kernel: nothing is
+    uploaded; numpy's values, int32, past one workgroup grid."""
+    from kompute_ml import array as _array
+    want = np.arange(*args).astype(np.int32)
+    for fn in (km.arange, _array.arange):
+        got = fn(*args)
+        assert got.dtype == np.int32
+        np.testing.assert_array_equal(got.numpy(), want)
+    np.testing.assert_array_equal(km.arange(*args, dtype=np.uint32).numpy(),
+                                  np.arange(*args).astype(np.uint32))
+    assert km.stats()["bytes_uploaded"] == 0
+    with pytest.raises(OverflowError):
+        _array.arange(2**31 + 1)
+
+
 def test_attributes_and_conversions():
     x = np.arange(12, dtype=np.float32).reshape(3, 4)
     a = km.asarray(x)

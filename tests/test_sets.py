@@ -212,6 +212,15 @@ def test_repeat_by_counts_dtypes_and_edges(sort_path):
     np.testing.assert_array_equal(km.repeat(x, np.zeros(6, np.int64)).numpy(),
                                   np.repeat(h, np.zeros(6, np.int64)))
     np.testing.assert_array_equal(km.repeat(x, km.asarray(np.ones(6, np.uint32))).numpy(), h)
+    # skewed: zeros first and last, one element copied 9000 times, all copies of one element
+    h = rng.standard_normal(700).astype(np.float32)
+    for counts in (np.zeros(700, np.int64), np.eye(1, 700, 3, dtype=np.int64)[0] * 9000,
+                   np.r_[np.zeros(5, np.int64), rng.integers(0, 3, 690), np.zeros(5, np.int64)]):
+        counts = counts.copy()
+        counts[350] += 4
+        for reps in (counts, km.asarray(counts.astype(np.int32))):
+            np.testing.assert_array_equal(km.repeat(km.asarray(h), reps).numpy(),
+                                          np.repeat(h, counts))
     e = km.asarray(np.zeros((0, 3), np.float32))
     assert km.repeat(e, km.asarray(np.zeros(0, np.int32)), axis=0).shape == (0, 3)
     assert km.repeat(e, [], axis=0).shape == (0, 3)

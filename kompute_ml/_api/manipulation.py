@@ -204,8 +204,8 @@ def repeat(x, repeats, /, *, axis=None):
 def _repeat_counts(x, repeats, axis):
     """:func:`repeat` by an array of counts, one per element along ``axis`` (or one for all).
     On the device where the sort is (:func:`_sort.on_device`: a GPU, from 4096 elements): the
-    counts' running sum, for each place of the result the element it copies (searchsorted in
-    that sum), one gather along the axis. The total is the result's length: read back (with
+    counts' running sum, for each place of the result the element it copies
+    (:func:`_scan.repeat_sources`), one gather along the axis. The total is the result's length: read back (with
     the least and greatest count, one wait) when the counts are an Array, from the host's
     counts else. Elsewhere numpy's on a host copy."""
     dev = x.device
@@ -251,7 +251,7 @@ def _repeat_counts(x, repeats, axis):
     ends = cumulative_sum(counts)
     if total is None:
         total = int(ends[-1])
-    src = searchsorted(ends, _a.arange(total, dtype=INT32, device=dev), side="right")
+    src = x._wrap(_scan.repeat_sources(ends._realize(), n, total, dev))
     # one gather along the axis: element offsets src * stride (in range by construction)
     strides = _c_strides(x.shape)
     off = src * strides[axis] if strides[axis] != 1 else src

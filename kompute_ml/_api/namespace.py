@@ -21,6 +21,7 @@ import sys
 import numpy as np
 
 from .. import array as _a
+from .._array import buffers as _buffers
 from .._array.dtypes import BOOL, FLOAT32, FLOAT64, INT32, UINT32, canonical_dtype, has_float64
 from .._runtime import device as _device
 
@@ -272,8 +273,10 @@ def full_like(x, /, fill_value, *, dtype=None, device=None, shape=None):
 
 
 def arange(start, /, stop=None, step=1, *, dtype=None, device=None):
-    """Evenly spaced values (made on the host, uploaded)."""
-    if dtype is None and builtins.all(isinstance(v, int) for v in (start, stop, step) if v is not None):
+    """Evenly spaced values: integers made on the device (one kernel), floats on the host in
+    float64 (numpy's values) and uploaded."""
+    if dtype is None and builtins.all(isinstance(v, (int, np.integer)) and not isinstance(
+            v, (builtins.bool, np.bool_)) for v in (start, stop, step) if v is not None):
         dtype = INT32
     elif dtype is None:
         dtype = FLOAT32
@@ -283,6 +286,12 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None):
     n = builtins.max(0, math.ceil((stop - start) / step)) if step else 0
     if step == 0:
         raise ZeroDivisionError("arange: step must not be 0")
+    if dtype in (INT32, UINT32) and builtins.all(
+            isinstance(v, (int, np.integer)) for v in (start, stop, step)):
+        # start + i * step modulo 2^32, the bits numpy's int64 arange cast to 32 bits has
+        dev = _a._get_device(device)
+        _buffers.check_size(dev, (n,), dtype)
+        return _a.Array._new(dev, (n,), dtype, buf=_buffers.iota(dev, n, int(start), int(step)))
     data = (np.arange(n, dtype=np.float64) * step + start).astype(dtype) if dtype.kind == "f" \
         else np.arange(start, stop, step, dtype=np.int64).astype(dtype)
     return _a.asarray(data, dtype=dtype, device=device)

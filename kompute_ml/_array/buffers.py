@@ -15,7 +15,7 @@ from .._runtime import program as shaders
 from ..errors import DeviceLimitError
 from .dtypes import BOOL, FLOAT32, STORAGE_DTYPE
 
-__all__ = ["check_size", "alloc", "fill", "upload", "upload_as_is", "transfer", "download", "read_scalar", "words_per_element"]
+__all__ = ["check_size", "alloc", "fill", "iota", "upload", "upload_as_is", "transfer", "download", "read_scalar", "words_per_element"]
 
 
 def words_per_element(dtype):
@@ -71,6 +71,17 @@ def fill(device, shape, dtype, value):
             # fill.comp with KM_WORDS2: pairs of words (a float64's low and high halves)
             shaders.get("fill", {"KM_WORDS2": 1}).dispatch_1d(
                 device, [buf], n, push=(n, int(words[0]), int(words[1])))
+    return buf
+
+
+def iota(device, n, start, step):
+    """A new Buffer of ``n`` 32-bit integers ``start + i * step`` (modulo 2^32: an int32 or
+    uint32 arange), made by one kernel (nothing uploaded)."""
+    buf = _memory.alloc(device, _count_bytes(max(n, 1), 1))
+    if n:
+        # fill.comp with KM_IOTA — binding 0: out (uint words); push: n, start, step (as words)
+        shaders.get("fill", {"KM_IOTA": 1}).dispatch_1d(
+            device, [buf], n, push=(n, start % (1 << 32), step % (1 << 32)))
     return buf
 
 

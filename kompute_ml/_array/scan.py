@@ -1,5 +1,6 @@
 """Scans on the device (shaders/scan.comp) and what they serve: cumulative sums and products,
-nonzero (flags, scan, scatter: shaders/nonzero.comp). Buffers in, (Buffer, shape, dtype) out.
+nonzero (flags, scan, scatter: shaders/nonzero.comp), repeat's sources (marks, scan:
+shaders/repeat_starts.comp). Buffers in, (Buffer, shape, dtype) out.
 
 A scan runs along the last axis of a C-order (rows, n) view: one workgroup per block of 1024
 elements of a row, then the block totals are scanned the same way (recursively) and folded back
@@ -13,7 +14,7 @@ from . import buffers as _buffers
 from . import indexing as _indexing
 from .dtypes import FLOAT32, FLOAT64, INT32, UINT32
 
-__all__ = ["scan_rows", "nonzero"]
+__all__ = ["scan_rows", "nonzero", "repeat_sources"]
 
 _KIND = {FLOAT32: 0, INT32: 1, UINT32: 2, FLOAT64: 3}
 _OP = {"sum": 0, "prod": 3}
@@ -68,3 +69,18 @@ def nonzero(flags_buf, shape, device, running=False):
         return out, (ndim, count), INT32, pos
     pos.release()
     return out, (ndim, count), INT32
+
+
+def repeat_sources(ends_buf, n, total, device):
+    """For repeat by counts: at each of the ``total`` places of the result, the element it
+    copies (an int32 Buffer), from the inclusive running sum ``ends_buf`` of the ``n`` counts
+    (``total`` its last). Each element but the first marks where its copies start; the marks'
+    running sum is the element (shaders/repeat_starts.comp): balanced however the counts are."""
+    if total == 0:
+        return _buffers.alloc(device, (0,), INT32), (0,), INT32
+    marks = _buffers.fill(device, (total,), UINT32, 0)
+    # repeat_starts.comp — binding 0: ends, 1: marks; push: n, total
+    shaders.get("repeat_starts").dispatch_1d(device, [ends_buf, marks], n, push=(n, total))
+    src = scan_rows(marks, 1, total, INT32, device, "sum")
+    marks.release()
+    return src, (total,), INT32
