@@ -3,10 +3,10 @@
 On the device: concat/stack/roll/tile (a strided-copy kernel writing each piece into its place),
 flip, moveaxis, permute_dims (gathers), repeat with an int, broadcasts, diff, all/any,
 count_nonzero, the statistics (sum, prod, mean, var, std, max, min, argmax, argmin: reductions),
-take/take_along_axis (_array/take.py), cumulative_sum/prod and nonzero (_array/scan.py).
-On the host (a download, numpy, an upload; documented in docs/arrays.md): sort, argsort,
-unique_*, searchsorted, repeat with an array of counts -- O(n log n) or data-dependent work no
-built-in kernel does yet.
+take/take_along_axis (_array/take.py), cumulative_sum/prod and nonzero (_array/scan.py),
+searchsorted (_array/search.py). sort, argsort, unique_* and repeat with an array of counts on
+the device where the sort is (_array/sort.py's on_device: a GPU from 4096 elements), else on
+the host (a download, numpy, an upload: faster on a CPU device and for few elements).
 """
 
 import builtins
@@ -430,7 +430,7 @@ def diff(x, /, *, axis=-1, n=1, prepend=None, append=None):
     return x
 
 
-# ---- searching, sorting, sets, indexing (host) ---------------------------------------------------
+# ---- searching, sorting, sets, indexing ---------------------------------------------------------
 
 def nonzero(x, /):
     """Coordinates of the nonzero elements, one int32 array per dimension (on the device: flags,
