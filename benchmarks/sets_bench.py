@@ -6,7 +6,7 @@ What a user waits for: the call and a synchronize, the input already on the devi
 - ``unique_all(x)`` (values, first indices, inverse, counts) and ``unique_values(x)`` of n
   float32 with n / 10 distinct values (labels, bins): kompute_ml on the device (the radix sort,
   forced at every size and on CPU devices); "host round trip" (download, ``np.unique``,
-  uploads: the library's path below ``_sort.DEVICE_MIN`` and on CPU devices); numpy on a host
+  uploads: the library's path below ``_sort.SETS_MIN`` and on CPU devices); numpy on a host
   copy; torch ``torch.unique(sorted=True, return_inverse=True, return_counts=True)`` (no first
   indices: it has none) and CuPy ``cupy.unique`` with the same returns as ours.
 - ``searchsorted(a, v)``: n sorted float32, n needles; the host round trip is the code before
@@ -113,7 +113,7 @@ def main():
     args = ap.parse_args()
     dev = km.get_device()
     # the device's path at every size, on every device ("host round trip" the other one)
-    _sort.DEVICE_MIN, _sort.cpu_devices = 0, True
+    _sort.DEVICE_MIN, _sort.SETS_MIN, _sort.cpu_devices = 0, 0, True
     cuda = load_cuda()
     rng = np.random.default_rng(0)
     print(f"device: {dev.name}; median wall ms of {args.reps} (device ms where timed)")

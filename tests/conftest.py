@@ -168,9 +168,11 @@ def sort_path(request, monkeypatch):
     if request.param == "device":
         monkeypatch.setattr(_sort, "cpu_devices", True)
         monkeypatch.setattr(_sort, "DEVICE_MIN", 0)
+        monkeypatch.setattr(_sort, "SETS_MIN", 0)
     else:
         monkeypatch.setattr(_sort, "cpu_devices", False)
         monkeypatch.setattr(_sort, "DEVICE_MIN", float("inf"))
+        monkeypatch.setattr(_sort, "SETS_MIN", float("inf"))
     return request.param
 
 

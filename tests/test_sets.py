@@ -103,7 +103,7 @@ def test_unique_waits_once(sort_path, fresh_stats):
 def test_unique_grid_past_the_x_limit(narrow_grid_device, monkeypatch):
     from kompute_ml._array import sort as _sort
     monkeypatch.setattr(_sort, "cpu_devices", True)
-    monkeypatch.setattr(_sort, "DEVICE_MIN", 0)
+    monkeypatch.setattr(_sort, "SETS_MIN", 0)
     _check_unique(_floats(2048 * 21 + 5, np.float32, 7), device=narrow_grid_device)
 
 
@@ -240,3 +240,14 @@ def test_repeat_bad_counts(sort_path):
         with pytest.raises(TypeError, match="integers"):
             km.repeat(x, counts)
 
+
+
+def test_which_path():
+    """unique_* and repeat by counts follow the sort's device (a GPU, not a CPU device) from
+    SETS_MIN elements; searchsorted runs on the device at every size."""
+    from kompute_ml._array import sort as _sort
+    dev = km.get_device()
+    gpu = dev.info.type != "cpu"
+    assert _sort.on_device(dev, _sort.SETS_MIN, _sort.SETS_MIN) == gpu
+    assert not _sort.on_device(dev, _sort.SETS_MIN - 1, _sort.SETS_MIN)
+    assert _sort.DEVICE_MIN <= _sort.SETS_MIN

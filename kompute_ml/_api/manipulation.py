@@ -5,8 +5,9 @@ flip, moveaxis, permute_dims (gathers), repeat with an int, broadcasts, diff, al
 count_nonzero, the statistics (sum, prod, mean, var, std, max, min, argmax, argmin: reductions),
 take/take_along_axis (_array/take.py), cumulative_sum/prod and nonzero (_array/scan.py),
 searchsorted (_array/search.py). sort, argsort, unique_* and repeat with an array of counts on
-the device where the sort is (_array/sort.py's on_device: a GPU from 4096 elements), else on
-the host (a download, numpy, an upload: faster on a CPU device and for few elements).
+the device where the sort is (_array/sort.py's on_device: a GPU, from 4096 elements for the
+sort, 65536 for the others), else on the host (a download, numpy, an upload: faster on a CPU
+device and for few elements).
 """
 
 import builtins
@@ -203,11 +204,11 @@ def repeat(x, repeats, /, *, axis=None):
 
 def _repeat_counts(x, repeats, axis):
     """:func:`repeat` by an array of counts, one per element along ``axis`` (or one for all).
-    On the device where the sort is (:func:`_sort.on_device`: a GPU, from 4096 elements): the
-    counts' running sum, for each place of the result the element it copies
-    (:func:`_scan.repeat_sources`), one gather along the axis. The total is the result's length: read back (with
-    the least and greatest count, one wait) when the counts are an Array, from the host's
-    counts else. Elsewhere numpy's on a host copy."""
+    On the device where the sort is (:func:`_sort.on_device`: a GPU, from SETS_MIN elements):
+    the counts' running sum, for each place of the result the element it copies
+    (:func:`_scan.repeat_sources`), one gather along the axis. The total is the result's
+    length: read back (with the least and greatest count, one wait) when the counts are an
+    Array, from the host's counts else. Elsewhere numpy's on a host copy."""
     dev = x.device
     n = x.shape[axis]
     h = total = None
@@ -229,7 +230,7 @@ def _repeat_counts(x, repeats, axis):
         if r < 0:
             raise ValueError("repeats may not contain negative values")
         return repeat(x, r, axis=axis)
-    device = _sort.on_device(dev, x.size)
+    device = _sort.on_device(dev, x.size, _sort.SETS_MIN)
     if h is None and (n == 0 or not device):
         h = counts.numpy().astype(np.int64)
     if h is not None:
@@ -540,14 +541,15 @@ _UniqueAll = collections.namedtuple("UniqueAllResult",
 
 def _unique(x, want_index, want_inverse, want_counts):
     """(values, indices, inverse, counts) of ``x`` flattened, those not wanted None: numpy's
-    ``unique`` with ``equal_nan=False``. On the device where it sorts (:func:`_sort.on_device`):
-    the stable sort's permutation, the sorted elements, a flag where each run of equal ones
-    starts (NaN != NaN: every NaN its own run), the starts by nonzero (their count, 4 bytes, is
-    read back: it is the result's length) and gathers; the inverse scatters each run's number
-    to the places the permutation names. Else numpy's on a host copy."""
+    ``unique`` with ``equal_nan=False``. On the device where it sorts (:func:`_sort.on_device`,
+    from SETS_MIN elements): the stable sort's permutation, the sorted elements, a flag where
+    each run of equal ones starts (NaN != NaN: every NaN its own run), the starts by nonzero
+    (their count, 4 bytes, is read back: it is the result's length) and gathers; the inverse
+    scatters each run's number to the places the permutation names. Else numpy's on a host
+    copy."""
     dev = x.device
     n = x.size
-    if not _sort.on_device(dev, n):
+    if not _sort.on_device(dev, n, _sort.SETS_MIN):
         return _host_unique(x, want_index, want_inverse, want_counts)
     flat = x.reshape(-1)
     buf = flat._realize()

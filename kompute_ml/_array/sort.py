@@ -31,14 +31,20 @@ RADIX = 1 << RADIX_BITS  # digits a pass: the counts per tile
 # lavapipe on 2 cores, 1e6 float32 406 ms on the device against 78). Tests set cpu_devices to
 # run the device's sort on lavapipe.
 DEVICE_MIN = 1 << 12
+# ... and what rides on the sort (unique_*, repeat by counts: _api/manipulation.py): its ~40
+# dispatches and one wait beat the host round trip from about 1e5 elements on the H100
+# (benchmarks/sets_bench.py: 1e4 unique_values 0.86 ms against 0.15, repeat 0.40 against 0.22;
+# 1e5 1.10 against 1.32, 0.52 against 1.61; numpy's unique without indices is a quicksort)
+SETS_MIN = 1 << 16
 cpu_devices = False
 
 
-def on_device(device, total):
-    """Whether a sort of ``total`` elements runs on ``device`` (else on the host)."""
+def on_device(device, total, minimum=None):
+    """Whether a sort of ``total`` elements runs on ``device`` (else on the host), from
+    ``minimum`` elements (None: DEVICE_MIN)."""
     if device.info.type == "cpu" and not cpu_devices:
         return False
-    return total >= DEVICE_MIN
+    return total >= (DEVICE_MIN if minimum is None else minimum)
 
 
 def passes(dtype, rows):
