@@ -19,15 +19,15 @@
 layout(local_size_x = 256) in;
 #if KM_KIND == 3
 #define KEY uvec2
-layout(set = 0, binding = 0) readonly buffer X1 { uvec2 x1[]; };
-layout(set = 0, binding = 1) readonly buffer X2 { uvec2 x2[]; };
+layout(set = 0, binding = 0) restrict readonly buffer X1 { uvec2 x1[]; };
+layout(set = 0, binding = 1) restrict readonly buffer X2 { uvec2 x2[]; };
 KEY key_of(uvec2 w) { return km_sort_key64(w); }
 // a < b for two-word keys (high word first)
 bool key_less(KEY a, KEY b) { return a.y < b.y || (a.y == b.y && a.x < b.x); }
 #else
 #define KEY uint
-layout(set = 0, binding = 0) readonly buffer X1 { uint x1[]; };
-layout(set = 0, binding = 1) readonly buffer X2 { uint x2[]; };
+layout(set = 0, binding = 0) restrict readonly buffer X1 { uint x1[]; };
+layout(set = 0, binding = 1) restrict readonly buffer X2 { uint x2[]; };
 KEY key_of(uint w) { return km_sort_key(w, uint(KM_KIND)); }
 bool key_less(KEY a, KEY b) { return a < b; }
 #endif
@@ -36,6 +36,14 @@ layout(push_constant) uniform Push {
     uint n;       // elements of x1
     uint m;       // needles
 } pc;
+// whether the needle v goes after the element of key k (left: k < v; right: k <= v)
+bool goes_after(KEY k, KEY v) {
+#if KM_RIGHT
+    return !key_less(v, k);
+#else
+    return key_less(k, v);
+#endif
+}
 void main() {
     uint t = km_global_index();
     if (t >= pc.m) return;
@@ -43,13 +51,7 @@ void main() {
     uint lo = 0u, hi = pc.n;
     while (lo < hi) {
         uint mid = lo + (hi - lo) / 2u;
-        KEY k = key_of(x1[mid]);
-#if KM_RIGHT
-        bool before = !key_less(v, k);      // x1[mid] <= v: v goes after it
-#else
-        bool before = key_less(k, v);       // x1[mid] < v
-#endif
-        if (before) lo = mid + 1u; else hi = mid;
+        if (goes_after(key_of(x1[mid]), v)) lo = mid + 1u; else hi = mid;
     }
     out_[t] = lo;
 }
