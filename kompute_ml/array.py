@@ -1152,6 +1152,14 @@ def full_like(a, fill_value, dtype=None, device=None):
     return full(shape, fill_value, dtype, device)
 
 
+def _iota(n, start, step, dtype, device=None):
+    """The 1-D int32 / uint32 Array ``start + i * step`` (i < n, modulo 2^32), made on the
+    device by one kernel: nothing uploaded (integer aranges)."""
+    device = _get_device(device)
+    _buffers.check_size(device, (n,), dtype)
+    return Array._new(device, (n,), dtype, buf=_buffers.iota(device, n, start, step))
+
+
 def arange(start, stop=None, step=None, dtype=None, device=None):
     """Evenly spaced values in [start, stop) (numpy's ``arange``; integers made on the device,
     floats on the host and uploaded).
@@ -1175,11 +1183,7 @@ def arange(start, stop=None, step=None, dtype=None, device=None):
         if lo < info.min or hi > info.max:
             raise OverflowError(f"integer values in [{lo}, {hi}] do not fit {want} "
                                 f"(kompute_ml arrays hold 32-bit integers)")
-        # made on the device (one kernel), nothing uploaded
-        device = _get_device(device)
-        _buffers.check_size(device, (len(r),), want)
-        return Array._new(device, (len(r),), want,
-                          buf=_buffers.iota(device, len(r), r.start, r.step))
+        return _iota(len(r), r.start, r.step, want, device)
     data = np.arange(*args)
     if dtype is None and data.dtype.kind == "f" and not any(
             isinstance(x, np.floating) and x.dtype.itemsize == 8 for x in args):

@@ -21,7 +21,6 @@ import sys
 import numpy as np
 
 from .. import array as _a
-from .._array import buffers as _buffers
 from .._array.dtypes import BOOL, FLOAT32, FLOAT64, INT32, UINT32, canonical_dtype, has_float64
 from .._runtime import device as _device
 
@@ -289,9 +288,7 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None):
     if dtype in (INT32, UINT32) and builtins.all(
             isinstance(v, (int, np.integer)) for v in (start, stop, step)):
         # start + i * step modulo 2^32, the bits numpy's int64 arange cast to 32 bits has
-        dev = _a._get_device(device)
-        _buffers.check_size(dev, (n,), dtype)
-        return _a.Array._new(dev, (n,), dtype, buf=_buffers.iota(dev, n, int(start), int(step)))
+        return _a._iota(n, int(start), int(step), dtype, device)
     data = (np.arange(n, dtype=np.float64) * step + start).astype(dtype) if dtype.kind == "f" \
         else np.arange(start, stop, step, dtype=np.int64).astype(dtype)
     return _a.asarray(data, dtype=dtype, device=device)

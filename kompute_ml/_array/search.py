@@ -8,11 +8,10 @@ No readback: the result stays on the device.
 
 from .._runtime import program as shaders
 from . import buffers as _buffers
-from .dtypes import BOOL, FLOAT32, FLOAT64, INT32, UINT32
+from .dtypes import INT32
+from .sort import KEY_KIND
 
 __all__ = ["searchsorted"]
-
-_KIND = {FLOAT32: 0, INT32: 1, UINT32: 2, BOOL: 2, FLOAT64: 3}
 
 
 def searchsorted(sorted_buf, n, needles_buf, m, dtype, device, right=False):
@@ -24,7 +23,7 @@ def searchsorted(sorted_buf, n, needles_buf, m, dtype, device, right=False):
     if n >= 1 << 31:
         raise ValueError(f"searchsorted: at most 2**31 - 1 sorted elements, got {n}")
     out = _buffers.alloc(device, (m,), INT32)
-    prog = shaders.get("searchsorted", {"KM_KIND": _KIND[dtype], "KM_RIGHT": int(right)})
+    prog = shaders.get("searchsorted", {"KM_KIND": KEY_KIND[dtype], "KM_RIGHT": int(right)})
     # searchsorted.comp — binding 0: x1 (sorted), 1: x2 (needles), 2: out; push: n, m
     prog.dispatch_1d(device, [sorted_buf, needles_buf, out], m, push=(n, m))
     return out, (m,), INT32

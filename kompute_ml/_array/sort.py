@@ -14,7 +14,8 @@ from .dtypes import BOOL, FLOAT32, FLOAT64, INT32, UINT32
 
 __all__ = ["sort_rows", "on_device"]
 
-_KIND = {FLOAT32: 0, INT32: 1, UINT32: 2, BOOL: 2, FLOAT64: 3}
+# each dtype's KM_KIND in shaders/sort_key.glsl (its keys: radix_sort.comp, searchsorted.comp)
+KEY_KIND = {FLOAT32: 0, INT32: 1, UINT32: 2, BOOL: 2, FLOAT64: 3}
 WG = 128                # invocations a workgroup of the count and scatter phases (radix_sort.comp)
 # items an invocation of the scatter sorts (its tile: 128 runs, 2048 items, 8.7 KiB of shared
 # memory, within Vulkan's 16). Runs of 32 (17 KiB) were slower on the H100: 1e8 float32 24.4 ms
@@ -71,7 +72,7 @@ def sort_rows(buf, rows, n, dtype, device, descending=False, values=False):
     items = _buffers.alloc(device, (words + 1, total), UINT32)
     spare = _buffers.alloc(device, (words + 1, total), UINT32)
     hist = _buffers.alloc(device, (RADIX * ntiles,), UINT32)
-    base = {"KM_KIND": _KIND[dtype], "KM_E": RUN}
+    base = {"KM_KIND": KEY_KIND[dtype], "KM_E": RUN}
     push = [total, n, 0, ntiles]
     # radix_sort.comp phase 0 — binding 0: x, 1: items
     shaders.get("radix_sort", dict(base, KM_PHASE=0, KM_DESCENDING=int(descending))) \
