@@ -39,6 +39,52 @@ def _error(fn, *args):
 
 # -- real calls --------------------------------------------------------------------------------
 
+def _run(manager, device, algo, tensors, inc):
+    seq = _kp.sequence_create(manager, device.name)
+    _kp.sequence_record(seq, _kp.op_sync_device(tensors), device.name)
+    _kp.sequence_record(seq, _kp.op_dispatch(algo, np.array([inc], np.uint32)), device.name)
+    _kp.sequence_record(seq, _kp.op_sync_local(tensors), device.name)
+    _kp.sequence_eval(seq, device.name)
+    _kp.sequence_destroy(seq)
+
+
+def test_algorithm_like_binds_new_tensors_to_the_same_pipeline(manager, device):
+    # patch 0028: each binding dispatches on its own tensors with its own push constants, the
+    # base's tensor untouched; a binding outlives the base it was made from (it keeps it alive)
+    spirv = _glslang.compile_glsl(INC)
+    base_t = _kp.tensor_create(manager, 64, device.name)
+    _kp.tensor_data(base_t)[:] = 0
+    base = _kp.algorithm_create(manager, [base_t], spirv, (1, 1, 1), np.zeros(0, np.uint32), 1,
+                                device.name)
+    tensors, likes = [], []
+    for k in range(3):
+        t = _kp.tensor_create(manager, 64, device.name)
+        _kp.tensor_data(t)[:] = np.arange(16, dtype=np.uint32) * (k + 1)
+        tensors.append(t)
+        likes.append(_kp.algorithm_like(manager, base if k < 2 else likes[0], [t], (1, 1, 1),
+                                        device.name))
+    del base                                   # the bindings keep its pipeline alive
+    for k in (2, 0, 1):
+        _run(manager, device, likes[k], [tensors[k]], 10 + k)
+    for k in range(3):
+        np.testing.assert_array_equal(_kp.tensor_data(tensors[k]),
+                                      np.arange(16) * (k + 1) + 10 + k)
+    np.testing.assert_array_equal(_kp.tensor_data(base_t), 0)
+
+
+def test_algorithm_like_checks_the_tensor_count(manager, device):
+    # a binding of fewer tensors than the shader's bindings would crash at its dispatch: kp
+    # refuses it when the binding is made, as an exception
+    spirv = _glslang.compile_glsl(INC)
+    t = _kp.tensor_create(manager, 64, device.name)
+    base = _kp.algorithm_create(manager, [t], spirv, (1, 1, 1), np.zeros(0, np.uint32), 1,
+                                device.name)
+    err = _error(_kp.algorithm_like, manager, base, [t, t], (1, 1, 1), device.name)
+    assert isinstance(err, DeviceError) and "2 tensors given, the pipeline binds 1" in str(err)
+    err = _error(_kp.algorithm_like, manager, base, [], (1, 1, 1), device.name)
+    assert "0 tensors given" in str(err)
+
+
 def test_tensor_sequence_algorithm_round_trip(manager, device):
     t = _kp.tensor_create(manager, 64, device.name)
     _kp.tensor_data(t)[:] = np.arange(16, dtype=np.uint32)

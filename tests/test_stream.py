@@ -87,6 +87,54 @@ def test_steady_state_loop_creates_no_pipelines_or_tensors(device, fresh_stats):
     assert s1["submits"] - s0["submits"] == 20
 
 
+def test_a_kernel_on_new_buffers_binds_its_compiled_pipeline(device, fresh_stats):
+    # kp patch 0028: the driver compiles a kernel once per device; each new set of buffers gets
+    # a binding to that pipeline (the H100 paid ~0.9 ms a pipeline for every new buffer before)
+    # (a shader of this test alone: no earlier test left a pipeline of it on a pooled buffer)
+    spirv = km.compile_glsl(ADD1.replace("a[i] += pc.inc;", "a[i] = a[i] + pc.inc;"))
+    rng = np.random.default_rng(3)
+    kept = []
+    for k in range(6):
+        n = 100 + 37 * k                       # other sizes: other tensors every time
+        x = rng.standard_normal(n).astype(np.float32)
+        buf = _memory.alloc(device, 4 * n)
+        _stream.upload(buf, x)
+        _stream.dispatch_1d(device, spirv, [buf], n, push=_stream.pack("If", n, float(k)))
+        kept.append((buf, x + np.float32(k)))
+    for buf, want in kept:                     # each binding wrote its own buffer, no other
+        np.testing.assert_array_equal(_stream.download(buf, want.size, np.float32), want)
+    s = km.stats()
+    assert s["pipelines_created"] == 6 and s["pipelines_compiled"] == 1
+    # another specialization of the same module is another pipeline, compiled once
+    spec_src = ADD1.replace("layout(local_size_x = 64) in;",
+                            "layout(local_size_x = 64) in;\nlayout(constant_id = 0) const float "
+                            "SCALE = 1.0;").replace("a[i] += pc.inc;",
+                                                    "a[i] = a[i] * SCALE + pc.inc;")
+    spec = km.compile_glsl(spec_src)
+    for scale in (2.0, 3.0, 3.0):
+        buf = _memory.alloc(device, 4 * 10)
+        _stream.upload(buf, np.ones(10, np.float32))
+        _stream.dispatch(device, spec, [buf], (1, 1, 1), push=_stream.pack("If", 10, 0.5),
+                         spec=np.array([scale], np.float32))
+        np.testing.assert_array_equal(_stream.download(buf, 10, np.float32), scale + 0.5)
+    assert km.stats()["pipelines_compiled"] == 3
+
+
+def test_a_compiled_pipeline_holds_no_array_memory(device, fresh_stats):
+    # the pipeline kept for later bindings is bound to a 16-byte stand-in, not to the buffers it
+    # was first compiled for (a kp tensor lives while an algorithm holds it: a kept pipeline
+    # bound to a 1 MiB array would keep its memory after the array and the pool let go)
+    spirv = km.compile_glsl(ADD1.replace("a[i] += pc.inc;", "a[i] = pc.inc + a[i];"))
+    n = 1 << 18
+    buf = _memory.alloc(device, 4 * n)
+    _stream.upload(buf, np.zeros(n, np.float32))
+    _stream.dispatch_1d(device, spirv, [buf], n, push=_stream.pack("If", n, 1.0))
+    assert (_stream.download(buf, n, np.float32) == 1.0).all()
+    assert km.stats()["pipelines_compiled"] == 1
+    kept = _stream._stream(device).templates.values()
+    assert kept and all(t.size() == 4 for base in kept for t in base.get_tensors())
+
+
 def test_grid_past_65535_groups_uses_2d_split(device):
     n = 65535 * 64 + 1000                                 # more groups of 64 than one axis allows
     assert _stream.groups_1d(device, n, 64)[1] >= (2 if device.max_groups[0] <= 65535 else 1)

@@ -468,3 +468,16 @@ def algorithm_create(manager, tensors, spirv, groups, spec_words, push_count, de
     return _call("creating a pipeline", device_name, manager.algorithm, list(tensors), spirv,
                  list(groups), spec_words.view(np.float32),
                  np.zeros(int(push_count), dtype=np.float32))
+
+
+def has_algorithm_like(manager):
+    """Whether kp binds new tensors to an existing pipeline (patch 0028)."""
+    return hasattr(manager, "algorithm_like")
+
+
+def algorithm_like(manager, base, tensors, groups, device_name=""):
+    """A kp.Algorithm binding ``tensors`` to the pipeline of ``base`` (the same shader, as many
+    tensors; its push-constant size and specialization): a descriptor set is made, no pipeline
+    (patch 0028)."""
+    return _call("binding a pipeline", device_name, manager.algorithm_like, base, list(tensors),
+                 list(groups))

@@ -46,6 +46,10 @@ MAX_PENDING = 1024          # operations per submit before an automatic flush
 # project's 2-core host, no gain to pay a missed guess's extra submit for); True: on every
 # device (the tests); False: never, every batch waits for its flush (the A/B's switch).
 early_submit = None
+# True: a kernel's pipeline is compiled once per device and new buffers are bound to it (kp
+# patch 0028); False: every new set of buffers gets a pipeline of its own (kp's way; the A/B's
+# switch, benchmarks/new_buffers.py --no-share)
+share_pipelines = True
 MAX_PIPELINES = 512         # cached kp.Algorithm per device (least recently used dropped first)
 MAX_REPLAYS = 64            # recorded command buffers kept per device for replay
 REPLAY_MAX_OPS = 64         # longer batches are recorded afresh every time (rarely repeated)
@@ -104,6 +108,10 @@ class _DeviceStream:
         self.capturing = False     # record() is capturing: no automatic flush
         self.batch = 0             # increases at every submit
         self.pipelines = collections.OrderedDict()   # key -> (kp.Algorithm, id)
+        # (digest, bindings, push bytes, specialization) -> the kp.Algorithm whose compiled
+        # pipeline every binding of that shader shares (bound to stand_in: _compile)
+        self.templates = collections.OrderedDict()
+        self.stand_in = None
         self.by_uid = collections.defaultdict(set)   # tensor uid -> pipeline / replay keys
         self.replays = collections.OrderedDict()     # batch signature -> recorded kp.Sequence
         self.seen = collections.OrderedDict()        # signatures submitted once (not yet kept)
@@ -160,6 +168,8 @@ def _on_close(device):
             _retire_counts(st.counts)
             st.pipelines.clear()
             st.by_uid.clear()
+            st.templates.clear()
+            st.stand_in = None
             for seq in st.replays.values():
                 _kp.sequence_destroy(seq)
             st.replays.clear()
@@ -575,18 +585,16 @@ def dispatch(device, spirv, buffers, groups, push=b"", spec=None, info=None):
         hit = st.pipelines.get(key)
         if hit is None:
             tensors = [b.tensor for b in buffers]
-            # a module that is well-formed word by word may still be invalid, and drivers
-            # crash on invalid SPIR-V (lavapipe segfaults): SPIRV-Tools checks it first, once
-            # where the device offers the modes, every kernel keeps float32 subnormals and the
-            # signs of zeros and NaNs (as numpy does)
-            run = _rewrite.with_float_controls(spirv, device.denorm_preserve_widths,
-                                               device.signed_zero_widths)
-            _spirv.check_valid(run)
-            # and past a device limit the driver's behaviour is undefined (garbage, a crash): a
-            # built-in kernel is checked as a user's is (Kernel), once per pipeline
-            _spirv.check_device_limits(info, device.limits, f"a kernel on {device.name!r}")
-            algo = _kp.algorithm_create(device.manager, tensors, run, groups, spec_words,
-                                        len(push_key) // 4, device.name)
+            # the shader's pipeline, compiled once per device (digest, bindings, push size,
+            # specialization): new buffers get a descriptor set bound to it (kp patch 0028)
+            shape = (key[0], nbind, key[3], key[4])
+            base = st.templates.get(shape)
+            if base is not None:
+                st.templates.move_to_end(shape)
+                algo = _kp.algorithm_like(device.manager, base, tensors, groups, device.name)
+            else:
+                algo = _compile(st, device, spirv, info, tensors, groups, spec_words,
+                                len(push_key) // 4, shape)
             _count("pipelines_created")
             hit = st.pipelines[key] = (algo, next(_pipeline_ids))
             for uid in uids:
@@ -601,6 +609,36 @@ def dispatch(device, spirv, buffers, groups, push=b"", spec=None, info=None):
         # push words by value: a replayed command buffer carries the words it was recorded with
         _record(st, (("d", hit[1], push_key), uids, "d", hit[0], push_key))
         st.counts["dispatches"] += 1
+
+
+def _compile(st, device, spirv, info, tensors, groups, spec_words, push_words, shape):
+    """The kp.Algorithm of a shader not yet compiled on ``device``, bound to ``tensors``; the
+    pipeline is kept (``st.templates[shape]``, bound to a stand-in buffer, so that no array's
+    memory is held by it) for :func:`dispatch` to bind other buffers to."""
+    # a module that is well-formed word by word may still be invalid, and drivers crash on
+    # invalid SPIR-V (lavapipe segfaults): SPIRV-Tools checks it first, once where the device
+    # offers the modes, every kernel keeps float32 subnormals and the signs of zeros and NaNs
+    # (as numpy does)
+    run = _rewrite.with_float_controls(spirv, device.denorm_preserve_widths,
+                                       device.signed_zero_widths)
+    _spirv.check_valid(run)
+    # and past a device limit the driver's behaviour is undefined (garbage, a crash): a built-in
+    # kernel is checked as a user's is (Kernel), once per pipeline
+    _spirv.check_device_limits(info, device.limits, f"a kernel on {device.name!r}")
+    manager, name = device.manager, device.name
+    if not share_pipelines or not _kp.has_algorithm_like(manager):
+        algo = _kp.algorithm_create(manager, tensors, run, groups, spec_words, push_words, name)
+        _count("pipelines_compiled")
+        return algo
+    if st.stand_in is None:
+        st.stand_in = _kp.tensor_create(manager, 16, name)
+    base = _kp.algorithm_create(manager, [st.stand_in] * len(tensors), run, groups, spec_words,
+                                push_words, name)
+    _count("pipelines_compiled")
+    st.templates[shape] = base
+    if len(st.templates) > MAX_PIPELINES:
+        st.templates.popitem(last=False)
+    return _kp.algorithm_like(manager, base, tensors, groups, name)
 
 
 class Ready:
@@ -1009,6 +1047,9 @@ def stats():
     dict
         ``shader_compiles, pipelines_created, dispatches, submits, bytes_uploaded,
         bytes_downloaded, tensors_live, bytes_allocated`` (and ``bytes_cached``);
+        ``pipelines_created`` counts kernels bound to new buffers, ``pipelines_compiled``
+        the pipelines the driver compiled for them (once per kernel and device: a kernel's
+        later bindings share its pipeline);
         ``replays`` counts submits that re-ran a recorded command buffer, ``ops_recorded`` the
         operations recorded into command buffers (a repeated batch records none),
         ``early_submits`` the replays submitted as soon as their last dispatch was recorded
@@ -1029,7 +1070,8 @@ def stats():
         for name, value in list(counts.items()):
             totals[name] += value
     out = {name: int(totals[name]) for name in
-           ("pipelines_created", "dispatches", "submits", "replays", "early_submits",
+           ("pipelines_created", "pipelines_compiled", "dispatches", "submits", "replays",
+            "early_submits",
             "ops_recorded",
             "bytes_uploaded", "bytes_downloaded", "traces", "fast_realizations",
             "fast_invalidations", "fused_reductions", "creations_overlapped",

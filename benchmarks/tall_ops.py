@@ -1,0 +1,83 @@
+"""What a fit on a tall X (10^6 x 256 float32, on the device) waits for besides its products: the
+column mean (``mean(X, axis=0)``: StandardScaler, PCA, Ridge, LDA), the column sums of squares,
+the full sum (scikit-learn's finiteness check), ``X.T`` realized and the Gram matrix ``X.T @ X``
+(PCA's covariance), each realized and synchronized, against torch and CuPy in the same process.
+Wall clock, median of ``--reps``, ms; the results are checked against numpy (float64) first.
+
+    python benchmarks/tall_ops.py [--n 1000000] [--d 256] [--reps 10]
+"""
+
+import argparse
+import os
+import statistics
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from run_all import cuda_sync, load_cuda, to_cuda  # noqa: E402
+
+import kompute_ml as km  # noqa: E402
+
+
+def _ops(lib, name):
+    """name -> fn(X) for one library (km, torch or cupy)."""
+    if name == "torch":
+        return {"sum": lambda X: X.sum(), "mean0": lambda X: X.mean(dim=0),
+                "sumsq0": lambda X: (X * X).sum(dim=0), "T": lambda X: X.t().contiguous(),
+                "gram": lambda X: X.t() @ X}
+    return {"sum": lambda X: lib.sum(X), "mean0": lambda X: lib.mean(X, axis=0),
+            "sumsq0": lambda X: lib.sum(X * X, axis=0), "T": lambda X: lib.ascontiguousarray(X.T)
+            if name == "cupy" else X.T, "gram": lambda X: X.T @ X}
+
+
+def _host(v, name):
+    if name == "torch":
+        return v.cpu().numpy()
+    if name == "cupy":
+        import cupy
+        return cupy.asnumpy(v)
+    return np.asarray(v)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--n", type=int, default=1_000_000)
+    ap.add_argument("--d", type=int, default=256)
+    ap.add_argument("--reps", type=int, default=10)
+    ap.add_argument("--ops", default="sum,mean0,sumsq0,T,gram")
+    args = ap.parse_args()
+    rng = np.random.default_rng(0)
+    h = rng.standard_normal((args.n, args.d), dtype=np.float32) + 0.5
+    h64 = h.astype(np.float64)
+    ref = {"sum": h64.sum(), "mean0": h64.mean(axis=0), "sumsq0": (h64 * h64).sum(axis=0),
+           "T": h.T, "gram": h64.T @ h64}
+    dev = km.get_device()
+    libs = {"kompute_ml": (km, km.asarray(h), lambda: km.synchronize(dev))}
+    for name, lib in load_cuda().items():
+        libs[name] = (lib, to_cuda(name, lib, h), cuda_sync(lib))
+    print(f"device: {dev.name}; X {args.n} x {args.d} float32; wall ms, median of {args.reps}")
+    for op in args.ops.split(","):
+        line = []
+        for name, (lib, X, sync) in libs.items():
+            fn = _ops(lib, name if name != "kompute_ml" else "km")[op]
+            got = _host(fn(X), name)
+            np.testing.assert_allclose(got, ref[op], rtol=2e-3 if op != "T" else 0,
+                                       atol=1e-3 * float(np.abs(ref[op]).max()))
+            del got
+            ts = []
+            for _ in range(args.reps + 2):
+                t0 = time.perf_counter()
+                y = fn(X)
+                if name == "kompute_ml":
+                    y._realize()
+                sync()
+                ts.append(time.perf_counter() - t0)
+                del y
+            line.append(f"{name} {statistics.median(ts[2:]) * 1e3:8.3f}")
+        print(f"{op:>7}: " + "  ".join(line), flush=True)
+
+
+if __name__ == "__main__":
+    main()
