@@ -19,6 +19,7 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _common import add_share_switch, apply_share_switch  # noqa: E402
 from run_all import cuda_sync, load_cuda, to_cuda  # noqa: E402
 
 import kompute_ml as km  # noqa: E402
@@ -42,10 +43,9 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=4096)
     ap.add_argument("--reps", type=int, default=200)
-    ap.add_argument("--no-share", action="store_true",
-                    help="a pipeline compiled for every new set of buffers (before kp patch 0028)")
+    add_share_switch(ap)
     args = ap.parse_args()
-    _stream.share_pipelines = not args.no_share
+    apply_share_switch(args)
     rng = np.random.default_rng(0)
     h = rng.random(args.n, dtype=np.float32)
     dev = km.get_device()

@@ -10,11 +10,15 @@ after, in the same process, where torch and CUDA are there.
 
 import argparse
 import os
+import sys
 import time
 
 os.environ.setdefault("SCIPY_ARRAY_API", "1")        # before scikit-learn imports scipy
 
 import numpy as np                                     # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _common import add_share_switch, apply_share_switch  # noqa: E402
 
 
 def _estimators():
@@ -28,15 +32,14 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=1_000_000)
     ap.add_argument("--fits", type=int, default=6)
-    ap.add_argument("--no-share", action="store_true",
-                    help="a pipeline compiled for every new set of buffers (before kp patch 0028)")
+    add_share_switch(ap)
     args = ap.parse_args()
     import sklearn
 
     import kompute_ml as km
     from kompute_ml._runtime import kp as _kp
     from kompute_ml._runtime import stream as _stream
-    _stream.share_pipelines = not args.no_share
+    apply_share_switch(args)
     spent = [0.0]
 
     def timed(fn):
