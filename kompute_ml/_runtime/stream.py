@@ -1071,8 +1071,7 @@ def stats():
             totals[name] += value
     out = {name: int(totals[name]) for name in
            ("pipelines_created", "pipelines_compiled", "dispatches", "submits", "replays",
-            "early_submits",
-            "ops_recorded",
+            "early_submits", "ops_recorded",
             "bytes_uploaded", "bytes_downloaded", "traces", "fast_realizations",
             "fast_invalidations", "fused_reductions", "creations_overlapped",
             "direct_uploads", "direct_downloads")}
