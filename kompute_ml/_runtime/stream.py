@@ -587,14 +587,14 @@ def dispatch(device, spirv, buffers, groups, push=b"", spec=None, info=None):
             tensors = [b.tensor for b in buffers]
             # the shader's pipeline, compiled once per device (digest, bindings, push size,
             # specialization): new buffers get a descriptor set bound to it (kp patch 0028)
-            shape = (key[0], nbind, key[3], key[4])
-            base = st.templates.get(shape)
+            kernel = (key[0], nbind, key[3], key[4])
+            base = st.templates.get(kernel)
             if base is not None:
-                st.templates.move_to_end(shape)
+                st.templates.move_to_end(kernel)
                 algo = _kp.algorithm_like(device.manager, base, tensors, groups, device.name)
             else:
                 algo = _compile(st, device, spirv, info, tensors, groups, spec_words,
-                                len(push_key) // 4, shape)
+                                len(push_key) // 4, kernel)
             _count("pipelines_created")
             hit = st.pipelines[key] = (algo, next(_pipeline_ids))
             for uid in uids:
@@ -611,9 +611,9 @@ def dispatch(device, spirv, buffers, groups, push=b"", spec=None, info=None):
         st.counts["dispatches"] += 1
 
 
-def _compile(st, device, spirv, info, tensors, groups, spec_words, push_words, shape):
+def _compile(st, device, spirv, info, tensors, groups, spec_words, push_words, kernel):
     """The kp.Algorithm of a shader not yet compiled on ``device``, bound to ``tensors``; the
-    pipeline is kept (``st.templates[shape]``, bound to a stand-in buffer, so that no array's
+    pipeline is kept (``st.templates[kernel]``, bound to a stand-in buffer, so that no array's
     memory is held by it) for :func:`dispatch` to bind other buffers to."""
     # a module that is well-formed word by word may still be invalid, and drivers crash on
     # invalid SPIR-V (lavapipe segfaults): SPIRV-Tools checks it first, once where the device
@@ -635,7 +635,7 @@ def _compile(st, device, spirv, info, tensors, groups, spec_words, push_words, s
     base = _kp.algorithm_create(manager, [st.stand_in] * len(tensors), run, groups, spec_words,
                                 push_words, name)
     _count("pipelines_compiled")
-    st.templates[shape] = base
+    st.templates[kernel] = base
     if len(st.templates) > MAX_PIPELINES:
         st.templates.popitem(last=False)
     return _kp.algorithm_like(manager, base, tensors, groups, name)
