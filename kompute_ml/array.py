@@ -149,8 +149,10 @@ class Array:
     array([3., 5., 7.], dtype=float32)
     """
 
-    # _leaf: this array as a fusion operand, made once per buffer (an op's operands are Leaves)
-    __slots__ = ("_buf", "_node", "_leaf", "shape", "dtype", "device", "__weakref__")
+    # _leaf: this array as a fusion operand, made once per buffer (an op's operands are Leaves);
+    # _tsrc: (Buffer, shape) of the matrix this one is the transpose of, while that transpose
+    # is not yet made (Array.transpose of a matrix: a product reads the matrix in place)
+    __slots__ = ("_buf", "_node", "_leaf", "_tsrc", "shape", "dtype", "device", "__weakref__")
     __array_priority__ = 100
 
     def __init__(self, *args, **kwargs):
@@ -161,7 +163,7 @@ class Array:
         self = object.__new__(cls)
         self._buf = buf
         self._node = node
-        self._leaf = None
+        self._leaf = self._tsrc = None
         self.shape = tuple(shape)
         self.dtype = dtype
         self.device = device
@@ -176,7 +178,19 @@ class Array:
             # buf before node: a thread that sees no node finds the buffer
             self._buf = buf
             self._node = None
-        return self._buf
+        buf = self._buf
+        return buf if buf is not None else self._transposed()
+
+    def _transposed(self):
+        """Make the pending transpose of :meth:`transpose` (the only array with neither a
+        buffer nor a node); its Buffer."""
+        src = self._tsrc
+        if src is None:                       # another thread made it (buf is set first)
+            return self._buf
+        buf, _, _ = _indexing.transpose(src[0], src[1], self.dtype, self.device)
+        self._buf = buf
+        self._tsrc = None
+        return buf
 
     def _kernel_buffer(self):
         """The realized Buffer, for kernels that read or write it in place.
@@ -199,6 +213,8 @@ class Array:
         if node is not None:
             return node
         buf = self._buf
+        if buf is None:
+            buf = self._transposed()
         leaf = self._leaf
         if leaf is None or leaf.buf is not buf:   # (an in-place assignment rebinds the buffer)
             leaf = self._leaf = Leaf(buf, self.shape, self.dtype)
@@ -206,10 +222,13 @@ class Array:
 
     @property
     def is_lazy(self):
-        """True while the array is an unevaluated elementwise expression."""
+        """True while the array is an unevaluated elementwise expression (or a matrix's
+        transpose not yet made)."""
         node = self._node
+        if node is None:
+            return self._buf is None
         # a subtree of another expression may have been realized with it (fusion's splits)
-        return node is not None and node.buf is None
+        return node.buf is None
 
     # ---- attributes -----------------------------------------------------------------------------
     @property
@@ -344,10 +363,21 @@ class Array:
         return _lazy("cast", (self,), self.dtype, self.shape, (self.dtype,))
 
     def transpose(self, *axes):
-        """Permute the dimensions (reversed when no axes are given); a new realized array."""
+        """Permute the dimensions (reversed when no axes are given); a new array.
+
+        A matrix's transpose is made when first read, and a matrix product reads the matrix
+        itself instead (``X.T @ X``, ``X.T @ y``: no transposed copy); its values are those of
+        the matrix at the call (a later in-place write makes the transpose first)."""
         if len(axes) == 1 and not isinstance(axes[0], (numbers.Integral, np.integer)):
             axes = axes[0]
         axes = None if not axes or axes == (None,) else axes
+        if len(self.shape) == 2 and (axes is None or _is_swap(axes)):
+            src = self._realize()
+            src.tensor                       # (raises now, as a copy would: a closed device)
+            out = Array._new(self.device, self.shape[::-1], self.dtype)
+            out._tsrc = (src, self.shape)
+            _note_reader(src, out)           # an in-place write to src makes it first
+            return out
         return self._wrap(_indexing.transpose(self._realize(), self.shape, self.dtype, self.device,
                                               axes))
 
@@ -757,7 +787,7 @@ def _fast_lazy(device, op, x, y, dtype, shape, compute):
     node = _fusion.fast_node(device, op, (x,) if y is None else (x, y), dtype, shape, compute)
     # (Array._new, inlined: shape is already a tuple here)
     arr = _object_new(Array)
-    arr._buf = arr._leaf = None
+    arr._buf = arr._leaf = arr._tsrc = None
     arr._node = node
     arr.shape = shape
     arr.dtype = dtype
@@ -792,6 +822,15 @@ def _fast_pair(op, a, b):
 def _binop(op, a, b):
     out = _fast_pair(op, a, b)
     return out if out is not None else _full_binop(op, a, b)
+
+
+def _is_swap(axes):
+    """True where ``axes`` (of a 2-D transpose) are (1, 0) in any valid spelling."""
+    try:
+        return len(axes) == 2 and [operator.index(x) % 2 for x in axes] == [1, 0] and \
+            all(-2 <= operator.index(x) < 2 for x in axes)
+    except TypeError:
+        return False
 
 
 def _full_binop(op, a, b):
@@ -1295,6 +1334,10 @@ def _product(fn, a, b):
     stay lazy until the product reads them, so they fuse with the operands' expressions."""
     out_dtype, ct = _linalg.result_dtypes(a.dtype, b.dtype, a.device)
     a, b = a.astype(ct, copy=False), b.astype(ct, copy=False)
+    src = a._tsrc
+    if src is not None and out_dtype == ct and 1 <= len(b.shape) <= 2:
+        # A^T @ B of a transpose not yet made: the product reads A itself (no transposed copy)
+        return a._wrap(_linalg.matmul_at(a.device, src, (b._realize(), b.shape), out_dtype))
     return a._wrap(fn(a.device, (a._realize(), a.shape), (b._realize(), b.shape), out_dtype))
 
 

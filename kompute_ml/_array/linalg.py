@@ -78,6 +78,11 @@ def matmul(device, a, b, out_dtype):
     else:
         name = "gemv" if len(ashape) == 2 and len(bshape) == 1 else \
             "gevm" if len(ashape) == 1 and len(bshape) == 2 else "gemm"
+        if name != "gemm" and _vector_groups(name, ashape, bshape) < _FEW_TILES \
+                and K >= 2 * _SPLIT_MIN_K:
+            # a long K and few outputs (v @ X of a tall X): gemm's K-slices fill the device
+            # where gemv / gevm would run a handful of workgroups down all of K
+            name = "gemm"
         product = _gemm if name == "gemm" else _vector_product
         chunk = _k_chunk(device, name)
         # an empty operand means an empty result (or K = 0: zeros); no K-slices to loop over;
@@ -115,6 +120,11 @@ def _k_chunk(device, shader):
     if limit is None:
         return None
     return max(1, int(limit * shaders.fact(shader, "k_per_loop_iteration")) // 4)
+
+
+def _vector_groups(name, ashape, bshape):
+    """Workgroups of gemv.comp (8 rows each) or gevm.comp (64 columns each) for the product."""
+    return -(-ashape[0] // 8) if name == "gemv" else -(-bshape[1] // 64)
 
 
 def _vector_product(device, abuf, ashape, bbuf, bshape, dtype):
@@ -178,10 +188,24 @@ def _k_slice(device, tiles, M, N, K, itemsize):
     return size if chunk is None or size <= chunk else chunk
 
 
+def matmul_at(device, a, b, out_dtype):
+    """``a.mT @ b`` of a matrix ``a`` (Buffer, (K, M)), read in place (no transposed copy), and
+    a vector or matrix ``b`` (Buffer, shape) of the compute dtype ``out_dtype``: (Buffer, shape,
+    dtype). ``X.T @ X``, ``X.T @ y``."""
+    (abuf, ashape), (bbuf, bshape) = a, b
+    K = ashape[0]
+    kb = bshape[0] if len(bshape) == 1 else bshape[-2]
+    if kb != K:
+        raise _core_error(1, K, kb, 0)
+    # (a vector b is a one-column matrix: the product is split along K as X.T @ X is, where
+    # gevm.comp, y @ X, would run one workgroup per 64 outputs over all of a tall X's rows)
+    buf, shape = _gemm(device, abuf, ashape, bbuf, bshape, out_dtype, a_trans=True)
+    return buf, shape, out_dtype
+
+
 def gram(device, a, out_dtype):
     """``a.mT @ a`` of a matrix ``a`` (Buffer, (K, M)) read in place (no transposed copy)."""
-    buf, shape = _gemm(device, a[0], a[1], a[0], a[1], out_dtype, a_trans=True)
-    return buf, shape, out_dtype
+    return matmul_at(device, a, a, out_dtype)
 
 
 def _gemm(device, abuf, ashape, bbuf, bshape, dtype, a_trans=False):

@@ -1,0 +1,143 @@
+"""A matrix's transpose is made when first read; a product reads the matrix itself.
+
+``X.T @ X`` and ``X.T @ y`` (scikit-learn's PCA covariance, Ridge's and a gradient's products)
+run as gemm.comp's transposed-A form over X as it is stored: no transposed copy of X is made (the
+transpose stays unmade, ``is_lazy``). The transpose keeps numpy's eager values: an in-place write
+to X after ``X.T`` makes it first. A vector product with a long K and few outputs (``v @ X``,
+``X.T @ v`` of a tall X, ``A @ v`` of a wide A) is split over K as gemm's are. Everything is
+compared with numpy in float64.
+"""
+
+import numpy as np
+import pytest
+
+import kompute_ml as km
+from kompute_ml._array import linalg as _linalg
+
+
+def _rand(shape, seed, dtype=np.float32):
+    return np.random.default_rng(seed).standard_normal(shape).astype(dtype)
+
+
+def _close(got, want, k, dtype=np.float32):
+    got = np.asarray(got, dtype=np.float64)
+    assert got.shape == want.shape
+    tol = (2e-5 if dtype == np.float32 else 1e-13) * max(k, 1) ** 0.5
+    scale = max(np.abs(want).max(), 1.0) if want.size else 1.0
+    assert np.abs(got - want).max(initial=0) <= tol * scale
+
+
+@pytest.mark.parametrize("k, m, n", [(1, 1, 1), (5, 3, 4), (129, 130, 131), (0, 3, 4), (7, 0, 2),
+                                     (20001, 33, 65), (70000, 20, 20), (5000, 256, 1)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_transpose_times_matrix_reads_the_matrix_in_place(k, m, n, dtype):
+    x, y = _rand((k, m), k + m, dtype), _rand((k, n), k + n + 1, dtype)
+    xk, yk = km.asarray(x), km.asarray(y)
+    t = xk.T
+    assert t.shape == (m, k) and t.dtype == xk.dtype and t.is_lazy
+    got = t @ yk
+    assert got.shape == (m, n) and got.dtype == xk.dtype
+    _close(got.numpy(), x.T.astype(np.float64) @ y, k, dtype)
+    assert t.is_lazy                      # the product made no transposed copy
+    _close((xk.T @ xk).numpy(), x.T.astype(np.float64) @ x, k, dtype)
+    v = _rand(k, 3, dtype)
+    _close((t @ km.asarray(v)).numpy(), x.T.astype(np.float64) @ v, k, dtype)
+    assert t.is_lazy
+    # read as anything else, the transpose is made and is numpy's
+    np.testing.assert_array_equal(t.numpy(), x.T)
+    assert not t.is_lazy
+    _close((t @ yk).numpy(), x.T.astype(np.float64) @ y, k, dtype)
+
+
+def test_the_product_allocates_no_transposed_copy():
+    x = _rand((40000, 64), 1)
+    xk = km.asarray(x)
+    km.synchronize()
+    before = km.stats()["bytes_allocated"]
+    g = xk.T @ xk
+    g.numpy()
+    # the 64 x 64 result and its K-slices' partial products: far less than X's 10 MB
+    assert km.stats()["bytes_allocated"] - before < x.nbytes // 4
+
+
+@pytest.mark.parametrize("spell", [lambda a: a.T, lambda a: a.mT, lambda a: a.transpose(),
+                                   lambda a: a.transpose(1, 0), lambda a: a.transpose((-1, -2)),
+                                   lambda a: a.transpose([1, -2]), lambda a: km.transpose(a),
+                                   lambda a: np.transpose(a), lambda a: km.permute_dims(a, (1, 0))
+                                   if hasattr(km, "permute_dims") else a.T])
+def test_every_spelling_of_a_matrix_transpose(spell):
+    x = _rand((300, 7), 2)
+    t = spell(km.asarray(x))
+    assert t.shape == (7, 300)
+    _close((t @ km.asarray(x)).numpy(), x.T.astype(np.float64) @ x, 300)
+    np.testing.assert_array_equal(np.asarray(t), x.T)
+
+
+def test_axes_that_are_no_transpose_still_raise():
+    a = km.asarray(_rand((3, 4), 3))
+    for axes in ((0, 0), (1, 2), (0, 1, 0)):
+        with pytest.raises((ValueError, np.exceptions.AxisError)):
+            a.transpose(axes)
+    np.testing.assert_array_equal(a.transpose(0, 1).numpy(), a.numpy())
+
+
+@pytest.mark.parametrize("write", [
+    lambda a: a.__iadd__(1.0),
+    lambda a: a.__setitem__((0, 0), 100.0),
+    lambda a: a.__setitem__(slice(None), 0.0),
+    lambda a: a.__imul__(km.asarray(np.full((6, 4), 3, np.float32)))])
+def test_a_write_after_the_transpose_leaves_its_values(write):
+    x = _rand((6, 4), 4)
+    a = km.asarray(x)
+    t = a.T
+    u = a.T
+    write(a)
+    np.testing.assert_array_equal(t.numpy(), x.T)
+    _close((u @ km.asarray(np.ones((6, 2), np.float32))).numpy(), x.T.astype(np.float64) @
+           np.ones((6, 2)), 6)
+
+
+def test_the_transpose_outlives_its_matrix():
+    x = _rand((500, 9), 5)
+    a = km.asarray(x)
+    t = a.T
+    del a
+    km.asarray(np.zeros((500, 9), np.float32))      # (the pool may hand out freed memory)
+    np.testing.assert_array_equal(t.numpy(), x.T)
+
+
+def test_a_lazy_matrix_and_its_transpose_in_an_expression():
+    x = _rand((50, 40), 6)
+    a = km.asarray(x)
+    t = (a * 2 + 1).T
+    np.testing.assert_allclose((t * 3 - t).numpy(), (x * 2 + 1).T * 2, rtol=1e-6)
+    np.testing.assert_allclose(km.sum(a.T, axis=1).numpy(), x.sum(axis=0), rtol=1e-5, atol=1e-5)
+
+
+def test_mixed_dtypes_and_mismatches():
+    x = _rand((30, 5), 7)
+    xi = np.arange(60, dtype=np.int32).reshape(30, 2)
+    got = km.asarray(x).T @ km.asarray(xi)
+    # (float32 with int32: float64 as numpy where the device has it)
+    assert got.dtype == _linalg.result_dtypes(np.float32, np.int32, km.get_device())[0]
+    _close(got.numpy(), x.T.astype(np.float64) @ xi, 30)
+    got = km.asarray(xi).T @ km.asarray(xi)
+    assert got.dtype == np.int32
+    np.testing.assert_array_equal(got.numpy(), xi.T @ xi)
+    b = km.asarray(np.ones((30, 2), bool))
+    np.testing.assert_array_equal((b.T @ b).numpy(), np.ones((2, 2), bool))
+    with pytest.raises(ValueError, match="mismatch in its core dimension"):
+        km.asarray(x).T @ km.asarray(_rand((29, 3), 8))
+    with pytest.raises(ValueError, match="mismatch in its core dimension"):
+        km.asarray(x).T @ km.asarray(_rand(29, 8))
+
+
+@pytest.mark.parametrize("k, n", [(20000, 5), (9000, 300), (8191, 64), (100000, 1), (3, 1000)])
+def test_vector_products_with_a_long_inner_dimension(k, n):
+    x, v = _rand((k, n), 9), _rand(k, 10)
+    want = v.astype(np.float64) @ x
+    _close((km.asarray(v) @ km.asarray(x)).numpy(), want, k)        # gevm, or gemm's K-slices
+    _close((km.asarray(x).T @ km.asarray(v)).numpy(), want, k)      # X read in place
+    xt = np.ascontiguousarray(x.T)
+    _close((km.asarray(xt) @ km.asarray(v)).numpy(), want, k)       # gemv, or K-slices
+    assert (_linalg._vector_groups("gevm", (k,), (k, n)) < _linalg._FEW_TILES) == (n <= 8128)
