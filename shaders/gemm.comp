@@ -16,7 +16,8 @@
 // TFLOP/s against 34.5 for the single tile with TK = 16, the form before, and 38.1 without
 // KM_INTERIOR; TK = 16 with two tiles 32.3: `benchmarks/gemm_ab.py`.)
 // a_trans: A is stored transposed (K x M row-major, e.g. X for X^T X), read strided in place of a
-// copy. k_slice (split-K): z selects a slice of k_slice elements of K instead of a stack entry, and
+// copy; bit 1 of it (a_trans 3: a Gram product, B = A, M = N) skips the tiles below the diagonal,
+// which mirror.comp then copies from those above. k_slice (split-K): z selects a slice of k_slice elements of K instead of a stack entry, and
 // C[z] receives that slice's partial product (the host sums the slices): an M x N output of few
 // tiles (a d x d Gram matrix) still spreads over the whole device.
 // binding 0: A, binding 1: B, binding 2: C
@@ -64,7 +65,7 @@ layout(push_constant) uniform Push {
     uint b_batch;      // same for B
     uint row0, col0;   // tile offsets: grids past maxComputeWorkGroupCount run in parts
     uint batch0;
-    uint a_trans;      // 1: A is K x M row-major
+    uint a_trans;      // bit 0: A is K x M row-major; bit 1: only tiles on or above the diagonal
     uint k_slice;      // 0: z is the stack; else z is the K-slice [z * k_slice, (z + 1) * k_slice)
 } pc;
 
@@ -186,6 +187,8 @@ void main() {
     g_lid = ty * WX + tx;
     g_m0 = (gl_WorkGroupID.y + pc.row0) * TM;
     g_n0 = (gl_WorkGroupID.x + pc.col0) * TN;
+    // (the workgroup's answer: no invocation of it reaches a barrier)
+    if ((pc.a_trans & 2u) != 0u && g_m0 > g_n0) return;
     uint batch = gl_WorkGroupID.z + pc.batch0;
     g_abase = batch * pc.a_batch;
     g_bbase = batch * pc.b_batch;

@@ -141,3 +141,23 @@ def test_vector_products_with_a_long_inner_dimension(k, n):
     xt = np.ascontiguousarray(x.T)
     _close((km.asarray(xt) @ km.asarray(v)).numpy(), want, k)       # gemv, or K-slices
     assert (_linalg._vector_groups("gevm", (k,), (k, n)) < _linalg._FEW_TILES) == (n <= 8128)
+
+
+@pytest.mark.parametrize("k, m", [(40000, 256), (300, 200), (9000, 129), (5, 513)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32])
+def test_a_gram_product_computes_the_upper_tiles_and_mirrors_them(k, m, dtype):
+    # X.T @ X of more than one tile a side: the tiles below the diagonal are copies of those
+    # above (gemm.comp's a_trans bit 1, then mirror.comp), exactly symmetric like numpy's
+    rng = np.random.default_rng(k + m)
+    x = rng.integers(-3, 4, (k, m)).astype(dtype) if dtype == np.int32 else _rand((k, m), 11, dtype)
+    got = (km.asarray(x).T @ km.asarray(x)).numpy()
+    assert got.dtype == dtype
+    np.testing.assert_array_equal(got, got.T)
+    if dtype == np.int32:
+        np.testing.assert_array_equal(got, x.T @ x)
+    else:
+        _close(got, x.T.astype(np.float64) @ x, k, dtype)
+    # the same matrix through two arrays is not a Gram product: both triangles computed
+    y = km.asarray(x.copy())
+    _close((km.asarray(x).T @ y).numpy(), x.T.astype(np.float64) @ x, k, np.float64
+           if dtype == np.int32 else dtype)

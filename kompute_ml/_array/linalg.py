@@ -199,7 +199,8 @@ def matmul_at(device, a, b, out_dtype):
         raise _core_error(1, K, kb, 0)
     # (a vector b is a one-column matrix: the product is split along K as X.T @ X is, where
     # gevm.comp, y @ X, would run one workgroup per 64 outputs over all of a tall X's rows)
-    buf, shape = _gemm(device, abuf, ashape, bbuf, bshape, out_dtype, a_trans=True)
+    gram = bbuf is abuf and bshape == ashape
+    buf, shape = _gemm(device, abuf, ashape, bbuf, bshape, out_dtype, a_trans=True, gram=gram)
     return buf, shape, out_dtype
 
 
@@ -208,11 +209,12 @@ def gram(device, a, out_dtype):
     return matmul_at(device, a, a, out_dtype)
 
 
-def _gemm(device, abuf, ashape, bbuf, bshape, dtype, a_trans=False):
+def _gemm(device, abuf, ashape, bbuf, bshape, dtype, a_trans=False, gram=False):
     """matrix @ matrix and stacks (a 1-D operand is a 1-row or 1-column matrix): (Buffer, shape).
 
     ``a_trans``: ``ashape`` (a matrix, not a stack) is A's storage, K x M, and the product is
-    A^T @ B.
+    A^T @ B. ``gram`` (with ``a_trans``; B is A): the product is symmetric, and only its tiles
+    on and above the diagonal are computed, the others copied from them (mirror.comp).
     """
     if a_trans:
         ashape = ashape[::-1]
@@ -238,7 +240,10 @@ def _gemm(device, abuf, ashape, bbuf, bshape, dtype, a_trans=False):
     tile = _gemm_tile(M, N, K, nb)
     prog = _kernel("gemm", dtype, **_gemm_defines(device, tile, dtype))
     gx, gy = -(-N // tile), -(-M // tile)
-    k_slice = _k_slice(device, gx * gy, M, N, K, dtype.itemsize) if nb == 1 else 0
+    upper = gram and gx > 1        # (one tile: nothing to skip)
+    # the K-slices fill the device with the tiles that run (upper: gx (gx + 1) / 2 of them)
+    tiles = gx * (gx + 1) // 2 if upper else gx * gy
+    k_slice = _k_slice(device, tiles, M, N, K, dtype.itemsize) if nb == 1 else 0
     if k_slice:
         # z runs over the K-slices: C[z] is slice z's partial product, summed over z below
         nz, astride, bstride = -(-K // k_slice), 0, 0
@@ -253,12 +258,16 @@ def _gemm(device, abuf, ashape, bbuf, bshape, dtype, a_trans=False):
                 groups = (min(gx - x0, lim[0]), min(gy - y0, lim[1]), min(nz - z0, lim[2]))
                 # gemm.comp — binding 0: A, binding 1: B, binding 2: C
                 prog.dispatch(device, [abuf, bbuf, c], groups,
-                              push=(M, N, K, astride, bstride, y0, x0, z0, int(a_trans),
-                                    k_slice))
+                              push=(M, N, K, astride, bstride, y0, x0, z0,
+                                    int(a_trans) | (2 if upper else 0), k_slice))
     if k_slice:
         partial = c
         c = _reduction.reduce(partial, (nz, M, N), dtype, device, "sum", 0)[0]
         partial.release()            # the sum is recorded after the products: barriers order them
+    if upper:
+        # mirror.comp — binding 0: C; push: n, tile, words per element
+        shaders.get("mirror").dispatch(device, [c], (-(-M // 16), -(-M // 16), 1),
+                                       push=(M, tile, _buffers.words_per_element(dtype)))
     return c, out_shape
 
 
