@@ -6,6 +6,7 @@ pipelines the driver compiled during it, and the time spent making them; torch C
 after, in the same process, where torch and CUDA are there.
 
     SCIPY_ARRAY_API=1 python benchmarks/repeated_fits.py [--n 1000000] [--fits 6] [--no-share]
+        [--made-transposes]
 """
 
 import argparse
@@ -33,6 +34,8 @@ def main():
     ap.add_argument("--n", type=int, default=1_000_000)
     ap.add_argument("--fits", type=int, default=6)
     add_share_switch(ap)
+    ap.add_argument("--made-transposes", action="store_true",
+                    help="make X.T at once and compute every tile of X.T @ X (before session 29)")
     args = ap.parse_args()
     import sklearn
 
@@ -40,6 +43,10 @@ def main():
     from kompute_ml._runtime import kp as _kp
     from kompute_ml._runtime import stream as _stream
     apply_share_switch(args)
+    if args.made_transposes:
+        from kompute_ml import array as _array
+        from kompute_ml._array import linalg as _linalg
+        _array.lazy_transpose = _linalg.symmetric_gram = False
     spent = [0.0]
 
     def timed(fn):
@@ -58,7 +65,7 @@ def main():
     X, Y = km.asarray(h), km.asarray(y)
     km.synchronize()
     print(f"device: {km.get_device().name}; X {args.n} x 256 float32; pipelines shared: "
-          f"{not args.no_share}")
+          f"{not args.no_share}; transposes made at once: {args.made_transposes}")
     for est, (make, attr) in _estimators().items():
         for i in range(args.fits):
             _stream.reset_stats()

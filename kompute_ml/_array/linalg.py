@@ -168,6 +168,9 @@ _SPLIT_GROUPS = 512
 _SPLIT_MIN_K = 4096
 _SPLIT_MAX_BYTES = 64 << 20
 _FEW_TILES = 128        # a product of fewer 128 x 128 tiles takes 64 x 64 ones (_gemm_tile)
+# X.T @ X computes the tiles on and above the diagonal and mirrors them (False: every tile, the
+# benchmarks' A/B)
+symmetric_gram = True
 
 
 def _k_slice(device, tiles, M, N, K, itemsize):
@@ -199,7 +202,7 @@ def matmul_at(device, a, b, out_dtype):
         raise _core_error(1, K, kb, 0)
     # (a vector b is a one-column matrix: the product is split along K as X.T @ X is, where
     # gevm.comp, y @ X, would run one workgroup per 64 outputs over all of a tall X's rows)
-    gram = bbuf is abuf and bshape == ashape
+    gram = symmetric_gram and bbuf is abuf and bshape == ashape
     buf, shape = _gemm(device, abuf, ashape, bbuf, bshape, out_dtype, a_trans=True, gram=gram)
     return buf, shape, out_dtype
 
