@@ -17,9 +17,10 @@
 // KM_INTERIOR; TK = 16 with two tiles 32.3: `benchmarks/gemm_ab.py`.)
 // a_trans: A is stored transposed (K x M row-major, e.g. X for X^T X), read strided in place of a
 // copy; bit 1 of it (a_trans 3: a Gram product, B = A, M = N) skips the tiles below the diagonal,
-// which mirror.comp then copies from those above. k_slice (split-K): z selects a slice of k_slice elements of K instead of a stack entry, and
-// C[z] receives that slice's partial product (the host sums the slices): an M x N output of few
-// tiles (a d x d Gram matrix) still spreads over the whole device.
+// which mirror.comp then copies from those above. k_slice (split-K): z selects a slice of
+// k_slice elements of K instead of a stack entry, and C[z] receives that slice's partial product
+// (the host sums the slices): an M x N output of few tiles (a d x d Gram matrix) still spreads
+// over the whole device.
 // binding 0: A, binding 1: B, binding 2: C
 // K elements an invocation covers per loop iteration, measured on lavapipe's loop budget
 // (65535 iterations: one product without split-K sums at most K = 52429 there, 43690 before
