@@ -829,11 +829,11 @@ lazy_transpose = True
 
 
 def _is_swap(axes):
-    """True where ``axes`` (of a 2-D transpose) are (1, 0) in any valid spelling."""
+    """True where ``axes`` (of a 2-D transpose) are (1, 0) in any valid spelling (anything else,
+    an error included, is left to indexing.transpose, which raises it)."""
     try:
-        return len(axes) == 2 and [operator.index(x) % 2 for x in axes] == [1, 0] and \
-            all(-2 <= operator.index(x) < 2 for x in axes)
-    except TypeError:
+        return len(axes) == 2 and tuple(_indexing.norm_axis(x, 2) for x in axes) == (1, 0)
+    except (TypeError, ValueError):
         return False
 
 

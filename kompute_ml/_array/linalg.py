@@ -48,6 +48,13 @@ def _core_error(which, size_a, size_b, dim):
                       f"from {size_a})")
 
 
+def _check_inner(K, bshape):
+    """numpy's error where B (``bshape``) does not have A's inner dimension ``K``."""
+    kb = bshape[0] if len(bshape) == 1 else bshape[-2]
+    if kb != K:
+        raise _core_error(1, K, kb, 0)
+
+
 def result_dtypes(a_dtype, b_dtype, device):
     """(dtype of ``a @ b`` on ``device``, dtype both operands are converted to before the product)."""
     out_dtype = result_dtype(device, a_dtype, b_dtype)
@@ -68,9 +75,7 @@ def matmul(device, a, b, out_dtype):
                              f"gufunc core with signature (n?,k),(k,m?)->(n?,m?) requires 1)")
     ct = INT32 if out_dtype == BOOL else out_dtype
     K = ashape[-1]
-    kb = bshape[0] if len(bshape) == 1 else bshape[-2]
-    if kb != K:
-        raise _core_error(1, K, kb, 0)
+    _check_inner(K, bshape)
     if len(ashape) == 1 and len(bshape) == 1:
         prod = _lazy(device, "multiply", (_fusion.Leaf(abuf, ashape, ct),
                                           _fusion.Leaf(bbuf, bshape, ct)), ct, ashape)
@@ -122,9 +127,13 @@ def _k_chunk(device, shader):
     return max(1, int(limit * shaders.fact(shader, "k_per_loop_iteration")) // 4)
 
 
+# outputs per workgroup: gemv.comp's rows, gevm.comp's columns
+_PER_GROUP = {"gemv": 8, "gevm": 64}
+
+
 def _vector_groups(name, ashape, bshape):
-    """Workgroups of gemv.comp (8 rows each) or gevm.comp (64 columns each) for the product."""
-    return -(-ashape[0] // 8) if name == "gemv" else -(-bshape[1] // 64)
+    """Workgroups of gemv.comp or gevm.comp for the product."""
+    return -(-(ashape[0] if name == "gemv" else bshape[1]) // _PER_GROUP[name])
 
 
 def _vector_product(device, abuf, ashape, bbuf, bshape, dtype):
@@ -132,16 +141,16 @@ def _vector_product(device, abuf, ashape, bbuf, bshape, dtype):
     # one body for both: they differ in the shader, the outputs per workgroup and which operand
     # is the matrix (its shape is the push constants: M, K for gemv; K, N for gevm)
     if len(ashape) == 2:
-        name, per_group, size = "gemv", 8, ashape       # y[M] = A[M, K] @ x[K]
+        name, size = "gemv", ashape       # y[M] = A[M, K] @ x[K]
         M, K = size
     else:
-        name, per_group, size = "gevm", 64, bshape      # y[M] = x[K] @ B[K, M]
+        name, size = "gevm", bshape       # y[M] = x[K] @ B[K, M]
         K, M = size
     if K == 0 or M == 0:
         return _buffers.fill(device, (M,), dtype, 0), (M,)
     y = _buffers.alloc(device, (M,), dtype)
     prog = _kernel(name, dtype)
-    groups = _stream.groups_1d(device, -(-M // per_group), 1)
+    groups = _stream.groups_1d(device, _vector_groups(name, ashape, bshape), 1)
     # gemv.comp — binding 0: A, binding 1: x, binding 2: y; push: M, K
     # gevm.comp — binding 0: x, binding 1: B, binding 2: y; push: K, N
     prog.dispatch(device, [abuf, bbuf, y], groups, push=tuple(size))
@@ -196,10 +205,7 @@ def matmul_at(device, a, b, out_dtype):
     a vector or matrix ``b`` (Buffer, shape) of the compute dtype ``out_dtype``: (Buffer, shape,
     dtype). ``X.T @ X``, ``X.T @ y``."""
     (abuf, ashape), (bbuf, bshape) = a, b
-    K = ashape[0]
-    kb = bshape[0] if len(bshape) == 1 else bshape[-2]
-    if kb != K:
-        raise _core_error(1, K, kb, 0)
+    _check_inner(ashape[0], bshape)
     # (a vector b is a one-column matrix: the product is split along K as X.T @ X is, where
     # gevm.comp, y @ X, would run one workgroup per 64 outputs over all of a tall X's rows)
     gram = symmetric_gram and bbuf is abuf and bshape == ashape
