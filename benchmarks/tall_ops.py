@@ -3,8 +3,10 @@ column mean (``mean(X, axis=0)``: StandardScaler, PCA, Ridge, LDA), the column s
 the full sum (scikit-learn's finiteness check), ``X.T`` realized, the Gram matrix ``X.T @ X``
 (PCA's covariance: X read in place, the tiles on and above the diagonal computed), the same with
 every tile (``gram_full``) and through a realized ``X.T`` (``gram_copied``, kompute_ml's way
-before session 29), ``X.T @ v`` (a gradient's product), each
-realized and synchronized, against torch and CuPy in the same process.
+before session 29), ``X.T @ X[:, 0]`` (a column taken, then the product), ``X.T @ v`` and
+``v @ X`` for a vector v of n (a gradient's product: X read down its n rows, session 30's split
+K) and ``W @ v`` for the wide W = X.reshape(d, n), each realized and synchronized, against torch
+and CuPy in the same process.
 Wall clock, median of ``--reps``, ms; the results are checked against numpy (float64) first.
 
     python benchmarks/tall_ops.py [--n 1000000] [--d 256] [--reps 10]
@@ -24,15 +26,17 @@ from run_all import cuda_sync, load_cuda, to_cuda  # noqa: E402
 import kompute_ml as km  # noqa: E402
 
 
-def _ops(lib, name):
-    """name -> fn(X) for one library (km, torch or cupy)."""
+def _ops(lib, name, v):
+    """name -> fn(X) for one library (km, torch or cupy); ``v``: that library's vector of n."""
+    vec = {"XTv": lambda X: X.T @ v, "vX": lambda X: v @ X,
+           "Wv": lambda X: X.reshape(X.shape[1], X.shape[0]) @ v}
     if name == "torch":
-        return {"sum": lambda X: X.sum(), "mean0": lambda X: X.mean(dim=0),
+        return vec | {"sum": lambda X: X.sum(), "mean0": lambda X: X.mean(dim=0),
                 "sumsq0": lambda X: (X * X).sum(dim=0), "T": lambda X: X.t().contiguous(),
                 "gram": lambda X: X.t() @ X, "gram_copied": lambda X: X.t() @ X,
                 "gram_full": lambda X: X.t() @ X,
                 "gemv_T": lambda X: X.t() @ X[:, 0]}
-    return {"sum": lambda X: lib.sum(X), "mean0": lambda X: lib.mean(X, axis=0),
+    return vec | {"sum": lambda X: lib.sum(X), "mean0": lambda X: lib.mean(X, axis=0),
             "sumsq0": lambda X: lib.sum(X * X, axis=0), "T": lambda X: lib.ascontiguousarray(X.T)
             if name == "cupy" else X.T, "gram": lambda X: X.T @ X,
             # the Gram product through a transposed copy (kompute_ml before session 29)
@@ -71,7 +75,7 @@ def main():
     ap.add_argument("--n", type=int, default=1_000_000)
     ap.add_argument("--d", type=int, default=256)
     ap.add_argument("--reps", type=int, default=10)
-    ap.add_argument("--ops", default="sum,mean0,sumsq0,T,gram,gram_full,gram_copied,gemv_T")
+    ap.add_argument("--ops", default="sum,mean0,sumsq0,T,gram,gram_full,gram_copied,gemv_T,XTv,vX,Wv")
     args = ap.parse_args()
     rng = np.random.default_rng(0)
     h = rng.standard_normal((args.n, args.d), dtype=np.float32) + 0.5
@@ -80,15 +84,18 @@ def main():
            "T": h.T, "gram": h64.T @ h64}
     ref["gram_copied"] = ref["gram_full"] = ref["gram"]
     ref["gemv_T"] = h64.T @ h64[:, 0]
+    hv = rng.standard_normal(args.n, dtype=np.float32)
+    ref["XTv"] = ref["vX"] = h64.T @ hv
+    ref["Wv"] = h64.reshape(args.d, args.n) @ hv
     dev = km.get_device()
-    libs = {"kompute_ml": (km, km.asarray(h), lambda: km.synchronize(dev))}
+    libs = {"kompute_ml": (km, km.asarray(h), km.asarray(hv), lambda: km.synchronize(dev))}
     for name, lib in load_cuda().items():
-        libs[name] = (lib, to_cuda(name, lib, h), cuda_sync(lib))
+        libs[name] = (lib, to_cuda(name, lib, h), to_cuda(name, lib, hv), cuda_sync(lib))
     print(f"device: {dev.name}; X {args.n} x {args.d} float32; wall ms, median of {args.reps}")
     for op in args.ops.split(","):
         line = []
-        for name, (lib, X, sync) in libs.items():
-            fn = _ops(lib, name if name != "kompute_ml" else "km")[op]
+        for name, (lib, X, v, sync) in libs.items():
+            fn = _ops(lib, name if name != "kompute_ml" else "km", v)[op]
             got = _host(fn(X), name)
             np.testing.assert_allclose(got, ref[op], rtol=2e-3 if op != "T" else 0,
                                        atol=1e-3 * float(np.abs(ref[op]).max()))

@@ -1,8 +1,11 @@
 #version 450
 // gemv.comp — y = A @ x for row-major A (M x K): a workgroup of 32 x 8 invocations handles 8 rows;
 // the 32 invocations of a row stride over K (coalesced reads of A), then combine their partial
-// sums as a shared-memory tree. KM_KIND: 0 float (default), 1 int, 2 uint, 3 double.
-// binding 0: A, binding 1: x, binding 2: y
+// sums as a shared-memory tree. Split-K: with pc.kslice > 0, workgroup z covers columns
+// [z * kslice, (z + 1) * kslice) of its rows and writes partial sums to y[z * M + row] (the host
+// sums them over z): a wide A with few rows fills the device where M / 8 workgroups would not.
+// KM_KIND: 0 float (default), 1 int, 2 uint, 3 double.
+// binding 0: A, binding 1: x, binding 2: y (M, or nz x M partial sums)
 // K elements an invocation covers per loop iteration, measured on lavapipe's loop budget
 // (the first wrong result: K = 131070); the host sizes split-K slices by it (_array/linalg.py)
 // @kompute_ml k_per_loop_iteration = 2
@@ -22,7 +25,7 @@ layout(local_size_x = 32, local_size_y = 8) in;
 layout(set = 0, binding = 0) readonly buffer A { KM_T a[]; };
 layout(set = 0, binding = 1) readonly buffer X { KM_T x[]; };
 layout(set = 0, binding = 2) writeonly buffer Y { KM_T y[]; };
-layout(push_constant) uniform Push { uint M, K; } pc;
+layout(push_constant) uniform Push { uint M, K, kslice; } pc;
 
 shared KM_T sh[8][32];
 
@@ -30,10 +33,13 @@ void main() {
     uint lx = gl_LocalInvocationID.x, ly = gl_LocalInvocationID.y;
     uint g = gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x;
     uint row = g * 8u + ly;
+    uint z = gl_WorkGroupID.z;
+    uint k0 = pc.kslice > 0u ? z * pc.kslice : 0u;
+    uint k1 = pc.kslice > 0u ? min(k0 + pc.kslice, pc.K) : pc.K;
     KM_T acc = KM_T(0);
     if (row < pc.M) {
         uint base = row * pc.K;
-        for (uint k = lx; k < pc.K; k += 32u) acc += a[base + k] * x[k];
+        for (uint k = k0 + lx; k < k1; k += 32u) acc += a[base + k] * x[k];
     }
     sh[ly][lx] = acc;
     barrier();
@@ -41,5 +47,5 @@ void main() {
         if (lx < s) sh[ly][lx] += sh[ly][lx + s];
         barrier();
     }
-    if (lx == 0u && row < pc.M) y[row] = sh[ly][0];
+    if (lx == 0u && row < pc.M) y[z * pc.M + row] = sh[ly][0];
 }

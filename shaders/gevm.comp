@@ -1,10 +1,16 @@
 #version 450
-// gevm.comp — y = x @ B for row-major B (K x N): a workgroup of 64 x 4 invocations handles 64
-// columns; its 4 rows of invocations take every 4th k (reads of B coalesced along the columns),
-// then combine their partial sums through shared memory. KM_KIND: 0 float (default), 1 int, 2 uint, 3 double.
-// binding 0: x, binding 1: B, binding 2: y
-// K elements an invocation covers per loop iteration, measured on lavapipe's loop budget
-// (the first wrong result: K = 262140); the host sizes split-K slices by it (_array/linalg.py)
+// gevm.comp — y = x @ B for row-major B (K x N): a workgroup of 256 invocations handles C = 64
+// columns (N < 64: N rounded up to a power of two) and R = 256 / C rows at a time: invocation
+// (row r, column c) takes every R-th k (reads of B coalesced along the rows), four k-steps per
+// loop iteration in four sums (loads in flight), then the R sums of a column are combined as a
+// shared-memory tree. Split-K: with pc.kslice > 0, workgroup z covers rows
+// [z * kslice, (z + 1) * kslice) and writes its partial sums to y[z * N + col] (the host sums
+// them over z): a tall B (X.T @ v, v @ X) fills the device where N / 64 workgroups would not.
+// KM_KIND: 0 float (default), 1 int, 2 uint, 3 double.
+// binding 0: x, binding 1: B, binding 2: y (N, or nz x N partial sums)
+// K elements an invocation covers per loop iteration, at least (measured on lavapipe's loop
+// budget with 4 rows at a time, one k-step each: the first wrong result at K = 262140; now R >= 4
+// rows take four k-steps each); the host sizes split-K slices by it (_array/linalg.py)
 // @kompute_ml k_per_loop_iteration = 4
 #ifndef KM_KIND
 #define KM_KIND 0
@@ -18,23 +24,46 @@
 #else
 #define KM_T uint
 #endif
-layout(local_size_x = 64, local_size_y = 4) in;
+layout(local_size_x = 256) in;
 layout(set = 0, binding = 0) readonly buffer X { KM_T x[]; };
 layout(set = 0, binding = 1) readonly buffer B { KM_T b[]; };
 layout(set = 0, binding = 2) writeonly buffer Y { KM_T y[]; };
-layout(push_constant) uniform Push { uint K, N; } pc;
+layout(push_constant) uniform Push { uint K, N, kslice; } pc;
 
-shared KM_T sh[4][64];
+shared KM_T sh[256];
 
 void main() {
-    uint lx = gl_LocalInvocationID.x, ly = gl_LocalInvocationID.y;
+    uint t = gl_LocalInvocationID.x;
+    uint C = 64u;                            // (the same in every invocation: pc.N is uniform)
+    if (pc.N < 64u) {
+        C = 1u;
+        while (C < pc.N) C <<= 1;
+    }
+    uint R = 256u / C;
+    uint lx = t % C, ly = t / C;
     uint g = gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x;
-    uint col = g * 64u + lx;
+    uint col = g * C + lx;
+    uint z = gl_WorkGroupID.z;
+    uint k0 = pc.kslice > 0u ? z * pc.kslice : 0u;
+    uint k1 = pc.kslice > 0u ? min(k0 + pc.kslice, pc.K) : pc.K;
     KM_T acc = KM_T(0);
     if (col < pc.N) {
-        for (uint k = ly; k < pc.K; k += 4u) acc += x[k] * b[k * pc.N + col];
+        KM_T a1 = KM_T(0), a2 = KM_T(0), a3 = KM_T(0);
+        uint k = k0 + ly;
+        for (; k + 3u * R < k1; k += 4u * R) {
+            acc += x[k] * b[k * pc.N + col];
+            a1 += x[k + R] * b[(k + R) * pc.N + col];
+            a2 += x[k + 2u * R] * b[(k + 2u * R) * pc.N + col];
+            a3 += x[k + 3u * R] * b[(k + 3u * R) * pc.N + col];
+        }
+        for (; k < k1; k += R) acc += x[k] * b[k * pc.N + col];
+        acc = (acc + a1) + (a2 + a3);
     }
-    sh[ly][lx] = acc;
+    sh[t] = acc;
     barrier();
-    if (ly == 0u && col < pc.N) y[col] = (sh[0][lx] + sh[1][lx]) + (sh[2][lx] + sh[3][lx]);
+    for (uint s = R / 2u; s > 0u; s >>= 1) {
+        if (ly < s) sh[t] += sh[t + s * C];
+        barrier();
+    }
+    if (ly == 0u && col < pc.N) y[z * pc.N + col] = sh[lx];
 }

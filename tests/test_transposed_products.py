@@ -4,8 +4,9 @@
 run as gemm.comp's transposed-A form over X as it is stored: no transposed copy of X is made (the
 transpose stays unmade, ``is_lazy``). The transpose keeps numpy's eager values: an in-place write
 to X after ``X.T`` makes it first. A vector product with a long K and few outputs (``v @ X``,
-``X.T @ v`` of a tall X, ``A @ v`` of a wide A) is split over K as gemm's are. Everything is
-compared with numpy in float64.
+``X.T @ v`` of a tall X, ``A @ v`` of a wide A) is split over K: gemv.comp's and gevm.comp's
+workgroups each take a K-slice, and the partial sums are summed after. Everything is compared
+with numpy in float64.
 """
 
 import numpy as np
@@ -136,11 +137,48 @@ def test_mixed_dtypes_and_mismatches():
 def test_vector_products_with_a_long_inner_dimension(k, n):
     x, v = _rand((k, n), 9), _rand(k, 10)
     want = v.astype(np.float64) @ x
-    _close((km.asarray(v) @ km.asarray(x)).numpy(), want, k)        # gevm, or gemm's K-slices
-    _close((km.asarray(x).T @ km.asarray(v)).numpy(), want, k)      # X read in place
+    _close((km.asarray(v) @ km.asarray(x)).numpy(), want, k)        # gevm
+    _close((km.asarray(x).T @ km.asarray(v)).numpy(), want, k)      # gevm over X in place
     xt = np.ascontiguousarray(x.T)
-    _close((km.asarray(xt) @ km.asarray(v)).numpy(), want, k)       # gemv, or K-slices
-    assert (_linalg._vector_groups("gevm", (k,), (k, n)) < _linalg._FEW_TILES) == (n <= 8128)
+    _close((km.asarray(xt) @ km.asarray(v)).numpy(), want, k)       # gemv
+
+
+def _vector_slice(name, m, k, dtype):
+    dev = km.get_device()
+    groups = -(-m // _linalg._PER_GROUP[name])
+    return _linalg._vector_slice(dev, name, groups, m, k, np.dtype(dtype).itemsize)
+
+
+@pytest.mark.parametrize("name", ["gemv", "gevm"])
+@pytest.mark.parametrize("k, m", [(2048, 3), (2 * 1024 + 13, 70), (20000 + 7, 1), (4099, 513)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32])
+def test_vector_products_split_along_k(name, k, m, dtype):
+    # the K-slices run (kslice > 0) and end anywhere in gevm.comp's four-step loop: the sums
+    # of their partial products are numpy's (exactly for int32)
+    assert _vector_slice(name, m, k, dtype) > 0
+    rng = np.random.default_rng(k + m)
+    if dtype == np.int32:
+        x, v = rng.integers(-3, 4, (k, m)).astype(dtype), rng.integers(-3, 4, k).astype(dtype)
+    else:
+        x, v = _rand((k, m), k, dtype), _rand(k, m, dtype)
+    want = v.astype(np.float64) @ x
+    if name == "gevm":
+        got = km.asarray(v) @ km.asarray(x)
+    else:
+        got = km.asarray(np.ascontiguousarray(x.T)) @ km.asarray(v)
+    assert got.dtype == dtype and got.shape == (m,)
+    if dtype == np.int32:
+        np.testing.assert_array_equal(got.numpy(), want.astype(np.int32))
+    else:
+        _close(got.numpy(), want, k, dtype)
+    _close((km.asarray(x).T @ km.asarray(v)).numpy(), want, k, dtype)
+
+
+def test_vector_products_with_many_outputs_run_k_whole():
+    # enough workgroups for the outputs alone, or a short K: no slices, nothing to sum after
+    assert _vector_slice("gevm", 64 * 1024, 5000, np.float32) == 0
+    assert _vector_slice("gemv", 8 * 1024, 5000, np.float32) == 0
+    assert _vector_slice("gevm", 256, 1023, np.float32) == 0
 
 
 @pytest.mark.parametrize("k, m", [(40000, 256), (300, 200), (9000, 129), (5, 513)])

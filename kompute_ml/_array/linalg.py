@@ -83,16 +83,12 @@ def matmul(device, a, b, out_dtype):
     else:
         name = "gemv" if len(ashape) == 2 and len(bshape) == 1 else \
             "gevm" if len(ashape) == 1 and len(bshape) == 2 else "gemm"
-        if name != "gemm" and _vector_groups(name, ashape, bshape) < _FEW_TILES \
-                and K >= 2 * _SPLIT_MIN_K:
-            # a long K and few outputs (v @ X of a tall X): gemm's K-slices fill the device
-            # where gemv / gevm would run a handful of workgroups down all of K
-            name = "gemm"
         product = _gemm if name == "gemm" else _vector_product
         chunk = _k_chunk(device, name)
         # an empty operand means an empty result (or K = 0: zeros); no K-slices to loop over;
-        # one matrix product (not a stack) splits K itself, in one dispatch (gemm.comp's k_slice)
-        single = name == "gemm" and math.prod(ashape[:-2]) * math.prod(bshape[:-2]) == 1
+        # one matrix product (not a stack) splits K itself, in one dispatch (gemm.comp's k_slice,
+        # gemv.comp's and gevm.comp's kslice)
+        single = name != "gemm" or math.prod(ashape[:-2]) * math.prod(bshape[:-2]) == 1
         if chunk is None or K <= chunk or 0 in ashape or 0 in bshape or single:
             buf, shape = product(device, abuf, ashape, bbuf, bshape, ct)
         else:
@@ -148,13 +144,43 @@ def _vector_product(device, abuf, ashape, bbuf, bshape, dtype):
         K, M = size
     if K == 0 or M == 0:
         return _buffers.fill(device, (M,), dtype, 0), (M,)
-    y = _buffers.alloc(device, (M,), dtype)
     prog = _kernel(name, dtype)
-    groups = _stream.groups_1d(device, _vector_groups(name, ashape, bshape), 1)
-    # gemv.comp — binding 0: A, binding 1: x, binding 2: y; push: M, K
-    # gevm.comp — binding 0: x, binding 1: B, binding 2: y; push: K, N
-    prog.dispatch(device, [abuf, bbuf, y], groups, push=tuple(size))
+    gx, gy, _ = _stream.groups_1d(device, _vector_groups(name, ashape, bshape), 1)
+    k_slice = _vector_slice(device, name, gx * gy, M, K, dtype.itemsize)
+    nz = -(-K // k_slice) if k_slice else 1
+    y = _buffers.alloc(device, (nz, M) if k_slice else (M,), dtype)
+    # gemv.comp — binding 0: A, binding 1: x, binding 2: y; push: M, K, kslice
+    # gevm.comp — binding 0: x, binding 1: B, binding 2: y; push: K, N, kslice
+    # (z runs over the K-slices: y[z] is slice z's partial product, summed over z below)
+    prog.dispatch(device, [abuf, bbuf, y], (gx, gy, nz), push=tuple(size) + (k_slice,))
+    if k_slice:
+        partial = y
+        y = _reduction.reduce(partial, (nz, M), dtype, device, "sum", 0)[0]
+        partial.release()            # the sum is recorded after the products: barriers order them
     return y, (M,)
+
+
+# split-K of gemv / gevm: the workgroups one product should keep busy and the shortest K-slice
+# worth a workgroup (each slice's partial sums are written and summed again)
+_VECTOR_GROUPS = 1024
+_VECTOR_MIN_K = 1024
+
+
+def _vector_slice(device, name, groups, M, K, itemsize):
+    """K elements per slice of a gemv / gevm running ``groups`` workgroups, or 0 to run K whole:
+    slices where the outputs' workgroups alone would leave a large GPU idle (X.T @ v of a tall
+    X: N / 64 of them) and where the device has a loop budget K would exceed (lavapipe)."""
+    chunk = _k_chunk(device, name)
+    want = min(-(-_VECTOR_GROUPS // groups), K // _VECTOR_MIN_K,
+               _SPLIT_MAX_BYTES // max(1, M * itemsize))
+    slices = max(want, 1 if chunk is None else -(-K // chunk))
+    if slices <= 1:
+        return 0
+    size = -(-K // slices)
+    if chunk is not None:
+        size = min(size, chunk)
+    # at most maxComputeWorkGroupCount[2] slices (z runs over them)
+    return max(size, -(-K // device.max_groups[2]))
 
 
 def _stack(device, buf, shape, dtype, batch, core):
@@ -206,8 +232,10 @@ def matmul_at(device, a, b, out_dtype):
     dtype). ``X.T @ X``, ``X.T @ y``."""
     (abuf, ashape), (bbuf, bshape) = a, b
     _check_inner(ashape[0], bshape)
-    # (a vector b is a one-column matrix: the product is split along K as X.T @ X is, where
-    # gevm.comp, y @ X, would run one workgroup per 64 outputs over all of a tall X's rows)
+    if len(bshape) == 1:
+        # X.T @ y is y @ X: gevm.comp reads X's rows as they are stored, split along K
+        buf, shape = _vector_product(device, bbuf, bshape, abuf, ashape, out_dtype)
+        return buf, shape, out_dtype
     gram = symmetric_gram and bbuf is abuf and bshape == ashape
     buf, shape = _gemm(device, abuf, ashape, bbuf, bshape, out_dtype, a_trans=True, gram=gram)
     return buf, shape, out_dtype
