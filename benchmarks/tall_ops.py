@@ -75,7 +75,8 @@ def main():
     ap.add_argument("--n", type=int, default=1_000_000)
     ap.add_argument("--d", type=int, default=256)
     ap.add_argument("--reps", type=int, default=10)
-    ap.add_argument("--ops", default="sum,mean0,sumsq0,T,gram,gram_full,gram_copied,gemv_T,XTv,vX,Wv")
+    ap.add_argument("--ops",
+                    default="sum,mean0,sumsq0,T,gram,gram_full,gram_copied,gemv_T,XTv,vX,Wv")
     args = ap.parse_args()
     rng = np.random.default_rng(0)
     h = rng.standard_normal((args.n, args.d), dtype=np.float32) + 0.5
