@@ -8,7 +8,9 @@
   (``_k_slice``).
   ``gram``: A^T A with A read in place.
 - matrix @ vector: ``gemv.comp`` (32 invocations per row, tree-combined);
-  vector @ matrix: ``gevm.comp`` (64 columns x 4 k-slices per workgroup).
+  vector @ matrix: ``gevm.comp`` (64 columns x 4 rows at a time per workgroup, more rows for a
+  narrow matrix); both split a long K along the grid's z axis and sum the slices after
+  (``_vector_slice``).
 - vector @ vector: the fused product, then the pairwise sum reduction.
 
 Inputs come converted to the compute dtype (``result_dtypes``: numpy's result_type, mapped onto
@@ -84,11 +86,11 @@ def matmul(device, a, b, out_dtype):
         name = "gemv" if len(ashape) == 2 and len(bshape) == 1 else \
             "gevm" if len(ashape) == 1 and len(bshape) == 2 else "gemm"
         product = _gemm if name == "gemm" else _vector_product
-        chunk = _k_chunk(device, name)
         # an empty operand means an empty result (or K = 0: zeros); no K-slices to loop over;
         # one matrix product (not a stack) splits K itself, in one dispatch (gemm.comp's k_slice,
         # gemv.comp's and gevm.comp's kslice)
         single = name != "gemm" or math.prod(ashape[:-2]) * math.prod(bshape[:-2]) == 1
+        chunk = None if single else _k_chunk(device, name)
         if chunk is None or K <= chunk or 0 in ashape or 0 in bshape or single:
             buf, shape = product(device, abuf, ashape, bbuf, bshape, ct)
         else:
@@ -154,9 +156,7 @@ def _vector_product(device, abuf, ashape, bbuf, bshape, dtype):
     # (z runs over the K-slices: y[z] is slice z's partial product, summed over z below)
     prog.dispatch(device, [abuf, bbuf, y], (gx, gy, nz), push=tuple(size) + (k_slice,))
     if k_slice:
-        partial = y
-        y = _reduction.reduce(partial, (nz, M), dtype, device, "sum", 0)[0]
-        partial.release()            # the sum is recorded after the products: barriers order them
+        y = _sum_slices(device, y, (nz, M), dtype)
     return y, (M,)
 
 
@@ -170,17 +170,9 @@ def _vector_slice(device, name, groups, M, K, itemsize):
     """K elements per slice of a gemv / gevm running ``groups`` workgroups, or 0 to run K whole:
     slices where the outputs' workgroups alone would leave a large GPU idle (X.T @ v of a tall
     X: N / 64 of them) and where the device has a loop budget K would exceed (lavapipe)."""
-    chunk = _k_chunk(device, name)
-    want = min(-(-_VECTOR_GROUPS // groups), K // _VECTOR_MIN_K,
-               _SPLIT_MAX_BYTES // max(1, M * itemsize))
-    slices = max(want, 1 if chunk is None else -(-K // chunk))
-    if slices <= 1:
-        return 0
-    size = -(-K // slices)
-    if chunk is not None:
-        size = min(size, chunk)
+    size = _k_slice(device, name, groups, K, M * itemsize, _VECTOR_GROUPS, _VECTOR_MIN_K, 1)
     # at most maxComputeWorkGroupCount[2] slices (z runs over them)
-    return max(size, -(-K // device.max_groups[2]))
+    return max(size, -(-K // device.max_groups[2])) if size else 0
 
 
 def _stack(device, buf, shape, dtype, batch, core):
@@ -208,22 +200,32 @@ _FEW_TILES = 128        # a product of fewer 128 x 128 tiles takes 64 x 64 ones 
 symmetric_gram = True
 
 
-def _k_slice(device, tiles, M, N, K, itemsize):
-    """K elements per slice for a product of ``tiles`` workgroups, or 0 to run K whole.
+def _k_slice(device, shader, groups, K, out_bytes, fill, min_k, step):
+    """K elements per slice for a product of ``shader`` running ``groups`` workgroups (whose
+    output is ``out_bytes``), or 0 to run K whole.
 
     Slices are taken where the device has a loop budget K would exceed (lavapipe: see
-    ``_k_chunk``) and where the product has too few output tiles to fill the device (X^T X of a
-    tall X: a d x d result, K = n), each slice's partial product summed afterwards.
+    ``_k_chunk``) and where the product has too few workgroups to fill the device (``fill``; X^T X
+    of a tall X: a d x d result, K = n), each at least ``min_k`` long and a whole number of
+    ``step`` (gemm.comp's k-steps: 16 or 8 elements), each slice's partial product summed
+    afterwards (at most _SPLIT_MAX_BYTES of them).
     """
-    chunk = _k_chunk(device, "gemm")
-    want = min(-(-_SPLIT_GROUPS // tiles), K // _SPLIT_MIN_K,
-               _SPLIT_MAX_BYTES // max(1, M * N * itemsize))
+    chunk = _k_chunk(device, shader)
+    want = min(-(-fill // groups), K // min_k, _SPLIT_MAX_BYTES // max(1, out_bytes))
     slices = max(want, 1 if chunk is None else -(-K // chunk))
     if slices <= 1:
         return 0
     size = -(-K // slices)
-    size = -(-size // 16) * 16               # whole k-steps of the shader (16 or 8 elements)
+    size = -(-size // step) * step
     return size if chunk is None or size <= chunk else chunk
+
+
+def _sum_slices(device, partial, shape, dtype):
+    """The sum over axis 0 of the K-slices' partial products ``partial`` (``shape``), which is
+    released."""
+    out = _reduction.reduce(partial, shape, dtype, device, "sum", 0)[0]
+    partial.release()            # the sum is recorded after the products: barriers order them
+    return out
 
 
 def matmul_at(device, a, b, out_dtype):
@@ -280,7 +282,8 @@ def _gemm(device, abuf, ashape, bbuf, bshape, dtype, a_trans=False, gram=False):
     upper = gram and gx > 1        # (one tile: nothing to skip)
     # the K-slices fill the device with the tiles that run (upper: gx (gx + 1) / 2 of them)
     tiles = gx * (gx + 1) // 2 if upper else gx * gy
-    k_slice = _k_slice(device, tiles, M, N, K, dtype.itemsize) if nb == 1 else 0
+    k_slice = _k_slice(device, "gemm", tiles, K, M * N * dtype.itemsize, _SPLIT_GROUPS,
+                       _SPLIT_MIN_K, 16) if nb == 1 else 0
     if k_slice:
         # z runs over the K-slices: C[z] is slice z's partial product, summed over z below
         nz, astride, bstride = -(-K // k_slice), 0, 0
@@ -298,9 +301,7 @@ def _gemm(device, abuf, ashape, bbuf, bshape, dtype, a_trans=False, gram=False):
                               push=(M, N, K, astride, bstride, y0, x0, z0,
                                     int(a_trans) | (2 if upper else 0), k_slice))
     if k_slice:
-        partial = c
-        c = _reduction.reduce(partial, (nz, M, N), dtype, device, "sum", 0)[0]
-        partial.release()            # the sum is recorded after the products: barriers order them
+        c = _sum_slices(device, c, (nz, M, N), dtype)
     if upper:
         # mirror.comp — binding 0: C; push: n, tile, words per element
         shaders.get("mirror").dispatch(device, [c], (-(-M // 16), -(-M // 16), 1),
