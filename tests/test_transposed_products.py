@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import kompute_ml as km
+from kompute_ml._array import buffers as _buffers
 from kompute_ml._array import linalg as _linalg
 
 
@@ -172,6 +173,37 @@ def test_vector_products_split_along_k(name, k, m, dtype):
     else:
         _close(got.numpy(), want, k, dtype)
     _close((km.asarray(x).T @ km.asarray(v)).numpy(), want, k, dtype)
+
+
+def test_a_split_vector_product_is_one_dispatch_and_leaves_its_counts_zero():
+    # the last workgroup of each output group sums the slices' partials: no second dispatch
+    # (the slices' sum was a reduction dispatched after the product before session 31)
+    dev = km.get_device()
+    x, v = _rand((6000, 200), 5), _rand(6000, 6)
+    assert _vector_slice("gevm", 200, 6000, np.float32) > 0
+    xk, vk = km.asarray(x), km.asarray(v)
+    (xk.T @ vk)._realize()              # (the first product may fill a new scratch)
+    km.synchronize()
+    before = km.stats()["dispatches"]
+    got = xk.T @ vk
+    got._realize()
+    assert km.stats()["dispatches"] - before == 1
+    _close(got.numpy(), x.T.astype(np.float64) @ v, 6000)
+    # products of more, then fewer, then more output groups on one scratch: each one's partial
+    # sums start past every count (a product of one group would otherwise write its partials
+    # over a wider product's counts, and that product would never see its last workgroup)
+    for k, m in [(5000, 256), (5000, 64), (5000, 128), (3000, 1000), (2100, 8), (5000, 256)]:
+        a, w = _rand((k, m), k + m), _rand(k, m)
+        _close((km.asarray(a).T @ km.asarray(w)).numpy(), a.T.astype(np.float64) @ w, k)
+        _close((km.asarray(np.ascontiguousarray(a.T)) @ km.asarray(w)).numpy(),
+               a.T.astype(np.float64) @ w, k)
+    scratch, base = _linalg._slice_scratch(dev, 0, 0)
+    assert base >= -(-1000 // 64)
+    np.testing.assert_array_equal(_buffers.download(scratch, (base,), km.uint32), 0)
+    # the slices' sum runs in a fixed order, whichever workgroup is last: the same bits each time
+    first = (xk.T @ vk).numpy()
+    for _ in range(5):
+        np.testing.assert_array_equal((xk.T @ vk).numpy(), first)
 
 
 def test_vector_products_with_many_outputs_run_k_whole():

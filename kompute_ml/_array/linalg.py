@@ -9,8 +9,8 @@
   ``gram``: A^T A with A read in place.
 - matrix @ vector: ``gemv.comp`` (32 invocations per row, tree-combined);
   vector @ matrix: ``gevm.comp`` (64 columns x 4 rows at a time per workgroup, more rows for a
-  narrow matrix); both split a long K along the grid's z axis and sum the slices after
-  (``_vector_slice``).
+  narrow matrix); both split a long K along the grid's z axis (``_vector_slice``), the last
+  workgroup of each output group summing its slices' partials: one dispatch.
 - vector @ vector: the fused product, then the pairwise sum reduction.
 
 Inputs come converted to the compute dtype (``result_dtypes``: numpy's result_type, mapped onto
@@ -22,6 +22,7 @@ import math
 
 import numpy as np
 
+from .._runtime import device as _device
 from .._runtime import stream as _stream
 from .._runtime import program as shaders
 from . import buffers as _buffers
@@ -147,17 +148,44 @@ def _vector_product(device, abuf, ashape, bbuf, bshape, dtype):
     if K == 0 or M == 0:
         return _buffers.fill(device, (M,), dtype, 0), (M,)
     prog = _kernel(name, dtype)
-    gx, gy, _ = _stream.groups_1d(device, _vector_groups(name, ashape, bshape), 1)
+    groups = _vector_groups(name, ashape, bshape)
+    gx, gy, _ = _stream.groups_1d(device, groups, 1)
     k_slice = _vector_slice(device, name, gx * gy, M, K, dtype.itemsize)
     nz = -(-K // k_slice) if k_slice else 1
-    y = _buffers.alloc(device, (nz, M) if k_slice else (M,), dtype)
-    # gemv.comp — binding 0: A, binding 1: x, binding 2: y; push: M, K, kslice
-    # gevm.comp — binding 0: x, binding 1: B, binding 2: y; push: K, N, kslice
-    # (z runs over the K-slices: y[z] is slice z's partial product, summed over z below)
-    prog.dispatch(device, [abuf, bbuf, y], (gx, gy, nz), push=tuple(size) + (k_slice,))
-    if k_slice:
-        y = _sum_slices(device, y, (nz, M), dtype)
+    y = _buffers.alloc(device, (M,), dtype)
+    # the scratch: a count per output group, then (from word `base`) the slices' partial sums
+    scratch, base = _slice_scratch(device, groups if k_slice else 0,
+                                   nz * M * (dtype.itemsize // 4) if k_slice else 0)
+    # gemv.comp — binding 0: A, binding 1: x, binding 2: y, 3: scratch; push: M, K, kslice, base
+    # gevm.comp — binding 0: x, binding 1: B, binding 2: y, 3: scratch; push: K, N, kslice, base
+    # (z runs over the K-slices; the last workgroup of an output group sums its partials)
+    prog.dispatch(device, [abuf, bbuf, y, scratch], (gx, gy, nz),
+                  push=tuple(size) + (k_slice, base))
     return y, (M,)
+
+
+_slice_scratches = {}       # device -> (Buffer, counts, words): gemv's and gevm's split-K scratch
+
+
+def _slice_scratch(device, counts, words):
+    """(the device's scratch of split-K vector products, the word its partials start at): at
+    least ``counts`` counts, zero (each dispatch leaves them zero; dispatches on it run one after
+    the other), then room for ``words`` 4-byte words of partial sums. The counts' region only
+    grows, so that no product's partials overwrite another's counts."""
+    have = _slice_scratches.get(device)
+    if have is None or have[1] < counts or have[2] - have[1] < words:
+        # grow rarely: double the counts' region or the partials' room, whichever is short
+        old_counts, old_words = (have[1], have[2] - have[1]) if have else (0, 0)
+        counts = max(counts, 2 * old_counts if counts > old_counts else old_counts, 64)
+        words = max(words, 2 * old_words if words > old_words else old_words, 1024)
+        # (the old scratch goes back to the pool: work still pending on it runs first)
+        have = _slice_scratches[device] = (
+            _buffers.fill(device, (counts + words,), UINT32, 0), counts, counts + words)
+    return have[0], have[1]
+
+
+_device.on_close(lambda device: _slice_scratches.pop(device, None),
+                 order=(_device.CLOSE_STREAM + _device.CLOSE_MEMORY) // 2)
 
 
 # split-K of gemv / gevm: the workgroups one product should keep busy and the shortest K-slice
