@@ -1327,9 +1327,10 @@ def matmul(a, b):
     array([[ 7., 10.],
            [15., 22.]], dtype=float32)
     """
-    ops = _coerce((a, b), False)
-    dev = next(x.device for x in ops if isinstance(x, Array))
-    a, b = (x if isinstance(x, Array) else asarray(x, device=dev) for x in ops)
+    if type(a) is not Array or type(b) is not Array or a.device is not b.device:
+        ops = _coerce((a, b), False)
+        dev = next(x.device for x in ops if isinstance(x, Array))
+        a, b = (x if isinstance(x, Array) else asarray(x, device=dev) for x in ops)
     return _product(_linalg.matmul, a, b)
 
 
@@ -1337,7 +1338,10 @@ def _product(fn, a, b):
     """``fn`` (``_linalg.matmul`` or ``dot``) on Arrays: the conversions to the compute dtype
     stay lazy until the product reads them, so they fuse with the operands' expressions."""
     out_dtype, ct = _linalg.result_dtypes(a.dtype, b.dtype, a.device)
-    a, b = a.astype(ct, copy=False), b.astype(ct, copy=False)
+    if a.dtype != ct:
+        a = a.astype(ct, copy=False)
+    if b.dtype != ct:
+        b = b.astype(ct, copy=False)
     src = a._tsrc
     if src is not None and out_dtype == ct and 1 <= len(b.shape) <= 2:
         # A^T @ B of a transpose not yet made: the product reads A itself (no transposed copy)

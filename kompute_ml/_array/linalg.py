@@ -19,6 +19,7 @@ of ands. Operands are (Buffer, shape) pairs; results are (Buffer, shape, dtype).
 """
 
 import math
+import struct
 
 import numpy as np
 
@@ -147,21 +148,40 @@ def _vector_product(device, abuf, ashape, bbuf, bshape, dtype):
         K, M = size
     if K == 0 or M == 0:
         return _buffers.fill(device, (M,), dtype, 0), (M,)
+    key = (device, name, M, K, dtype)
+    plan = _vector_plans.get(key)
+    if plan is None:
+        plan = _vector_plan(device, name, ashape, bshape, M, K, dtype)
+        if len(_vector_plans) > 256:
+            _vector_plans.clear()
+        _vector_plans[key] = plan
+    prog, groups, counts, words, push = plan
+    y = _buffers.alloc(device, (M,), dtype)
+    # the scratch: a count per output group, then (from word `base`) the slices' partial sums
+    scratch, base = _slice_scratch(device, counts, words)
+    # gemv.comp — binding 0: A, binding 1: x, binding 2: y, 3: scratch; push: M, K, kslice, base
+    # gevm.comp — binding 0: x, binding 1: B, binding 2: y, 3: scratch; push: K, N, kslice, base
+    # (z runs over the K-slices; the last workgroup of an output group sums its partials)
+    prog.dispatch(device, [abuf, bbuf, y, scratch], groups, push=push + _BASE.pack(base))
+    return y, (M,)
+
+
+_vector_plans = {}      # (device, shader, M, K, dtype) -> _vector_plan's
+_BASE = struct.Struct("<I")
+
+
+def _vector_plan(device, name, ashape, bshape, M, K, dtype):
+    """(Program, workgroups, the scratch's counts and words, the push words but the last) of a
+    gemv / gevm product: what depends only on its shapes, worked out once per signature."""
     prog = _kernel(name, dtype)
     groups = _vector_groups(name, ashape, bshape)
     gx, gy, _ = _stream.groups_1d(device, groups, 1)
     k_slice = _vector_slice(device, name, gx * gy, M, K, dtype.itemsize)
     nz = -(-K // k_slice) if k_slice else 1
-    y = _buffers.alloc(device, (M,), dtype)
-    # the scratch: a count per output group, then (from word `base`) the slices' partial sums
-    scratch, base = _slice_scratch(device, groups if k_slice else 0,
-                                   nz * M * (dtype.itemsize // 4) if k_slice else 0)
-    # gemv.comp — binding 0: A, binding 1: x, binding 2: y, 3: scratch; push: M, K, kslice, base
-    # gevm.comp — binding 0: x, binding 1: B, binding 2: y, 3: scratch; push: K, N, kslice, base
-    # (z runs over the K-slices; the last workgroup of an output group sums its partials)
-    prog.dispatch(device, [abuf, bbuf, y, scratch], (gx, gy, nz),
-                  push=tuple(size) + (k_slice, base))
-    return y, (M,)
+    size = ashape if name == "gemv" else bshape
+    return (prog, (gx, gy, nz), groups if k_slice else 0,
+            nz * M * (dtype.itemsize // 4) if k_slice else 0,
+            struct.pack("<3I", size[0], size[1], k_slice))
 
 
 _slice_scratches = {}       # device -> (Buffer, counts, words): gemv's and gevm's split-K scratch
@@ -184,8 +204,13 @@ def _slice_scratch(device, counts, words):
     return have[0], have[1]
 
 
-_device.on_close(lambda device: _slice_scratches.pop(device, None),
-                 order=(_device.CLOSE_STREAM + _device.CLOSE_MEMORY) // 2)
+def _drop_device(device):
+    _slice_scratches.pop(device, None)
+    for key in [k for k in _vector_plans if k[0] is device]:
+        del _vector_plans[key]
+
+
+_device.on_close(_drop_device, order=(_device.CLOSE_STREAM + _device.CLOSE_MEMORY) // 2)
 
 
 # split-K of gemv / gevm: the workgroups one product should keep busy and the shortest K-slice
