@@ -120,6 +120,29 @@ def test_a_kernel_on_new_buffers_binds_its_compiled_pipeline(device, fresh_stats
     assert km.stats()["pipelines_compiled"] == 3
 
 
+def test_a_prepared_dispatch_binds_new_buffers_to_its_pipeline(device, fresh_stats):
+    # the per-op path (dispatch_ready) binds new buffers to the pipeline compiled before itself,
+    # without dispatch()'s checks (a loop that keeps each result); a released buffer still goes
+    # to dispatch(), which says what is wrong
+    spirv = km.compile_glsl(ADD1.replace("a[i] += pc.inc;", "a[i] = pc.inc + a[i] * 1.0;"))
+    ready = _stream.prepare(device, spirv, (1, 1, 1))
+    kept = []
+    for k in range(5):
+        buf = _memory.alloc(device, 4 * 64)
+        _stream.upload(buf, np.full(64, k, np.float32))
+        _stream.dispatch_ready(device, ready, [buf], _stream.pack("If", 64, 0.5))
+        kept.append((buf, k + 0.5))
+    s = km.stats()
+    assert s["pipelines_created"] == 5 and s["pipelines_compiled"] == 1
+    assert s["dispatches"] == 5
+    for buf, want in kept:
+        np.testing.assert_array_equal(_stream.download(buf, 64, np.float32), want)
+    gone = _memory.alloc(device, 4 * 64)
+    gone.release()
+    with pytest.raises(km.DeviceError, match="released"):
+        _stream.dispatch_ready(device, ready, [gone], _stream.pack("If", 64, 0.5))
+
+
 def test_a_compiled_pipeline_holds_no_array_memory(device, fresh_stats):
     # the pipeline kept for later bindings is bound to a 16-byte stand-in, not to the buffers it
     # was first compiled for (a kp tensor lives while an algorithm holds it: a kept pipeline

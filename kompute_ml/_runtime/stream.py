@@ -595,20 +595,27 @@ def dispatch(device, spirv, buffers, groups, push=b"", spec=None, info=None):
             else:
                 algo = _compile(st, device, spirv, info, tensors, groups, spec_words,
                                 len(push_key) // 4, kernel)
-            _count("pipelines_created")
-            hit = st.pipelines[key] = (algo, next(_pipeline_ids))
-            for uid in uids:
-                st.by_uid[uid].add(key)
-            if len(st.pipelines) > MAX_PIPELINES:
-                old_key, _ = st.pipelines.popitem(last=False)
-                for uid in old_key[1]:
-                    st.by_uid.get(uid, set()).discard(old_key)
+            hit = _keep_pipeline(st, key, algo)
         else:
             st.pipelines.move_to_end(key)
         # the descriptor's key names the pipeline by its id (one small int to hash) and the
         # push words by value: a replayed command buffer carries the words it was recorded with
         _record(st, (("d", hit[1], push_key), uids, "d", hit[0], push_key))
         st.counts["dispatches"] += 1
+
+
+def _keep_pipeline(st, key, algo):
+    """Keep the new pipeline ``algo`` under ``key`` (its buffers' uids are key[1]), the oldest
+    dropped past MAX_PIPELINES: the (algorithm, id) a dispatch's descriptor names."""
+    _count("pipelines_created")
+    hit = st.pipelines[key] = (algo, next(_pipeline_ids))
+    for uid in key[1]:
+        st.by_uid[uid].add(key)
+    if len(st.pipelines) > MAX_PIPELINES:
+        old_key, _ = st.pipelines.popitem(last=False)
+        for uid in old_key[1]:
+            st.by_uid.get(uid, set()).discard(old_key)
+    return hit
 
 
 def _compile(st, device, spirv, info, tensors, groups, spec_words, push_words, kernel):
@@ -683,6 +690,18 @@ def dispatch_ready(device, ready, buffers, push):
                 return
             if n >= MAX_PENDING and not st.capturing:
                 _submit(st)
+            return
+        # new buffers for a pipeline compiled before (a loop keeping its results): bind them
+        # to it here, without dispatch()'s checks, which the caller's guarantee makes moot
+        kernel = (ready.digest, len(buffers), len(push), b"")
+        base = st.templates.get(kernel) if None not in uids else None
+        if base is not None:
+            st.templates.move_to_end(kernel)
+            algo = _kp.algorithm_like(device.manager, base, [b.tensor for b in buffers],
+                                      ready.groups, device.name)
+            hit = _keep_pipeline(st, key, algo)
+            _record(st, (("d", hit[1], push), uids, "d", algo, push))
+            st.counts["dispatches"] += 1
             return
     dispatch(device, ready.spirv, buffers, ready.groups, push, info=ready.info)
 
