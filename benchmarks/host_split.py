@@ -78,7 +78,7 @@ def _timer(fn, name, acc, cnt):
         try:
             return fn(*a, **kw)
         finally:
-            acc[name] += time.perf_counter() - t
+            acc[name].append(time.perf_counter() - t)
             cnt[name] += 1
     return timed
 
@@ -109,7 +109,7 @@ def main():
     args = ap.parse_args()
     dev = km.get_device()
     cases, kept = _cases(args, dev)
-    acc, cnt = collections.defaultdict(float), collections.Counter()
+    acc, cnt = collections.defaultdict(list), collections.Counter()
     plain = _kpw._call
 
     def timed_call(action, device_name, fn, *a, **kw):
@@ -120,7 +120,7 @@ def main():
             return plain(action, device_name, fn, *a, **kw)
         finally:
             name = "kp." + getattr(fn, "__name__", type(fn).__name__)
-            acc[name] += time.perf_counter() - t
+            acc[name].append(time.perf_counter() - t)
             cnt[name] += 1
     wraps = [(_kpw, "_call", timed_call)]
     for spec in args.fns.split(","):            # module:function, timed wherever it is called
@@ -128,7 +128,8 @@ def main():
         mod = importlib.import_module(f"kompute_ml.{mod_name}")
         wraps.append((mod, fn_name, _timer(getattr(mod, fn_name), f"{mod_name.split('.')[-1]}."
                                            f"{fn_name}", acc, cnt)))
-    print(f"device: {dev.name}; µs per op, median of {args.reps} (wall) / mean (kp calls)")
+    print(f"device: {dev.name}; µs per op: the wall clock, median of {args.reps}; each timed "
+          "function: its mean per op [the median of one call] (calls per op)")
     for name in args.only.split(","):
         setup, call = cases[name]
         _run(setup, call, 10)                                   # warm-up
@@ -147,8 +148,10 @@ def main():
         finally:
             for mod, fn_name, fn in saved:
                 setattr(mod, fn_name, fn)
-        calls = "  ".join(f"{k} {acc[k] / args.reps * 1e6:.1f} ({cnt[k] / args.reps:.2f})"
-                          for k in sorted(acc, key=acc.get, reverse=True))
+        # per op: the mean (every call's time over the ops) and the median of one call
+        calls = "  ".join(f"{k} {sum(acc[k]) / args.reps * 1e6:.1f} "
+                          f"[{statistics.median(acc[k]) * 1e6:.1f}] ({cnt[k] / args.reps:.2f})"
+                          for k in sorted(acc, key=lambda k: sum(acc[k]), reverse=True))
         print(f"{name}: wall {wall:.1f} (timed {wall_t:.1f}); per op: {counts}\n  timed: {calls}",
               flush=True)
         print("  cProfile, per op: own µs, with callees µs, calls, function")
