@@ -196,8 +196,11 @@ def _slice_scratch(device, counts, words):
     if have is None or have[1] < counts or have[2] - have[1] < words:
         # grow rarely: double the counts' region or the partials' room, whichever is short
         old_counts, old_words = (have[1], have[2] - have[1]) if have else (0, 0)
+        need = words
         counts = max(counts, 2 * old_counts if counts > old_counts else old_counts, 64)
         words = max(words, 2 * old_words if words > old_words else old_words, 1024)
+        # (the doubling alone never goes past the device's largest buffer)
+        words = max(min(words, device.max_buffer_bytes // 4 - counts), need)
         # (the old scratch goes back to the pool: work still pending on it runs first)
         have = _slice_scratches[device] = (
             _buffers.fill(device, (counts + words,), UINT32, 0), counts, counts + words)
