@@ -2,10 +2,11 @@
 writes of item assignment.
 
 Arrays own contiguous C-order buffers and have no views: ``a[1:5, ::2]``, ``a[3]`` and ``a.T`` are
-copies made by one dispatch of ``gather.comp`` (a matrix's ``a.T`` when first read: array.py) (element i of the result reads the source at
-``offset + coords(i) . strides``, dims coalesced first). Advanced (integer or boolean array)
-indexing uses the same kernels with one dim read through a table of element offsets (the
-``KM_INDIRECT`` variants: the offsets are computed on the device by kompute_ml/_api/indexing.py);
+copies made by one dispatch of ``gather.comp``, a matrix's ``a.T`` when first read (array.py)
+(element i of the result reads the source at ``offset + coords(i) . strides``, dims coalesced
+first). Advanced (integer or boolean array) indexing uses the same kernels with one dim read
+through a table of element offsets (the ``KM_INDIRECT`` variants: the offsets are computed on
+the device by kompute_ml/_api/indexing.py);
 ``scatter.comp`` is the inverse walk, for item assignment and for writing pieces into place.
 
 Functions here take a realized array as (Buffer, shape, dtype, device) and return the result as

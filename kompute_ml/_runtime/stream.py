@@ -588,11 +588,8 @@ def dispatch(device, spirv, buffers, groups, push=b"", spec=None, info=None):
             # the shader's pipeline, compiled once per device (digest, bindings, push size,
             # specialization): new buffers get a descriptor set bound to it (kp patch 0028)
             kernel = (key[0], nbind, key[3], key[4])
-            base = st.templates.get(kernel)
-            if base is not None:
-                st.templates.move_to_end(kernel)
-                algo = _kp.algorithm_like(device.manager, base, tensors, groups, device.name)
-            else:
+            algo = _bind_compiled(st, device, kernel, tensors, groups)
+            if algo is None:
                 algo = _compile(st, device, spirv, info, tensors, groups, spec_words,
                                 len(push_key) // 4, kernel)
             hit = _keep_pipeline(st, key, algo)
@@ -602,6 +599,17 @@ def dispatch(device, spirv, buffers, groups, push=b"", spec=None, info=None):
         # push words by value: a replayed command buffer carries the words it was recorded with
         _record(st, (("d", hit[1], push_key), uids, "d", hit[0], push_key))
         st.counts["dispatches"] += 1
+
+
+def _bind_compiled(st, device, kernel, tensors, groups):
+    """``tensors`` bound to the pipeline compiled before for ``kernel`` (digest, bindings, push
+    size, specialization) on ``device`` (kp patch 0028: a descriptor set, no compile); None
+    where none was compiled."""
+    base = st.templates.get(kernel)
+    if base is None:
+        return None
+    st.templates.move_to_end(kernel)
+    return _kp.algorithm_like(device.manager, base, tensors, groups, device.name)
 
 
 def _keep_pipeline(st, key, algo):
@@ -693,12 +701,11 @@ def dispatch_ready(device, ready, buffers, push):
             return
         # new buffers for a pipeline compiled before (a loop keeping its results): bind them
         # to it here, without dispatch()'s checks, which the caller's guarantee makes moot
-        kernel = (ready.digest, len(buffers), len(push), b"")
-        base = st.templates.get(kernel) if None not in uids else None
-        if base is not None:
-            st.templates.move_to_end(kernel)
-            algo = _kp.algorithm_like(device.manager, base, [b.tensor for b in buffers],
-                                      ready.groups, device.name)
+        algo = None
+        if None not in uids:                 # (a released buffer: dispatch() says so)
+            algo = _bind_compiled(st, device, (ready.digest, len(buffers), len(push), b""),
+                                  [b.tensor for b in buffers], ready.groups)
+        if algo is not None:
             hit = _keep_pipeline(st, key, algo)
             _record(st, (("d", hit[1], push), uids, "d", algo, push))
             st.counts["dispatches"] += 1
