@@ -5,6 +5,7 @@ row and column, + 1, mean. Configurations, each timed end to end (generation inc
   numpy    numpy chunks, dask's threaded scheduler on all cores (the CPU baseline)
   1dev     kompute_ml chunks on one device, a VulkanCluster with one worker (the default device)
   all      a VulkanCluster with one worker per device (e.g. the H100 and lavapipe)
+  cupy     CuPy chunks, one worker process of one thread (where CuPy and a CUDA GPU are)
 and, with --fit, LogisticRegression(lbfgs) on an n_fit x d dask array: single device without Dask,
 then 1dev and all (``--configs``; 2on1: two workers on the default device): the first fit and the median of warm ones (``--ab``: warm fits with Dask's
 own message batching interleaved, the A/B of the fit's prompt messages).
@@ -40,24 +41,67 @@ def _time(fn):
     return time.perf_counter() - t0, out
 
 
+def _task_profile(client, cfg, fn):
+    """Run ``fn`` once more under the task stream; print each task kind's count and its compute
+    time on the workers (where a chunk's wall clock goes: the device's work or the tasks')."""
+    from dask.utils import key_split
+    from distributed import get_task_stream
+    with get_task_stream(client) as ts:
+        t, _ = _time(fn)
+    kinds = {}
+    for task in ts.data:
+        busy = sum(s["stop"] - s["start"] for s in task["startstops"] if s["action"] == "compute")
+        n, total = kinds.get(key_split(task["key"]), (0, 0.0))
+        kinds[key_split(task["key"])] = (n + 1, total + busy)
+    busy = sum(v[1] for v in kinds.values())
+    print(f"  tasks of {cfg}: {sum(v[0] for v in kinds.values())} in {t:.2f} s, "
+          f"{busy:.2f} s computing")
+    for kind, (n, total) in sorted(kinds.items(), key=lambda kv: -kv[1][1]):
+        print(f"    {kind:32s} {n:5d} tasks {total * 1e3:9.1f} ms ({total / n * 1e3:.2f} ms each)")
+
+
+def _cupy_peer(args):
+    """The same job on CuPy chunks, one worker process of one thread on the GPU (the strongest
+    peer on a CUDA machine, as a CuPy user runs it); None where CuPy or a CUDA GPU is missing."""
+    try:
+        import cupy
+        cupy.cuda.runtime.getDeviceCount()
+    except Exception:
+        return None
+    from distributed import Client, LocalCluster
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
+                      dashboard_address=None) as cluster, Client(cluster) as client:
+        _mean(min(args.n, 2 * args.chunk), args.chunk, "cupy")               # warm-up
+        t, v = _time(lambda: _mean(args.n, args.chunk, "cupy"))
+        if args.profile:
+            _task_profile(client, "cupy", lambda: _mean(args.n, args.chunk, "cupy"))
+    return t, v, f"CuPy {cupy.__version__} chunks, one worker of one thread (LocalCluster)"
+
+
 def run_mean(args, results):
     import dask
     import kompute_ml  # noqa: F401
     import kompute_ml.dask as kmd
     from distributed import Client
     rows = {}
-    with dask.config.set(scheduler="threads"):
-        t, v = _time(lambda: _mean(args.n, args.chunk, "numpy"))
-    rows["numpy"] = (t, v, f"numpy chunks, threaded scheduler ({os.cpu_count()} cpus)")
+    if not args.no_numpy:
+        with dask.config.set(scheduler="threads"):
+            t, v = _time(lambda: _mean(args.n, args.chunk, "numpy"))
+        rows["numpy"] = (t, v, f"numpy chunks, threaded scheduler ({os.cpu_count()} cpus)")
     for cfg, devices in (("1dev", [0]), ("all", "all")):
         if cfg == "all" and len(kmd.device_specs("all")) < 2:
             continue
         with kmd.VulkanCluster(devices=devices, dashboard_address=None) as cluster, \
-                Client(cluster):
+                Client(cluster) as client:
             names = ", ".join(i.name for i in cluster.device_infos)
             _mean(min(args.n, 2 * args.chunk), args.chunk, "kompute_ml")     # warm-up
             t, v = _time(lambda: _mean(args.n, args.chunk, "kompute_ml"))
+            if args.profile:
+                _task_profile(client, cfg, lambda: _mean(args.n, args.chunk, "kompute_ml"))
         rows[cfg] = (t, v, names)
+    peer = _cupy_peer(args)
+    if peer is not None:
+        rows["cupy"] = peer
     for cfg, (t, v, what) in rows.items():
         print(f"mean {args.n}x{args.n} chunks {args.chunk}: {cfg:6s} {t:8.2f} s  value {v:.6f}  ({what})")
         results.append({"name": f"dask_mean_{cfg}", "unit": "s", "kompute_ml": t, "value": v,
@@ -132,6 +176,9 @@ def main(argv=None):
     p.add_argument("--ab", action="store_true",
                    help="also time warm fits with Dask's message batching (interleaved)")
     p.add_argument("--no-mean", action="store_true", help="only the fit")
+    p.add_argument("--no-numpy", action="store_true", help="the mean without numpy's chunks")
+    p.add_argument("--profile", action="store_true",
+                   help="also time each kind of the mean's tasks (the task stream)")
     p.add_argument("--configs", default="1dev,all",
                    help="the fit's clusters, of " + ", ".join(_CONFIGS) + " (default 1dev,all)")
     args = p.parse_args(argv)
