@@ -212,7 +212,14 @@ def test_cumulative_along_axes(shape, axis):
 @pytest.mark.parametrize("shape,axis", [((0,), None), ((1,), None), ((7,), 0), ((3, 5), 1),
                                         ((3, 5), (0, 1)), ((2, 9000), 1), ((9000, 3), 0)])
 def test_prod_on_device(shape, axis):
-    s = rng.choice(np.array([-1.0, 1.0, 0.5, 2.0], np.float32), shape)
+    # signs everywhere, and at most 40 factors of 0.5 or 2: every partial product stays within
+    # float32's range in any order (9000 free factors of 0.5 and 2 overflowed it for some draws
+    # of the shared generator, which the tests before this one move)
+    r = np.random.default_rng(sum(shape) + 7)
+    s = r.choice(np.array([-1.0, 1.0], np.float32), shape)
+    flat = s.reshape(-1)
+    at = r.choice(flat.size, min(40, flat.size), replace=False) if flat.size else []
+    flat[at] *= r.choice(np.array([0.5, 2.0], np.float32), len(at))
     k = xp.asarray(s)
     out, (up, down) = _moved(lambda: xp.prod(k, axis=axis))
     assert up == 0 and down == 0

@@ -85,6 +85,22 @@ def test_default_device_follows_env_and_close(monkeypatch):
     assert r.stdout.strip() == "5.0"
 
 
+def test_the_enumerations_instance_lives_until_a_device_opens():
+    # the enumeration keeps its Vulkan instance (the drivers stay loaded for kp's) until a
+    # device's manager is made, then destroys it; a fresh process, as the suite's device is open
+    code = ("import kompute_ml as km\n"
+            "from kompute_ml._runtime import vulkan\n"
+            "infos = km.devices()\n"
+            "assert infos and vulkan._kept is not None, vulkan._kept\n"
+            "d = km.get_device(); d.manager\n"
+            "assert vulkan._kept is None\n"
+            "vulkan.release_enumeration()\n"           # (idempotent)
+            "print(float(km.asarray([2.0, 3.0]).sum()))\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "5.0"
+
+
 def test_manager_is_created_lazily_and_reused(device):
     m = device.manager
     assert m is device.manager

@@ -263,6 +263,10 @@ class Device:
                         if clock is not None and clock.result() == _clocks.HELD:
                             _clocks.release(uuid)
                         raise
+                    finally:
+                        # kp's instance has the drivers loaded now (or failed): the
+                        # enumeration's instance, kept for that, is not needed any more
+                        _vulkan.release_enumeration()
                     self._clock = clock or _clocks.start(self.info.vendor, self.info.type, uuid)
                     self.queue_family = family
                     if avoid_irq and self.info.type != "cpu":

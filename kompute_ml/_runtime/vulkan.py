@@ -5,9 +5,11 @@ get_device_properties() lacks the device type, vendor and most limits. So we ask
 ourselves: a failure here is a return code we can turn into a Python exception.
 """
 
+import atexit
 import ctypes
 import ctypes.util
 import os
+import threading
 
 u32, i32, u64, f32, sz = ctypes.c_uint32, ctypes.c_int32, ctypes.c_uint64, ctypes.c_float, ctypes.c_size_t
 
@@ -218,8 +220,33 @@ def env_switch(name):
     return value == "1"
 
 
-def enumerate_devices():
-    """Return one dict per physical device, in the loader's order (the order kp.Manager(i) uses)."""
+# The enumeration's instance, kept until a device is opened (release_enumeration): while an
+# instance is alive the loader keeps the drivers' libraries loaded, so kp's own instance does
+# not load them again (H100: kp's Manager 117-130 ms after a destroyed instance, 62-68 after a
+# held one; benchmarks/results/logs/session32-h100.log). (lib, instance, pid) or None.
+_kept = None
+_kept_lock = threading.Lock()
+
+
+def release_enumeration():
+    """Destroy the instance :func:`enumerate_devices` kept (once a device is open, or at exit);
+    in a forked child the parent's handle is only forgotten."""
+    global _kept
+    with _kept_lock:
+        kept, _kept = _kept, None
+    if kept is not None and kept[2] == os.getpid():
+        kept[0].vkDestroyInstance(kept[1], None)
+
+
+atexit.register(release_enumeration)
+
+
+def enumerate_devices(keep=True):
+    """Return one dict per physical device, in the loader's order (the order kp.Manager(i) uses).
+
+    ``keep``: the instance stays alive until :func:`release_enumeration` (the device layer calls
+    it once a device's manager is made), so the drivers stay loaded for that manager."""
+    global _kept
     lib = _load_loader()
     app = _AppInfo(0, None, b"kompute_ml", 1, b"kompute_ml", 1, (1 << 22) | (1 << 12))
     info = _InstanceInfo(1, None, 0, ctypes.pointer(app), 0, None, 0, None)
@@ -237,9 +264,17 @@ def enumerate_devices():
             raise VulkanUnavailable(f"the Vulkan loader found no physical device (VkResult {res})")
         handles = (ctypes.c_void_p * count.value)()
         lib.vkEnumeratePhysicalDevices(inst, ctypes.byref(count), handles)
-        return [_describe(lib, inst, handles[i], i) for i in range(count.value)]
-    finally:
+        out = [_describe(lib, inst, handles[i], i) for i in range(count.value)]
+    except BaseException:
         lib.vkDestroyInstance(inst, None)
+        raise
+    if not keep:
+        lib.vkDestroyInstance(inst, None)
+        return out
+    release_enumeration()                  # (an earlier enumeration's, if any)
+    with _kept_lock:
+        _kept = (lib, inst, os.getpid())
+    return out
 
 
 def _extensions(lib, phys):
