@@ -50,14 +50,25 @@ def _task_profile(client, cfg, fn):
         t, _ = _time(fn)
     kinds = {}
     for task in ts.data:
-        busy = sum(s["stop"] - s["start"] for s in task["startstops"] if s["action"] == "compute")
-        n, total = kinds.get(key_split(task["key"]), (0, 0.0))
-        kinds[key_split(task["key"])] = (n + 1, total + busy)
+        kind = key_split(task["key"])
+        n, total = kinds.get(kind, (0, 0.0))
+        kinds[kind] = (n + 1, total + sum(s["stop"] - s["start"] for s in task["startstops"]
+                                          if s["action"] == "compute"))
     busy = sum(v[1] for v in kinds.values())
     print(f"  tasks of {cfg}: {sum(v[0] for v in kinds.values())} in {t:.2f} s, "
           f"{busy:.2f} s computing")
     for kind, (n, total) in sorted(kinds.items(), key=lambda kv: -kv[1][1]):
         print(f"    {kind:32s} {n:5d} tasks {total * 1e3:9.1f} ms ({total / n * 1e3:.2f} ms each)")
+
+
+def _timed_mean(args, client, cfg, backend):
+    """(seconds, mean) of the job on ``backend``'s chunks through ``client``'s cluster, after a
+    small warm-up run; with ``--profile`` one more run under the task stream."""
+    _mean(min(args.n, 2 * args.chunk), args.chunk, backend)                  # warm-up
+    t, v = _time(lambda: _mean(args.n, args.chunk, backend))
+    if args.profile:
+        _task_profile(client, cfg, lambda: _mean(args.n, args.chunk, backend))
+    return t, v
 
 
 def _cupy_peer(args):
@@ -71,10 +82,7 @@ def _cupy_peer(args):
     from distributed import Client, LocalCluster
     with LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
                       dashboard_address=None) as cluster, Client(cluster) as client:
-        _mean(min(args.n, 2 * args.chunk), args.chunk, "cupy")               # warm-up
-        t, v = _time(lambda: _mean(args.n, args.chunk, "cupy"))
-        if args.profile:
-            _task_profile(client, "cupy", lambda: _mean(args.n, args.chunk, "cupy"))
+        t, v = _timed_mean(args, client, "cupy", "cupy")
     return t, v, f"CuPy {cupy.__version__} chunks, one worker of one thread (LocalCluster)"
 
 
@@ -94,10 +102,7 @@ def run_mean(args, results):
         with kmd.VulkanCluster(devices=devices, dashboard_address=None) as cluster, \
                 Client(cluster) as client:
             names = ", ".join(i.name for i in cluster.device_infos)
-            _mean(min(args.n, 2 * args.chunk), args.chunk, "kompute_ml")     # warm-up
-            t, v = _time(lambda: _mean(args.n, args.chunk, "kompute_ml"))
-            if args.profile:
-                _task_profile(client, cfg, lambda: _mean(args.n, args.chunk, "kompute_ml"))
+            t, v = _timed_mean(args, client, cfg, "kompute_ml")
         rows[cfg] = (t, v, names)
     peer = _cupy_peer(args)
     if peer is not None:

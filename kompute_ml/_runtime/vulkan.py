@@ -241,11 +241,11 @@ def release_enumeration():
 atexit.register(release_enumeration)
 
 
-def enumerate_devices(keep=True):
+def enumerate_devices():
     """Return one dict per physical device, in the loader's order (the order kp.Manager(i) uses).
 
-    ``keep``: the instance stays alive until :func:`release_enumeration` (the device layer calls
-    it once a device's manager is made), so the drivers stay loaded for that manager."""
+    The instance stays alive until :func:`release_enumeration` (the device layer calls it once a
+    device's manager is made), so the drivers stay loaded for that manager."""
     global _kept
     lib = _load_loader()
     app = _AppInfo(0, None, b"kompute_ml", 1, b"kompute_ml", 1, (1 << 22) | (1 << 12))
@@ -268,9 +268,6 @@ def enumerate_devices(keep=True):
     except BaseException:
         lib.vkDestroyInstance(inst, None)
         raise
-    if not keep:
-        lib.vkDestroyInstance(inst, None)
-        return out
     release_enumeration()                  # (an earlier enumeration's, if any)
     with _kept_lock:
         _kept = (lib, inst, os.getpid())
