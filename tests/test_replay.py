@@ -106,6 +106,45 @@ def test_dropped_tensor_drops_its_replays(device):
     assert not any(sig in st.replays for sig in kept) and uid not in st.by_uid
 
 
+ADD2 = """#version 450
+layout(local_size_x = 64) in;
+layout(set = 0, binding = 0) buffer A { float a[]; };
+layout(set = 0, binding = 1) buffer B { float b[]; };
+layout(push_constant) uniform P { uint n; } pc;
+void main() {
+    uint i = gl_GlobalInvocationID.x;
+    if (i < pc.n) a[i] += b[i];
+}
+"""
+
+
+def test_buffer_living_on_forgets_the_keys_of_dropped_ones(device):
+    """A buffer bound with many short-lived ones (a reduction's scratch) names only the pipelines
+    and batches still kept: each dropped buffer's keys leave the long-lived one's set too (they
+    once stayed there, ~200 bytes an op for as long as it lived)."""
+    spirv = km.compile_glsl(ADD2)
+    keep = _memory.alloc(device, 256)
+    uid = keep.uid
+    st = _stream._stream(device)
+    named = []
+    for _ in range(3):
+        for _ in range(50):
+            fresh = _memory.alloc(device, 256)
+            for _ in range(2):               # twice: the batch is seen, then kept for replay
+                _stream.dispatch_1d(device, spirv, [keep, fresh], 64, push=_stream.pack("I", 64))
+                km.synchronize(device)
+            fresh.release()
+        live = set(st.pipelines) | set(st.replays) | set(st.seen)
+        assert st.by_uid[uid] and st.by_uid[uid] <= live
+        _memory.free_all_blocks(device)      # the pool drops the fresh buffers' tensors
+        named.append(len(st.by_uid.get(uid, ())))
+    # every key naming `keep` also named a fresh buffer, all dropped now
+    assert named == [0, 0, 0], named
+    assert set(st.key_uids) <= set(st.pipelines) | set(st.replays) | set(st.seen)
+    keep.release()
+    _memory.free_all_blocks(device)
+    assert uid not in st.by_uid
+
 def test_repeated_expression_skips_trace_and_codegen(device):
     """A repeated `c = a * b + 1` is realized from its signature: no trace, codegen or compile,
     no new pipeline, and its submit replays; new scalar values still reach the kernel."""

@@ -112,7 +112,11 @@ class _DeviceStream:
         # pipeline every binding of that shader shares (bound to stand_in: _compile)
         self.templates = collections.OrderedDict()
         self.stand_in = None
-        self.by_uid = collections.defaultdict(set)   # tensor uid -> pipeline / replay keys
+        # tensor uid -> the keys naming it (pipelines', replays' and seen signatures), and each
+        # key's uids: a key leaving all three leaves every uid's set (_unindex), or a buffer
+        # living on (a reduction's scratch) would keep the key of every pipeline it was bound in
+        self.by_uid = {}
+        self.key_uids = {}
         self.replays = collections.OrderedDict()     # batch signature -> recorded kp.Sequence
         self.seen = collections.OrderedDict()        # signatures submitted once (not yet kept)
         self.spirv_hashes = {}     # id(bytes) -> (bytes, digest): hashing big modules once
@@ -139,6 +143,7 @@ class _DeviceStream:
             if self.pipelines.pop(key, None) is None:
                 self.replays.pop(key, None)
                 self.seen.pop(key, None)
+            _unindex(self, key)
 
     def submit(self):
         """Submit the pending work (which may hold tensors the pool dropped) and wait."""
@@ -159,6 +164,36 @@ _first = operator.itemgetter(0)
 _pipeline_ids = itertools.count(1)
 
 
+def _index(st, key, uids):
+    """Note that ``key`` (a pipeline's key or a batch signature) names the tensors ``uids``."""
+    if key not in st.key_uids:
+        st.key_uids[key] = uids
+        by_uid = st.by_uid
+        for uid in uids:
+            keys = by_uid.get(uid)
+            if keys is None:
+                by_uid[uid] = {key}
+            else:
+                keys.add(key)
+
+
+def _unindex(st, key):
+    """Forget ``key`` in its tensors' sets once no pipeline, replay or seen batch has it."""
+    if key in st.pipelines or key in st.replays or key in st.seen:
+        return
+    by_uid = st.by_uid
+    for uid in st.key_uids.pop(key, ()):
+        keys = by_uid.get(uid)
+        if keys is not None:
+            keys.discard(key)
+            if not keys:
+                del by_uid[uid]
+
+
+def _batch_uids(ops):
+    return tuple({uid for desc in ops for uid in desc[1]})
+
+
 def _on_close(device):
     st = _streams.pop(device)
     if st is not None:
@@ -168,6 +203,7 @@ def _on_close(device):
             _retire_counts(st.counts)
             st.pipelines.clear()
             st.by_uid.clear()
+            st.key_uids.clear()
             st.templates.clear()
             st.stand_in = None
             for seq in st.replays.values():
@@ -255,14 +291,14 @@ def _submit(st, on_done=None):
         except Exception:
             if st.stuck is None or st.stuck[0] is not seq:   # (a running one must stay)
                 _kp.sequence_destroy(seq)
+            _unindex(st, sig)
             raise
         st.replays[sig] = seq
-        for desc in ops:
-            for uid in desc[1]:
-                st.by_uid[uid].add(sig)
+        _index(st, sig, _batch_uids(ops))
         if len(st.replays) > MAX_REPLAYS:
-            _, old = st.replays.popitem(last=False)
+            old_sig, old = st.replays.popitem(last=False)
             _kp.sequence_destroy(old)
+            _unindex(st, old_sig)
     else:
         seq = st.seq()
         try:
@@ -276,11 +312,9 @@ def _submit(st, on_done=None):
                 _kp.sequence_clear(seq)
         if replay:
             st.seen[sig] = None
-            for desc in ops:
-                for uid in desc[1]:
-                    st.by_uid[uid].add(sig)
+            _index(st, sig, _batch_uids(ops))
             if len(st.seen) > MAX_REPLAYS:
-                st.seen.popitem(last=False)
+                _unindex(st, st.seen.popitem(last=False)[0])
     st.batch += 1
     st.counts["submits"] += 1
 
@@ -454,7 +488,10 @@ def _await(st, seq, ops, timeout, start):
     # the sequence stays as it is (clearing or destroying it while it runs would free what the
     # device still uses), held with its operations until it finishes
     st.stuck = (seq, ops, message)
-    st.replays = collections.OrderedDict((k, v) for k, v in st.replays.items() if v is not seq)
+    lost = [k for k, v in st.replays.items() if v is seq]
+    for k in lost:
+        del st.replays[k]
+        _unindex(st, k)
     if seq is st.own:
         st.sequence = st.own = None
     raise DeviceError(message + ". The device is treated as lost until that work finishes "
@@ -617,12 +654,9 @@ def _keep_pipeline(st, key, algo):
     dropped past MAX_PIPELINES: the (algorithm, id) a dispatch's descriptor names."""
     _count("pipelines_created")
     hit = st.pipelines[key] = (algo, next(_pipeline_ids))
-    for uid in key[1]:
-        st.by_uid[uid].add(key)
+    _index(st, key, key[1])
     if len(st.pipelines) > MAX_PIPELINES:
-        old_key, _ = st.pipelines.popitem(last=False)
-        for uid in old_key[1]:
-            st.by_uid.get(uid, set()).discard(old_key)
+        _unindex(st, st.pipelines.popitem(last=False)[0])
     return hit
 
 
