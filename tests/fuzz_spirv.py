@@ -3,7 +3,8 @@ validation and the rewrites applied before a module reaches a driver.
 
 The property (:func:`check_one`): any bytes give a result or raise KomputeMLError, TypeError or
 ValueError; never another exception, a hang or a crash. A valid module stays valid through each
-rewrite, and reflects as it did. No device is used.
+rewrite, and reflects as it did. A module that reflects makes a Program (the kernel layer's
+packing is sized from the reflection). No device is used.
 
     python tests/fuzz_spirv.py [libFuzzer flags] CORPUS_DIR [SEED_DIR...]
 
@@ -19,15 +20,16 @@ import struct
 import sys
 
 ALLOWED = None          # (KomputeMLError, TypeError, ValueError), set by _load
-_spirv = _rewrite = None
+_spirv = _rewrite = _program = None
 
 
 def _load():
-    global ALLOWED, _spirv, _rewrite
+    global ALLOWED, _spirv, _rewrite, _program
     from kompute_ml._compile import rewrite, spirv
+    from kompute_ml._runtime import program
     from kompute_ml.errors import KomputeMLError
     ALLOWED = (KomputeMLError, TypeError, ValueError)
-    _spirv, _rewrite = spirv, rewrite
+    _spirv, _rewrite, _program = spirv, rewrite, program
 
 
 def _attempt(fn, *args):
@@ -45,6 +47,8 @@ def check_one(data):
         _load()
     _attempt(_spirv.validate, data)
     info = _attempt(_spirv.reflect, data)
+    if info is not None:
+        _attempt(_program.Program, data)     # sizes its packing from the reflection
     valid = _valid_now(data)
     for name, rewrite in (("clamp_workgroup_indices", _rewrite.clamp_workgroup_indices),
                           ("with_float_controls",

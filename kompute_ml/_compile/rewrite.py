@@ -246,6 +246,10 @@ class _Clamp:
             if itype is None or itype[0] != _OP_TYPE_INT:
                 continue
             width, signed = itype[1][0], itype[1][1]
+            if width not in (8, 16, 32, 64):
+                # a corrupt width (an operand of 3e9 made a 3e9-bit int below: seconds and
+                # hundreds of MB per index); malformed: left to the validator
+                raise SpirvError(f"SPIR-V OpTypeInt %{self.id_type[index]} is {width} bits wide")
             index_type = self.id_type[index]
             top_value = (1 << (width - 1)) - 1 if signed else (1 << width) - 1
             if isinstance(length, tuple) or length in self.consts:

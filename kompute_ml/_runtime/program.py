@@ -230,7 +230,10 @@ class Program:
         self.facts = dict(facts or {})
         self._ready = {}            # (device, groups) -> stream.Ready (see dispatch)
         kinds = dict(self.reflection.spec_constant_kinds)
-        self._spec_kinds = [kinds.get(i, "") for i in range(max(kinds, default=-1) + 1)]
+        # one kind per value a spec tuple may carry: a SpecId is any 32-bit number, so a list
+        # up to the largest id could need 2^32 entries (SpecId 2^31 took minutes and gigabytes);
+        # ids past a gap take no value (Kernel refuses them), so len(kinds) entries are enough
+        self._spec_kinds = [kinds.get(i, "") for i in range(len(kinds))]
         # the per-dispatch fast path of pack_push: one struct call when every word's type is
         # declared; any value struct refuses (wrong type, out of range) takes the checked path
         push_kinds = tuple(self.reflection.push_word_kinds)
