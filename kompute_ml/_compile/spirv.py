@@ -578,6 +578,7 @@ def check_valid(spirv):
     else:
         _parse(words)
     _check_interface(words)
+    _check_constant_indices(words)
     with _validator_lock:
         if len(_valid) >= _VALID_CACHE_MAX:
             _valid.clear()
@@ -604,3 +605,53 @@ def _check_interface(words):
             raise SpirvError(f"invalid SPIR-V module: {kind} variable %{var_id} is not a "
                              "built-in (a compute shader has no "
                              "user-defined inputs or outputs)")
+
+
+_OP_ACCESS_CHAINS = {65: 0, 66: 0, 67: 1, 70: 1}    # opcode -> element operands before the walk
+
+
+def _check_constant_indices(words):
+    """A constant index of an access chain must lie inside the vector, matrix or array it
+    selects from. SPIRV-Tools lets ``pc.v[29]`` of a vec2 through; reading past a push-constant
+    block (or any object) is undefined, and the validation layer refuses the pipeline (found by
+    mutating the constants of a valid module)."""
+    types, consts, ptr_of = {}, {}, {}
+    for op, ops in _instructions(words):
+        if op in (_OP_TYPE_VECTOR, _OP_TYPE_MATRIX, _OP_TYPE_ARRAY, _OP_TYPE_RUNTIME_ARRAY,
+                  _OP_TYPE_STRUCT, _OP_TYPE_POINTER) and ops:
+            types[ops[0]] = (op, tuple(ops[1:]))
+        elif op == _OP_CONSTANT and len(ops) >= 3:
+            consts[ops[1]] = ops[2] | (ops[3] << 32 if len(ops) >= 4 else 0)
+        elif op == _OP_VARIABLE and len(ops) >= 2:
+            ptr_of[ops[1]] = ops[0]
+        elif op in _OP_ACCESS_CHAINS and len(ops) >= 3:
+            ptr_of[ops[1]] = ops[0]
+            base = types.get(ptr_of.get(ops[2]))
+            if base is None or base[0] != _OP_TYPE_POINTER or len(base[1]) < 2:
+                continue
+            current = base[1][1]
+            for index in ops[3 + _OP_ACCESS_CHAINS[op]:]:
+                t = types.get(current)
+                if t is None or not t[1]:
+                    break
+                top, tops = t
+                value = consts.get(index)
+                if top == _OP_TYPE_STRUCT:
+                    if value is None or value >= len(tops):
+                        break                # (SPIRV-Tools checks struct indices)
+                    current = tops[value]
+                    continue
+                if top == _OP_TYPE_RUNTIME_ARRAY:
+                    length = None
+                elif top == _OP_TYPE_ARRAY and len(tops) >= 2:
+                    length = consts.get(tops[1])     # None: a specialization constant
+                elif top in (_OP_TYPE_VECTOR, _OP_TYPE_MATRIX) and len(tops) >= 2:
+                    length = tops[1]
+                else:
+                    break
+                if value is not None and length is not None and value >= length:
+                    raise SpirvError(f"invalid SPIR-V module: access chain %{ops[1]} indexes "
+                                     f"element {value} of a {length}-element "
+                                     f"{'array' if top == _OP_TYPE_ARRAY else 'vector or matrix'}"
+                                     " (a constant index past the end)")
+                current = tops[0]
