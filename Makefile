@@ -6,7 +6,7 @@ PYTEST_ARGS ?=
 MIN_TESTS := tests/test_logistic.py tests/test_logistic_sklearn_checks.py tests/test_array.py \
              tests/test_fusion.py tests/test_reduction.py tests/test_linalg.py
 
-.PHONY: setup demo test test-min test-validation bench clean
+.PHONY: setup demo test test-min test-validation fuzz bench clean
 
 setup:
 	@bash scripts/setup.sh
@@ -27,6 +27,23 @@ test-min: setup
 
 test-validation: setup
 	KOMPUTE_ML_VALIDATION=1 $(PY) -m pytest -q $(PYTEST_ARGS)
+
+# the coverage-guided SPIR-V fuzzer (tests/fuzz_spirv.py, atheris) for FUZZ_SECONDS, seeded with
+# every built-in shader and tests/fuzz_corpus/spirv/; an input that breaks its property (an
+# exception other than KomputeMLError/TypeError/ValueError, a crash, over 5 s or 1 GB) stops it
+# and is left in build/fuzz/found/: fixed, it joins tests/fuzz_corpus/spirv/
+FUZZ_SECONDS ?= 120
+fuzz: setup
+	@rm -rf build/fuzz && mkdir -p build/fuzz/corpus build/fuzz/seeds build/fuzz/found
+	$(PY) tests/fuzz_spirv.py --write-seeds build/fuzz/seeds
+	$(PY) tests/fuzz_spirv.py -max_total_time=$(FUZZ_SECONDS) -timeout=5 -rss_limit_mb=1024 \
+	    -print_final_stats=1 -artifact_prefix=build/fuzz/found/ \
+	    build/fuzz/corpus build/fuzz/seeds tests/fuzz_corpus/spirv 2>build/fuzz/log.txt \
+	    || { tail -40 build/fuzz/log.txt; echo "fuzz: an input broke the property:" \
+	         build/fuzz/found/*; exit 1; }
+	@grep -E "^(Done|stat::number_of_executed_units)" build/fuzz/log.txt
+	@echo "fuzz: $$(ls build/fuzz/corpus | wc -l) new inputs kept; seeds: $$(ls build/fuzz/seeds | wc -l)" \
+	    "shaders and $$(ls tests/fuzz_corpus/spirv | wc -l) regression inputs"
 
 bench: setup
 	$(PY) benchmarks/run_all.py

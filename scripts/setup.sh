@@ -42,7 +42,9 @@ if [ "$(cat "$VENV/.req-hash" 2>/dev/null)" != "$req_hash" ]; then
     echo "setup: installing Python dependencies"
     "$VPY" -m pip install -q --upgrade pip 2>&1 | grep -v "^WARNING: Location" || true
     "$VPY" -m pip install -q -r requirements-dev.txt 2>&1 | grep -v "^WARNING: Location" || true
-    "$VPY" -c "import numpy, sklearn, pybind11, scikit_build_core, pytest, hypothesis" 
+    "$VPY" -c "import numpy, sklearn, pybind11, scikit_build_core, pytest, hypothesis"
+    # atheris (make fuzz) where it has wheels: Linux x86-64
+    "$VPY" -c "import platform; platform.system() != 'Linux' or platform.machine() != 'x86_64' or __import__('atheris')"
     echo "$req_hash" >"$VENV/.req-hash"
 fi
 

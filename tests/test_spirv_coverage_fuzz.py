@@ -89,3 +89,35 @@ def test_constant_index_past_a_vector_is_refused():
         km.Kernel.from_spirv(_pack(words))(a, grid=1, push=(1.0, 2.0))
     km.Kernel.from_glsl(_PUSH_VEC)(a, grid=1, push=(1.0, 2.0))    # as compiled: it runs
     assert a.numpy()[0] == 2.0
+
+
+_ONE_BUFFER = """#version 450
+layout(local_size_x = 1) in;
+layout(set = 0, binding = 0) buffer A { float a[]; };
+void main() { a[0] = 3.0; }
+"""
+
+
+def test_entry_point_not_named_main_is_refused():
+    """kp makes the pipeline with the entry point "main": a module naming its compute entry
+    point otherwise crashed lavapipe at the pipeline (a mutation of the name's bytes; the
+    random-mutation fuzzer's seed 3287). A child process, so that a crash fails the test."""
+    code = f"""
+import struct, kompute_ml as km
+spirv = km.compile_glsl({_ONE_BUFFER!r})
+words = list(struct.unpack(f"<{{len(spirv) // 4}}I", spirv))
+name = struct.unpack("<I", b"main")[0]
+at = words.index(name, 5)                    # the OpEntryPoint's name comes before OpName's
+words[at] = struct.unpack("<I", b"mAin")[0]
+a = km.zeros(4)
+try:
+    km.Kernel.from_spirv(struct.pack(f"<{{len(words)}}I", *words))(a, grid=1)
+except km.SpirvError as exc:
+    assert "entry point" in str(exc), exc
+    print("refused")
+km.Kernel.from_glsl({_ONE_BUFFER!r})(a, grid=1)
+assert a.numpy()[0] == 3.0
+"""
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, f"rc {r.returncode}:\n{r.stderr[-3000:]}"
+    assert r.stdout.split() == ["refused"], r.stdout

@@ -578,6 +578,7 @@ def check_valid(spirv):
     else:
         _parse(words)
     _check_interface(words)
+    _check_entry_point(words)
     _check_constant_indices(words)
     with _validator_lock:
         if len(_valid) >= _VALID_CACHE_MAX:
@@ -655,3 +656,16 @@ def _check_constant_indices(words):
                                      f"{'array' if top == _OP_TYPE_ARRAY else 'vector or matrix'}"
                                      " (a constant index past the end)")
                 current = tops[0]
+
+
+def _check_entry_point(words):
+    """kp makes every pipeline with the entry point named "main": a module whose compute entry
+    point (the first, the one reflected) has another name has nothing for the driver to run
+    (lavapipe segfaults; found by mutating the name's bytes)."""
+    for op, ops in _instructions(words):
+        if op == _OP_ENTRY_POINT and len(ops) >= 3 and ops[0] == _GL_COMPUTE:
+            name = _string(ops[2:])[0]
+            if name != "main":
+                raise SpirvError(f"SPIR-V compute entry point is named {name!r}; kompute_ml runs "
+                                 "the entry point \"main\" (kp names it so)")
+            return
