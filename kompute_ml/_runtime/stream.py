@@ -191,6 +191,7 @@ def _unindex(st, key):
 
 
 def _batch_uids(ops):
+    """The tensors a batch's operations name, each once."""
     return tuple({uid for desc in ops for uid in desc[1]})
 
 
