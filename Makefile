@@ -30,13 +30,13 @@ test-validation: setup
 
 # the coverage-guided SPIR-V fuzzer (tests/fuzz_spirv.py, atheris) for FUZZ_SECONDS, seeded with
 # every built-in shader and tests/fuzz_corpus/spirv/; an input that breaks its property (an
-# exception other than KomputeMLError/TypeError/ValueError, a crash, over 5 s or 1 GB) stops it
+# exception other than KomputeMLError/TypeError/ValueError, a crash, over 2 s or 512 MB) stops it
 # and is left in build/fuzz/found/: fixed, it joins tests/fuzz_corpus/spirv/
 FUZZ_SECONDS ?= 120
 fuzz: setup
 	@rm -rf build/fuzz && mkdir -p build/fuzz/corpus build/fuzz/seeds build/fuzz/found
 	$(PY) tests/fuzz_spirv.py --write-seeds build/fuzz/seeds
-	$(PY) tests/fuzz_spirv.py -max_total_time=$(FUZZ_SECONDS) -timeout=5 -rss_limit_mb=1024 \
+	$(PY) tests/fuzz_spirv.py -max_total_time=$(FUZZ_SECONDS) -timeout=2 -rss_limit_mb=512 \
 	    -print_final_stats=1 -artifact_prefix=build/fuzz/found/ \
 	    build/fuzz/corpus build/fuzz/seeds tests/fuzz_corpus/spirv 2>build/fuzz/log.txt \
 	    || { tail -40 build/fuzz/log.txt; echo "fuzz: an input broke the property:" \
