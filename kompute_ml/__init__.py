@@ -35,6 +35,16 @@ from ._api.namespace import (
     unique_values, cumulative_sum, cumulative_prod, max, mean, min, prod, std, sum, var, all, any,
     diff, take, take_along_axis,
 )
+# numpy's functions beyond the Array API (kompute_ml/_api/shaping.py, numeric.py; round
+# above is numpy's, with decimals=)
+from ._api.namespace import (
+    atleast_1d, atleast_2d, atleast_3d, column_stack, concatenate, copy, diag, diagonal, dsplit,
+    dstack, fliplr, flipud, hsplit, hstack, ravel, rot90, split, array_split, swapaxes, vsplit,
+    vstack, allclose, amax, amin, argwhere, around, array_equal, array_equiv, average, corrcoef,
+    cov, cross, cumprod, cumsum, deg2rad, degrees, flatnonzero, identity, isclose, isin, kron,
+    logspace, mod, nan_to_num, nanargmax, nanargmin, nanmax, nanmean, nanmin, nanprod, nanstd,
+    nansum, nanvar, outer, ptp, rad2deg, radians, select, trace, unravel_index,
+)
 from ._api.namespace import newaxis  # None, as numpy's: an attribute, not in __all__
 from .array import (
     Array, absolute, sigmoid, true_divide, power, invert, dot, transpose,
@@ -81,6 +91,15 @@ __all__ = [
     'any', 'diff', 'take', 'take_along_axis', 'Array', 'absolute', 'sigmoid', 'true_divide',
     'power', 'invert', 'dot', 'transpose',
     'exp2', 'arcsin', 'arccos', 'arctan', 'arctan2', 'arcsinh', 'arccosh', 'arctanh',
+    # numpy's functions beyond the Array API
+    'atleast_1d', 'atleast_2d', 'atleast_3d', 'column_stack', 'concatenate', 'copy', 'diag',
+    'diagonal', 'dsplit', 'dstack', 'fliplr', 'flipud', 'hsplit', 'hstack', 'ravel', 'rot90',
+    'split', 'array_split', 'swapaxes', 'vsplit', 'vstack', 'allclose', 'amax', 'amin',
+    'argwhere', 'around', 'array_equal', 'array_equiv', 'average', 'corrcoef', 'cov', 'cross',
+    'cumprod', 'cumsum', 'deg2rad', 'degrees', 'flatnonzero', 'identity', 'isclose', 'isin',
+    'kron', 'logspace', 'mod', 'nan_to_num', 'nanargmax', 'nanargmin', 'nanmax', 'nanmean',
+    'nanmin', 'nanprod', 'nanstd', 'nansum', 'nanvar', 'outer', 'ptp', 'rad2deg', 'radians',
+    'select', 'trace', 'unravel_index',
 ]
 
 

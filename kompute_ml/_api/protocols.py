@@ -10,6 +10,7 @@ import numpy as np
 
 from .. import array as _a
 from . import namespace as ns
+from . import numeric, shaping
 from .._array.dtypes import canonical_dtype
 
 __all__ = ["array_ufunc", "array_function"]
@@ -37,7 +38,9 @@ def _ufuncs():
                   "rint": ns.round, "arcsin": ns.asin, "arccos": ns.acos, "arctan": ns.atan,
                   "arctan2": ns.atan2, "arcsinh": ns.asinh, "arccosh": ns.acosh,
                   "arctanh": ns.atanh, "left_shift": ns.bitwise_left_shift,
-                  "right_shift": ns.bitwise_right_shift, "fmod": None})
+                  "right_shift": ns.bitwise_right_shift, "fmod": None,
+                  "deg2rad": ns.deg2rad, "rad2deg": ns.rad2deg, "radians": ns.radians,
+                  "degrees": ns.degrees})
     table.pop("fmod")
     return table
 
@@ -344,10 +347,17 @@ def _functions():
          np.linalg.cholesky: lambda a, **kw: ns.linalg.cholesky(a, **kw),
          np.linalg.det: lambda a: ns.linalg.det(a),
          np.may_share_memory: _shares_memory, np.shares_memory: _shares_memory}
+    # numpy's functions of shaping.py and numeric.py take numpy's signatures: mapped directly
+    f.update({getattr(np, name): getattr(mod, name) for mod in (shaping, numeric)
+              for name in mod.__all__ if name not in _NOT_DISPATCHED and hasattr(np, name)})
     if hasattr(np, "concat"):                  # numpy >= 2
         f[np.concat] = _concatenate
         f[np.permute_dims] = lambda a, axes=None: _transpose(a, axes)
     return f
+
+
+# creation functions (no array argument to dispatch on) and ufuncs (NEP 13's table above)
+_NOT_DISPATCHED = {"identity", "logspace", "mod", "deg2rad", "rad2deg", "radians", "degrees"}
 
 
 def _shares_memory(a, b, max_work=None):

@@ -1,0 +1,464 @@
+"""numpy's stacking, splitting and shape functions (beyond the Array API's), on the device.
+
+Each is a composition of the namespace's device operations: joins are ``concat`` (each piece
+written into place by the strided-copy kernel), splits are slices (gathers), flips and
+rotations are gathers and transposes, reshapes share the buffer of a realized array. ``diag``
+writes a vector into a zeroed matrix with the same strided copy; ``diagonal`` gathers the
+diagonal's elements by their flat offsets (``take``). Nothing here reads data back to the host.
+"""
+
+import builtins
+import operator
+
+import numpy as np
+
+from .. import array as _a
+from .._array.dtypes import canonical_dtype
+from .manipulation import _axis, concat, flip, moveaxis, scatter, take
+
+__all__ = ["atleast_1d", "atleast_2d", "atleast_3d", "column_stack", "concatenate", "copy",
+           "diag", "diagonal", "dsplit", "dstack", "fliplr", "flipud", "hsplit", "hstack",
+           "ravel", "rot90", "split", "array_split", "swapaxes", "vsplit", "vstack"]
+
+Array = _a.Array
+
+
+def _arr(x, device=None):
+    return x if isinstance(x, Array) else _a.asarray(x, device=device)
+
+
+def _sequence(arrays, name):
+    """The arrays of a join, as Arrays on the first Array's device (numpy's data uploaded)."""
+    if not isinstance(arrays, (list, tuple)):
+        # numpy 2 refuses generators and single arrays here too
+        raise TypeError(f"{name}: arrays to stack must be passed as a sequence (a list or "
+                        f"tuple), got {type(arrays).__name__}")
+    dev = next((x.device for x in arrays if isinstance(x, Array)), None)
+    return [_arr(x, dev) for x in arrays]
+
+
+def _no_out(name, out):
+    if out is not None:
+        raise TypeError(f"{name}: out= is not supported (kompute_ml returns new arrays)")
+
+
+def _cast(res, dtype, casting, name):
+    if dtype is None:
+        return res
+    dt = canonical_dtype(dtype)
+    if not np.can_cast(res.dtype, dt, casting=casting):
+        raise TypeError(f"{name}: cannot cast {res.dtype} to {dt} with casting rule {casting!r}")
+    return res.astype(dt, copy=False)
+
+
+def concatenate(arrays, /, axis=0, out=None, *, dtype=None, casting="same_kind"):
+    """Join arrays along an existing axis (numpy's name for :func:`concat`).
+
+    Parameters
+    ----------
+    arrays : sequence of array_like
+        Same shape except along ``axis``.
+    axis : int or None, default=0
+        None flattens the arrays first.
+    dtype : dtype, optional
+        The result's dtype (the inputs cast under ``casting``).
+
+    Examples
+    --------
+    >>> import kompute_ml as km
+    >>> km.concatenate([km.asarray([1, 2]), km.asarray([3])]).numpy()
+    array([1, 2, 3], dtype=int32)
+    """
+    _no_out("concatenate", out)
+    return _cast(concat(_sequence(arrays, "concatenate"), axis=axis), dtype, casting,
+                 "concatenate")
+
+
+def _atleast(arrays, fn):
+    out = tuple(fn(_arr(x)) for x in arrays)
+    return out[0] if len(out) == 1 else out
+
+
+def _at1(x):
+    return x.reshape(1) if x.ndim == 0 else x
+
+
+def _at2(x):
+    return x.reshape((1,) * (2 - x.ndim) + x.shape) if x.ndim < 2 else x
+
+
+def _at3(x):
+    if x.ndim == 0:
+        return x.reshape(1, 1, 1)
+    if x.ndim == 1:
+        return x.reshape(1, x.shape[0], 1)
+    return x.reshape(x.shape + (1,)) if x.ndim == 2 else x
+
+
+def atleast_1d(*arrays):
+    """Each input with at least one dimension (0-d becomes shape (1,)).
+
+    Examples
+    --------
+    >>> import kompute_ml as km
+    >>> km.atleast_1d(km.asarray(3.0)).shape
+    (1,)
+    """
+    return _atleast(arrays, _at1)
+
+
+def atleast_2d(*arrays):
+    """Each input with at least two dimensions ((n,) becomes (1, n)).
+
+    Examples
+    --------
+    >>> import kompute_ml as km
+    >>> km.atleast_2d(km.asarray([1, 2])).shape
+    (1, 2)
+    """
+    return _atleast(arrays, _at2)
+
+
+def atleast_3d(*arrays):
+    """Each input with at least three dimensions ((n,) becomes (1, n, 1), (m, n) (m, n, 1)).
+
+    Examples
+    --------
+    >>> import kompute_ml as km
+    >>> km.atleast_3d(km.asarray([1, 2])).shape
+    (1, 2, 1)
+    """
+    return _atleast(arrays, _at3)
+
+
+def hstack(tup, *, dtype=None, casting="same_kind"):
+    """Join along the second axis (the first for 1-D inputs).
+
+    Examples
+    --------
+    >>> import kompute_ml as km
+    >>> km.hstack([km.asarray([1, 2]), km.asarray([3])]).numpy()
+    array([1, 2, 3], dtype=int32)
+    """
+    arrays = [_at1(x) for x in _sequence(tup, "hstack")]
+    axis = 0 if arrays and arrays[0].ndim == 1 else 1
+    return _cast(concat(arrays, axis=axis), dtype, casting, "hstack")
+
+
+def vstack(tup, *, dtype=None, casting="same_kind"):
+    """Join along the first axis, 1-D inputs as rows.
+
+    Examples
+    --------
+    >>> import kompute_ml as km
+    >>> km.vstack([km.asarray([1, 2]), km.asarray([3, 4])]).shape
+    (2, 2)
+    """
+    arrays = [_at2(x) for x in _sequence(tup, "vstack")]
+    return _cast(concat(arrays, axis=0), dtype, casting, "vstack")
+
+
+def dstack(tup):
+    """Join along the third axis (inputs made at least 3-D as :func:`atleast_3d` does).
+
+    Examples
+    --------
+    >>> import kompute_ml as km
+    >>> km.dstack([km.asarray([1, 2]), km.asarray([3, 4])]).shape
+    (1, 2, 2)
+    """
+    return concat([_at3(x) for x in _sequence(tup, "dstack")], axis=2)
+
+
+def column_stack(tup):
+    """Join 1-D arrays as the columns of a 2-D array (2-D inputs join as they are).
+
+    Examples
+    --------
+    >>> import kompute_ml as km
+    >>> km.column_stack([km.asarray([1, 2]), km.asarray([3, 4])]).numpy()
+    array([[1, 3],
+           [2, 4]], dtype=int32)
+    """
+    arrays = [x.reshape(-1, 1) if x.ndim < 2 else x for x in _sequence(tup, "column_stack")]
+    return concat(arrays, axis=1)
+
+
+# ---- splitting -------------------------------------------------------------------------------------
+
+def _split_points(n, indices_or_sections, strict):
+    """The boundaries of the pieces of an axis of length ``n``."""
+    if np.ndim(indices_or_sections) == 0:
+        try:
+            sections = operator.index(indices_or_sections)
+        except TypeError:
+            raise TypeError(f"indices_or_sections must be an int or a sequence of ints, got "
+                            f"{type(indices_or_sections).__name__}") from None
+        if sections <= 0:
+            raise ValueError("number sections must be larger than 0.")
+        if strict and n % sections:
+            raise ValueError("array split does not result in an equal division")
+        each, extra = divmod(n, sections)
+        sizes = [each + 1] * extra + [each] * (sections - extra)
+        points = [0]
+        for s in sizes:
+            points.append(points[-1] + s)
+        return points
+    idx = [operator.index(i) for i in np.asarray(indices_or_sections).reshape(-1).tolist()]
+    return [0] + idx + [n]
+
+
+def _pieces(x, points, axis):
+    out = []
+    index = [slice(None)] * x.ndim
+    n = x.shape[axis]
+    for lo, hi in zip(points[:-1], points[1:]):
+        # numpy's slice semantics: negative bounds count from the end, out of range clamps
+        index[axis] = slice(lo, hi)
+        start, stop, _ = index[axis].indices(n)
+        if stop <= start:
+            shape = list(x.shape)
+            shape[axis] = 0
+            out.append(_a.empty(tuple(shape), x.dtype, x.device))
+        else:
+            out.append(x[tuple(index)])
+    return out
+
+
+def array_split(ary, indices_or_sections, axis=0):
+    """Split into pieces along ``axis``: at the given indices, or into ``n`` pieces whose
+    lengths differ by at most one (the first ones longer).
+
+    Examples
+    --------
+    >>> import kompute_ml as km
+    >>> [p.shape for p in km.array_split(km.arange(5), 2)]
+    [(3,), (2,)]
+    """
+    x = _arr(ary)
+    axis = _axis(axis, x.ndim)
+    return _pieces(x, _split_points(x.shape[axis], indices_or_sections, False), axis)
+
+
+def split(ary, indices_or_sections, axis=0):
+    """Split into pieces along ``axis``: at the given indices, or into ``n`` equal pieces
+    (ValueError when ``n`` does not divide the axis).
+
+    Examples
+    --------
+    >>> import kompute_ml as km
+    >>> [p.numpy().tolist() for p in km.split(km.arange(4), 2)]
+    [[0, 1], [2, 3]]
+    """
+    x = _arr(ary)
+    axis = _axis(axis, x.ndim)
+    return _pieces(x, _split_points(x.shape[axis], indices_or_sections, True), axis)
+
+
+def hsplit(ary, indices_or_sections):
+    """:func:`split` along the second axis (the first for 1-D arrays).
+
+    Examples
+    --------
+    >>> import kompute_ml as km
+    >>> [p.shape for p in km.hsplit(km.zeros((2, 4)), 2)]
+    [(2, 2), (2, 2)]
+    """
+    x = _arr(ary)
+    if x.ndim == 0:
+        raise ValueError("hsplit only works on arrays of 1 or more dimensions")
+    return split(x, indices_or_sections, axis=1 if x.ndim > 1 else 0)
+
+
+def vsplit(ary, indices_or_sections):
+    """:func:`split` along the first axis of an array of at least two dimensions.
+
+    Examples
+    --------
+    >>> import kompute_ml as km
+    >>> [p.shape for p in km.vsplit(km.zeros((4, 2)), 2)]
+    [(2, 2), (2, 2)]
+    """
+    x = _arr(ary)
+    if x.ndim < 2:
+        raise ValueError("vsplit only works on arrays of 2 or more dimensions")
+    return split(x, indices_or_sections, axis=0)
+
+
+def dsplit(ary, indices_or_sections):
+    """:func:`split` along the third axis of an array of at least three dimensions.
+
+    Examples
+    --------
+    >>> import kompute_ml as km
+    >>> [p.shape for p in km.dsplit(km.zeros((1, 2, 4)), 2)]
+    [(1, 2, 2), (1, 2, 2)]
+    """
+    x = _arr(ary)
+    if x.ndim < 3:
+        raise ValueError("dsplit only works on arrays of 3 or more dimensions")
+    return split(x, indices_or_sections, axis=2)
+
+
+# ---- shape and order -------------------------------------------------------------------------------
+
+def ravel(a, order="C"):
+    """The elements as a 1-D array, in C order (``order="F"``: column-major).
+
+    Examples
+    --------
+    >>> import kompute_ml as km
+    >>> km.ravel(km.zeros((2, 3))).shape
+    (6,)
+    """
+    x = _arr(a)
+    if order not in ("C", "F", "A", "K"):
+        raise ValueError(f"order must be one of 'C', 'F', 'A', or 'K' (got {order!r})")
+    # an Array is always C-contiguous: "A" and "K" read it in C order, as numpy does
+    return (x.transpose() if order == "F" else x).reshape(-1)
+
+
+def copy(a, order="K", subok=False):
+    """A new array with the values of ``a`` (a device copy; host data is uploaded).
+
+    Examples
+    --------
+    >>> import kompute_ml as km
+    >>> x = km.asarray([1, 2])
+    >>> km.copy(x) is x
+    False
+    """
+    return a.copy() if isinstance(a, Array) else _a.asarray(a)
+
+
+def swapaxes(a, axis1, axis2):
+    """``a`` with axes ``axis1`` and ``axis2`` interchanged (a device transpose).
+
+    Examples
+    --------
+    >>> import kompute_ml as km
+    >>> km.swapaxes(km.zeros((2, 3, 4)), 0, 2).shape
+    (4, 3, 2)
+    """
+    x = _arr(a)
+    i, j = _axis(axis1, x.ndim), _axis(axis2, x.ndim)
+    axes = list(range(x.ndim))
+    axes[i], axes[j] = axes[j], axes[i]
+    return x.transpose(axes)
+
+
+def fliplr(m):
+    """Reverse the order along the second axis (ValueError for fewer than two dimensions).
+
+    Examples
+    --------
+    >>> import kompute_ml as km
+    >>> km.fliplr(km.asarray([[1, 2]])).numpy()
+    array([[2, 1]], dtype=int32)
+    """
+    x = _arr(m)
+    if x.ndim < 2:
+        raise ValueError("Input must be >= 2-d.")
+    return flip(x, axis=1)
+
+
+def flipud(m):
+    """Reverse the order along the first axis (ValueError for 0-d input).
+
+    Examples
+    --------
+    >>> import kompute_ml as km
+    >>> km.flipud(km.asarray([1, 2])).numpy()
+    array([2, 1], dtype=int32)
+    """
+    x = _arr(m)
+    if x.ndim < 1:
+        raise ValueError("Input must be >= 1-d.")
+    return flip(x, axis=0)
+
+
+def rot90(m, k=1, axes=(0, 1)):
+    """Rotate by 90 degrees ``k`` times in the plane of ``axes`` (from the first towards the
+    second).
+
+    Examples
+    --------
+    >>> import kompute_ml as km
+    >>> km.rot90(km.asarray([[1, 2], [3, 4]])).numpy()
+    array([[2, 4],
+           [1, 3]], dtype=int32)
+    """
+    x = _arr(m)
+    axes = tuple(axes)
+    if len(axes) != 2:
+        raise ValueError("len(axes) must be 2.")
+    if axes[0] == axes[1] or builtins.abs(axes[0] - axes[1]) == x.ndim:
+        raise ValueError("Axes must be different.")
+    if not all(-x.ndim <= a < x.ndim for a in axes):
+        raise ValueError(f"Axes={axes} out of range for array of ndim={x.ndim}.")
+    a0, a1 = (_axis(a, x.ndim) for a in axes)
+    k = operator.index(k) % 4
+    if k == 0:
+        return x.copy()
+    if k == 2:
+        return flip(flip(x, axis=a0), axis=a1)
+    order = list(range(x.ndim))
+    order[a0], order[a1] = order[a1], order[a0]
+    if k == 1:
+        return flip(x, axis=a1).transpose(order)
+    return flip(x.transpose(order), axis=a1)
+
+
+# ---- diagonals ------------------------------------------------------------------------------------
+
+def diag(v, k=0):
+    """The ``k``-th diagonal of a 2-D array, or a 2-D array with the 1-D ``v`` on its ``k``-th
+    diagonal (zeros elsewhere).
+
+    Examples
+    --------
+    >>> import kompute_ml as km
+    >>> km.diag(km.asarray([1, 2])).numpy()
+    array([[1, 0],
+           [0, 2]], dtype=int32)
+    """
+    x = _arr(v)
+    k = operator.index(k)
+    if x.ndim == 2:
+        return diagonal(x, k)
+    if x.ndim != 1:
+        raise ValueError("Input must be 1- or 2-d.")
+    n = x.shape[0] + builtins.abs(k)
+    out = _a.zeros((n, n), x.dtype, x.device)
+    # v's elements land n + 1 apart, from (0, k) or (-k, 0)
+    scatter(x, out, k if k >= 0 else -k * n, [n + 1])
+    return out
+
+
+def diagonal(a, offset=0, axis1=0, axis2=1):
+    """The ``offset``-th diagonals of the planes of ``axis1`` and ``axis2``: those axes
+    removed, the diagonal last (numpy's ``diagonal``; a copy, never a view).
+
+    Examples
+    --------
+    >>> import kompute_ml as km
+    >>> km.diagonal(km.asarray([[1, 2], [3, 4]])).numpy()
+    array([1, 4], dtype=int32)
+    """
+    x = _arr(a)
+    if x.ndim < 2:
+        raise ValueError("diag requires an array of at least two dimensions")
+    i, j = _axis(axis1, x.ndim), _axis(axis2, x.ndim)
+    if i == j:
+        raise ValueError("axis1 and axis2 cannot be the same")
+    offset = operator.index(offset)
+    y = moveaxis(x, (i, j), (-2, -1)) if (i, j) != (x.ndim - 2, x.ndim - 1) else x
+    n, m = y.shape[-2:]
+    length = builtins.max(0, builtins.min(n, m - offset) if offset >= 0 else
+                          builtins.min(n + offset, m))
+    if length == 0 or y.size == 0:
+        return _a.empty(y.shape[:-2] + (length,), x.dtype, x.device)
+    start = offset if offset >= 0 else -offset * m
+    # the diagonal's flat offsets in each plane: start, start + m + 1, ... (made on the device)
+    idx = _a.arange(start, start + length * (m + 1), m + 1, device=x.device)
+    return take(y.reshape(y.shape[:-2] + (n * m,)), idx, axis=y.ndim - 2)
