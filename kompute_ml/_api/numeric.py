@@ -47,7 +47,8 @@ def _on(*xs):
 
 def _np_dtype(fn, *dtypes, device):
     """The dtype numpy's ``fn`` gives for inputs of ``dtypes``, on ``device``."""
-    return device_dtype(fn(*(np.zeros(0, d) for d in dtypes)).dtype, device)
+    res = fn(*(np.zeros(0, d) for d in dtypes))
+    return device_dtype(res if isinstance(res, np.dtype) else res.dtype, device)
 
 
 def _floating(x):
@@ -143,7 +144,14 @@ def round(a, decimals=0, out=None):
     _no_out("round", out)
     x = _arr(a)
     decimals = operator.index(decimals)
-    if x.dtype == BOOL or (decimals >= 0 and not _floating(x)):
+    if x.dtype == BOOL:
+        # numpy: bool rounds as a float (float16 there, float32 here); decimals would need a
+        # bool output of the scaling, which numpy refuses
+        if decimals:
+            raise TypeError("round: cannot scale a bool array by 10**decimals (numpy's "
+                            "casting rule 'same_kind')")
+        return x.astype(FLOAT32)
+    if decimals >= 0 and not _floating(x):
         return x.copy()
     if _floating(x):
         if decimals == 0:

@@ -351,7 +351,7 @@ def _functions():
     f.update({getattr(np, name): getattr(mod, name) for mod in (shaping, numeric)
               for name in mod.__all__ if name not in _NOT_DISPATCHED and hasattr(np, name)})
     if hasattr(np, "concat"):                  # numpy >= 2
-        f[np.concat] = _concatenate
+        f[np.concat] = shaping.concatenate
         f[np.permute_dims] = lambda a, axes=None: _transpose(a, axes)
     return f
 

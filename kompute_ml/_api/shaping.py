@@ -194,6 +194,8 @@ def _split_points(n, indices_or_sections, strict):
         except TypeError:
             raise TypeError(f"indices_or_sections must be an int or a sequence of ints, got "
                             f"{type(indices_or_sections).__name__}") from None
+        if strict and sections == 0:
+            raise ZeroDivisionError("integer modulo by zero")       # numpy's split
         if sections <= 0:
             raise ValueError("number sections must be larger than 0.")
         if strict and n % sections:

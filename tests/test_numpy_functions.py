@@ -1,0 +1,623 @@
+"""numpy's functions beyond the Array API (_api/shaping.py, _api/numeric.py) against numpy.
+
+Each case runs numpy on host data, then ``km.<name>`` on the same data as Arrays and numpy's
+own ``np.<name>`` on those Arrays (through ``__array_function__`` / ``__array_ufunc__``): both
+must give an Array (or numpy's Python scalar) with numpy's values, shape and dtype mapped onto
+kompute_ml's (int64 -> int32; float64 stays on a device with float64, as lavapipe has).
+"""
+
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import kompute_ml as km
+from kompute_ml._array.dtypes import device_dtype
+
+DTYPES = [np.float32, np.float64, np.int32, np.uint32, np.bool_]
+NUMERIC = [np.float32, np.float64, np.int32, np.uint32]
+FLOATS = [np.float32, np.float64]
+SHAPES = [(), (0,), (1,), (7,), (3, 5), (2, 0, 3), (2, 3, 4), (70001,)]
+BIG = 70001                    # past one workgroup grid of the scans and reductions
+
+
+def _dev():
+    return km.get_device()
+
+
+def data(shape, dtype, *, seed=0, special=False, low=None, high=None):
+    """Random host data of ``shape`` and ``dtype`` (``special``: NaNs and infinities mixed in)."""
+    return np.asarray(_data(shape, dtype, seed, special, low, high))
+
+
+def _data(shape, dtype, seed, special, low, high):
+    rng = np.random.default_rng([seed, len(shape), *shape, np.dtype(dtype).num])
+    dt = np.dtype(dtype)
+    if dt.kind == "b":
+        return rng.random(shape) < 0.5
+    if dt.kind in "iu":
+        lo = (0 if dt.kind == "u" else -50) if low is None else low
+        return rng.integers(lo, 50 if high is None else high, shape).astype(dt)
+    x = np.asarray(rng.standard_normal(shape) * 10).astype(dt)
+    if low is not None:
+        x = np.asarray(rng.uniform(low, high, shape)).astype(dt)
+    if special and x.size:
+        flat = x.reshape(-1)
+        picks = rng.integers(0, flat.size, builtins_max(1, flat.size // 5))
+        flat[picks] = rng.choice(np.array([np.nan, np.inf, -np.inf], dt), picks.size)
+    return x
+
+
+def builtins_max(a, b):
+    return a if a > b else b
+
+
+def _to_km(v):
+    if isinstance(v, np.ndarray):
+        return km.asarray(v)
+    if isinstance(v, (list, tuple)):
+        return type(v)(_to_km(e) for e in v)
+    return v
+
+
+def reference(name, *args, **kw):
+    """numpy's result, or the exception type it raises."""
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        try:
+            return getattr(np, name)(*args, **kw)
+        except (ValueError, TypeError, ZeroDivisionError, IndexError) as exc:
+            # the built-in class numpy's error derives from (UFuncTypeError is a TypeError)
+            return next(t for t in (ZeroDivisionError, TypeError, ValueError, IndexError)
+                        if isinstance(exc, t))
+
+
+def assert_matches(res, exp, *, rtol, atol):
+    if isinstance(exp, (tuple, list)):
+        assert isinstance(res, (tuple, list)) and len(res) == len(exp), (res, exp)
+        for r, e in zip(res, exp):
+            assert_matches(r, e, rtol=rtol, atol=atol)
+        return
+    if isinstance(exp, (bool, int)) and not isinstance(exp, np.generic):
+        assert type(res) is type(exp) and res == exp, (res, exp)
+        return
+    assert isinstance(res, km.Array), type(res)
+    exp = np.asarray(exp)
+    assert res.shape == exp.shape, (res.shape, exp.shape)
+    assert res.dtype == device_dtype(exp.dtype, _dev()), (res.dtype, exp.dtype)
+    got = res.numpy()
+    if exp.dtype.kind == "f":
+        np.testing.assert_allclose(got, exp.astype(got.dtype), rtol=rtol, atol=atol,
+                                   equal_nan=True)
+    else:
+        np.testing.assert_array_equal(got, exp.astype(got.dtype))
+
+
+def check(name, *args, rtol=None, atol=0.0, **kw):
+    """``km.<name>`` and ``np.<name>`` on Arrays give numpy's result (or numpy's error)."""
+    exp = reference(name, *args, **kw)
+    kargs = [_to_km(a) for a in args]
+    kkw = {k: _to_km(v) for k, v in kw.items()}
+    if rtol is None:
+        f32 = any(np.asarray(a).dtype == np.float32 for a in _leaves(args))
+        rtol = 2e-5 if f32 else 1e-11
+    for fn in (getattr(km, name), getattr(np, name)):
+        if isinstance(exp, type):
+            with pytest.raises(exp):
+                fn(*kargs, **kkw)
+        else:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", DeprecationWarning)
+                res = fn(*kargs, **kkw)
+            assert_matches(res, exp, rtol=rtol, atol=atol)
+    return exp
+
+
+def _leaves(args):
+    for a in args:
+        if isinstance(a, (list, tuple)):
+            yield from _leaves(a)
+        elif isinstance(a, np.ndarray):
+            yield a
+
+
+ids = {"ids": lambda v: np.dtype(v).name if isinstance(v, type) else str(v)}
+
+
+# ---- stacking --------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", DTYPES, **ids)
+@pytest.mark.parametrize("shape", SHAPES, ids=str)
+def test_concatenate(shape, dtype):
+    a, b = data(shape, dtype), data(shape, dtype, seed=1)
+    for axis in (0, -1, None):
+        check("concatenate", [a, b], axis=axis)
+
+
+def test_concatenate_mixed_dtypes_and_dtype_keyword():
+    a, b = data((3, 4), np.int32), data((2, 4), np.float32)
+    assert check("concatenate", [a, b]).dtype == np.float64
+    check("concatenate", [a, a], dtype=np.float32)
+    check("concatenate", [b, b], dtype=np.int32)        # float -> int: not same_kind
+    check("concatenate", [a, data((3, 5), np.int32)])   # other dims differ
+    check("concatenate", [a, data((3,), np.int32)])     # ndim differs
+
+
+@pytest.mark.parametrize("name", ["hstack", "vstack", "dstack", "column_stack"])
+@pytest.mark.parametrize("dtype", DTYPES, **ids)
+@pytest.mark.parametrize("shape", [(), (1,), (7,), (3, 5), (2, 3, 4), (0, 3), (BIG,)], ids=str)
+def test_stacks(name, shape, dtype):
+    check(name, [data(shape, dtype), data(shape, dtype, seed=1), data(shape, dtype, seed=2)])
+
+
+def test_stacks_refuse_what_numpy_refuses():
+    check("hstack", [data((2, 3), np.float32), data((3, 3), np.float32)])
+    check("vstack", [data((2, 3), np.float32), data((2, 4), np.float32)])
+    with pytest.raises(TypeError):
+        km.hstack(km.asarray([1, 2]))           # not a sequence of arrays
+    with pytest.raises(TypeError):
+        km.vstack(x for x in [km.asarray([1])])
+
+
+@pytest.mark.parametrize("name", ["atleast_1d", "atleast_2d", "atleast_3d"])
+@pytest.mark.parametrize("shape", [(), (0,), (4,), (2, 3), (2, 3, 4), (1, 2, 3, 4)], ids=str)
+def test_atleast(name, shape):
+    x = data(shape, np.float32)
+    check(name, x)
+    check(name, x, data((5,), np.int32))
+
+
+# ---- splitting -------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", DTYPES, **ids)
+@pytest.mark.parametrize("shape", [(0,), (1,), (7,), (6, 4), (4, 6, 2), (BIG,)], ids=str)
+def test_split_family(shape, dtype):
+    x = data(shape, dtype)
+    n = shape[0]
+    for sections in (1, 2, 3, 7):
+        check("array_split", x, sections)
+        check("split", x, sections)                   # ValueError where it does not divide
+    check("split", x, [1, 3, n + 2])
+    check("array_split", x, [-2, 1])
+    check("split", x, 0)
+    if len(shape) > 1:
+        check("array_split", x, 3, axis=-1)
+    for name in ("hsplit", "vsplit", "dsplit"):
+        check(name, x, 2)
+        check(name, x, [1])
+
+
+def test_split_of_0d_and_bad_sections():
+    check("hsplit", np.float32(3.0) * np.ones((), np.float32), 1)
+    with pytest.raises(TypeError):
+        km.split(km.arange(4), 2.5)
+
+
+# ---- shape and order -------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", DTYPES, **ids)
+@pytest.mark.parametrize("shape", SHAPES, ids=str)
+def test_ravel_copy(shape, dtype):
+    x = data(shape, dtype)
+    for order in ("C", "F", "A", "K"):
+        check("ravel", x, order=order)
+    check("ravel", x, order="Z")
+    check("copy", x)
+    res = km.copy(km.asarray(x))
+    assert isinstance(res, km.Array)
+
+
+def test_copy_is_a_new_array():
+    a = km.asarray([1.0, 2.0])
+    b = np.copy(a)
+    assert b is not a and isinstance(b, km.Array)
+    a[0] = 5.0
+    assert b.numpy().tolist() == [1.0, 2.0]
+
+
+@pytest.mark.parametrize("dtype", DTYPES, **ids)
+@pytest.mark.parametrize("shape", [(), (7,), (3, 5), (2, 3, 4), (2, 0, 3)], ids=str)
+def test_swap_flip_rot(shape, dtype):
+    x = data(shape, dtype)
+    check("swapaxes", x, 0, -1)
+    check("swapaxes", x, 0, 5)                        # AxisError (a ValueError and IndexError)
+    check("fliplr", x)
+    check("flipud", x)
+    for k in (-1, 0, 1, 2, 3, 5):
+        check("rot90", x, k)
+    check("rot90", x, 1, axes=(1, 0))
+    check("rot90", x, 1, axes=(-1, 0))
+    check("rot90", x, 1, axes=(0, 0))
+    check("rot90", x, 1, axes=(0, 1, 2))
+
+
+# ---- diagonals ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", DTYPES, **ids)
+def test_diag_diagonal_trace(dtype):
+    for shape in [(4,), (0,), (3, 5), (5, 3), (0, 3), (2, 3, 4), (), (300, 300)]:
+        x = data(shape, dtype)
+        for k in (-4, -1, 0, 2, 7):
+            check("diag", x, k)
+            if x.ndim >= 2:
+                check("diagonal", x, k)
+                check("diagonal", x, k, 2, 0)
+                check("trace", x, k)
+                check("trace", x, k, 1, 2)
+        check("diagonal", x, 0, 1, 1)
+
+
+def test_trace_dtype():
+    x = data((4, 4), np.float32)
+    check("trace", x, dtype=np.float64)
+    check("trace", data((4, 4), np.bool_))
+
+
+# ---- min/max, rounding, angles ---------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", ["amax", "amin", "ptp"])
+@pytest.mark.parametrize("dtype", DTYPES, **ids)
+@pytest.mark.parametrize("shape", SHAPES, ids=str)
+def test_extremes(name, shape, dtype):
+    x = data(shape, dtype, special=True)
+    check(name, x)
+    for axis in (0, -1, (0, -1)):
+        if len(shape) >= 1:
+            check(name, x, axis=axis, keepdims=True)
+    if name != "ptp" and dtype != np.bool_:
+        check(name, x, initial=3)
+
+
+@pytest.mark.parametrize("dtype", NUMERIC + [np.bool_], **ids)
+@pytest.mark.parametrize("shape", [(), (7,), (3, 5), (BIG,)], ids=str)
+def test_round(shape, dtype):
+    x = data(shape, dtype, high=100000 if dtype in (np.int32, np.uint32) else None)
+    if dtype != np.bool_:
+        x = np.asarray(x * np.asarray(37, dtype))
+    for decimals in (-3, -1, 0, 1, 3):
+        check("round", x, decimals)
+        check("around", x, decimals=decimals)
+
+
+def test_round_halves_to_even():
+    check("round", np.array([0.5, 1.5, 2.5, -0.5, -2.5, 0.25, 0.35], np.float64), 1)
+    check("round", np.array([150, 250, -150, -250, 149, 151, 50, -50], np.int32), -2)
+    check("round", np.array([5, 15, 25, 4294967290], np.uint32), -1)
+    check("round", np.array([2000000000, -7], np.int32), -10)
+
+
+@pytest.mark.parametrize("name", ["deg2rad", "rad2deg", "radians", "degrees"])
+@pytest.mark.parametrize("dtype", DTYPES, **ids)
+def test_angles(name, dtype):
+    for shape in [(), (7,), (BIG,)]:
+        x = data(shape, dtype, special=True)
+        if dtype == np.bool_:
+            # numpy computes bools in float16; ours in float32 (float16's closest dtype here)
+            exp = getattr(np, name)(x.astype(np.float32))
+            for fn in (getattr(km, name), getattr(np, name)):
+                assert_matches(fn(km.asarray(x)), exp, rtol=1e-6, atol=0)
+        else:
+            check(name, x)
+
+
+@pytest.mark.parametrize("dtype", NUMERIC, **ids)
+def test_mod(dtype):
+    a = data((BIG,), dtype)
+    b = data((BIG,), dtype, low=1, high=9)
+    exp = np.mod(a, b)
+    for fn in (km.mod, np.mod):
+        assert_matches(fn(km.asarray(a), km.asarray(b)), exp, rtol=1e-6, atol=1e-6)
+
+
+# ---- comparisons -----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", DTYPES, **ids)
+@pytest.mark.parametrize("shape", [(), (0,), (7,), (3, 5), (BIG,)], ids=str)
+def test_isclose_allclose(shape, dtype):
+    a = data(shape, dtype, special=True)
+    b = a.copy()
+    if a.dtype.kind == "f" and a.size:
+        b = (a * (1 + np.asarray(3e-6, a.dtype))).astype(a.dtype)
+        b.reshape(-1)[::3] += np.asarray(1, a.dtype)
+    for kw in ({}, {"equal_nan": True}, {"rtol": 0.0, "atol": 0.5}):
+        check("isclose", a, b, **kw)
+        check("allclose", a, b, **kw)
+        check("allclose", a, a, **kw)
+    check("isclose", a, np.float64(1.0))
+
+
+def test_isclose_infinities_and_mixed_dtypes():
+    a = np.array([np.inf, -np.inf, np.inf, np.nan, 1.0, 0.0], np.float32)
+    b = np.array([np.inf, np.inf, 1e30, np.nan, 1.0 + 1e-9, 1e-9], np.float32)
+    check("isclose", a, b)
+    check("isclose", a, b, equal_nan=True)
+    check("isclose", data((9,), np.int32), data((9,), np.float32))
+    check("isclose", data((9,), np.uint32), data((9,), np.uint32, seed=1))   # no wrap-around
+    check("isclose", data((3, 1), np.float32), data((4,), np.float32))
+    check("isclose", data((3,), np.float32), data((4,), np.float32))
+
+
+@pytest.mark.parametrize("dtype", DTYPES, **ids)
+def test_array_equal_equiv(dtype):
+    a = data((3, 5), dtype, special=True)
+    check("array_equal", a, a)
+    check("array_equal", a, a, equal_nan=True)
+    check("array_equal", a, a[:, :4])
+    check("array_equal", a, ~a if dtype == np.bool_ else a + np.asarray(1, dtype))
+    check("array_equiv", a, a[:1])
+    check("array_equiv", a[:1], a[:1])
+    check("array_equiv", a, a[:, :2])
+    check("array_equal", data((BIG,), dtype), data((BIG,), dtype))
+
+
+@pytest.mark.parametrize("dtype", DTYPES, **ids)
+@pytest.mark.parametrize("shape", [(), (0,), (9,), (BIG,)], ids=str)
+def test_nan_to_num(shape, dtype):
+    x = data(shape, dtype, special=True)
+    check("nan_to_num", x)
+    check("nan_to_num", x, nan=-1.5, posinf=7.0, neginf=-7.0)
+
+
+def test_nan_to_num_in_place():
+    x = km.asarray([np.nan, np.inf, 1.0])
+    res = km.nan_to_num(x, copy=False)
+    assert res is x
+    np.testing.assert_array_equal(x.numpy(), np.nan_to_num(np.array([np.nan, np.inf, 1.0],
+                                                                    np.float32)))
+
+
+@pytest.mark.parametrize("dtype", DTYPES, **ids)
+@pytest.mark.parametrize("shape", [(), (0,), (7,), (3, 5), (BIG,)], ids=str)
+def test_isin(shape, dtype):
+    x = data(shape, dtype, special=True, low=-5 if dtype != np.uint32 else 0, high=5)
+    if x.dtype.kind == "f":
+        x = np.round(x)
+    test = np.array([0, 1, 3, -2, 4, 4], np.float64).astype(dtype)
+    check("isin", x, test)
+    check("isin", x, test, invert=True)
+    check("isin", x, test[:0])
+    check("isin", x, data((3, 2), np.int32, low=-3, high=3))   # mixed dtypes, 2-D test
+
+
+def test_isin_nan_and_signed_zero():
+    check("isin", np.array([np.nan, 0.0, -0.0, 1.0], np.float32),
+          np.array([np.nan, -0.0], np.float32))
+    check("isin", np.array([1, 2], np.int32), np.array([1], np.int32), kind="bogus")
+
+
+# ---- selection and indices -------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", DTYPES, **ids)
+@pytest.mark.parametrize("shape", [(), (0,), (7,), (3, 5), (2, 3, 4), (BIG,)], ids=str)
+def test_flatnonzero_argwhere(shape, dtype):
+    x = data(shape, dtype)
+    check("flatnonzero", x)
+    check("argwhere", x)
+
+
+def test_argwhere_0d():
+    check("argwhere", np.array(5.0, np.float32))
+    check("argwhere", np.array(0, np.int32))
+
+
+@pytest.mark.parametrize("dtype", NUMERIC, **ids)
+def test_select(dtype):
+    for shape in [(7,), (3, 5), (BIG,)]:
+        x = data(shape, dtype)
+        y = data(shape, dtype, seed=1)
+        conds = [x > 10, (x < 5) & (y > 0), y == x]
+        check("select", conds, [x, y, x * 2])
+        check("select", conds, [x, y, x * 2], default=7)
+        check("select", [x > 10], [3])                       # a scalar choice broadcasts
+        check("select", [x > 10, y > 5], [x, data(shape[-1:], np.float32)], default=0.5)
+
+
+def test_select_errors():
+    x = data((4,), np.float32)
+    check("select", [x > 0], [x, x])                      # lengths differ
+    check("select", [], [])
+    check("select", [x], [x])                             # a condition that is not bool
+
+
+def test_unravel_index():
+    shape = (7, 5, 3)
+    idx = data((50,), np.int32, low=0, high=105)
+    check("unravel_index", idx, shape)
+    check("unravel_index", idx, shape, order="F")
+    check("unravel_index", idx.astype(np.uint32), shape)
+    check("unravel_index", data((BIG,), np.int32, low=0, high=BIG), (BIG,))
+    check("unravel_index", np.array([105], np.int32), shape)       # out of bounds
+    check("unravel_index", np.array([-1], np.int32), shape)
+    check("unravel_index", np.array([1.0], np.float32), shape)     # not integers
+    assert km.unravel_index(17, shape) == (1, 0, 2)
+    check("unravel_index", np.zeros((0,), np.int32), shape)
+
+
+# ---- running and nan-ignoring reductions ------------------------------------------------------------
+
+@pytest.mark.parametrize("name", ["cumsum", "cumprod"])
+@pytest.mark.parametrize("dtype", DTYPES, **ids)
+@pytest.mark.parametrize("shape", [(), (0,), (7,), (3, 5), (2, 3, 4), (BIG,)], ids=str)
+def test_cumulative(name, shape, dtype):
+    if name == "cumprod":        # factors near one: no overflow, and numpy's int64 equals ours
+        x = data(shape, dtype, low=0.99, high=1.01) if dtype in FLOATS else \
+            data(shape, dtype, low=0 if dtype == np.uint32 else -1, high=2)
+        if dtype in (np.int32, np.uint32) and x.size > 40:
+            x = np.where(np.arange(x.size).reshape(shape) % 50 == 0, x, 1).astype(dtype)
+    else:
+        x = data(shape, dtype, low=0.0, high=1.0) if dtype in FLOATS else data(shape, dtype)
+    rtol = 1e-4 if dtype == np.float32 else 1e-10
+    check(name, x, rtol=rtol)
+    for axis in range(-len(shape), len(shape)):
+        check(name, x, axis=axis, rtol=rtol)
+    check(name, x, dtype=np.float32, rtol=1e-4)
+    if shape:
+        check(name, x, axis=len(shape))
+
+
+NAN_REDUCTIONS = ["nansum", "nanmean", "nanmax", "nanmin", "nanstd", "nanvar", "nanprod"]
+
+
+@pytest.mark.parametrize("name", NAN_REDUCTIONS)
+@pytest.mark.parametrize("dtype", NUMERIC + [np.bool_], **ids)
+@pytest.mark.parametrize("shape", [(), (1,), (7,), (3, 5), (2, 3, 4), (BIG,)], ids=str)
+def test_nan_reductions(name, shape, dtype):
+    if name == "nanprod":
+        x = data(shape, dtype, low=0.95, high=1.05) if dtype in FLOATS else \
+            data(shape, dtype, low=0 if dtype == np.uint32 else -1, high=2)
+        if x.size > 30 and dtype not in FLOATS:
+            x = np.where(np.arange(x.size).reshape(shape) % 40 == 0, x, 1).astype(dtype)
+    else:
+        x = data(shape, dtype)
+    if x.dtype.kind == "f" and x.size:
+        x.reshape(-1)[::4] = np.nan
+    if dtype == np.bool_ and name in ("nanstd", "nanvar"):
+        x = x.astype(np.int32)
+    rtol = 1e-4 if dtype == np.float32 else 1e-9
+    check(name, x, rtol=rtol, atol=1e-6)
+    for axis in (0, -1, (0, -1)):
+        if shape:
+            check(name, x, axis=axis, rtol=rtol, atol=1e-6)
+            check(name, x, axis=axis, keepdims=True, rtol=rtol, atol=1e-6)
+
+
+@pytest.mark.parametrize("name", NAN_REDUCTIONS + ["nanargmax", "nanargmin"])
+def test_nan_reductions_all_nan_slices(name):
+    x = data((4, 6), np.float32)
+    x[1] = np.nan
+    x[:, 2] = np.nan
+    x[3, 4] = -np.inf
+    for axis in (None, 0, 1):
+        check(name, x, axis=axis, atol=1e-6)
+    check(name, np.full((3,), np.nan, np.float32))
+
+
+@pytest.mark.parametrize("name", ["nanargmax", "nanargmin"])
+@pytest.mark.parametrize("dtype", DTYPES, **ids)
+@pytest.mark.parametrize("shape", [(), (0,), (7,), (3, 5), (2, 3, 4), (BIG,)], ids=str)
+def test_nan_arg(name, shape, dtype):
+    x = data(shape, dtype, special=dtype in FLOATS)
+    if x.dtype.kind == "f" and x.size > 2:
+        x.reshape(-1)[1] = -np.inf if name == "nanargmax" else np.inf  # ties with nan fills
+    check(name, x)
+    for axis in range(-len(shape), len(shape)):
+        check(name, x, axis=axis)
+        check(name, x, axis=axis, keepdims=True)
+
+
+def test_nan_reduction_options():
+    x = data((5, 4), np.float32)
+    x[0, 0] = np.nan
+    check("nanvar", x, ddof=1, axis=0)
+    check("nanstd", x, correction=1)
+    check("nanvar", x, ddof=1, correction=1)
+    check("nansum", x, dtype=np.float64)
+    check("nanmean", x, dtype=np.float64)
+    check("nanvar", np.array([1.0, np.nan], np.float32), ddof=1)      # dof 0: nan
+
+
+# ---- statistics -------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", NUMERIC + [np.bool_], **ids)
+def test_average(dtype):
+    x = data((4, 5), dtype)
+    w = data((4, 5), np.float32, low=0.5, high=2.0)
+    check("average", x)
+    check("average", x, axis=1)
+    check("average", x, axis=(0, 1), keepdims=True)
+    check("average", x, weights=w)
+    check("average", x, axis=0, weights=w, returned=True)
+    check("average", x, axis=1, weights=w[0], returned=True)
+    check("average", x, axis=(1, 0), weights=w.T.copy())
+    check("average", x, weights=w[0])                            # shapes differ, no axis
+    check("average", x, axis=1, weights=w[:, 0])                 # wrong length
+    check("average", x, axis=0, weights=np.zeros((4, 5), np.float32))   # sum to zero
+    check("average", data((BIG,), dtype), weights=data((BIG,), np.float64, low=0, high=1))
+    check("average", x, returned=True)
+
+
+@pytest.mark.parametrize("dtype", NUMERIC, **ids)
+def test_cov_corrcoef(dtype):
+    m = data((3, 40), dtype)
+    y = data((2, 40), dtype, seed=1)
+    for name in ("cov", "corrcoef"):
+        check(name, m, atol=1e-9)
+        check(name, m, rowvar=False, atol=1e-9)
+        check(name, m, y, atol=1e-9)
+        check(name, m.T.copy(), y.T.copy(), rowvar=False, atol=1e-9)
+        check(name, m[0], atol=1e-9)
+        check(name, m[0], m[1], atol=1e-9)
+        check(name, data((2, 2, 2), dtype))
+    check("cov", m, bias=True)
+    check("cov", m, ddof=3)
+    check("cov", m, ddof=1.5)
+    check("cov", m, dtype=np.float32, rtol=1e-5)
+    check("cov", data((2, BIG), dtype))
+
+
+# ---- products and creation --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", DTYPES, **ids)
+def test_outer_kron(dtype):
+    for sa, sb in [((3,), (4,)), ((2, 3), (4,)), ((), (3,)), ((0,), (3,)), ((2, 2), (3, 1, 2)),
+                   ((), ())]:
+        a, b = data(sa, dtype), data(sb, dtype, seed=1)
+        check("outer", a, b)
+        check("kron", a, b)
+    check("outer", data((300,), dtype), data((250,), dtype))
+    check("kron", data((300,), dtype), data((250,), dtype))
+
+
+@pytest.mark.parametrize("dtype", NUMERIC, **ids)
+def test_cross(dtype):
+    for sa, sb in [((3,), (3,)), ((5, 3), (3,)), ((4, 1, 3), (2, 3)), ((5, 2), (5, 3)),
+                   ((5, 3), (5, 2)), ((5, 2), (2,)), ((BIG, 3), (BIG, 3))]:
+        a, b = data(sa, dtype, high=20), data(sb, dtype, seed=1, high=20)
+        check("cross", a, b)
+    a, b = data((3, 4), dtype, high=20), data((4, 3), dtype, seed=1, high=20)
+    check("cross", a, b, axisa=0, axisb=1)
+    check("cross", a, b, axisa=0, axisb=1, axisc=0)
+    check("cross", data((3, 5), dtype), data((3, 5), dtype, seed=1), axis=0)
+    check("cross", data((4,), dtype), data((3,), dtype))
+    check("cross", data((3,), np.bool_), data((3,), np.bool_))
+
+
+@pytest.mark.parametrize("dtype", [None] + DTYPES, **ids)
+def test_identity_logspace(dtype):
+    for n in (0, 1, 5, 300):
+        res = km.identity(n, dtype)
+        exp = np.identity(n, np.float32 if dtype is None else dtype)
+        assert_matches(res, exp, rtol=0, atol=0)
+    if dtype != np.bool_:
+        for args, kw in [((0, 2, 5), {}), ((1, -1, 7), {"endpoint": False}),
+                         ((0, 3, 4), {"base": 2.0}), ((0, 1, 0), {})]:
+            exp = np.logspace(*args, **kw).astype(np.float32 if dtype is None else dtype)
+            assert_matches(km.logspace(*args, dtype=dtype, **kw), exp, rtol=1e-6, atol=0)
+
+
+# ---- property test: stacking and splitting round trip ------------------------------------------------
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(shape=st.lists(st.integers(0, 6), min_size=1, max_size=3),
+       dtype=st.sampled_from(DTYPES), sections=st.integers(1, 4), data_seed=st.integers(0, 9))
+def test_array_split_concatenate_round_trip(shape, dtype, sections, data_seed):
+    x = data(tuple(shape), dtype, seed=data_seed)
+    axis = data_seed % len(shape)
+    pieces = km.array_split(km.asarray(x), sections, axis=axis)
+    exp = np.array_split(x, sections, axis=axis)
+    assert_matches(pieces, exp, rtol=0, atol=0)
+    assert_matches(km.concatenate(pieces, axis=axis), x, rtol=0, atol=0)
+
+
+def test_every_new_function_dispatches_from_numpy():
+    """Each numpy function added here is in the __array_function__ table (or a ufunc)."""
+    from kompute_ml._api import numeric, protocols, shaping
+    table = protocols._functions()
+    for mod in (shaping, numeric):
+        for name in mod.__all__:
+            fn = getattr(np, name, None)
+            if fn is None or name in ("identity", "logspace"):
+                continue
+            assert isinstance(fn, np.ufunc) or table.get(fn) is getattr(mod, name), name
