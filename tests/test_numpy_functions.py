@@ -557,6 +557,26 @@ def test_cov_corrcoef(dtype):
     check("cov", data((2, BIG), dtype))
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32], **ids)
+def test_cov_weights(dtype):
+    m = data((3, 40), dtype)
+    f = data((40,), np.int32, low=0, high=4)
+    a = data((40,), np.float64, low=0.1, high=2.0)
+    for kw in ({"fweights": f}, {"aweights": a}, {"fweights": f, "aweights": a},
+               {"fweights": f, "aweights": a, "ddof": 0}, {"aweights": a, "bias": True},
+               {"fweights": f, "ddof": 40 * 4}):
+        check("cov", m, atol=1e-9, **kw)
+    check("cov", m, fweights=f + 0.5)                        # not integers
+    check("cov", m, fweights=-f)                             # negative
+    check("cov", m, aweights=-a)
+    check("cov", m, fweights=np.zeros(40, np.int32))         # sum to zero
+    for bad in (f[:5], np.stack([f, f])):
+        with pytest.raises(RuntimeError):                    # numpy's error for these
+            np.cov(m, fweights=bad)
+        with pytest.raises(RuntimeError):
+            km.cov(km.asarray(m), fweights=km.asarray(bad))
+
+
 # ---- products and creation --------------------------------------------------------------------------
 
 @pytest.mark.parametrize("dtype", DTYPES, **ids)
@@ -621,3 +641,14 @@ def test_every_new_function_dispatches_from_numpy():
             if fn is None or name in ("identity", "logspace"):
                 continue
             assert isinstance(fn, np.ufunc) or table.get(fn) is getattr(mod, name), name
+
+
+def test_docstring_examples():
+    """Every new public function has an Example, and the Examples run."""
+    import doctest
+    from kompute_ml._api import numeric, shaping
+    for mod in (shaping, numeric):
+        for name in mod.__all__:
+            assert ">>> " in (getattr(mod, name).__doc__ or ""), name
+        result = doctest.testmod(mod, optionflags=doctest.NORMALIZE_WHITESPACE)
+        assert result.attempted > 0 and result.failed == 0, (mod.__name__, result)

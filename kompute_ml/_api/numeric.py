@@ -715,6 +715,8 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
     """The covariance matrix of the variables in the rows of ``m`` (columns if not
     ``rowvar``), and of ``y``'s: centred on the device, then one device matmul. The dtype is
     numpy's, float64 for float32 input too (float32 on a device without float64).
+    ``fweights`` (integer counts) and ``aweights`` weigh the observations; numpy's checks of
+    their values read back one small vector of flags.
 
     Examples
     --------
@@ -724,8 +726,6 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
     """
     if ddof is not None and ddof != int(ddof):
         raise ValueError("ddof must be integer")
-    if fweights is not None or aweights is not None:
-        raise TypeError("cov: fweights= and aweights= are not supported on kompute_ml arrays")
     x, yy = _on(m, y) if y is not None else (_arr(m), None)
     if x.ndim > 2:
         raise ValueError("m has more than 2 dimensions")
@@ -748,11 +748,56 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
         X = _m.concat([X, Y], axis=0)
     if ddof is None:
         ddof = 0 if bias else 1
-    fact = builtins.max(X.shape[1] - ddof, 0)
-    Xc = X - _m.mean(X, axis=1, keepdims=True)
-    c = _a.matmul(Xc, Xc.T)
-    c = c / fact if fact else c * math.inf      # numpy: divides by 0 (and warns)
+    if fweights is None and aweights is None:
+        fact = builtins.max(X.shape[1] - ddof, 0)
+        Xc = X - _m.mean(X, axis=1, keepdims=True)
+        c = _a.matmul(Xc, Xc.T)
+        c = c / fact if fact else c * math.inf      # numpy: divides by 0 (and warns)
+    else:
+        c = _weighted_cov(X, ddof, fweights, aweights)
     return c.reshape(tuple(s for s in c.shape if s != 1))
+
+
+def _observation_weights(w, n, name, dt, device):
+    w = _arr(w, device).astype(dt, copy=False)
+    if w.ndim > 1:
+        raise RuntimeError(f"cannot handle multidimensional {name}")
+    if w.ndim == 0 or w.shape[0] != n:
+        raise RuntimeError(f"incompatible numbers of samples and {name}")
+    return w
+
+
+def _weighted_cov(X, ddof, fweights, aweights):
+    """:func:`cov` with observation weights: the weighted mean and the normalization of
+    numpy's, the flags of its value checks (and the zero sum ``average`` refuses) read back
+    together."""
+    n, dev = X.shape[1], X.device
+    f = None if fweights is None else _observation_weights(fweights, n, "fweights", X.dtype, dev)
+    a = None if aweights is None else _observation_weights(aweights, n, "aweights", X.dtype, dev)
+    w = f if a is None else a if f is None else f * a
+    w_sum = _m.sum(w)
+    false = _a.zeros((), BOOL, dev)
+    flags = _m.stack([
+        _m.any(f != _ew.round(f)) if f is not None else false,
+        _m.any(f < 0) if f is not None else false,
+        _m.any(a < 0) if a is not None else false,
+        w_sum == 0]).numpy()
+    if flags[0]:
+        raise TypeError("fweights must be integer")
+    if flags[1] or flags[2]:
+        raise ValueError(f"{'fweights' if flags[1] else 'aweights'} cannot be negative")
+    if flags[3]:
+        raise ZeroDivisionError("Weights sum to zero, can't be normalized")
+    avg = _m.sum(X * w, axis=1, keepdims=True) / w_sum
+    if ddof == 0:
+        fact = w_sum
+    elif a is None:
+        fact = w_sum - ddof
+    else:
+        fact = w_sum - ddof * _m.sum(w * a) / w_sum
+    fact = _a.where(fact <= 0, 0, fact).astype(X.dtype, copy=False)   # numpy: 0 (and warns)
+    Xc = X - avg
+    return _a.matmul(Xc, (Xc * w).T) / fact
 
 
 def _at2(x):
