@@ -36,7 +36,6 @@ __all__ = ["allclose", "amax", "amin", "argwhere", "around", "array_equal", "arr
            "select", "trace", "unravel_index"]
 
 Array = _a.Array
-mod = _a.remainder
 
 
 def _on(*xs):
@@ -171,6 +170,19 @@ def round(a, decimals=0, out=None):
 
 
 around = round
+
+
+def mod(x1, x2, /):
+    """The remainder of ``x1 / x2`` with the sign of ``x2`` (numpy's name for
+    :func:`remainder`; lazy, fused).
+
+    Examples
+    --------
+    >>> import kompute_ml as km
+    >>> km.mod(km.asarray([-3, 7]), 5).numpy().tolist()
+    [2, 2]
+    """
+    return _a.remainder(x1, x2)
 
 
 def _angle(x, factor, fn):
