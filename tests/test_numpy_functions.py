@@ -126,7 +126,7 @@ def _leaves(args):
 ids = {"ids": lambda v: np.dtype(v).name if isinstance(v, type) else str(v)}
 
 
-# ---- stacking --------------------------------------------------------------------------------------
+# ---- stacking -----------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("dtype", DTYPES, **ids)
 @pytest.mark.parametrize("shape", SHAPES, ids=str)
@@ -169,7 +169,7 @@ def test_atleast(name, shape):
     check(name, x, data((5,), np.int32))
 
 
-# ---- splitting -------------------------------------------------------------------------------------
+# ---- splitting ----------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("dtype", DTYPES, **ids)
 @pytest.mark.parametrize("shape", [(0,), (1,), (7,), (6, 4), (4, 6, 2), (BIG,)], ids=str)
@@ -195,7 +195,7 @@ def test_split_of_0d_and_bad_sections():
         km.split(km.arange(4), 2.5)
 
 
-# ---- shape and order -------------------------------------------------------------------------------
+# ---- shape and order ----------------------------------------------------------------------------
 
 @pytest.mark.parametrize("dtype", DTYPES, **ids)
 @pytest.mark.parametrize("shape", SHAPES, ids=str)
@@ -233,7 +233,7 @@ def test_swap_flip_rot(shape, dtype):
     check("rot90", x, 1, axes=(0, 1, 2))
 
 
-# ---- diagonals ------------------------------------------------------------------------------------
+# ---- diagonals ----------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("dtype", DTYPES, **ids)
 def test_diag_diagonal_trace(dtype):
@@ -255,7 +255,7 @@ def test_trace_dtype():
     check("trace", data((4, 4), np.bool_))
 
 
-# ---- min/max, rounding, angles ---------------------------------------------------------------------
+# ---- min/max, rounding, angles ------------------------------------------------------------------
 
 @pytest.mark.parametrize("name", ["amax", "amin", "ptp"])
 @pytest.mark.parametrize("dtype", DTYPES, **ids)
@@ -311,7 +311,7 @@ def test_mod(dtype):
         assert_matches(fn(km.asarray(a), km.asarray(b)), exp, rtol=1e-6, atol=1e-6)
 
 
-# ---- comparisons -----------------------------------------------------------------------------------
+# ---- comparisons --------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("dtype", DTYPES, **ids)
 @pytest.mark.parametrize("shape", [(), (0,), (7,), (3, 5), (BIG,)], ids=str)
@@ -387,7 +387,7 @@ def test_isin_nan_and_signed_zero():
     check("isin", np.array([1, 2], np.int32), np.array([1], np.int32), kind="bogus")
 
 
-# ---- selection and indices -------------------------------------------------------------------------
+# ---- selection and indices ----------------------------------------------------------------------
 
 @pytest.mark.parametrize("dtype", DTYPES, **ids)
 @pytest.mark.parametrize("shape", [(), (0,), (7,), (3, 5), (2, 3, 4), (BIG,)], ids=str)
@@ -435,7 +435,7 @@ def test_unravel_index():
     check("unravel_index", np.zeros((0,), np.int32), shape)
 
 
-# ---- running and nan-ignoring reductions ------------------------------------------------------------
+# ---- running and nan-ignoring reductions --------------------------------------------------------
 
 @pytest.mark.parametrize("name", ["cumsum", "cumprod"])
 @pytest.mark.parametrize("dtype", DTYPES, **ids)
@@ -518,7 +518,7 @@ def test_nan_reduction_options():
     check("nanvar", np.array([1.0, np.nan], np.float32), ddof=1)      # dof 0: nan
 
 
-# ---- statistics -------------------------------------------------------------------------------------
+# ---- statistics ---------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("dtype", NUMERIC + [np.bool_], **ids)
 def test_average(dtype):
@@ -577,7 +577,7 @@ def test_cov_weights(dtype):
             km.cov(km.asarray(m), fweights=km.asarray(bad))
 
 
-# ---- products and creation --------------------------------------------------------------------------
+# ---- products and creation ----------------------------------------------------------------------
 
 @pytest.mark.parametrize("dtype", DTYPES, **ids)
 def test_outer_kron(dtype):
@@ -617,7 +617,7 @@ def test_identity_logspace(dtype):
             assert_matches(km.logspace(*args, dtype=dtype, **kw), exp, rtol=1e-6, atol=0)
 
 
-# ---- property test: stacking and splitting round trip ------------------------------------------------
+# ---- property test: stacking and splitting round trip -------------------------------------------
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(shape=st.lists(st.integers(0, 6), min_size=1, max_size=3),
@@ -633,9 +633,9 @@ def test_array_split_concatenate_round_trip(shape, dtype, sections, data_seed):
 
 def test_every_new_function_dispatches_from_numpy():
     """Each numpy function added here is in the __array_function__ table (or a ufunc)."""
-    from kompute_ml._api import numeric, protocols, shaping
+    from kompute_ml._api import numeric, protocols, shaping, statistics
     table = protocols._functions()
-    for mod in (shaping, numeric):
+    for mod in (shaping, numeric, statistics):
         for name in mod.__all__:
             fn = getattr(np, name, None)
             if fn is None or name in ("identity", "logspace"):
@@ -646,8 +646,8 @@ def test_every_new_function_dispatches_from_numpy():
 def test_docstring_examples():
     """Every new public function has an Example, and the Examples run."""
     import doctest
-    from kompute_ml._api import numeric, shaping
-    for mod in (shaping, numeric):
+    from kompute_ml._api import numeric, shaping, statistics
+    for mod in (shaping, numeric, statistics):
         for name in mod.__all__:
             assert ">>> " in (getattr(mod, name).__doc__ or ""), name
         result = doctest.testmod(mod, optionflags=doctest.NORMALIZE_WHITESPACE)

@@ -10,7 +10,7 @@ import numpy as np
 
 from .. import array as _a
 from . import namespace as ns
-from . import numeric, shaping
+from . import numeric, shaping, statistics
 from .._array.dtypes import canonical_dtype
 
 __all__ = ["array_ufunc", "array_function"]
@@ -271,7 +271,8 @@ def _side(a, axis):
 def _functions():
     f = {np.stack: _stack,
          np.sum: _reduction("sum"), np.mean: _reduction("mean"), np.prod: _reduction("prod"),
-         np.max: _minmax("max"), np.min: _minmax("min"), np.argmax: _arg("argmax"), np.argmin: _arg("argmin"),
+         np.max: _minmax("max"), np.min: _minmax("min"), np.argmax: _arg("argmax"),
+         np.argmin: _arg("argmin"),
          np.std: _var("std"), np.var: _var("var"),
          np.all: lambda a, axis=None, out=None, keepdims=False, **kw: ns.all(
              _a.asarray(a), axis=axis, keepdims=keepdims),
@@ -309,8 +310,8 @@ def _functions():
          np.linalg.cholesky: lambda a, **kw: ns.linalg.cholesky(a, **kw),
          np.linalg.det: lambda a: ns.linalg.det(a),
          np.may_share_memory: _shares_memory, np.shares_memory: _shares_memory}
-    # numpy's functions of shaping.py and numeric.py take numpy's signatures: mapped directly
-    f.update({getattr(np, name): getattr(mod, name) for mod in (shaping, numeric)
+    # the numpy functions of shaping.py, numeric.py and statistics.py take numpy's signatures
+    f.update({getattr(np, name): getattr(mod, name) for mod in (shaping, numeric, statistics)
               for name in mod.__all__ if name not in _NOT_DISPATCHED and hasattr(np, name)})
     if hasattr(np, "concat"):                  # numpy >= 2
         f[np.concat] = shaping.concatenate

@@ -184,7 +184,7 @@ def column_stack(tup):
     return concat(arrays, axis=1)
 
 
-# ---- splitting -------------------------------------------------------------------------------------
+# ---- splitting ----------------------------------------------------------------------------------
 
 def _split_points(n, indices_or_sections, strict):
     """The boundaries of the pieces of an axis of length ``n``."""
@@ -302,7 +302,7 @@ def dsplit(ary, indices_or_sections):
     return split(x, indices_or_sections, axis=2)
 
 
-# ---- shape and order -------------------------------------------------------------------------------
+# ---- shape and order ----------------------------------------------------------------------------
 
 def ravel(a, order="C"):
     """The elements as a 1-D array, in C order (``order="F"``: column-major).
@@ -411,7 +411,7 @@ def rot90(m, k=1, axes=(0, 1)):
     return flip(x.transpose(order), axis=a1)
 
 
-# ---- diagonals ------------------------------------------------------------------------------------
+# ---- diagonals ----------------------------------------------------------------------------------
 
 def diag(v, k=0):
     """The ``k``-th diagonal of a 2-D array, or a 2-D array with the 1-D ``v`` on its ``k``-th
