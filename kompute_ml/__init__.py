@@ -35,15 +35,22 @@ from ._api.namespace import (
     unique_values, cumulative_sum, cumulative_prod, max, mean, min, prod, std, sum, var, all, any,
     diff, take, take_along_axis,
 )
-# numpy's functions beyond the Array API (kompute_ml/_api/shaping.py, numeric.py; round
-# above is numpy's, with decimals=)
+# numpy's functions beyond the Array API (kompute_ml/_api/shaping.py, numeric.py,
+# statistics.py, ufuncs.py, index_functions.py, sets.py; round above is numpy's, with
+# decimals=)
 from ._api.namespace import (
-    atleast_1d, atleast_2d, atleast_3d, column_stack, concatenate, copy, diag, diagonal, dsplit,
-    dstack, fliplr, flipud, hsplit, hstack, ravel, rot90, split, array_split, swapaxes, vsplit,
-    vstack, allclose, amax, amin, argwhere, around, array_equal, array_equiv, average, corrcoef,
-    cov, cross, cumprod, cumsum, deg2rad, degrees, flatnonzero, identity, isclose, isin, kron,
-    logspace, mod, nan_to_num, nanargmax, nanargmin, nanmax, nanmean, nanmin, nanprod, nanstd,
-    nansum, nanvar, outer, ptp, rad2deg, radians, select, trace, unravel_index,
+    append, array_split, asanyarray, ascontiguousarray, asfortranarray, atleast_1d, atleast_2d,
+    atleast_3d, broadcast_shapes, column_stack, concatenate, copy, diag, diagflat, diagonal,
+    dsplit, dstack, ediff1d, fliplr, flipud, hsplit, hstack, ndim, ravel, rot90, shape, size,
+    split, swapaxes, vsplit, vstack, allclose, around, array_equal, array_equiv, cross, identity,
+    inner, isclose, kron, logspace, nan_to_num, outer, select, trace, trapezoid, vdot, amax, amin,
+    average, corrcoef, cov, cumprod, cumsum, nanargmax, nanargmin, nancumprod, nancumsum, nanmax, nanmean, nanmin,
+    nanprod, nanstd, nansum, nanvar, ptp, bitwise_not, conjugate, deg2rad, degrees, fabs, fix,
+    fmax, fmin, fmod, heaviside, iscomplex, iscomplexobj, isneginf, isposinf, isreal, isrealobj,
+    isscalar, left_shift, logaddexp2, mod, rad2deg, radians, right_shift, rint, sinc, argwhere,
+    diag_indices, diag_indices_from, flatnonzero, indices, ravel_multi_index, tri, tril_indices,
+    tril_indices_from, triu_indices, triu_indices_from, unravel_index, intersect1d, isin,
+    setdiff1d, setxor1d, union1d,
 )
 from ._api.namespace import newaxis  # None, as numpy's: an attribute, not in __all__
 from .array import (
@@ -92,14 +99,20 @@ __all__ = [
     'power', 'invert', 'dot', 'transpose',
     'exp2', 'arcsin', 'arccos', 'arctan', 'arctan2', 'arcsinh', 'arccosh', 'arctanh',
     # numpy's functions beyond the Array API
-    'atleast_1d', 'atleast_2d', 'atleast_3d', 'column_stack', 'concatenate', 'copy', 'diag',
-    'diagonal', 'dsplit', 'dstack', 'fliplr', 'flipud', 'hsplit', 'hstack', 'ravel', 'rot90',
-    'split', 'array_split', 'swapaxes', 'vsplit', 'vstack', 'allclose', 'amax', 'amin',
-    'argwhere', 'around', 'array_equal', 'array_equiv', 'average', 'corrcoef', 'cov', 'cross',
-    'cumprod', 'cumsum', 'deg2rad', 'degrees', 'flatnonzero', 'identity', 'isclose', 'isin',
-    'kron', 'logspace', 'mod', 'nan_to_num', 'nanargmax', 'nanargmin', 'nanmax', 'nanmean',
-    'nanmin', 'nanprod', 'nanstd', 'nansum', 'nanvar', 'outer', 'ptp', 'rad2deg', 'radians',
-    'select', 'trace', 'unravel_index',
+    'append', 'array_split', 'asanyarray', 'ascontiguousarray', 'asfortranarray', 'atleast_1d',
+    'atleast_2d', 'atleast_3d', 'broadcast_shapes', 'column_stack', 'concatenate', 'copy', 'diag',
+    'diagflat', 'diagonal', 'dsplit', 'dstack', 'ediff1d', 'fliplr', 'flipud', 'hsplit', 'hstack',
+    'ndim', 'ravel', 'rot90', 'shape', 'size', 'split', 'swapaxes', 'vsplit', 'vstack', 'allclose',
+    'around', 'array_equal', 'array_equiv', 'cross', 'identity', 'inner', 'isclose', 'kron',
+    'logspace', 'nan_to_num', 'outer', 'select', 'trace', 'trapezoid', 'vdot', 'amax', 'amin',
+    'average', 'corrcoef', 'cov', 'cumprod', 'cumsum', 'nanargmax', 'nanargmin', 'nancumprod', 'nancumsum', 'nanmax',
+    'nanmean', 'nanmin', 'nanprod', 'nanstd', 'nansum', 'nanvar', 'ptp', 'bitwise_not',
+    'conjugate', 'deg2rad', 'degrees', 'fabs', 'fix', 'fmax', 'fmin', 'fmod', 'heaviside',
+    'iscomplex', 'iscomplexobj', 'isneginf', 'isposinf', 'isreal', 'isrealobj', 'isscalar',
+    'left_shift', 'logaddexp2', 'mod', 'rad2deg', 'radians', 'right_shift', 'rint', 'sinc',
+    'argwhere', 'diag_indices', 'diag_indices_from', 'flatnonzero', 'indices', 'ravel_multi_index',
+    'tri', 'tril_indices', 'tril_indices_from', 'triu_indices', 'triu_indices_from',
+    'unravel_index', 'intersect1d', 'isin', 'setdiff1d', 'setxor1d', 'union1d',
 ]
 
 

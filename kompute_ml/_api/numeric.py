@@ -1,13 +1,12 @@
-"""numpy's everyday math, comparison, selection and product functions (beyond the Array
-API's; the statistics are in statistics.py).
+"""numpy's rounding, comparison, selection and product functions (beyond the Array API's;
+ufuncs.py has the elementwise ones, statistics.py the reductions, sets.py, index_functions.py
+and shaping.py the rest).
 
 All of them compose the namespace's device operations: elementwise ones stay lazy and fuse
-(``isclose``, ``nan_to_num``, ``select``, ``deg2rad``, ``round``, ``kron``, ``cross``), ``isin``
-is a sort and a binary search on the device. Host round trips: the scalar answers of
-``allclose``, ``array_equal`` and ``array_equiv`` (one bool), the count ``flatnonzero``/
-``argwhere`` need for their shape (4 bytes, as ``nonzero``), and ``unravel_index``'s bounds
-(its range, to raise numpy's error). ``logspace`` computes its values on the host in float64
-and uploads them, as ``linspace`` does.
+(``isclose``, ``nan_to_num``, ``select``, ``round``, ``kron``, ``cross``); products are
+broadcasts, reductions and matmuls on the device. Host round trips: the scalar answers of
+``allclose``, ``array_equal`` and ``array_equiv`` (one bool). ``logspace`` computes its values
+on the host in float64 and uploads them, as ``linspace`` does.
 
 Result dtypes are numpy's, found by running numpy on zero-size arrays of the input dtypes, then
 mapped onto kompute_ml's (int64 -> int32, float64 -> float32 on a device without float64).
@@ -20,48 +19,22 @@ import operator
 import numpy as np
 
 from .. import array as _a
-from .._array import scan as _scan
-from .._array.dtypes import BOOL, FLOAT32, FLOAT64, INT32, UINT32, device_dtype
+from .._array.dtypes import BOOL, FLOAT32, INT32, device_dtype
 from . import elementwise as _ew
+from . import linalg as _linalg
 from . import manipulation as _m
-from .shaping import _arr, _no_out, diagonal, ravel
+from ._common import arr as _arr, floating as _floating, no_out as _no_out, on as _on
+from ._common import np_dtype as _np_dtype
+from .shaping import diagonal, ravel
 
-__all__ = ["allclose", "argwhere", "around", "array_equal", "array_equiv", "cross", "deg2rad",
-           "degrees", "flatnonzero", "identity", "isclose", "isin", "kron", "logspace", "mod",
-           "nan_to_num", "outer", "rad2deg", "radians", "round", "select", "trace", "unravel_index"]
+__all__ = ["allclose", "around", "array_equal", "array_equiv", "cross", "identity", "inner",
+           "isclose", "kron", "logspace", "nan_to_num", "outer", "round", "select", "trace",
+           "trapezoid", "vdot"]
 
 Array = _a.Array
 
 
-def _on(*xs):
-    """Arrays on the device of the first Array among ``xs`` (host data uploaded there)."""
-    dev = next((x.device for x in xs if isinstance(x, Array)), None)
-    return [_arr(x, dev) for x in xs]
-
-
-def _np_dtype(fn, *dtypes, device):
-    """The dtype numpy's ``fn`` gives for inputs of ``dtypes``, on ``device``."""
-    res = fn(*(np.zeros(0, d) for d in dtypes))
-    return device_dtype(res if isinstance(res, np.dtype) else res.dtype, device)
-
-
-def _floating(x):
-    return x.dtype in (FLOAT32, FLOAT64)
-
-
-def _no_where(name, where):
-    if where is not np._NoValue and where is not True:
-        raise TypeError(f"{name}: where= is not supported on kompute_ml arrays")
-
-
-def _axis_tuple(axis, ndim):
-    if axis is None:
-        return tuple(range(ndim))
-    axes = (axis,) if np.ndim(axis) == 0 else tuple(axis)
-    return tuple(_m._axis(operator.index(a), ndim) for a in axes)
-
-
-# ---- rounding, angles ---------------------------------------------------------------------------
+# ---- rounding ------------------------------------------------------------------------------------
 
 def round(a, decimals=0, out=None):
     """Round to ``decimals`` decimal places, halves to even (numpy's ``round``/``around``).
@@ -107,51 +80,6 @@ def round(a, decimals=0, out=None):
 
 
 around = round
-
-
-def mod(x1, x2, /):
-    """The remainder of ``x1 / x2`` with the sign of ``x2`` (numpy's name for
-    :func:`remainder`; lazy, fused).
-
-    Examples
-    --------
-    >>> import kompute_ml as km
-    >>> km.mod(km.asarray([-3, 7]), 5).numpy().tolist()
-    [2, 2]
-    """
-    return _a.remainder(x1, x2)
-
-
-def _angle(x, factor, fn):
-    x = _arr(x)
-    return x.astype(_np_dtype(fn, x.dtype, device=x.device), copy=False) * factor
-
-
-def deg2rad(x, /):
-    """Degrees to radians (``x * pi / 180``; integers give float64 as numpy's).
-
-    Examples
-    --------
-    >>> import kompute_ml as km
-    >>> float(km.deg2rad(km.asarray(180.0)))
-    3.1415927410125732
-    """
-    return _angle(x, math.pi / 180.0, np.deg2rad)
-
-
-def rad2deg(x, /):
-    """Radians to degrees (``x * 180 / pi``; integers give float64 as numpy's).
-
-    Examples
-    --------
-    >>> import kompute_ml as km
-    >>> float(km.rad2deg(km.asarray(km.pi)))
-    180.0
-    """
-    return _angle(x, 180.0 / math.pi, np.rad2deg)
-
-
-radians, degrees = deg2rad, rad2deg
 
 
 # ---- comparisons --------------------------------------------------------------------------------
@@ -249,33 +177,7 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     return arr
 
 
-def isin(element, test_elements, assume_unique=False, invert=False, *, kind=None):
-    """Whether each element of ``element`` is among ``test_elements`` (bool, of
-    ``element``'s shape): the test elements sorted on the device, each element found by a
-    binary search (NaN is in no array, as NaN != NaN).
-
-    Examples
-    --------
-    >>> import kompute_ml as km
-    >>> km.isin(km.asarray([1, 2, 3]), [2, 5]).numpy().tolist()
-    [False, True, False]
-    """
-    if kind not in (None, "sort", "table"):
-        raise ValueError(f"Invalid kind: '{kind}'. Please use None, 'sort' or 'table'.")
-    x, t = _on(element, test_elements)
-    dt = _np_dtype(np.result_type, x.dtype, t.dtype, device=x.device)
-    x, t = x.astype(dt, copy=False), ravel(t).astype(dt, copy=False)
-    if t.size == 0:
-        found = _a.zeros(x.shape, BOOL, x.device)
-    else:
-        srt = _m.sort(t)
-        pos = _m.searchsorted(srt, ravel(x))
-        hit = _m.take(srt, _a.minimum(pos, t.size - 1))
-        found = ((pos < t.size) & (hit == ravel(x))).reshape(x.shape)
-    return ~found if invert else found
-
-
-# ---- selection and indices ----------------------------------------------------------------------
+# ---- selection -----------------------------------------------------------------------------------
 
 def select(condlist, choicelist, default=0):
     """Elementwise, the choice of the first condition that holds, else ``default``
@@ -316,75 +218,6 @@ def select(condlist, choicelist, default=0):
     if not isinstance(out, Array):
         out = _a.full(shape, out, dt, dev)
     return _a.broadcast_to(out.astype(dt, copy=False), shape).copy()
-
-
-def flatnonzero(a):
-    """The flat indices of the nonzero elements (int32; their count is read back).
-
-    Examples
-    --------
-    >>> import kompute_ml as km
-    >>> km.flatnonzero(km.asarray([0, 3, 0, 4])).numpy().tolist()
-    [1, 3]
-    """
-    return _m.nonzero(ravel(_arr(a)))[0]
-
-
-def argwhere(a):
-    """The coordinates of the nonzero elements, one row each: shape (N, a.ndim), int32 (the
-    count N is read back).
-
-    Examples
-    --------
-    >>> import kompute_ml as km
-    >>> km.argwhere(km.asarray([[0, 1], [2, 0]])).numpy().tolist()
-    [[0, 1], [1, 0]]
-    """
-    x = _arr(a)
-    if x.ndim == 0:
-        n = _m.nonzero(x.reshape(1))[0].shape[0]
-        return _a.empty((n, 0), INT32, x.device)
-    flags = _m._truth(x).astype(INT32)
-    coords = x._wrap(_scan.nonzero(flags._realize(), x.shape, x.device))   # (ndim, N)
-    return coords.T.copy()
-
-
-def unravel_index(indices, shape, order="C"):
-    """The coordinates in an array of ``shape`` of flat ``indices`` (a tuple, one int32 array
-    each; Python ints for a scalar index). An index out of bounds raises ValueError (its range
-    is read back).
-
-    Examples
-    --------
-    >>> import kompute_ml as km
-    >>> [c.numpy().tolist() for c in km.unravel_index(km.asarray([5, 7]), (2, 4))]
-    [[1, 1], [1, 3]]
-    """
-    shape = (operator.index(shape),) if np.ndim(shape) == 0 else \
-        tuple(operator.index(s) for s in shape)
-    if order not in ("C", "F"):
-        raise ValueError("only 'C' or 'F' order is permitted")
-    if not isinstance(indices, Array):
-        if np.ndim(indices) == 0:
-            return tuple(int(v) for v in np.unravel_index(indices, shape, order=order))
-        indices = _a.asarray(indices)
-    if indices.dtype not in (INT32, UINT32):
-        raise TypeError("only int indices permitted")
-    size = math.prod(shape)
-    if indices.size:
-        # one download for both bounds (the stack keeps int32 or uint32)
-        lo, hi = (int(v) for v in _m.stack([_m.min(indices), _m.max(indices)]).numpy())
-        bad = lo if lo < 0 else hi if hi >= size else None
-        if bad is not None:
-            raise ValueError(f"index {bad} is out of bounds for array with size {size}")
-    rest = indices.astype(INT32, copy=False)
-    dims = shape[::-1] if order == "C" else shape
-    coords = []
-    for d in dims:
-        coords.append(_a.remainder(rest, d) if d else rest * 0)
-        rest = _a.floor_divide(rest, d) if d else rest
-    coords = coords[::-1] if order == "C" else coords
-    return tuple(c.astype(INT32, copy=False) for c in coords)
 
 
 # ---- linear algebra and creation ----------------------------------------------------------------
@@ -509,3 +342,75 @@ def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
     if dt.kind in "iub":
         data = data.astype(dt)      # numpy truncates towards zero
     return _a.asarray(data, dtype=dt)
+
+
+def inner(a, b, /):
+    """Sums of products over the last axes of ``a`` and ``b`` (a device matmul; a 0-d input
+    scales the other).
+
+    Examples
+    --------
+    >>> import kompute_ml as km
+    >>> int(km.inner(km.asarray([1, 2]), km.asarray([3, 4])))
+    11
+    """
+    x, y = _on(a, b)
+    if x.ndim == 0 or y.ndim == 0:
+        return x * y
+    if x.shape[-1] != y.shape[-1]:
+        raise ValueError(f"shapes {x.shape} and {y.shape} not aligned: {x.shape[-1]} (dim "
+                         f"{x.ndim - 1}) != {y.shape[-1]} (dim {y.ndim - 1})")
+    dt = _np_dtype(np.result_type, x.dtype, y.dtype, device=x.device)
+    if dt == BOOL:        # numpy's: the "or" of the "and"s
+        return _tensordot(x.astype(INT32), y.astype(INT32)) != 0
+    return _tensordot(x.astype(dt, copy=False), y.astype(dt, copy=False))
+
+
+def _tensordot(x, y):
+    return _linalg.tensordot(x, y, axes=([x.ndim - 1], [y.ndim - 1]))
+
+
+def vdot(a, b, /):
+    """The dot product of the flattened inputs (of equal size), a 0-d Array.
+
+    Examples
+    --------
+    >>> import kompute_ml as km
+    >>> int(km.vdot(km.asarray([[1, 2]]), km.asarray([3, 4])))
+    11
+    """
+    x, y = _on(a, b)
+    if x.size != y.size:
+        raise ValueError("vdot: the inputs must have the same number of elements")
+    dt = _np_dtype(np.result_type, x.dtype, y.dtype, device=x.device)
+    p = ravel(x).astype(dt, copy=False) * ravel(y).astype(dt, copy=False)
+    return _m.any(p) if dt == BOOL else _m.sum(p).astype(dt, copy=False)
+
+
+def trapezoid(y, x=None, dx=1.0, axis=-1):
+    """The integral of ``y`` along ``axis`` by the trapezoidal rule (sample points ``x``, or
+    spacing ``dx``): slices, products and a sum on the device.
+
+    Examples
+    --------
+    >>> import kompute_ml as km
+    >>> float(km.trapezoid(km.asarray([1.0, 2.0, 3.0])))
+    4.0
+    """
+    (v,) = _on(y)
+    axis = _m._axis(axis, v.ndim)
+    hi = [slice(None)] * v.ndim
+    lo = [slice(None)] * v.ndim
+    hi[axis], lo[axis] = slice(1, None), slice(None, -1)
+    if x is None:
+        d = dx
+    else:
+        (xs,) = _on(x) if not isinstance(x, Array) else (x,)
+        if xs.ndim == 1:
+            d = _m.diff(xs)
+            shape = [1] * v.ndim
+            shape[axis] = d.shape[0]
+            d = d.reshape(tuple(shape))
+        else:
+            d = _m.diff(xs, axis=axis)
+    return _m.sum(d * (v[tuple(hi)] + v[tuple(lo)]) / 2.0, axis=axis)

@@ -10,7 +10,7 @@ import numpy as np
 
 from .. import array as _a
 from . import namespace as ns
-from . import numeric, shaping, statistics
+from . import index_functions, numeric, sets, shaping, statistics, ufuncs
 from .._array.dtypes import canonical_dtype
 
 __all__ = ["array_ufunc", "array_function"]
@@ -38,10 +38,10 @@ def _ufuncs():
                   "rint": ns.round, "arcsin": ns.asin, "arccos": ns.acos, "arctan": ns.atan,
                   "arctan2": ns.atan2, "arcsinh": ns.asinh, "arccosh": ns.acosh,
                   "arctanh": ns.atanh, "left_shift": ns.bitwise_left_shift,
-                  "right_shift": ns.bitwise_right_shift, "fmod": None,
+                  "right_shift": ns.bitwise_right_shift,
                   "deg2rad": ns.deg2rad, "rad2deg": ns.rad2deg, "radians": ns.radians,
-                  "degrees": ns.degrees})
-    table.pop("fmod")
+                  "degrees": ns.degrees, "fmax": ns.fmax, "fmin": ns.fmin, "fmod": ns.fmod,
+                  "fabs": ns.fabs, "heaviside": ns.heaviside, "logaddexp2": ns.logaddexp2})
     return table
 
 
@@ -310,17 +310,21 @@ def _functions():
          np.linalg.cholesky: lambda a, **kw: ns.linalg.cholesky(a, **kw),
          np.linalg.det: lambda a: ns.linalg.det(a),
          np.may_share_memory: _shares_memory, np.shares_memory: _shares_memory}
-    # the numpy functions of shaping.py, numeric.py and statistics.py take numpy's signatures
-    f.update({getattr(np, name): getattr(mod, name) for mod in (shaping, numeric, statistics)
-              for name in mod.__all__ if name not in _NOT_DISPATCHED and hasattr(np, name)})
+    # the numpy functions of these modules take numpy's signatures: mapped directly (ufuncs
+    # reach their functions through NEP 13's table above)
+    f.update({getattr(np, name): getattr(mod, name)
+              for mod in (shaping, numeric, statistics, ufuncs, index_functions, sets)
+              for name in mod.__all__ if name not in _NOT_DISPATCHED and hasattr(np, name)
+              and not isinstance(getattr(np, name), np.ufunc)})
     if hasattr(np, "concat"):                  # numpy >= 2
         f[np.concat] = shaping.concatenate
         f[np.permute_dims] = lambda a, axes=None: _transpose(a, axes)
     return f
 
 
-# creation functions (no array argument to dispatch on) and ufuncs (NEP 13's table above)
-_NOT_DISPATCHED = {"identity", "logspace", "mod", "deg2rad", "rad2deg", "radians", "degrees"}
+# functions with no array argument to dispatch on (numpy's creation functions, pure Python)
+_NOT_DISPATCHED = {"identity", "logspace", "tri", "indices", "tril_indices", "triu_indices",
+                   "diag_indices", "broadcast_shapes", "isscalar"}
 
 
 def _shares_memory(a, b, max_work=None):

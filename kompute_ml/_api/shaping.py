@@ -1,5 +1,8 @@
 """numpy's stacking, splitting and shape functions (beyond the Array API's), on the device.
 
+numpy's shape queries (ndim, shape, size, broadcast_shapes) and conversions (asanyarray,
+ascontiguousarray, asfortranarray: an Array is always C-contiguous) are here too.
+
 Each is a composition of the namespace's device operations: joins are ``concat`` (each piece
 written into place by the strided-copy kernel), splits are slices (gathers), flips and
 rotations are gathers and transposes, reshapes share the buffer of a realized array. ``diag``
@@ -14,17 +17,16 @@ import numpy as np
 
 from .. import array as _a
 from .._array.dtypes import canonical_dtype
+from ._common import arr as _arr, no_out as _no_out
 from .manipulation import _axis, concat, flip, moveaxis, scatter, take
 
-__all__ = ["atleast_1d", "atleast_2d", "atleast_3d", "column_stack", "concatenate", "copy",
-           "diag", "diagonal", "dsplit", "dstack", "fliplr", "flipud", "hsplit", "hstack",
-           "ravel", "rot90", "split", "array_split", "swapaxes", "vsplit", "vstack"]
+__all__ = ["append", "array_split", "asanyarray", "ascontiguousarray", "asfortranarray",
+           "atleast_1d", "atleast_2d", "atleast_3d", "broadcast_shapes", "column_stack",
+           "concatenate", "copy", "diag", "diagflat", "diagonal", "dsplit", "dstack", "ediff1d",
+           "fliplr", "flipud", "hsplit", "hstack", "ndim", "ravel", "rot90", "shape", "size",
+           "split", "swapaxes", "vsplit", "vstack"]
 
 Array = _a.Array
-
-
-def _arr(x, device=None):
-    return x if isinstance(x, Array) else _a.asarray(x, device=device)
 
 
 def _sequence(arrays, name):
@@ -35,11 +37,6 @@ def _sequence(arrays, name):
                         f"tuple), got {type(arrays).__name__}")
     dev = next((x.device for x in arrays if isinstance(x, Array)), None)
     return [_arr(x, dev) for x in arrays]
-
-
-def _no_out(name, out):
-    if out is not None:
-        raise TypeError(f"{name}: out= is not supported (kompute_ml returns new arrays)")
 
 
 def _cast(res, dtype, casting, name):
@@ -464,3 +461,146 @@ def diagonal(a, offset=0, axis1=0, axis2=1):
     # the diagonal's flat offsets in each plane: start, start + m + 1, ... (made on the device)
     idx = _a.arange(start, start + length * (m + 1), m + 1, device=x.device)
     return take(y.reshape(y.shape[:-2] + (n * m,)), idx, axis=y.ndim - 2)
+
+
+def diagflat(v, k=0):
+    """A 2-D array with the flattened ``v`` on its ``k``-th diagonal.
+
+    Examples
+    --------
+    >>> import kompute_ml as km
+    >>> km.diagflat(km.asarray([[1, 2]])).numpy().tolist()
+    [[1, 0], [0, 2]]
+    """
+    return diag(ravel(_arr(v)), k)
+
+
+# ---- joins of 1-D data, shape queries, conversions ---------------------------------------------
+
+def append(arr, values, axis=None):
+    """``values`` appended to ``arr`` along ``axis`` (None: both flattened).
+
+    Examples
+    --------
+    >>> import kompute_ml as km
+    >>> km.append(km.asarray([1, 2]), [3]).numpy().tolist()
+    [1, 2, 3]
+    """
+    x, v = _sequence([arr, values], "append")
+    if axis is None:
+        return concat([ravel(x), ravel(v)])
+    return concat([x, v], axis=axis)
+
+
+def ediff1d(ary, to_end=None, to_begin=None):
+    """The differences of consecutive elements of the flattened array, ``to_begin`` and
+    ``to_end`` joined at the ends (they must cast to ``ary``'s dtype under "same_kind").
+
+    Examples
+    --------
+    >>> import kompute_ml as km
+    >>> km.ediff1d(km.asarray([1, 4, 9]), to_end=[0]).numpy().tolist()
+    [3, 5, 0]
+    """
+    x = ravel(_arr(ary))
+    parts = [x[1:] - x[:-1]]
+    for extra, front in ((to_begin, True), (to_end, False)):
+        if extra is None:
+            continue
+        e = ravel(_arr(extra, x.device))
+        if not np.can_cast(e.dtype, x.dtype, casting="same_kind"):
+            raise TypeError(f"dtype of `{'to_begin' if front else 'to_end'}` must be "
+                            f"compatible with input `ary` under the `same_kind` rule.")
+        e = e.astype(x.dtype, copy=False)
+        parts = [e] + parts if front else parts + [e]
+    return concat(parts).astype(x.dtype, copy=False) if len(parts) > 1 else parts[0]
+
+
+def ndim(a):
+    """The number of dimensions (of an Array, or of numpy's conversion of other data).
+
+    Examples
+    --------
+    >>> import kompute_ml as km
+    >>> km.ndim(km.zeros((2, 3)))
+    2
+    """
+    return a.ndim if isinstance(a, Array) else np.ndim(a)
+
+
+def shape(a):
+    """The shape (of an Array, or of numpy's conversion of other data).
+
+    Examples
+    --------
+    >>> import kompute_ml as km
+    >>> km.shape(km.zeros((2, 3)))
+    (2, 3)
+    """
+    return a.shape if isinstance(a, Array) else np.shape(a)
+
+
+def size(a, axis=None):
+    """The number of elements (along ``axis``, or in all).
+
+    Examples
+    --------
+    >>> import kompute_ml as km
+    >>> km.size(km.zeros((2, 3)), 1)
+    3
+    """
+    if not isinstance(a, Array):
+        return np.size(a, axis)
+    return a.size if axis is None else a.shape[_axis(axis, a.ndim)]
+
+
+def broadcast_shapes(*shapes):
+    """The shape arrays of ``shapes`` broadcast to (numpy's rule; ValueError if none).
+
+    Examples
+    --------
+    >>> import kompute_ml as km
+    >>> km.broadcast_shapes((2, 1), (3,))
+    (2, 3)
+    """
+    return np.broadcast_shapes(*shapes)
+
+
+def asanyarray(a, dtype=None, order=None, *, device=None, copy=None, like=None):
+    """``a`` as an Array (:func:`asarray`; an Array of that dtype is returned as it is).
+
+    Examples
+    --------
+    >>> import kompute_ml as km
+    >>> km.asanyarray([1.0, 2.0]).shape
+    (2,)
+    """
+    if isinstance(a, Array) and (dtype is None or np.dtype(dtype) == a.dtype) and \
+            device is None and not copy:
+        return a
+    return _a.asarray(a, dtype=dtype, device=device)
+
+
+def ascontiguousarray(a, dtype=None, *, like=None):
+    """``a`` as an Array (always C-contiguous).
+
+    Examples
+    --------
+    >>> import kompute_ml as km
+    >>> km.ascontiguousarray([[1, 2]]).shape
+    (1, 2)
+    """
+    return asanyarray(a, dtype)
+
+
+def asfortranarray(a, dtype=None, *, like=None):
+    """``a`` as an Array: its values and shape (a kompute_ml Array is always stored in C
+    order; there is no column-major layout to give).
+
+    Examples
+    --------
+    >>> import kompute_ml as km
+    >>> km.asfortranarray([[1, 2]]).shape
+    (1, 2)
+    """
+    return asanyarray(a, dtype)

@@ -17,12 +17,13 @@ from .. import array as _a
 from .._array.dtypes import BOOL, INT32, UINT32, device_dtype
 from . import elementwise as _ew
 from . import manipulation as _m
-from .numeric import _axis_tuple, _floating, _no_where, _np_dtype, _on
-from .shaping import _arr, _no_out, diagonal, ravel
+from ._common import arr as _arr, axis_tuple as _axis_tuple, floating as _floating
+from ._common import no_out as _no_out, no_where as _no_where, np_dtype as _np_dtype, on as _on
+from .shaping import diagonal, ravel
 
 __all__ = ["amax", "amin", "average", "corrcoef", "cov", "cumprod", "cumsum", "nanargmax",
-           "nanargmin", "nanmax", "nanmean", "nanmin", "nanprod", "nanstd", "nansum", "nanvar",
-           "ptp"]
+           "nanargmin", "nancumprod", "nancumsum", "nanmax", "nanmean", "nanmin", "nanprod",
+           "nanstd", "nansum", "nanvar", "ptp"]
 
 Array = _a.Array
 
@@ -120,6 +121,34 @@ def cumprod(a, axis=None, dtype=None, out=None):
     [1, 2, 6]
     """
     return _running(_m.cumulative_prod, a, axis, dtype, out, "cumprod")
+
+
+def nancumsum(a, axis=None, dtype=None, out=None):
+    """Running sum along ``axis``, NaNs counted as zero (None: of the flattened array).
+
+    Examples
+    --------
+    >>> import kompute_ml as km
+    >>> km.nancumsum(km.asarray([1.0, km.nan, 2.0])).numpy().tolist()
+    [1.0, 1.0, 3.0]
+    """
+    x = _arr(a)
+    return cumsum(_a.where(_ew.isnan(x), 0, x).astype(x.dtype) if _floating(x) else x, axis,
+                  dtype, out)
+
+
+def nancumprod(a, axis=None, dtype=None, out=None):
+    """Running product along ``axis``, NaNs counted as one (None: of the flattened array).
+
+    Examples
+    --------
+    >>> import kompute_ml as km
+    >>> km.nancumprod(km.asarray([2.0, km.nan, 3.0])).numpy().tolist()
+    [2.0, 2.0, 6.0]
+    """
+    x = _arr(a)
+    return cumprod(_a.where(_ew.isnan(x), 1, x).astype(x.dtype) if _floating(x) else x, axis,
+                   dtype, out)
 
 
 def _nan_args(name, a, axis, out, where):
