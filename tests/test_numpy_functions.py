@@ -95,15 +95,16 @@ def assert_matches(res, exp, *, rtol, atol):
         np.testing.assert_array_equal(got, exp.astype(got.dtype))
 
 
-def check(name, *args, rtol=None, atol=0.0, **kw):
-    """``km.<name>`` and ``np.<name>`` on Arrays give numpy's result (or numpy's error)."""
+def check(name, *args, rtol=None, atol=0.0, dispatch=True, **kw):
+    """``km.<name>`` and ``np.<name>`` on Arrays give numpy's result (or numpy's error);
+    ``dispatch=False``: only ``km.<name>`` (numpy's function takes no array to dispatch on)."""
     exp = reference(name, *args, **kw)
     kargs = [_to_km(a) for a in args]
     kkw = {k: _to_km(v) for k, v in kw.items()}
     if rtol is None:
         f32 = any(np.asarray(a).dtype == np.float32 for a in _leaves(args))
         rtol = 2e-5 if f32 else 1e-11
-    for fn in (getattr(km, name), getattr(np, name)):
+    for fn in (getattr(km, name), getattr(np, name))[:2 if dispatch else 1]:
         if isinstance(exp, type):
             with pytest.raises(exp):
                 fn(*kargs, **kkw)
@@ -615,6 +616,196 @@ def test_identity_logspace(dtype):
                          ((0, 3, 4), {"base": 2.0}), ((0, 1, 0), {})]:
             exp = np.logspace(*args, **kw).astype(np.float32 if dtype is None else dtype)
             assert_matches(km.logspace(*args, dtype=dtype, **kw), exp, rtol=1e-6, atol=0)
+
+
+# ---- more of numpy's namespace: ufuncs, index functions, sets, shapes, products -------------------
+
+@pytest.mark.parametrize("name", ["fmax", "fmin", "fmod", "heaviside", "logaddexp2"])
+@pytest.mark.parametrize("dtype", DTYPES, **ids)
+@pytest.mark.parametrize("shape", [(), (0,), (7,), (3, 5), (BIG,)], ids=str)
+def test_binary_ufuncs(name, shape, dtype):
+    if dtype == np.bool_ and name == "logaddexp2":
+        pytest.skip("numpy computes bools in float16 here")
+    a = data(shape, dtype, special=True)
+    b = data(shape, dtype, seed=1, special=True)
+    if dtype in (np.int32, np.uint32) and b.size:
+        b.reshape(-1)[::5] = 0                  # integer fmod by zero: 0, as numpy's
+    check(name, a, b, atol=1e-6)
+    check(name, a, data(shape[-1:], dtype, seed=2), atol=1e-6)     # broadcasting
+
+
+def test_fmod_signs_and_special_values():
+    a = np.array([-7.0, 7.0, -7.5, 7.5, -0.0, 0.0, 5.0, -5.0, np.inf, np.nan, 1e30, -3.0],
+                 np.float32)
+    b = np.array([3.0, -3.0, 2.0, -2.0, 3.0, -3.0, np.inf, np.inf, 2.0, 1.0, 7.0, 0.0],
+                 np.float32)
+    res = km.fmod(km.asarray(a), km.asarray(b)).numpy()
+    with np.errstate(all="ignore"):
+        exp = np.fmod(a, b)
+    np.testing.assert_array_equal(res, exp)
+    finite = ~np.isnan(exp)
+    np.testing.assert_array_equal(np.signbit(res[finite]), np.signbit(exp[finite]))  # zeros
+    check("fmod", np.array([-7, 7, -8, 8, 0], np.int32), np.array([3, -3, 4, 0, -5], np.int32))
+
+
+@pytest.mark.parametrize("name", ["fabs", "fix", "rint", "sinc", "isposinf", "isneginf",
+                                  "isreal", "iscomplex", "conjugate", "bitwise_not"])
+@pytest.mark.parametrize("dtype", DTYPES, **ids)
+@pytest.mark.parametrize("shape", [(), (0,), (7,), (3, 5), (BIG,)], ids=str)
+def test_unary_ufuncs(name, shape, dtype):
+    if dtype == np.bool_ and name == "sinc":
+        pytest.skip("numpy computes bools in float16 here")
+    if name == "bitwise_not" and dtype in FLOATS:
+        check(name, data(shape, dtype))                    # numpy's TypeError
+        return
+    x = data(shape, dtype, special=name not in ("sinc",))
+    if name == "sinc" and x.dtype.kind == "f" and x.size:
+        x.reshape(-1)[::7] = 0
+    check(name, x, atol=1e-6)
+
+
+def test_real_dtype_predicates():
+    x = km.asarray([1.0, 2.0])
+    assert km.isrealobj(x) is True and km.iscomplexobj(x) is False
+    assert np.isrealobj(x) and not np.iscomplexobj(x)
+    assert km.isscalar(3.0) and not km.isscalar(km.asarray(3.0))
+    assert km.iscomplexobj(np.array([1j])) is True
+
+
+def test_shifts_by_numpy_names():
+    a = data((9,), np.int32, low=-100, high=100)
+    s = data((9,), np.int32, low=0, high=31)
+    check("left_shift", a, s)
+    check("right_shift", a, s)
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.uint32], **ids)
+def test_ravel_multi_index(dtype):
+    dims = (7, 5, 3)
+    coords = tuple(data((40,), dtype, seed=k, low=0, high=d) for k, d in enumerate(dims))
+    check("ravel_multi_index", coords, dims)
+    check("ravel_multi_index", coords, dims, order="F")
+    big = tuple(c + np.asarray(4, dtype) for c in coords)
+    check("ravel_multi_index", big, dims)                          # out of bounds: ValueError
+    check("ravel_multi_index", big, dims, mode="wrap")
+    check("ravel_multi_index", big, dims, mode="clip")
+    check("ravel_multi_index", big, dims, mode=("wrap", "clip", "wrap"))
+    check("ravel_multi_index", big, dims, mode="bogus")
+    check("ravel_multi_index", coords[:2], dims)                   # too few coordinates
+    check("ravel_multi_index", (data((BIG,), dtype, low=0, high=300),
+                                data((BIG,), dtype, seed=1, low=0, high=300)), (300, 300))
+
+
+def test_indices_and_triangles():
+    for dims in [(2, 3), (4,), (2, 0, 3), (3, 1, 2)]:
+        check("indices", dims, dispatch=False)
+        check("indices", dims, sparse=True, dispatch=False)
+        check("indices", dims, dtype=np.float32, dispatch=False)
+    for n, k, m in [(4, 0, None), (4, 1, None), (4, -2, 6), (5, 0, 3), (0, 0, None),
+                    (300, 3, 200)]:
+        check("tril_indices", n, k, m, dispatch=False)
+        check("triu_indices", n, k, m, dispatch=False)
+        x = np.zeros((n, n if m is None else m), np.float32)
+        check("tril_indices_from", x, k)
+        check("triu_indices_from", x, k)
+        for dtype in (None, np.int32, np.bool_, np.float64):
+            exp = np.tri(n, m, k, dtype=np.float32 if dtype is None else dtype)
+            assert_matches(km.tri(n, m, k, **({} if dtype is None else {"dtype": dtype})),
+                           exp, rtol=0, atol=0)
+    check("tril_indices_from", np.zeros((3,), np.float32))
+    check("diag_indices", 4, dispatch=False)
+    check("diag_indices", 3, 3, dispatch=False)
+    check("diag_indices_from", np.zeros((3, 3, 3), np.float32))
+    check("diag_indices_from", np.zeros((3, 4), np.float32))
+    check("diag_indices_from", np.zeros((3,), np.float32))
+
+
+@pytest.mark.parametrize("name", ["union1d", "intersect1d", "setdiff1d", "setxor1d"])
+@pytest.mark.parametrize("dtype", DTYPES, **ids)
+@pytest.mark.parametrize("shape", [(), (0,), (9,), (4, 5), (BIG,)], ids=str)
+def test_set_functions(name, shape, dtype):
+    a = data(shape, dtype, special=True)
+    b = data(shape[-1:] if shape else (), dtype, seed=1, special=True)
+    if a.dtype.kind == "f":
+        a, b = np.asarray(np.round(a / 4)), np.asarray(np.round(b / 4))   # repeats
+    check(name, a, b)
+    check(name, a, data((6,), np.int32, low=-3, high=3))  # mixed dtypes
+    if name != "union1d":
+        check(name, np.unique(a), np.unique(b), assume_unique=True)
+
+
+@pytest.mark.parametrize("dtype", DTYPES, **ids)
+def test_append_diagflat_ediff1d(dtype):
+    for shape in [(), (0,), (7,), (3, 4), (BIG,)]:
+        x = data(shape, dtype)
+        check("append", x, x)
+        check("append", x, data((2,), dtype))
+        check("diagflat", x[..., :300] if x.ndim else x, 1)
+        if dtype != np.bool_:
+            check("ediff1d", x)
+            check("ediff1d", x, to_end=np.array([1, 2], dtype), to_begin=np.array(5, dtype))
+    x = data((3, 4), dtype)
+    check("append", x, data((2, 4), dtype), axis=0)
+    check("append", x, data((4,), dtype), axis=0)           # ndim differs: ValueError
+    check("ediff1d", data((5,), np.int32), to_end=np.array([1.5], np.float32))   # TypeError
+
+
+def test_shape_queries_and_conversions():
+    for shape in [(), (0,), (3, 4), (2, 3, 4)]:
+        x = data(shape, np.float32)
+        check("ndim", x)
+        check("shape", x)
+        check("size", x)
+        if shape:
+            check("size", x, -1)
+        for name in ("asanyarray", "ascontiguousarray", "asfortranarray"):
+            # numpy's own (np.asanyarray(a)) converts to numpy: the explicit way to the host
+            check(name, x, dispatch=False)
+            check(name, x, np.int32, dispatch=False)
+    assert km.broadcast_shapes((2, 1), (1, 3), ()) == np.broadcast_shapes((2, 1), (1, 3), ())
+    with pytest.raises(ValueError):
+        km.broadcast_shapes((2,), (3,))
+    a = km.asarray([1.0])
+    assert km.asanyarray(a) is a and isinstance(np.asanyarray(a), np.ndarray)
+
+
+@pytest.mark.parametrize("dtype", DTYPES, **ids)
+def test_inner_vdot(dtype):
+    for sa, sb in [((4,), (4,)), ((3, 4), (4,)), ((2, 3, 4), (5, 4)), ((), (3,)), ((0,), (0,)),
+                   ((3, 4), (3,)), ((BIG,), (BIG,))]:
+        a, b = data(sa, dtype), data(sb, dtype, seed=1)
+        if dtype in (np.int32, np.uint32):
+            a, b = a % np.asarray(5, dtype), b % np.asarray(5, dtype)
+        check("inner", a, b, rtol=1e-4 if dtype == np.float32 else None, atol=1e-3)
+        check("vdot", a, b, rtol=1e-4 if dtype == np.float32 else None, atol=1e-3)
+
+
+@pytest.mark.parametrize("dtype", NUMERIC, **ids)
+def test_trapezoid(dtype):
+    y = data((4, 9), dtype)
+    x = np.sort(data((9,), np.float32, low=0.0, high=5.0))
+    check("trapezoid", y)
+    check("trapezoid", y, dx=0.5)
+    check("trapezoid", y, x)
+    check("trapezoid", y, axis=0)
+    check("trapezoid", y, np.sort(data((4, 9), np.float32, low=0, high=5), axis=0), axis=0)
+    check("trapezoid", data((BIG,), dtype), rtol=1e-4)
+
+
+@pytest.mark.parametrize("name", ["nancumsum", "nancumprod"])
+@pytest.mark.parametrize("dtype", DTYPES, **ids)
+@pytest.mark.parametrize("shape", [(), (0,), (7,), (3, 5), (BIG,)], ids=str)
+def test_nan_cumulative(name, shape, dtype):
+    x = data(shape, dtype, low=0.999 if name == "nancumprod" else 0.0,
+             high=1.001 if name == "nancumprod" else 1.0) if dtype in FLOATS else \
+        data(shape, dtype, low=0, high=2)
+    if name == "nancumprod" and dtype not in FLOATS:
+        x = np.asarray(np.minimum(x, 1)).astype(dtype)       # no overflow
+    if x.dtype.kind == "f" and x.size:
+        x.reshape(-1)[::3] = np.nan
+    check(name, x, rtol=1e-4 if dtype == np.float32 else 1e-10)
+    if shape:
+        check(name, x, axis=-1, rtol=1e-4 if dtype == np.float32 else 1e-10)
 
 
 # ---- property test: stacking and splitting round trip -------------------------------------------

@@ -34,8 +34,8 @@ def _ufuncs():
         "isinf", "isfinite", "sign", "square", "reciprocal", "trunc", "positive", "expm1",
         "log1p", "log2", "log10", "logaddexp", "hypot", "copysign", "signbit", "tan", "sinh",
         "cosh", "nextafter")})
-    table.update({"divide": _a.true_divide, "matmul": _a.matmul, "conjugate": ns.conj,
-                  "rint": ns.round, "arcsin": ns.asin, "arccos": ns.acos, "arctan": ns.atan,
+    table.update({"divide": _a.true_divide, "matmul": _a.matmul, "conjugate": ns.conjugate,
+                  "rint": ns.rint, "arcsin": ns.asin, "arccos": ns.acos, "arctan": ns.atan,
                   "arctan2": ns.atan2, "arcsinh": ns.asinh, "arccosh": ns.acosh,
                   "arctanh": ns.atanh, "left_shift": ns.bitwise_left_shift,
                   "right_shift": ns.bitwise_right_shift,

@@ -582,20 +582,21 @@ def asanyarray(a, dtype=None, order=None, *, device=None, copy=None, like=None):
 
 
 def ascontiguousarray(a, dtype=None, *, like=None):
-    """``a`` as an Array (always C-contiguous).
+    """``a`` as an Array of at least one dimension (numpy's; an Array is always
+    C-contiguous).
 
     Examples
     --------
     >>> import kompute_ml as km
-    >>> km.ascontiguousarray([[1, 2]]).shape
-    (1, 2)
+    >>> km.ascontiguousarray(km.asarray(1.0)).shape
+    (1,)
     """
-    return asanyarray(a, dtype)
+    return _at1(asanyarray(a, dtype))
 
 
 def asfortranarray(a, dtype=None, *, like=None):
-    """``a`` as an Array: its values and shape (a kompute_ml Array is always stored in C
-    order; there is no column-major layout to give).
+    """``a`` as an Array of at least one dimension: its values and shape (an Array is always
+    stored in C order; there is no column-major layout to give).
 
     Examples
     --------
@@ -603,4 +604,4 @@ def asfortranarray(a, dtype=None, *, like=None):
     >>> km.asfortranarray([[1, 2]]).shape
     (1, 2)
     """
-    return asanyarray(a, dtype)
+    return _at1(asanyarray(a, dtype))

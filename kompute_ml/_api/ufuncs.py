@@ -25,7 +25,6 @@ __all__ = ["bitwise_not", "conjugate", "deg2rad", "degrees", "fabs", "fix", "fma
 
 Array = _a.Array
 
-conjugate = _ew.conj
 bitwise_not = _ew.bitwise_invert
 left_shift, right_shift = _ew.bitwise_left_shift, _ew.bitwise_right_shift
 isscalar = np.isscalar          # an Array, even 0-d, is not a scalar (numpy's answer for arrays)
@@ -84,7 +83,8 @@ def _to_dtype(fn, *xs):
 
 
 def rint(x, /):
-    """Round to the nearest integer, halves to even (numpy's ``rint``; bools give float32).
+    """Round to the nearest integer, halves to even, as a float (integers give float64 as
+    numpy's; bools float32).
 
     Examples
     --------
@@ -92,7 +92,22 @@ def rint(x, /):
     >>> km.rint(km.asarray([0.5, 1.5, -2.5])).numpy().tolist()
     [0.0, 2.0, -2.0]
     """
+    (x,), _ = _to_dtype(np.rint, x)
     return _round(x)
+
+
+def conjugate(x, /):
+    """The complex conjugate: the value itself for real dtypes (bools give int32, as numpy's
+    int8).
+
+    Examples
+    --------
+    >>> import kompute_ml as km
+    >>> km.conjugate(km.asarray([1.5])).numpy().tolist()
+    [1.5]
+    """
+    (x,), _ = _to_dtype(np.conjugate, x)
+    return x.copy()
 
 
 def fix(x, /):
