@@ -29,7 +29,10 @@ Array = _a.Array
 
 
 def _reduced_shape(x, axis, keepdims):
-    return np.zeros(x.shape, bool).sum(axis=axis, keepdims=keepdims).shape
+    axes = _axis_tuple(axis, x.ndim)
+    if keepdims:
+        return tuple(1 if k in axes else s for k, s in enumerate(x.shape))
+    return tuple(s for k, s in enumerate(x.shape) if k not in axes)
 
 
 # ---- min/max ------------------------------------------------------------------------------------
@@ -133,8 +136,9 @@ def nancumsum(a, axis=None, dtype=None, out=None):
     [1.0, 1.0, 3.0]
     """
     x = _arr(a)
-    return cumsum(_a.where(_ew.isnan(x), 0, x).astype(x.dtype) if _floating(x) else x, axis,
-                  dtype, out)
+    if _floating(x):
+        x = _a.where(_ew.isnan(x), 0, x).astype(x.dtype, copy=False)
+    return cumsum(x, axis, dtype, out)
 
 
 def nancumprod(a, axis=None, dtype=None, out=None):
@@ -147,8 +151,9 @@ def nancumprod(a, axis=None, dtype=None, out=None):
     [2.0, 2.0, 6.0]
     """
     x = _arr(a)
-    return cumprod(_a.where(_ew.isnan(x), 1, x).astype(x.dtype) if _floating(x) else x, axis,
-                   dtype, out)
+    if _floating(x):
+        x = _a.where(_ew.isnan(x), 1, x).astype(x.dtype, copy=False)
+    return cumprod(x, axis, dtype, out)
 
 
 def _nan_args(name, a, axis, out, where):
@@ -192,8 +197,10 @@ def nanprod(a, axis=None, dtype=None, out=None, keepdims=False, initial=np._NoVa
 
 
 def _valid_count(x, axis, keepdims):
-    """How many elements along ``axis`` are not NaN, in ``x``'s dtype."""
-    return _m.sum((~_ew.isnan(x)).astype(x.dtype), axis=axis, keepdims=keepdims)
+    """How many elements along ``axis`` are not NaN, in ``x``'s dtype (counted in int32:
+    exact past float32's 2**24)."""
+    n = _m.sum((~_ew.isnan(x)).astype(INT32), axis=axis, keepdims=keepdims)
+    return n.astype(x.dtype, copy=False)
 
 
 def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=np._NoValue):
