@@ -11,6 +11,7 @@ count read back.
 import numpy as np
 
 from .. import array as _a
+from .._array import indexing as _indexing
 from .._array.dtypes import BOOL, INT32
 from . import elementwise as _ew
 from . import manipulation as _m
@@ -43,7 +44,12 @@ def isin(element, test_elements, assume_unique=False, invert=False, *, kind=None
     else:
         srt = _m.sort(t)
         pos = _m.searchsorted(srt, ravel(x))
-        hit = _m.take(srt, _a.minimum(pos, t.size - 1))
+        # the sorted element at each place (clipped into range: no bounds flag to read back)
+        at = _a.minimum(pos, t.size - 1).astype(INT32, copy=False)
+        buf, shape, dtype = _indexing.gather(_a.buffer_of(srt), srt.shape, dt, x.device, 0,
+                                             at.shape, [1], idim=0,
+                                             off_buf=_a.buffer_of(at), checked=False)
+        hit = _a.from_buffer(buf, shape, dtype)
         found = ((pos < t.size) & (hit == ravel(x))).reshape(x.shape)
     return ~found if invert else found
 

@@ -6,8 +6,8 @@ ascontiguousarray, asfortranarray: an Array is always C-contiguous) are here too
 Each is a composition of the namespace's device operations: joins are ``concat`` (each piece
 written into place by the strided-copy kernel), splits are slices (gathers), flips and
 rotations are gathers and transposes, reshapes share the buffer of a realized array. ``diag``
-writes a vector into a zeroed matrix with the same strided copy; ``diagonal`` gathers the
-diagonal's elements by their flat offsets (``take``). Nothing here reads data back to the host.
+writes a vector into a zeroed matrix with the same strided copy; ``diagonal`` is one strided
+gather (a step of both axes' strides). Nothing here reads data back to the host.
 """
 
 import builtins
@@ -16,9 +16,10 @@ import operator
 import numpy as np
 
 from .. import array as _a
+from .._array import indexing as _indexing
 from .._array.dtypes import canonical_dtype
 from ._common import arr as _arr, no_out as _no_out
-from .manipulation import _axis, concat, flip, moveaxis, scatter, take
+from .manipulation import _axis, _c_strides, concat, flip, scatter
 
 __all__ = ["append", "array_split", "asanyarray", "ascontiguousarray", "asfortranarray",
            "atleast_1d", "atleast_2d", "atleast_3d", "broadcast_shapes", "column_stack",
@@ -451,16 +452,18 @@ def diagonal(a, offset=0, axis1=0, axis2=1):
     if i == j:
         raise ValueError("axis1 and axis2 cannot be the same")
     offset = operator.index(offset)
-    y = moveaxis(x, (i, j), (-2, -1)) if (i, j) != (x.ndim - 2, x.ndim - 1) else x
-    n, m = y.shape[-2:]
+    n, m = x.shape[i], x.shape[j]
     length = builtins.max(0, builtins.min(n, m - offset) if offset >= 0 else
                           builtins.min(n + offset, m))
-    if length == 0 or y.size == 0:
-        return _a.empty(y.shape[:-2] + (length,), x.dtype, x.device)
-    start = offset if offset >= 0 else -offset * m
-    # the diagonal's flat offsets in each plane: start, start + m + 1, ... (made on the device)
-    idx = _a.arange(start, start + length * (m + 1), m + 1, device=x.device)
-    return take(y.reshape(y.shape[:-2] + (n * m,)), idx, axis=y.ndim - 2)
+    strides = _c_strides(x.shape)
+    rest = [k for k in range(x.ndim) if k not in (i, j)]
+    shape = tuple(x.shape[k] for k in rest) + (length,)
+    # one strided gather from x itself: the diagonal steps along both axes at once
+    start = offset * strides[j] if offset >= 0 else -offset * strides[i]
+    steps = [strides[k] for k in rest] + [strides[i] + strides[j]]
+    buf, shape, dtype = _indexing.gather(_a.buffer_of(x), x.shape, x.dtype, x.device, start,
+                                         shape, steps)
+    return _a.from_buffer(buf, shape, dtype)
 
 
 def diagflat(v, k=0):
