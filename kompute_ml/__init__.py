@@ -36,21 +36,23 @@ from ._api.namespace import (
     diff, take, take_along_axis,
 )
 # numpy's functions beyond the Array API (kompute_ml/_api/shaping.py, numeric.py,
-# statistics.py, ufuncs.py, index_functions.py, sets.py; round above is numpy's, with
-# decimals=)
+# statistics.py, ufuncs.py, index_functions.py, sets.py, selection.py; round above is
+# numpy's, with decimals=)
 from ._api.namespace import (
     append, array_split, asanyarray, ascontiguousarray, asfortranarray, atleast_1d, atleast_2d,
     atleast_3d, broadcast_shapes, column_stack, concatenate, copy, diag, diagflat, diagonal,
     dsplit, dstack, ediff1d, fliplr, flipud, hsplit, hstack, ndim, ravel, rot90, shape, size,
-    split, swapaxes, vsplit, vstack, allclose, around, array_equal, array_equiv, cross, identity,
-    inner, isclose, kron, logspace, nan_to_num, outer, select, trace, trapezoid, vdot, amax, amin,
-    average, corrcoef, cov, cumprod, cumsum, nanargmax, nanargmin, nancumprod, nancumsum, nanmax, nanmean, nanmin,
-    nanprod, nanstd, nansum, nanvar, ptp, bitwise_not, conjugate, deg2rad, degrees, fabs, fix,
-    fmax, fmin, fmod, heaviside, iscomplex, iscomplexobj, isneginf, isposinf, isreal, isrealobj,
-    isscalar, left_shift, logaddexp2, mod, rad2deg, radians, right_shift, rint, sinc, argwhere,
-    diag_indices, diag_indices_from, flatnonzero, indices, ravel_multi_index, tri, tril_indices,
+    split, swapaxes, vsplit, vstack, allclose, around, array_equal, array_equiv, cross, geomspace,
+    identity, inner, isclose, kron, logspace, nan_to_num, outer, select, trace, trapezoid, vander,
+    vdot, amax, amin, average, corrcoef, cov, cumprod, cumsum, nanargmax, nanargmin, nancumprod,
+    nancumsum, nanmax, nanmean, nanmin, nanprod, nanstd, nansum, nanvar, ptp, bitwise_not,
+    conjugate, deg2rad, degrees, divmod, fabs, fix, float_power, fmax, fmin, fmod, heaviside,
+    matvec, modf, vecmat, iscomplex, iscomplexobj, isneginf, isposinf, isreal, isrealobj, isscalar,
+    left_shift, logaddexp2, mod, rad2deg, radians, right_shift, rint, sinc, argwhere, diag_indices,
+    diag_indices_from, flatnonzero, indices, ravel_multi_index, tri, tril_indices,
     tril_indices_from, triu_indices, triu_indices_from, unravel_index, intersect1d, isin,
-    setdiff1d, setxor1d, union1d,
+    setdiff1d, setxor1d, union1d, argpartition, choose, compress, delete, extract, fill_diagonal,
+    lexsort, partition, resize, trim_zeros,
 )
 from ._api.namespace import newaxis  # None, as numpy's: an attribute, not in __all__
 from .array import (
@@ -103,16 +105,19 @@ __all__ = [
     'atleast_2d', 'atleast_3d', 'broadcast_shapes', 'column_stack', 'concatenate', 'copy', 'diag',
     'diagflat', 'diagonal', 'dsplit', 'dstack', 'ediff1d', 'fliplr', 'flipud', 'hsplit', 'hstack',
     'ndim', 'ravel', 'rot90', 'shape', 'size', 'split', 'swapaxes', 'vsplit', 'vstack', 'allclose',
-    'around', 'array_equal', 'array_equiv', 'cross', 'identity', 'inner', 'isclose', 'kron',
-    'logspace', 'nan_to_num', 'outer', 'select', 'trace', 'trapezoid', 'vdot', 'amax', 'amin',
-    'average', 'corrcoef', 'cov', 'cumprod', 'cumsum', 'nanargmax', 'nanargmin', 'nancumprod', 'nancumsum', 'nanmax',
-    'nanmean', 'nanmin', 'nanprod', 'nanstd', 'nansum', 'nanvar', 'ptp', 'bitwise_not',
-    'conjugate', 'deg2rad', 'degrees', 'fabs', 'fix', 'fmax', 'fmin', 'fmod', 'heaviside',
-    'iscomplex', 'iscomplexobj', 'isneginf', 'isposinf', 'isreal', 'isrealobj', 'isscalar',
-    'left_shift', 'logaddexp2', 'mod', 'rad2deg', 'radians', 'right_shift', 'rint', 'sinc',
-    'argwhere', 'diag_indices', 'diag_indices_from', 'flatnonzero', 'indices', 'ravel_multi_index',
-    'tri', 'tril_indices', 'tril_indices_from', 'triu_indices', 'triu_indices_from',
-    'unravel_index', 'intersect1d', 'isin', 'setdiff1d', 'setxor1d', 'union1d',
+    'around', 'array_equal', 'array_equiv', 'cross', 'geomspace', 'identity', 'inner', 'isclose',
+    'kron', 'logspace', 'nan_to_num', 'outer', 'select', 'trace', 'trapezoid', 'vander', 'vdot',
+    'amax', 'amin', 'average', 'corrcoef', 'cov', 'cumprod', 'cumsum', 'nanargmax', 'nanargmin',
+    'nancumprod', 'nancumsum', 'nanmax', 'nanmean', 'nanmin', 'nanprod', 'nanstd', 'nansum',
+    'nanvar', 'ptp', 'bitwise_not', 'conjugate', 'deg2rad', 'degrees', 'divmod', 'fabs', 'fix',
+    'float_power', 'fmax', 'fmin', 'fmod', 'heaviside', 'matvec', 'modf', 'vecmat', 'iscomplex',
+    'iscomplexobj', 'isneginf', 'isposinf', 'isreal', 'isrealobj', 'isscalar', 'left_shift',
+    'logaddexp2', 'mod', 'rad2deg', 'radians', 'right_shift', 'rint', 'sinc', 'argwhere',
+    'diag_indices', 'diag_indices_from', 'flatnonzero', 'indices', 'ravel_multi_index', 'tri',
+    'tril_indices', 'tril_indices_from', 'triu_indices', 'triu_indices_from', 'unravel_index',
+    'intersect1d', 'isin', 'setdiff1d', 'setxor1d', 'union1d', 'argpartition', 'choose',
+    'compress', 'delete', 'extract', 'fill_diagonal', 'lexsort', 'partition', 'resize',
+    'trim_zeros',
 ]
 
 

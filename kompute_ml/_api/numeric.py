@@ -27,9 +27,9 @@ from ._common import arr as _arr, floating as _floating, no_out as _no_out, on a
 from ._common import np_dtype as _np_dtype
 from .shaping import diagonal, ravel
 
-__all__ = ["allclose", "around", "array_equal", "array_equiv", "cross", "identity", "inner",
-           "isclose", "kron", "logspace", "nan_to_num", "outer", "round", "select", "trace",
-           "trapezoid", "vdot"]
+__all__ = ["allclose", "around", "array_equal", "array_equiv", "cross", "geomspace", "identity",
+           "inner", "isclose", "kron", "logspace", "nan_to_num", "outer", "round", "select",
+           "trace", "trapezoid", "vander", "vdot"]
 
 Array = _a.Array
 
@@ -414,3 +414,49 @@ def trapezoid(y, x=None, dx=1.0, axis=-1):
         else:
             d = _m.diff(xs, axis=axis)
     return _m.sum(d * (v[tuple(hi)] + v[tuple(lo)]) / 2.0, axis=axis)
+
+
+def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
+    """``num`` values from ``start`` to ``stop`` in geometric progression (computed on the host
+    in float64, uploaded as float32 by default, as :func:`linspace`).
+
+    Examples
+    --------
+    >>> import kompute_ml as km
+    >>> km.geomspace(1, 1000, 4).numpy().tolist()
+    [1.0, 10.0, 100.0, 1000.0]
+    """
+    if any(isinstance(v, Array) for v in (start, stop)):
+        raise TypeError("geomspace: start and stop must be numbers")
+    data = np.geomspace(start, stop, num, endpoint=endpoint, axis=axis)
+    if np.iscomplexobj(data):
+        raise TypeError("geomspace: complex results are not supported (no complex dtypes)")
+    dt = FLOAT32 if dtype is None else np.dtype(dtype)
+    if dt.kind in "iub":
+        data = data.astype(dt)
+    return _a.asarray(data, dtype=dt)
+
+
+def vander(x, N=None, increasing=False):
+    """The Vandermonde matrix: columns ``x**(N-1), ..., x, 1`` (``increasing``: reversed),
+    built as numpy does, by running products (a device scan) of the repeated ``x``.
+
+    Examples
+    --------
+    >>> import kompute_ml as km
+    >>> km.vander(km.asarray([1, 2, 3]), 3).numpy().tolist()
+    [[1, 1, 1], [4, 2, 1], [9, 3, 1]]
+    """
+    v = _arr(x)
+    if v.ndim != 1:
+        raise ValueError("x must be a one-dimensional array or sequence.")
+    n = v.shape[0] if N is None else operator.index(N)
+    dt = _np_dtype(lambda d: np.result_type(d, np.int64), v.dtype, device=v.device)
+    ones = _a.ones((v.shape[0], 1 if n else 0), dt, v.device)
+    if n > 1:
+        powers = _m.cumulative_prod(_a.broadcast_to(v.astype(dt, copy=False).reshape(-1, 1),
+                                                    (v.shape[0], n - 1)), axis=1)
+        out = _m.concat([ones, powers], axis=1)
+    else:
+        out = ones
+    return out if increasing else _m.flip(out, axis=1)

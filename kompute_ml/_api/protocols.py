@@ -10,7 +10,7 @@ import numpy as np
 
 from .. import array as _a
 from . import namespace as ns
-from . import index_functions, numeric, sets, shaping, statistics, ufuncs
+from . import index_functions, numeric, selection, sets, shaping, statistics, ufuncs
 from .._array.dtypes import canonical_dtype
 
 __all__ = ["array_ufunc", "array_function"]
@@ -41,7 +41,9 @@ def _ufuncs():
                   "right_shift": ns.bitwise_right_shift,
                   "deg2rad": ns.deg2rad, "rad2deg": ns.rad2deg, "radians": ns.radians,
                   "degrees": ns.degrees, "fmax": ns.fmax, "fmin": ns.fmin, "fmod": ns.fmod,
-                  "fabs": ns.fabs, "heaviside": ns.heaviside, "logaddexp2": ns.logaddexp2})
+                  "fabs": ns.fabs, "heaviside": ns.heaviside, "logaddexp2": ns.logaddexp2,
+                  "divmod": ns.divmod, "modf": ns.modf, "float_power": ns.float_power,
+                  "matvec": ns.matvec, "vecmat": ns.vecmat})
     return table
 
 
@@ -313,7 +315,7 @@ def _functions():
     # the numpy functions of these modules take numpy's signatures: mapped directly (ufuncs
     # reach their functions through NEP 13's table above)
     f.update({getattr(np, name): getattr(mod, name)
-              for mod in (shaping, numeric, statistics, ufuncs, index_functions, sets)
+              for mod in (shaping, numeric, statistics, ufuncs, index_functions, sets, selection)
               for name in mod.__all__ if name not in _NOT_DISPATCHED and hasattr(np, name)
               and not isinstance(getattr(np, name), np.ufunc)})
     if hasattr(np, "concat"):                  # numpy >= 2
@@ -323,7 +325,7 @@ def _functions():
 
 
 # functions with no array argument to dispatch on (numpy's creation functions, pure Python)
-_NOT_DISPATCHED = {"identity", "logspace", "tri", "indices", "tril_indices", "triu_indices",
+_NOT_DISPATCHED = {"identity", "logspace", "geomspace", "tri", "indices", "tril_indices", "triu_indices",
                    "diag_indices", "broadcast_shapes", "isscalar"}
 
 

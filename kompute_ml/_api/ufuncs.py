@@ -2,7 +2,8 @@
 
 mod, deg2rad/rad2deg (radians/degrees), fabs, fix, rint, fmax/fmin (NaN-ignoring), fmod
 (C's remainder: exact, from the exact ``remainder``), heaviside, logaddexp2, sinc, isposinf/
-isneginf, the real-dtype predicates (isreal, iscomplex, isrealobj, iscomplexobj, isscalar) and
+isneginf, divmod, modf, float_power, matvec/vecmat (matmuls), the real-dtype predicates
+(isreal, iscomplex, isrealobj, iscomplexobj, isscalar) and
 numpy's names for Array API functions (conjugate, bitwise_not, left_shift, right_shift).
 Each returns a lazy Array that fuses into one generated kernel with what surrounds it; the
 dtype is numpy's (computed on zero-size arrays), mapped onto kompute_ml's.
@@ -18,10 +19,10 @@ from . import elementwise as _ew
 from ._common import arr as _arr, floating as _floating, np_dtype as _np_dtype, on as _on
 from .numeric import round as _round
 
-__all__ = ["bitwise_not", "conjugate", "deg2rad", "degrees", "fabs", "fix", "fmax", "fmin",
-           "fmod", "heaviside", "iscomplex", "iscomplexobj", "isneginf", "isposinf", "isreal",
-           "isrealobj", "isscalar", "left_shift", "logaddexp2", "mod", "rad2deg", "radians",
-           "right_shift", "rint", "sinc"]
+__all__ = ["bitwise_not", "conjugate", "deg2rad", "degrees", "divmod", "fabs", "fix",
+           "float_power", "fmax", "fmin", "fmod", "heaviside", "iscomplex", "iscomplexobj",
+           "isneginf", "isposinf", "isreal", "isrealobj", "isscalar", "left_shift", "logaddexp2",
+           "matvec", "mod", "modf", "rad2deg", "radians", "right_shift", "rint", "sinc", "vecmat"]
 
 Array = _a.Array
 
@@ -307,3 +308,80 @@ def iscomplexobj(x):
     False
     """
     return False if isinstance(x, Array) else bool(np.iscomplexobj(x))
+
+
+def divmod(x1, x2, /):
+    """``(x1 // x2, x1 % x2)`` (numpy's ``divmod``: floor division and the remainder with the
+    divisor's sign; both lazy).
+
+    Examples
+    --------
+    >>> import kompute_ml as km
+    >>> [v.numpy().tolist() for v in km.divmod(km.asarray([7, -7]), 3)]
+    [[2, -3], [1, 2]]
+    """
+    return _a.floor_divide(x1, x2), _a.remainder(x1, x2)
+
+
+def modf(x, /):
+    """The fractional and integral parts, both with ``x``'s sign (``(frac, whole)``; floats:
+    integers give float64 as numpy's).
+
+    Examples
+    --------
+    >>> import kompute_ml as km
+    >>> [v.numpy().tolist() for v in km.modf(km.asarray([-3.5, 2.25]))]
+    [[-0.5, 0.25], [-3.0, 2.0]]
+    """
+    (x,), dt = _to_dtype(lambda v: np.modf(v)[0], x)
+    whole = _ew.trunc(x)
+    # x - whole is exact; infinities have no fraction: 0 with their sign
+    frac = _ew.copysign(_a.where(_ew.isinf(x), 0.0, x - whole), x)
+    return frac.astype(dt, copy=False), whole.astype(dt, copy=False)
+
+
+def float_power(x1, x2, /):
+    """``x1 ** x2`` in float64 (float32 on a device without float64), as numpy's.
+
+    Examples
+    --------
+    >>> import kompute_ml as km
+    >>> km.float_power(km.asarray([2, 3]), 2).numpy().tolist()
+    [4.0, 9.0]
+    """
+    (a, b), dt = _to_dtype(np.float_power, x1, x2)
+    return _a.power(a, b).astype(dt, copy=False)
+
+
+def matvec(x1, x2, /):
+    """Matrix-vector products over the last two axes of ``x1`` and the last of ``x2``
+    (stacks broadcast): a device matmul.
+
+    Examples
+    --------
+    >>> import kompute_ml as km
+    >>> km.matvec(km.asarray([[1, 2], [3, 4]]), km.asarray([1, 1])).numpy().tolist()
+    [3, 7]
+    """
+    a, v = _on(x1, x2)
+    if a.ndim < 2 or v.ndim < 1:
+        raise ValueError("matvec: x1 needs at least 2 dimensions and x2 at least 1")
+    return _a.matmul(a, v.reshape(v.shape + (1,))).reshape(
+        np.broadcast_shapes(a.shape[:-2], v.shape[:-1]) + (a.shape[-2],))
+
+
+def vecmat(x1, x2, /):
+    """Vector-matrix products over the last axis of ``x1`` and the last two of ``x2`` (stacks
+    broadcast): a device matmul.
+
+    Examples
+    --------
+    >>> import kompute_ml as km
+    >>> km.vecmat(km.asarray([1, 1]), km.asarray([[1, 2], [3, 4]])).numpy().tolist()
+    [4, 6]
+    """
+    v, a = _on(x1, x2)
+    if a.ndim < 2 or v.ndim < 1:
+        raise ValueError("vecmat: x1 needs at least 1 dimension and x2 at least 2")
+    return _a.matmul(v.reshape(v.shape[:-1] + (1, v.shape[-1])), a).reshape(
+        np.broadcast_shapes(v.shape[:-1], a.shape[:-2]) + (a.shape[-1],))
