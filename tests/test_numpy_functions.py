@@ -810,6 +810,159 @@ def test_nan_cumulative(name, shape, dtype):
         check(name, x, axis=-1, rtol=1e-4 if dtype == np.float32 else 1e-10)
 
 
+# ---- selection and rearrangement ----------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", DTYPES, **ids)
+def test_compress_extract_choose(dtype):
+    for shape in [(7,), (3, 5), (0,), (BIG,)]:
+        x = data(shape, dtype)
+        c = data(shape[:1], np.bool_, seed=3)
+        check("compress", c, x, axis=0)
+        check("compress", c[: max(shape[0] - 2, 0)], x, axis=0)      # shorter condition
+        check("compress", data((x.size,), np.bool_, seed=4), x)      # flattened
+        check("extract", data(shape, np.bool_, seed=5), x)
+        check("extract", data(shape, np.int32, seed=6, low=0, high=2), x)
+        idx = data(shape, np.int32, seed=7, low=0, high=3)
+        choices = [x, data(shape, dtype, seed=8), data(shape[-1:], dtype, seed=9)]
+        check("choose", idx, choices)
+        check("choose", idx + 2, choices)                            # past the choices
+        check("choose", idx + 2, choices, mode="wrap")
+        check("choose", idx - 1, choices, mode="clip")
+    check("compress", np.array([[True]]), data((3,), dtype))         # 2-D condition
+    check("choose", np.array([0.5]), [data((1,), dtype)])            # float indices
+
+
+@pytest.mark.parametrize("dtype", DTYPES, **ids)
+def test_delete_resize(dtype):
+    x = data((6, 5), dtype)
+    for obj in (0, -1, [0, 2, 3], slice(1, 4), slice(None, None, 2), [], np.array([5])):
+        check("delete", x, obj, axis=0)
+        check("delete", x, obj)
+    check("delete", x, [0, 1, 2, 3, 4], axis=1)
+    check("delete", x, np.arange(6) % 2 == 0, axis=0)
+    check("delete", x, np.array([True, False]), axis=0)              # mask of the wrong length
+    check("delete", x, 6, axis=0)                                    # IndexError
+    check("delete", data((BIG,), dtype), [0, 5, 70000])
+    for shape in [(2, 4), (7,), (0,), (), (3, 3, 3), 10]:
+        check("resize", data((5,), dtype), shape)
+    check("resize", data((0,), dtype), (2, 3))
+    check("resize", data((BIG,), dtype), (300, 300))
+    check("resize", data((3,), dtype), (-1, 2))
+
+
+@pytest.mark.parametrize("dtype", NUMERIC + [np.bool_], **ids)
+def test_trim_zeros(dtype):
+    x = np.array([0, 0, 3, 0, 5, 0, 0], np.float64).astype(dtype)
+    for trim in ("fb", "f", "b", "F", "", "bf"):
+        check("trim_zeros", x, trim)
+        check("trim_zeros", np.zeros(4, dtype), trim)
+    check("trim_zeros", x, "x")
+    m = np.zeros((5, 6), dtype)
+    m[1:3, 2:5] = np.asarray(1, dtype)
+    check("trim_zeros", m)
+    check("trim_zeros", m, axis=1)
+    check("trim_zeros", m, "f", axis=0)
+
+
+@pytest.mark.parametrize("dtype", NUMERIC, **ids)
+def test_fill_diagonal(dtype):
+    for shape, wrap in [((4, 4), False), ((7, 3), False), ((7, 3), True), ((3, 7), False),
+                        ((3, 3, 3), False), ((0, 0), False), ((300, 300), False)]:
+        for val in (5, np.array([1, 2], dtype)):
+            x = data(shape, dtype)
+            k = km.asarray(x)
+            np.fill_diagonal(x, val, wrap=wrap)
+            assert km.fill_diagonal(k, val, wrap=wrap) is None
+            assert_matches(k, x, rtol=0, atol=0)
+            k2 = km.asarray(data(shape, dtype))
+            np.fill_diagonal(k2, val, wrap=wrap)                     # through numpy's name
+            assert_matches(k2, x, rtol=0, atol=0)
+    with pytest.raises(ValueError):
+        km.fill_diagonal(km.zeros((3,)), 1)
+    with pytest.raises(ValueError):
+        km.fill_diagonal(km.zeros((2, 3, 3)), 1)
+
+
+@pytest.mark.parametrize("name", ["partition", "argpartition"])
+@pytest.mark.parametrize("dtype", NUMERIC, **ids)
+@pytest.mark.parametrize("shape", [(9,), (4, 7), (BIG,)], ids=str)
+def test_partition(name, shape, dtype):
+    x = data(shape, dtype)
+    srt = np.sort(x, axis=-1)
+    for kth in (0, shape[-1] // 2, -1, [1, 3]):
+        for fn in (getattr(km, name), getattr(np, name)):
+            res = fn(km.asarray(x), kth)
+            assert isinstance(res, km.Array)
+            got = res.numpy()
+            vals = np.take_along_axis(x, got, axis=-1) if name == "argpartition" else got
+            np.testing.assert_array_equal(np.sort(vals, axis=-1), srt)     # a permutation
+            for k in np.atleast_1d(kth) % shape[-1]:
+                np.testing.assert_array_equal(vals[..., k], srt[..., k])
+                assert (vals[..., :k] <= vals[..., k:k + 1]).all()
+                assert (vals[..., k:] >= vals[..., k:k + 1]).all()
+    check(name, x, shape[-1])                                        # kth out of bounds
+    check(name, x, 1.5)
+    flat = getattr(km, name)(km.asarray(x), 0, axis=None).numpy()        # of the flattened
+    assert flat.shape == (x.size,)
+    assert (x.reshape(-1)[flat[0]] if name == "argpartition" else flat[0]) == x.min()
+
+
+@pytest.mark.parametrize("dtype", NUMERIC + [np.bool_], **ids)
+def test_lexsort(dtype):
+    for shape in [(9,), (3, 20), (BIG,)]:
+        keys = [data(shape, dtype, seed=k, low=0, high=3) if dtype != np.bool_ else
+                data(shape, dtype, seed=k) for k in range(3)]
+        # a tuple of keys (numpy dispatches on a tuple's Arrays; a list it converts)
+        check("lexsort", tuple(keys))
+        check("lexsort", tuple(keys[:1]))
+        if len(shape) > 1:
+            check("lexsort", tuple(keys), axis=0)
+    check("lexsort", np.stack([data((9,), dtype, seed=1), data((9,), dtype, seed=2)]))
+    check("lexsort", (data((3,), dtype), data((4,), dtype)))
+
+
+@pytest.mark.parametrize("dtype", NUMERIC, **ids)
+def test_divmod_modf_float_power(dtype):
+    a = data((BIG,), dtype)
+    b = data((BIG,), dtype, seed=1, low=1, high=9)
+    # finite data: ``inf // 3`` is inf here (the fused floor_divide), nan in numpy
+    check("divmod", a, b, atol=1e-6)
+    a = data((BIG,), dtype, special=True)
+    check("modf", a, atol=0)
+    check("float_power", np.abs(a) if dtype in FLOATS else a, data((BIG,), np.int32, low=0,
+                                                                    high=4), rtol=1e-13)
+    if dtype in FLOATS:
+        frac, whole = km.modf(km.asarray(np.array([-0.0, -np.inf, 2.5], dtype)))
+        np.testing.assert_array_equal(np.signbit(frac.numpy()), [True, True, False])
+
+
+def test_matvec_vecmat():
+    for sa, sv in [((3, 4), (4,)), ((2, 3, 4), (4,)), ((3, 4), (5, 4)), ((1, 3, 4), (2, 1, 4))]:
+        a, v = data(sa, np.float32), data(sv, np.float32)
+        check("matvec", a, v, rtol=1e-5, atol=1e-5)
+        w = data(sv[:-1] + (sa[-2],), np.float32)
+        check("vecmat", w, a, rtol=1e-5, atol=1e-5)
+    check("matvec", data((3, 4), np.float32), data((5,), np.float32))
+
+
+@pytest.mark.parametrize("dtype", NUMERIC + [np.bool_], **ids)
+def test_vander(dtype):
+    x = data((6,), dtype, low=-3 if dtype != np.uint32 else 0, high=4)
+    for n in (None, 0, 1, 4):
+        check("vander", x, n)
+        check("vander", x, n, increasing=True)
+    check("vander", data((2, 2), dtype))
+
+
+def test_geomspace():
+    for args, kw in [((1, 1000, 4), {}), ((2, 64, 6), {"endpoint": False}), ((-1, -100, 3), {}),
+                     ((1, 1000, 4), {"dtype": np.int32})]:
+        exp = np.geomspace(*args, **kw).astype(kw.get("dtype", np.float32))
+        assert_matches(km.geomspace(*args, **kw), exp, rtol=1e-6, atol=0)
+    with pytest.raises(ValueError):
+        km.geomspace(0, 10, 3)
+
+
 # ---- property test: stacking and splitting round trip -------------------------------------------
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -826,10 +979,10 @@ def test_array_split_concatenate_round_trip(shape, dtype, sections, data_seed):
 
 def test_every_new_function_dispatches_from_numpy():
     """Each numpy function added here is in the __array_function__ table (or a ufunc)."""
-    from kompute_ml._api import (index_functions, numeric, protocols, sets, shaping, statistics,
-                                 ufuncs)
+    from kompute_ml._api import (index_functions, numeric, protocols, selection, sets, shaping,
+                                 statistics, ufuncs)
     table = protocols._functions()
-    for mod in (shaping, numeric, statistics, ufuncs, index_functions, sets):
+    for mod in (shaping, numeric, statistics, ufuncs, index_functions, sets, selection):
         for name in mod.__all__:
             fn = getattr(np, name, None)
             if fn is None or name in protocols._NOT_DISPATCHED:
@@ -840,8 +993,9 @@ def test_every_new_function_dispatches_from_numpy():
 def test_docstring_examples():
     """Every new public function has an Example, and the Examples run."""
     import doctest
-    from kompute_ml._api import index_functions, numeric, sets, shaping, statistics, ufuncs
-    for mod in (shaping, numeric, statistics, ufuncs, index_functions, sets):
+    from kompute_ml._api import (index_functions, numeric, selection, sets, shaping, statistics,
+                                 ufuncs)
+    for mod in (shaping, numeric, statistics, ufuncs, index_functions, sets, selection):
         for name in mod.__all__:
             fn = getattr(mod, name)
             if getattr(fn, "__module__", None) != mod.__name__:

@@ -189,7 +189,7 @@ def trim_zeros(filt, trim="fb", axis=None):
     """
     x = _arr(filt)
     trim = trim.lower()
-    if any(c not in "fb" for c in trim):
+    if not trim or any(c not in "fb" for c in trim):
         raise ValueError(f"unexpected character(s) in `trim`: {trim!r}")
     axes = range(x.ndim) if axis is None else \
         [_m._axis(a, x.ndim) for a in ((axis,) if np.ndim(axis) == 0 else axis)]
@@ -205,7 +205,7 @@ def trim_zeros(filt, trim="fb", axis=None):
             _m.argmax(hit.astype(INT32)), _m.argmax(_m.flip(hit).astype(INT32)),
             _m.any(hit).astype(INT32)]).numpy())
         if not anyhit:
-            start, stop = (0, 0) if trim else (0, n)        # all zeros: nothing is left
+            start = stop = 0                                 # all zeros: nothing is left
         else:
             start = first if "f" in trim else 0
             stop = n - last_rev if "b" in trim else n
