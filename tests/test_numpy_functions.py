@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis.extra.numpy import array_shapes, mutually_broadcastable_shapes
 
 import kompute_ml as km
 from kompute_ml._array.dtypes import device_dtype
@@ -975,6 +976,30 @@ def test_array_split_concatenate_round_trip(shape, dtype, sections, data_seed):
     exp = np.array_split(x, sections, axis=axis)
     assert_matches(pieces, exp, rtol=0, atol=0)
     assert_matches(km.concatenate(pieces, axis=axis), x, rtol=0, atol=0)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(shape=array_shapes(min_dims=0, max_dims=3, min_side=0, max_side=6),
+       dtype=st.sampled_from(DTYPES), seed=st.integers(0, 99),
+       name=st.sampled_from(["nan_to_num", "fix", "isposinf", "isneginf", "flatnonzero",
+                             "argwhere", "ravel", "atleast_3d", "fliplr", "rot90", "cumsum",
+                             "nansum", "nanmax", "amin", "ptp", "diagonal", "trace", "diag",
+                             "array_split", "copy"]))
+def test_unary_functions_random_inputs(shape, dtype, seed, name):
+    args = (3,) if name == "array_split" else ()
+    check(name, data(shape, dtype, seed=seed, special=True), *args, atol=1e-5)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(shapes=mutually_broadcastable_shapes(num_shapes=2, min_dims=0, max_dims=3, max_side=5),
+       dtypes=st.tuples(st.sampled_from(DTYPES), st.sampled_from(DTYPES)),
+       seed=st.integers(0, 99),
+       name=st.sampled_from(["isclose", "fmax", "fmin", "fmod", "heaviside", "outer", "kron",
+                             "array_equal", "array_equiv", "isin", "union1d", "setdiff1d"]))
+def test_binary_functions_random_inputs(shapes, dtypes, seed, name):
+    a = data(shapes.input_shapes[0], dtypes[0], seed=seed, special=True)
+    b = data(shapes.input_shapes[1], dtypes[1], seed=seed + 1, special=True)
+    check(name, a, b, atol=1e-5)
 
 
 def test_every_new_function_dispatches_from_numpy():
