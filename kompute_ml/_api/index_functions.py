@@ -14,12 +14,12 @@ import numpy as np
 
 from .. import array as _a
 from .._array import scan as _scan
-from .._array.dtypes import FLOAT32, INT32, UINT32
+from .._array.dtypes import BOOL, FLOAT32, INT32, UINT32
 from . import manipulation as _m
 from ._common import arr as _arr
 from .shaping import ravel
 
-__all__ = ["argwhere", "diag_indices", "diag_indices_from", "flatnonzero", "indices",
+__all__ = ["argwhere", "diag_indices", "diag_indices_from", "flatnonzero", "indices", "ix_",
            "ravel_multi_index", "tri", "tril_indices", "tril_indices_from", "triu_indices",
            "triu_indices_from", "unravel_index"]
 
@@ -282,3 +282,27 @@ def diag_indices_from(arr):
     if len(set(shape)) != 1:
         raise ValueError("All dimensions of input must be of equal length")
     return diag_indices(shape[0], len(shape))
+
+
+def ix_(*args):
+    """An open mesh from 1-D sequences: the k-th of the n results has shape (1, ..., len, ...,
+    1), for indexing the cross product (boolean sequences give their nonzero places).
+
+    Examples
+    --------
+    >>> import kompute_ml as km
+    >>> [v.shape for v in km.ix_(km.asarray([0, 1]), km.asarray([2, 3, 4]))]
+    [(2, 1), (1, 3)]
+    """
+    out = []
+    n = len(args)
+    dev = next((a.device for a in args if isinstance(a, Array)), None)
+    for k, seq in enumerate(args):
+        v = _arr(seq, dev) if not (isinstance(seq, (list, tuple)) and len(seq) == 0) else \
+            _a.empty((0,), INT32, dev)
+        if v.ndim != 1:
+            raise ValueError("Cross index must be 1 dimensional")
+        if v.dtype == BOOL:
+            (v,) = _m.nonzero(v)
+        out.append(v.reshape((1,) * k + (v.shape[0],) + (1,) * (n - k - 1)))
+    return tuple(out)

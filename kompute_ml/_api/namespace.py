@@ -378,6 +378,8 @@ from .sets import *                               # noqa: E402,F401,F403
 from .sets import __all__ as _sets_all            # noqa: E402
 from .selection import *                          # noqa: E402,F401,F403
 from .selection import __all__ as _selection_all  # noqa: E402
+from .assignment import *                         # noqa: E402,F401,F403
+from .assignment import __all__ as _assignment_all  # noqa: E402
 from . import linalg           # noqa: E402
 from .linalg import matmul, matrix_transpose, tensordot, vecdot  # noqa: E402,F401
 
@@ -388,5 +390,6 @@ __all__ = ["__array_api_version__", "__array_namespace_info__", "float32", "int3
            "empty_like", "zeros_like", "ones_like", "full_like", "arange", "linspace", "eye",
            "meshgrid", "tril", "triu", "linalg", "matmul", "matrix_transpose", "tensordot",
            "vecdot"] + list(_ew_all) + list(_ops_all) + list(_shaping_all) + list(_statistics_all) + list(_ufuncs_all) + \
-    list(_index_all) + list(_sets_all) + list(_selection_all) + [
+    list(_index_all) + list(_sets_all) + list(_selection_all) + \
+    list(_assignment_all) + [
                n for n in _numeric_all if n != "round"]    # numpy's round (decimals=) wins

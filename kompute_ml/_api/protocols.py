@@ -10,7 +10,8 @@ import numpy as np
 
 from .. import array as _a
 from . import namespace as ns
-from . import index_functions, numeric, selection, sets, shaping, statistics, ufuncs
+from . import (assignment, index_functions, numeric, selection, sets, shaping, statistics,
+               ufuncs)
 from .._array.dtypes import canonical_dtype
 
 __all__ = ["array_ufunc", "array_function"]
@@ -43,7 +44,7 @@ def _ufuncs():
                   "degrees": ns.degrees, "fmax": ns.fmax, "fmin": ns.fmin, "fmod": ns.fmod,
                   "fabs": ns.fabs, "heaviside": ns.heaviside, "logaddexp2": ns.logaddexp2,
                   "divmod": ns.divmod, "modf": ns.modf, "float_power": ns.float_power,
-                  "matvec": ns.matvec, "vecmat": ns.vecmat})
+                  "matvec": ns.matvec, "vecmat": ns.vecmat, "ldexp": ns.ldexp})
     return table
 
 
@@ -315,7 +316,8 @@ def _functions():
     # the numpy functions of these modules take numpy's signatures: mapped directly (ufuncs
     # reach their functions through NEP 13's table above)
     f.update({getattr(np, name): getattr(mod, name)
-              for mod in (shaping, numeric, statistics, ufuncs, index_functions, sets, selection)
+              for mod in (shaping, numeric, statistics, ufuncs, index_functions, sets, selection,
+                          assignment)
               for name in mod.__all__ if name not in _NOT_DISPATCHED and hasattr(np, name)
               and not isinstance(getattr(np, name), np.ufunc)})
     if hasattr(np, "concat"):                  # numpy >= 2
@@ -326,7 +328,8 @@ def _functions():
 
 # functions with no array argument to dispatch on (numpy's creation functions, pure Python)
 _NOT_DISPATCHED = {"identity", "logspace", "geomspace", "tri", "indices", "tril_indices", "triu_indices",
-                   "diag_indices", "broadcast_shapes", "isscalar"}
+                   "diag_indices", "broadcast_shapes", "isscalar", "promote_types",
+                   "issubdtype", "iterable"}
 
 
 def _shares_memory(a, b, max_work=None):

@@ -1,9 +1,9 @@
 """numpy's selection and rearrangement functions: compress, extract, choose, delete, resize,
-trim_zeros, fill_diagonal, partition, argpartition, lexsort.
+trim_zeros, partition, argpartition, lexsort (the in-place writers are in assignment.py).
 
 All compose the namespace's device operations: boolean masks and ``nonzero`` (whose count, 4
 bytes, is read back: it is the result's length), gathers (``take``), chains of lazy ``where``,
-the strided scatter (``fill_diagonal`` writes in place) and the sort (``partition`` returns a
+and the sort (``partition`` returns a
 full sort, one valid partition: numpy leaves the order within each side unspecified). Host
 reads beyond those counts: ``choose``'s index range (mode "raise") and ``trim_zeros``' two
 bounds.
@@ -20,8 +20,8 @@ from . import manipulation as _m
 from ._common import arr as _arr, no_out as _no_out, on as _on
 from .shaping import ravel
 
-__all__ = ["argpartition", "choose", "compress", "delete", "extract", "fill_diagonal",
-           "lexsort", "partition", "resize", "trim_zeros"]
+__all__ = ["argpartition", "choose", "compress", "delete", "extract", "lexsort", "partition",
+           "resize", "trim_zeros"]
 
 Array = _a.Array
 
@@ -211,39 +211,6 @@ def trim_zeros(filt, trim="fb", axis=None):
             stop = n - last_rev if "b" in trim else n
         index[ax] = slice(start, stop)
     return x[tuple(index)]
-
-
-def fill_diagonal(a, val, wrap=False):
-    """Write ``val`` (a scalar, or values used in turn) onto the main diagonal of ``a`` in
-    place (a strided scatter; ``wrap``: a tall matrix's diagonal restarts below). Returns None.
-
-    Examples
-    --------
-    >>> import kompute_ml as km
-    >>> x = km.zeros((2, 2))
-    >>> km.fill_diagonal(x, 5.0)
-    >>> x.numpy().tolist()
-    [[5.0, 0.0], [0.0, 5.0]]
-    """
-    if not isinstance(a, Array):
-        raise TypeError("fill_diagonal: a must be a kompute_ml Array (it is written in place)")
-    if a.ndim < 2:
-        raise ValueError("array must be at least 2-d")
-    if a.ndim == 2:
-        step = a.shape[1] + 1
-        end = a.size if wrap else a.shape[1] * a.shape[1]
-    else:
-        if len(set(a.shape)) != 1:
-            raise ValueError("All dimensions of input must be of equal length")
-        step = 1 + int(np.cumprod(a.shape[:-1]).sum())
-        end = a.size
-    count = len(range(0, min(end, a.size), step))
-    if count == 0:
-        return None
-    values = resize(_arr(val, a.device), (count,)).astype(a.dtype, copy=False)
-    # the values land ``step`` apart in the flat array (scatter.comp, as concat's pieces)
-    _m.scatter(values, a, 0, [step])
-    return None
 
 
 def partition(a, kth, axis=-1, kind="introselect", order=None):

@@ -11,6 +11,7 @@ gather (a step of both axes' strides). Nothing here reads data back to the host.
 """
 
 import builtins
+import math
 import operator
 
 import numpy as np
@@ -19,13 +20,15 @@ from .. import array as _a
 from .._array import indexing as _indexing
 from .._array.dtypes import canonical_dtype
 from ._common import arr as _arr, no_out as _no_out
+from . import manipulation as _m
 from .manipulation import _axis, _c_strides, concat, flip, scatter
 
-__all__ = ["append", "array_split", "asanyarray", "ascontiguousarray", "asfortranarray",
-           "atleast_1d", "atleast_2d", "atleast_3d", "broadcast_shapes", "column_stack",
-           "concatenate", "copy", "diag", "diagflat", "diagonal", "dsplit", "dstack", "ediff1d",
-           "fliplr", "flipud", "hsplit", "hstack", "ndim", "ravel", "rot90", "shape", "size",
-           "split", "swapaxes", "vsplit", "vstack"]
+__all__ = ["append", "array_split", "asanyarray", "asarray_chkfinite", "ascontiguousarray",
+           "asfortranarray", "atleast_1d", "atleast_2d", "atleast_3d", "block", "broadcast_shapes",
+           "column_stack", "concatenate", "copy", "diag", "diagflat", "diagonal", "dsplit",
+           "dstack", "ediff1d", "fliplr", "flipud", "hsplit", "hstack", "issubdtype", "iterable",
+           "ndim", "promote_types", "ravel", "rot90", "shape", "size", "split", "swapaxes",
+           "vsplit", "vstack"]
 
 Array = _a.Array
 
@@ -608,3 +611,87 @@ def asfortranarray(a, dtype=None, *, like=None):
     (1, 2)
     """
     return _at1(asanyarray(a, dtype))
+
+
+def asarray_chkfinite(a, dtype=None, order=None):
+    """``a`` as an Array, ValueError if it holds an infinity or a NaN (one flag read back).
+
+    Examples
+    --------
+    >>> import kompute_ml as km
+    >>> km.asarray_chkfinite([1.0, 2.0]).shape
+    (2,)
+    """
+    x = asanyarray(a, dtype)
+    if x.dtype.kind == "f" and x.size and not builtins.bool(
+            _m.all(_a.absolute(x) < math.inf)):
+        raise ValueError("array must not contain infs or NaNs")
+    return x
+
+
+def promote_types(type1, type2):
+    """numpy's promotion of two dtypes, mapped onto kompute_ml's (int64 -> int32).
+
+    Examples
+    --------
+    >>> import kompute_ml as km
+    >>> km.promote_types(km.int32, km.float32)
+    dtype('float64')
+    """
+    return canonical_dtype(np.promote_types(type1, type2))
+
+
+issubdtype = np.issubdtype      # dtype relations (no data): numpy's own
+iterable = np.iterable
+
+
+def block(arrays):
+    """Assemble an array from nested lists of blocks: the innermost lists join along the
+    last axis, the next ones along the one before, ... (numpy's ``block``; device joins).
+
+    Examples
+    --------
+    >>> import kompute_ml as km
+    >>> km.block([[km.ones((2, 2)), km.zeros((2, 1))], [km.zeros((1, 3))]]).shape
+    (3, 3)
+    """
+    depth, ndim = _block_depth(arrays, ())
+    dev = next((x.device for x in _block_leaves(arrays) if isinstance(x, Array)), None)
+    ndim = builtins.max(ndim, depth)
+
+    def join(item, level):
+        if isinstance(item, list):
+            return concat([join(v, level + 1) for v in item], axis=level - depth)
+        x = _arr(item, dev)
+        return x.reshape((1,) * (ndim - x.ndim) + x.shape)
+    return join(arrays, 0)
+
+
+def _block_leaves(item):
+    if isinstance(item, list):
+        for v in item:
+            yield from _block_leaves(v)
+    else:
+        yield item
+
+
+def _block_depth(item, where):
+    """(list depth, largest leaf ndim) of ``item``, checking numpy's rules on the nesting."""
+    if isinstance(item, tuple):
+        raise TypeError(f"{'arrays' + ''.join(f'[{i}]' for i in where)} is a tuple. Only "
+                        f"lists can be used to arrange blocks, and np.block does not allow "
+                        f"implicit conversion from tuple to ndarray.")
+    if not isinstance(item, list):
+        return 0, _arr(item).ndim if not isinstance(item, Array) else item.ndim
+    if not item:
+        raise ValueError(f"List at {'arrays' + ''.join(f'[{i}]' for i in where)} cannot be "
+                         f"empty")
+    found = [_block_depth(v, where + (i,)) for i, v in enumerate(item)]
+    depths = {d for d, _ in found}
+    if len(depths) != 1:
+        first = found[0][0] + len(where) + 1
+        bad = next(i for i, (d, _) in enumerate(found) if d != found[0][0])
+        raise ValueError(f"List depths are mismatched. First element was at depth {first}, "
+                         f"but there is an element at depth {found[bad][0] + len(where) + 1} "
+                         f"({'arrays' + ''.join(f'[{i}]' for i in where + (bad,))})")
+    return found[0][0] + 1, builtins.max(n for _, n in found)

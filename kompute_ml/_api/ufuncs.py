@@ -14,15 +14,16 @@ import math
 import numpy as np
 
 from .. import array as _a
-from .._array.dtypes import BOOL, UINT32
+from .._array.dtypes import BOOL, INT32, UINT32
 from . import elementwise as _ew
 from ._common import arr as _arr, floating as _floating, np_dtype as _np_dtype, on as _on
 from .numeric import round as _round
 
 __all__ = ["bitwise_not", "conjugate", "deg2rad", "degrees", "divmod", "fabs", "fix",
            "float_power", "fmax", "fmin", "fmod", "heaviside", "iscomplex", "iscomplexobj",
-           "isneginf", "isposinf", "isreal", "isrealobj", "isscalar", "left_shift", "logaddexp2",
-           "matvec", "mod", "modf", "rad2deg", "radians", "right_shift", "rint", "sinc", "vecmat"]
+           "isneginf", "isposinf", "isreal", "isrealobj", "isscalar", "ldexp", "left_shift",
+           "logaddexp2", "matvec", "mod", "modf", "rad2deg", "radians", "right_shift", "rint",
+           "sinc", "vecmat"]
 
 Array = _a.Array
 
@@ -385,3 +386,25 @@ def vecmat(x1, x2, /):
         raise ValueError("vecmat: x1 needs at least 1 dimension and x2 at least 2")
     return _a.matmul(v.reshape(v.shape[:-1] + (1, v.shape[-1])), a).reshape(
         np.broadcast_shapes(v.shape[:-1], a.shape[:-2]) + (a.shape[-1],))
+
+
+def ldexp(x1, x2, /):
+    """``x1 * 2**x2`` (``x2`` integers), scaled in two exact steps so that results in range
+    do not overflow or vanish on the way (integers ``x1`` give float64, as numpy's).
+
+    Examples
+    --------
+    >>> import kompute_ml as km
+    >>> km.ldexp(km.asarray([3.0, 1.0]), km.asarray([2, -1])).numpy().tolist()
+    [12.0, 0.5]
+    """
+    m, e = _on(x1, x2)
+    if e.dtype not in (INT32, UINT32, BOOL):
+        raise TypeError("ufunc 'ldexp' not supported for the input types (the exponents must "
+                        "be integers)")
+    dt = _np_dtype(np.ldexp, m.dtype, INT32, device=m.device)
+    m = m.astype(dt, copy=False)
+    e = e.astype(INT32, copy=False)
+    half = _a.floor_divide(e, 2)
+    two = _a.asarray(2.0, dtype=dt, device=m.device)
+    return (m * _a.power(two, half) * _a.power(two, e - half)).astype(dt, copy=False)
