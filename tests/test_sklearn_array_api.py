@@ -63,6 +63,9 @@ else:
                                         "explained_variance_ratio_"]),
         "PCA-full": (lambda: PCA(K, svd_solver="full"), None,
                      ["mean_", "components_", "explained_variance_", "singular_values_"]),
+        # its range finder's QR of tall n x (K + 10) matrices runs on the device
+        "PCA-randomized": (lambda: PCA(K, svd_solver="randomized", random_state=0), None,
+                           ["mean_", "components_", "explained_variance_", "singular_values_"]),
         "PCA-covariance_eigh": (lambda: PCA(K, svd_solver="covariance_eigh"), None,
                                 ["mean_", "components_", "explained_variance_",
                                  "singular_values_"]),
