@@ -23,7 +23,7 @@ extensions = [
 
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
 root_doc = "index"
-exclude_patterns = ["_build", "_generated/README.md"]
+exclude_patterns = ["_build", "_generated"]   # _generated/*.md are included by pages
 myst_heading_anchors = 3
 myst_enable_extensions = ["colon_fence"]
 # relative links to files outside the site (benchmarks/x.py, shaders/) are not pages
