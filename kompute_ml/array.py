@@ -139,7 +139,16 @@ class Array:
 
     Create arrays with :func:`asarray`, :func:`zeros`, :func:`arange`, ...; read them with
     :meth:`numpy` or ``np.asarray(arr)``. Elementwise operations are lazy: they are recorded and
-    fused into one kernel when a result is needed.
+    fused into one kernel when a result is needed. Arrays are not made by calling the class.
+
+    Attributes
+    ----------
+    shape : tuple of int
+        The dimensions.
+    dtype : numpy.dtype
+        float32, float64, int32, uint32 or bool (see :doc:`/arrays`).
+    device : Device
+        The device that holds the elements.
 
     Examples
     --------
@@ -147,6 +156,8 @@ class Array:
     >>> a = km.asarray([1.0, 2.0, 3.0])
     >>> (a * 2 + 1).numpy()
     array([3., 5., 7.], dtype=float32)
+    >>> a.shape, a.dtype, a.ndim, a.size
+    ((3,), dtype('float32'), 1, 3)
     """
 
     # _leaf: this array as a fusion operand, made once per buffer (an op's operands are Leaves);

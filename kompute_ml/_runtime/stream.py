@@ -1046,15 +1046,27 @@ def flush(device, timeout=None):
 
 
 def synchronize(device=None, timeout=None):
-    """Submit pending work and wait (one device, or every device in use when None).
+    """Submit pending work and wait for it (one device, or every device in use when None).
 
-    ``timeout`` (seconds) bounds each device's wait; past it a DeviceError names the kernels
-    that did not finish (KOMPUTE_ML_KERNEL_TIMEOUT sets a default for every submit).
+    Parameters
+    ----------
+    device : Device, optional
+        The device to wait for; None: every device in use.
+    timeout : float, optional
+        Seconds each device's wait may take; past it a ``DeviceError`` names the kernels that
+        did not finish (``KOMPUTE_ML_KERNEL_TIMEOUT`` sets a default for every submit).
+
+    Returns
+    -------
+    None
 
     Examples
     --------
     >>> import kompute_ml as km
-    >>> km.synchronize()
+    >>> a = km.ones(1 << 20) * 3          # lazy
+    >>> _ = km.asarray(a)                  # recorded, not necessarily run
+    >>> km.synchronize() is None           # submitted and finished
+    True
     """
     if device is None:
         for st in _streams.values():
@@ -1088,6 +1100,15 @@ def stats():
         ``direct_uploads`` uploads written by the host into the device's memory in place,
         ``direct_downloads`` downloads read from it in place (a CPU device's memory, a GPU's
         BAR with streaming loads).
+
+    Examples
+    --------
+    >>> import kompute_ml as km
+    >>> before = km.stats()["dispatches"]
+    >>> float((km.ones(1000) * 2).sum())
+    2000.0
+    >>> km.stats()["dispatches"] > before
+    True
     """
     with _counters_lock:
         totals = collections.Counter(_counters)
