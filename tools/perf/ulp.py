@@ -18,12 +18,12 @@ import sys
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
+sys.path[:0] = [HERE, os.path.join(HERE, "..", "..", "benchmarks")]   # _common lives in benchmarks/
 import _common  # noqa: E402
 
 
 def _load_tests():
-    path = os.path.join(HERE, os.pardir, "tests", "test_math_ulp.py")
+    path = os.path.join(HERE, os.pardir, os.pardir, "tests", "test_math_ulp.py")
     spec = importlib.util.spec_from_file_location("test_math_ulp", path)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
@@ -55,7 +55,7 @@ def main(argv=None):
                      "numpy_worst_ulp": round(npy, 3), "inputs": int(x0.size),
                      "worst_input": worst, "denormals_kept": t.keeps_denormals(device)})
         print(f"{name:10s} {err[i]:10.2f} {npy:8.2f}  {worst}")
-    out = {"device": device.name, "command": "python benchmarks/ulp.py", "results": rows}
+    out = {"device": device.name, "command": "python tools/perf/ulp.py", "results": rows}
     os.makedirs(_common.RESULTS_DIR, exist_ok=True)
     path = os.path.join(_common.RESULTS_DIR, f"{_common.slug(device.name)}-ulp.json")
     with open(path, "w") as f:

@@ -17,7 +17,7 @@ logreg_step_update); ``--pair`` steps with the kernels the micro-batch solvers u
 logreg_step (logreg_grad + logreg_update); ``--ab`` times the one- and the two-dispatch step
 interleaved (the one-dispatch step forced where the rule picks two); ``--groups`` / ``--rows``
 sweep the step's shape.
-A diagnostic for benchmarks/NOTES.md, not a headline figure. The issue's case:
+A diagnostic (docs/decisions/0003-fused-micro-batch-step.md), not a headline figure. The issue's case:
 
     python benchmarks/logreg_profile.py --n 1000000 --d 256 --batch 256 [--two | --pair]
 

@@ -12,14 +12,16 @@ import sys
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path[:0] = [os.path.dirname(os.path.abspath(__file__)),   # tools/perf, then benchmarks/ (_common, run_all)
+                os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "benchmarks")]
 import _common  # noqa: E402
 
 import kompute_ml as km  # noqa: E402
 from kompute_ml._runtime import memory as _memory
 from kompute_ml._runtime import stream as _stream
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path[:0] = [os.path.dirname(os.path.abspath(__file__)),   # tools/perf, then benchmarks/ (_common, run_all)
+                os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "benchmarks")]
 import _common  # noqa: E402  (timing)
 TINY = """#version 450
 layout(local_size_x = 1) in;

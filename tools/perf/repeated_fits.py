@@ -18,7 +18,8 @@ os.environ.setdefault("SCIPY_ARRAY_API", "1")        # before scikit-learn impor
 
 import numpy as np                                     # noqa: E402
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path[:0] = [os.path.dirname(os.path.abspath(__file__)),   # tools/perf, then benchmarks/ (_common, run_all)
+                os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "benchmarks")]
 from _common import add_share_switch, apply_share_switch  # noqa: E402
 
 

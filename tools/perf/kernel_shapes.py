@@ -11,11 +11,14 @@ GB/s of the 12 bytes each element moves.
 """
 
 import argparse
+import os
+import sys
 import statistics
 
 import numpy as np
 
-from _common import streaming_inputs
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "benchmarks"))
+from _common import streaming_inputs  # noqa: E402
 
 import kompute_ml as km
 from kompute_ml._runtime import stream as _stream

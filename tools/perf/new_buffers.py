@@ -18,7 +18,8 @@ import time
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path[:0] = [os.path.dirname(os.path.abspath(__file__)),   # tools/perf, then benchmarks/ (_common, run_all)
+                os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "benchmarks")]
 from _common import add_share_switch, apply_share_switch  # noqa: E402
 from run_all import cuda_sync, load_cuda, to_cuda  # noqa: E402
 

@@ -1,5 +1,5 @@
 """Upload / download wall clock by size for each way a large transfer can go (a diagnostic for
-benchmarks/NOTES.md and the rule in ``_runtime/staging.py``), against torch's ``.cuda()`` /
+docs/decisions/0006-native-host-copies.md and the rule in ``_runtime/staging.py``), against torch's ``.cuda()`` /
 ``.cpu()`` in the same process:
 
 - ``ring <S> [split <B>]``: through the staging ring with slots of S bytes (host copy of chunk k+1
@@ -48,7 +48,8 @@ import time
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path[:0] = [os.path.dirname(os.path.abspath(__file__)),   # tools/perf, then benchmarks/ (_common, run_all)
+                os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "benchmarks")]
 import _common  # noqa: E402
 
 import kompute_ml as km  # noqa: E402
