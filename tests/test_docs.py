@@ -50,6 +50,15 @@ def test_the_quickstart_page_runs_as_written(tmp_path):
     assert "[0. 2. 4. 6.]" in r.stdout
 
 
+def test_the_logistic_guide_runs_as_written(tmp_path):
+    code = "\n".join(_python_blocks((DOCS / "logistic.md").read_text()))
+    r = _run(code, tmp_path)
+    assert r.returncode == 0, r.stderr
+    # the precision table's rows come from this code: L-BFGS matches scikit-learn closely
+    lbfgs = next(line for line in r.stdout.splitlines() if line.startswith("lbfgs"))
+    assert float(lbfgs.split()[1]) < 1e-5 and float(lbfgs.split()[2]) == 1.0
+
+
 def _documented_names():
     """{module: names} that docs/reference/*.rst documents with a directive."""
     found = {}

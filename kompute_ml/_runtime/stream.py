@@ -48,7 +48,7 @@ MAX_PENDING = 1024          # operations per submit before an automatic flush
 early_submit = None
 # True: a kernel's pipeline is compiled once per device and new buffers are bound to it (kp
 # patch 0028); False: every new set of buffers gets a pipeline of its own (kp's way; the A/B's
-# switch, benchmarks/new_buffers.py --no-share)
+# switch, tools/perf/new_buffers.py --no-share)
 share_pipelines = True
 MAX_PIPELINES = 512         # cached kp.Algorithm per device (least recently used dropped first)
 MAX_REPLAYS = 64            # recorded command buffers kept per device for replay

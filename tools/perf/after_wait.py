@@ -9,7 +9,7 @@ after one of: itself (hot), a Python busy loop of 280 µs or 20 µs, an ``os.sch
 float32; its synchronize outside the time) after the same waits. The waits interleaved,
 ``--rounds`` rounds of 10; medians (p25), µs.
 
-    python benchmarks/after_wait.py [--log2n 26] [--rounds 40]
+    python tools/perf/after_wait.py [--log2n 26] [--rounds 40]
 """
 
 import argparse

@@ -2,8 +2,8 @@
 an A/B of two versions of kompute_ml run alternately by process, torch's upload in each.
 
     git archive <old commit> kompute_ml shaders | tar -x -C /tmp/old
-    for r in 1 2 3; do PYTHONPATH=/tmp/old python benchmarks/asarray_ab.py old
-                       python benchmarks/asarray_ab.py new; done
+    for r in 1 2 3; do PYTHONPATH=/tmp/old python tools/perf/asarray_ab.py old
+                       python tools/perf/asarray_ab.py new; done
 
 (PYTHONPATH puts the old tree before an installed kompute_ml; an editable install's finder
 comes first and is not displaced: install the new one as a wheel. The line names the tree it ran.)

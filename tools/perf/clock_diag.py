@@ -13,7 +13,7 @@ Since this session the library holds the clocks itself (``_runtime/clocks.py``):
 ``results/logs/clock-hold-h100.log`` were made before it; to see the drop now, run with
 ``KOMPUTE_ML_HOLD_CLOCKS=0``.
 
-    KOMPUTE_ML_HOLD_CLOCKS=0 python benchmarks/clock_diag.py [--log2n 26] [--busy 2] [--idle 3] [--after 8] [--cuda] [--cuda-only] [--context start|after-idle]
+    KOMPUTE_ML_HOLD_CLOCKS=0 python tools/perf/clock_diag.py [--log2n 26] [--busy 2] [--idle 3] [--after 8] [--cuda] [--cuda-only] [--context start|after-idle]
 """
 import argparse
 import os

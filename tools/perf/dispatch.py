@@ -1,6 +1,6 @@
 """Per-submit overhead: one tiny kernel submitted and waited for, and many dispatches per submit.
 
-    python benchmarks/dispatch.py [--reps 200]
+    python tools/perf/dispatch.py [--reps 200]
 
 Compares kompute_ml's stream (one submit per readback, reused fence) with raw kp: a recorded
 Sequence.eval() of one dispatch, and torch/CuPy launch + synchronize where they see a GPU.

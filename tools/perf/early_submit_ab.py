@@ -14,7 +14,7 @@ and a fused sum's scalar read from the device's memory in place (``fusion.sum_re
 its batch the dispatch alone, early when repeated) against its copy into staging memory.
 Results are checked against numpy first.
 
-    python benchmarks/early_submit_ab.py [--reps 20] [--rounds 7] [--log2n 26]
+    python tools/perf/early_submit_ab.py [--reps 20] [--rounds 7] [--log2n 26]
 """
 
 import argparse

@@ -12,7 +12,7 @@ first fit's figure, the steps a first fit takes on its own first: the device's o
 small array, the loop-budget probe, X's upload and the wait for the NVIDIA clock hold. The way
 ``kompute_ml:nohold`` runs with ``KOMPUTE_ML_HOLD_CLOCKS=0``.
 
-    python benchmarks/first_fit.py [--n 100000] [--d 64] [--procs 3] [--profile] [--phases]
+    python tools/perf/first_fit.py [--n 100000] [--d 64] [--procs 3] [--profile] [--phases]
         [--libs kompute_ml,kompute_ml:nohold,sklearn]
 """
 

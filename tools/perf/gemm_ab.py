@@ -6,7 +6,7 @@ order rotated, ``--reps`` device times (Vulkan timestamps) each; a figure is the
 round medians, GFLOP/s. torch's ``x @ y`` (CUDA events, float32, TF32 off) in the same
 process. Every form's result is checked against numpy in float64 first.
 
-    python benchmarks/gemm_ab.py [--rounds 5] [--reps 5] [--forms before,default]
+    python tools/perf/gemm_ab.py [--rounds 5] [--reps 5] [--forms before,default]
         [--products 4096^3,1024^3]
 """
 

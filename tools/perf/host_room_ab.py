@@ -8,7 +8,7 @@ default: ``memory.alloc`` of a size the pool has no cached buffer of (the cache 
 each, as transfer_sweep.py's "auto new buffer"), and ``km.asarray(h)`` + synchronize into a new
 buffer. Median of the round medians, µs.
 
-    python benchmarks/host_room_ab.py
+    python tools/perf/host_room_ab.py
 """
 
 import os

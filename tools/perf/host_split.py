@@ -11,7 +11,7 @@ the shape, not the sum). Cases:
 - ``new_dropped``: the same, each dropped (the pool's buffers come back: a replayed batch);
 - ``xtv``: ``X.T @ v`` for X of ``--n`` × ``--d`` float32 (a gradient's product, mid-size).
 
-    python benchmarks/host_split.py [--reps 200] [--n 100000] [--d 256] [--only new_kept,xtv]
+    python tools/perf/host_split.py [--reps 200] [--n 100000] [--d 256] [--only new_kept,xtv]
 """
 
 import argparse

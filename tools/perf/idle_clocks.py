@@ -6,9 +6,9 @@ numpy), then the wall clock (op + synchronize) and device time (Vulkan timestamp
 ``a * b`` and ``a.sum()`` at 2^26, a 4096 float32 matmul, ``c = a * b + 1`` at 1e3 (realize +
 synchronize) and ``float((a * b).sum())`` at 1e3, medians of ``--reps``; with nvidia-smi's SM
 clock and the device memory in use before the device opens and after. Run it twice, as
-``KOMPUTE_ML_HOLD_CLOCKS=0 python benchmarks/idle_clocks.py`` and without the variable.
+``KOMPUTE_ML_HOLD_CLOCKS=0 python tools/perf/idle_clocks.py`` and without the variable.
 
-    python benchmarks/idle_clocks.py [--idle 4] [--reps 30]
+    python tools/perf/idle_clocks.py [--idle 4] [--reps 30]
 """
 
 import argparse

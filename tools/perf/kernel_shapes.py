@@ -7,7 +7,7 @@ checked against numpy: other workgroup sizes; 2 or 4 vectors per invocation, con
 (``loop``, in multiples of ``--sms``). Device time by Vulkan timestamps, median of ``--reps``;
 GB/s of the 12 bytes each element moves.
 
-    python benchmarks/kernel_shapes.py [--log2n 26] [--reps 15] [--sms 132]
+    python tools/perf/kernel_shapes.py [--log2n 26] [--reps 15] [--sms 132]
 """
 
 import argparse

@@ -1,6 +1,6 @@
 """Where the time of a LogisticRegression epoch goes: host recording vs device kernels.
 
-    python benchmarks/logreg_profile.py [--n 200000] [--d 256] [--k 1] [--batch 4096]
+    python tools/perf/logreg_profile.py [--n 200000] [--d 256] [--k 1] [--batch 4096]
                                         [--two | --pair]
 
 One epoch of micro-batch Adam on data already on the device, three ways: the wall clock of
@@ -19,11 +19,11 @@ interleaved (the one-dispatch step forced where the rule picks two); ``--groups`
 sweep the step's shape.
 A diagnostic (docs/decisions/0003-fused-micro-batch-step.md), not a headline figure. The issue's case:
 
-    python benchmarks/logreg_profile.py --n 1000000 --d 256 --batch 256 [--two | --pair]
+    python tools/perf/logreg_profile.py --n 1000000 --d 256 --batch 256 [--two | --pair]
 
 and on lavapipe (process CPU per step; --ab 20 interleaves both paths in one process):
 
-    python benchmarks/logreg_profile.py --n 16384 --d 256 --batch 256 [--two] [--ab 20]
+    python tools/perf/logreg_profile.py --n 16384 --d 256 --batch 256 [--two] [--ab 20]
 """
 
 import argparse

@@ -16,7 +16,7 @@ library's one-dispatch sum). The library's own ``(a * b)._realize()`` and ``a.su
 beside them. Device time by Vulkan timestamps, median of ``--reps``, variants interleaved over
 ``--rounds`` rounds.
 
-    python benchmarks/memory_hints.py [--log2n 26] [--reps 15] [--rounds 3]
+    python tools/perf/memory_hints.py [--log2n 26] [--reps 15] [--rounds 3]
 """
 
 import argparse

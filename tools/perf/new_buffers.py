@@ -7,7 +7,7 @@ it and synchronizes; every array is kept until the end. Wall clock per call, med
 back: nothing new is bound), torch and CuPy doing the same, and kompute_ml's counters: pipelines
 bound to new buffers and pipelines the driver compiled.
 
-    python benchmarks/new_buffers.py [--n 4096] [--reps 200] [--no-share]
+    python tools/perf/new_buffers.py [--n 4096] [--reps 200] [--no-share]
 """
 
 import argparse

@@ -4,7 +4,7 @@ bound each way (``stream.share_pipelines`` switched while their kernels are firs
 timed in turns: device time (timestamps) and wall clock with a synchronize, median of ``--reps``
 rounds, µs.
 
-    python benchmarks/pipeline_share_ab.py [--log2n 26] [--rows 1000000] [--reps 15]
+    python tools/perf/pipeline_share_ab.py [--log2n 26] [--rows 1000000] [--reps 15]
 """
 
 import argparse

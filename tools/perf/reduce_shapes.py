@@ -9,7 +9,7 @@ per invocation that ``codegen.sum_vec4_per_thread`` chooses for the size ("auto"
 count of ``--fused-per``; each result checked against numpy's float64 sum. Device time by Vulkan timestamps (torch / CuPy: CUDA events, ``run_all.cuda_time``), wall clock of the op and a
 synchronize, both medians of ``--reps``, the variants interleaved over ``--rounds`` rounds.
 
-    python benchmarks/reduce_shapes.py [--log2n 26] [--per 32,64,128,256] [--fused-per 8,16,32,64] [--reps 20] [--rounds 3] [--passes]
+    python tools/perf/reduce_shapes.py [--log2n 26] [--per 32,64,128,256] [--fused-per 8,16,32,64] [--reps 20] [--rounds 3] [--passes]
 """
 
 import argparse

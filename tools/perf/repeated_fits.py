@@ -5,7 +5,7 @@ through array_api_dispatch on an n x 256 float32 X already on the device; each f
 pipelines the driver compiled during it, and the time spent making them; torch CUDA tensors fit
 after, in the same process, where torch and CUDA are there.
 
-    SCIPY_ARRAY_API=1 python benchmarks/repeated_fits.py [--n 1000000] [--fits 6] [--no-share]
+    SCIPY_ARRAY_API=1 python tools/perf/repeated_fits.py [--n 1000000] [--fits 6] [--no-share]
         [--made-transposes]
 """
 

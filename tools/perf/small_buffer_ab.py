@@ -19,8 +19,8 @@ the loop ends) against ``x = km.asarray(h); km.synchronize(); del x`` (the uploa
 the buffer the last one gave back), the two loops alternated in ``--rounds`` rounds; per call µs,
 median and mean (a loop's total) of the round figures, and their ratios.
 
-    python benchmarks/small_buffer_ab.py [--sizes 1e3,1e4,1e5,2.5e5] [--rounds 5] [--creation]
-    python benchmarks/small_buffer_ab.py --keep [--reps 400] [--rounds 7]
+    python tools/perf/small_buffer_ab.py [--sizes 1e3,1e4,1e5,2.5e5] [--rounds 5] [--creation]
+    python tools/perf/small_buffer_ab.py --keep [--reps 400] [--rounds 7]
 """
 
 import argparse

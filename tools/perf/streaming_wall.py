@@ -11,7 +11,7 @@ and sum a ``floor`` row: the library's own command buffer of the op recorded onc
 (``stream.record``) and submitted and waited for by kp at each call — the stack without the
 library's per-op Python, the most any per-op path could reach on this driver.
 
-    python benchmarks/streaming_wall.py [--log2n 26] [--reps 20] [--rounds 7]
+    python tools/perf/streaming_wall.py [--log2n 26] [--reps 20] [--rounds 7]
 """
 
 import argparse

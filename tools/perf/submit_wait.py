@@ -6,7 +6,7 @@ kp patch 0014: vkQueueSubmit, the GIL released) and the wait for the fence (``Se
 after a busy-wait ``gap`` of 0, 50 or 1000 µs (a host idle for a while submits more slowly). At
 2^26 the kernel itself is ~265 µs of device time (``kernel_shapes.py``).
 
-    python benchmarks/submit_wait.py [--reps 300]
+    python tools/perf/submit_wait.py [--reps 300]
 """
 
 import argparse

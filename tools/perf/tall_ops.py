@@ -9,7 +9,7 @@ K) and ``W @ v`` for the wide W = X.reshape(d, n), each realized and synchronize
 and CuPy in the same process.
 Wall clock, median of ``--reps``, ms; the results are checked against numpy (float64) first.
 
-    python benchmarks/tall_ops.py [--n 1000000] [--d 256] [--reps 10]
+    python tools/perf/tall_ops.py [--n 1000000] [--d 256] [--reps 10]
 """
 
 import argparse

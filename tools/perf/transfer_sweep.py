@@ -34,7 +34,7 @@ docs/decisions/0006-native-host-copies.md and the rule in ``_runtime/staging.py`
   patch 0022); beside numpy's own ``h.copy()`` (a new array filled), and torch's upload after
   ``torch.cuda.empty_cache()`` (its new buffer: cudaMalloc, not its cache).
 
-    python benchmarks/transfer_sweep.py [--sizes 1e6,4e6,1e7,2.5e7,1e8] [--reps 20]
+    python tools/perf/transfer_sweep.py [--sizes 1e6,4e6,1e7,2.5e7,1e8] [--reps 20]
         [--ways "auto,auto new buffer"]   (some of the ways above, by name; default all)
 
 Each figure is the median of ``--reps`` calls (upload: ``km.asarray(h)`` + synchronize into a

@@ -2,7 +2,7 @@
 
 Prints the table in docs/arrays.md and writes ``results/<device>-ulp.json``::
 
-    .venv/bin/python benchmarks/ulp.py [--device SPEC]
+    .venv/bin/python tools/perf/ulp.py [--device SPEC]
 
 The inputs and the error measure are those of tests/test_math_ulp.py (random full-range inputs
 plus numpy's validation data where numpy ships some); numpy's own worst error on the same inputs

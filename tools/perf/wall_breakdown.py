@@ -9,7 +9,7 @@ of the op (timestamps), and torch's ``x * y; torch.cuda.synchronize()`` in the s
 The first argument tags the lines (the script is run once per setting of an environment variable,
 KP_SEQUENCE_SPIN_US or KOMPUTE_ML_AVOID_IRQ_CPUS, which kp reads once per process).
 
-    python benchmarks/wall_breakdown.py [tag]
+    python tools/perf/wall_breakdown.py [tag]
 """
 
 import statistics
