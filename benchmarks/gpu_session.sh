@@ -8,7 +8,7 @@
 #   logistic   logreg_fullbatch.py and logistic.py at the issue's sizes
 #   dask       dask_scaling.py: the seeds' experiment and the distributed fit
 #   sklearn    sklearn_array_api.py: PCA and Ridge on numpy, kompute_ml and torch CUDA arrays
-#   bench      suite.py (the public-API suite behind BENCHMARKS.md) into benchmarks/results/suite-gpu.json
+#   bench      suite.py (the public-API suite behind BENCHMARKS.md) into $BENCH_OUT (benchmarks/results/suite-gpu.json)
 set -u
 OUT="${OUT:-/tmp/out}"; mkdir -p "$OUT"
 export PYTHONUNBUFFERED=1
@@ -39,9 +39,11 @@ for phase in "$@"; do
         sklearn)
             timeout 240 python3 benchmarks/sklearn_array_api.py --n "${SKLEARN_N:-1000000}" --d 256 2>&1 | tail -n 20 ;;
         bench)
+            # BENCH_ARGS: e.g. "--commit SHA --only sort,unique --merge" (a suite split over calls)
+            bench_out="${BENCH_OUT:-benchmarks/results/suite-gpu.json}"
             timeout "${BENCH_TIMEOUT:-540}" python3 benchmarks/suite.py ${BENCH_ARGS:-} \
-                --out benchmarks/results/suite-gpu.json > "$OUT/bench.log" 2>&1; tail -n 60 "$OUT/bench.log"
-            cp benchmarks/results/suite-gpu.json "$OUT/" 2>/dev/null ;;
+                --out "$bench_out" > "$OUT/bench.log" 2>&1; tail -n 60 "$OUT/bench.log"
+            cp "$bench_out" "$OUT/" 2>/dev/null ;;
         *) echo "unknown phase $phase" ;;
     esac
     cp_results

@@ -472,6 +472,11 @@ def main(argv=None):
     ap.add_argument("--only", default="", help="comma-separated case names")
     ap.add_argument("--reps", type=int, default=20, help="timed repeats per measurement")
     ap.add_argument("--device", default=None, help="kompute_ml device (get_device's spec)")
+    ap.add_argument("--commit", default=None,
+                    help="the commit measured, where the tree is not a git checkout")
+    ap.add_argument("--merge", action="store_true",
+                    help="keep the other cases of an existing --out file of the same commit and "
+                         "device (a suite split over several commands)")
     args = ap.parse_args(argv)
     if args.device is not None:
         km.use_device(args.device)
@@ -482,7 +487,7 @@ def main(argv=None):
     doc = {"schema": 1,
            "command": "python benchmarks/suite.py " + " ".join(argv if argv is not None else sys.argv[1:]),
            "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-           "commit": commit(), "device": describe(dev),
+           "commit": args.commit or commit(), "device": describe(dev),
            "host": {"cpu": cpu_name(), "cpus": os.cpu_count(), "os": platform.platform(),
                     "python": platform.python_version()},
            "versions": versions,
@@ -504,6 +509,16 @@ def main(argv=None):
                   f"{_fmt(row.get('kompute_ml', {}).get('wall_s'))} "
                   f"({time.perf_counter() - t0:.1f} s) {row.get('check', row.get('error', ''))}",
                   flush=True)
+    if args.merge and os.path.exists(args.out):
+        with open(args.out) as f:
+            old = json.load(f)
+        if old.get("commit") != doc["commit"] or old.get("device") != doc["device"]:
+            sys.exit(f"--merge: {args.out} is of another commit or device; write a new file")
+        ran = {row["case"] for row in doc["cases"]}
+        doc["cases"] = [r for r in old["cases"] if r["case"] not in ran] + doc["cases"]
+        doc["command"] = old["command"] + " && " + doc["command"]
+        order = [c[0] for c in CASES]
+        doc["cases"].sort(key=lambda r: order.index(r["case"]))
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     with open(args.out, "w") as f:
         json.dump(doc, f, indent=1)
