@@ -39,8 +39,8 @@ autodoc_typehints = "none"
 autosummary_generate = False
 add_module_names = False
 
-html_theme = "alabaster"
+html_theme = "pydata_sphinx_theme"     # numpy's, scikit-learn's and CuPy's
 html_title = f"kompute_ml {release}"
-html_theme_options = {"description": "Numeric arrays, kernels and estimators on any Vulkan device",
-                      "fixed_sidebar": True}
+html_theme_options = {"navigation_with_keys": False, "show_toc_level": 2,
+                      "footer_start": ["copyright"], "footer_end": []}
 html_static_path = []
