@@ -75,7 +75,9 @@ def section(doc, plot):
              f"- device: {dev['name']} ({dev['type']}, {dev['vendor']}), driver {dev['driver']}, "
              f"Vulkan {dev['vulkan']}",
              f"- host: {doc['host']['cpu']}, {doc['host']['cpus']} CPUs, {doc['host']['os']}, "
-             f"Python {doc['host']['python']}",
+             f"Python {doc['host']['python']}"
+             + (f"; load average at the start {doc['host']['load'][0]:.1f}"
+                if doc["host"].get("load") else ""),
              f"- commit `{doc['commit']}`, {doc['date']}; command `{doc['command']}`",
              "- versions: " + ", ".join(f"{k} {v[k]}" for k in
                                         ("kompute_ml", "numpy", "scipy", "sklearn", "dask",

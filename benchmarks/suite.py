@@ -491,7 +491,9 @@ def main(argv=None):
            "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
            "commit": args.commit or commit(), "device": describe(dev),
            "host": {"cpu": cpu_name(), "cpus": os.cpu_count(), "os": platform.platform(),
-                    "python": platform.python_version()},
+                    "python": platform.python_version(),
+                    # other processes' load when the run started (1, 5, 15 minutes)
+                    "load": list(os.getloadavg()) if hasattr(os, "getloadavg") else None},
            "versions": versions,
            "peers_present": {"numpy": True, "scikit-learn": versions["sklearn"] is not None,
                              "torch": _torch() is not None, "cupy": _cupy() is not None},
