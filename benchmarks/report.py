@@ -51,6 +51,8 @@ def peer_cell(row, name, present):
     r = row.get("peers", {}).get(name)
     if r is None:
         return "—"
+    if "error" in r:
+        return "failed: " + r["error"].split(":")[0]
     cell = fmt_time(r.get("wall_s"))
     if r.get("device_s") is not None:
         cell += f" ({fmt_time(r['device_s'])})"

@@ -41,7 +41,10 @@ def _torch():
         import torch
     except Exception:                      # not installed, or a broken install: absent
         return None
-    return torch if torch.cuda.is_available() else None
+    if not torch.cuda.is_available():
+        return None
+    torch.backends.cuda.matmul.allow_tf32 = False      # float32 matmul, as kompute_ml's
+    return torch
 
 
 def _cupy():
@@ -111,6 +114,28 @@ def km_time(fn, *args, n_repeat):
             "device_s": None if not r.device_times.size else r.device_median}
 
 
+def _on_cuda(lib, h):
+    return lib.asarray(h, device="cuda") if lib.__name__ == "torch" else lib.asarray(h)
+
+
+def gpu_peers(row, inputs, op, reps, timer=None):
+    """Time ``op(lib, *inputs on the GPU)`` on torch and CuPy where present. A peer that fails
+    is recorded with its error; the case and the other peers go on."""
+    for lib in (_torch(), _cupy()):
+        if lib is None:
+            continue
+        try:
+            t = [_on_cuda(lib, h) for h in inputs]
+            row["peers"][lib.__name__] = (timer or cuda_peer)(lib, lambda: op(lib, *t), reps)
+        except Exception as exc:
+            row["peers"][lib.__name__] = {"error": f"{type(exc).__name__}: {exc}"[:200]}
+
+
+def host_wall(lib, fn, reps):
+    """A peer timed by the wall clock alone (a download: synchronous)."""
+    return {"wall_s": wall(fn, reps)[0]}
+
+
 # -- cases ----------------------------------------------------------------------------------------
 # Each case: (name, what it measures, params(quick) -> list of dicts, run(params, reps) -> row).
 
@@ -129,11 +154,7 @@ def _streaming(expr_km, expr_np, expr_cuda, k):
         row = {"kompute_ml": km_time(expr_km, *dev, n_repeat=reps),
                "peers": {"numpy": {"wall_s": wall(lambda: expr_np(*host), reps)[0]}},
                "check": f"max relative error vs numpy {err:.1e}"}
-        for lib in (_torch(), _cupy()):
-            if lib is not None:
-                t = [lib.asarray(h, device="cuda") if lib.__name__ == "torch" else lib.asarray(h)
-                     for h in host]
-                row["peers"][lib.__name__] = cuda_peer(lib, lambda: expr_cuda(lib, *t), reps)
+        gpu_peers(row, host, expr_cuda, reps)
         row["bytes"] = 4 * p["n"] * (k + 1)
         return row
     return run
@@ -154,10 +175,7 @@ def case_sum(p, reps):
     row = {"kompute_ml": km_time(km.sum, d, n_repeat=reps),
            "peers": {"numpy": {"wall_s": wall(lambda: h.sum(), reps)[0]}},
            "check": f"relative error vs a float64 sum {err:.1e}", "bytes": 4 * p["n"]}
-    for lib in (_torch(), _cupy()):
-        if lib is not None:
-            t = lib.asarray(h, device="cuda") if lib.__name__ == "torch" else lib.asarray(h)
-            row["peers"][lib.__name__] = cuda_peer(lib, lambda: t.sum(), reps)
+    gpu_peers(row, [h], lambda lib, t: t.sum(), reps)
     return row
 
 
@@ -170,10 +188,7 @@ def case_sum_axis0(p, reps):
     row = {"kompute_ml": km_time(lambda x: km.sum(x, axis=0), d, n_repeat=reps),
            "peers": {"numpy": {"wall_s": wall(lambda: h.sum(axis=0), reps)[0]}},
            "check": f"max relative error vs float64 {err:.1e}", "bytes": 4 * rows * cols}
-    for lib in (_torch(), _cupy()):
-        if lib is not None:
-            t = lib.asarray(h, device="cuda") if lib.__name__ == "torch" else lib.asarray(h)
-            row["peers"][lib.__name__] = cuda_peer(lib, lambda: t.sum(0), reps)
+    gpu_peers(row, [h], lambda lib, t: t.sum(0), reps)
     return row
 
 
@@ -187,15 +202,7 @@ def case_matmul(p, reps):
     row = {"kompute_ml": km_time(lambda x, y: x @ y, da_, db, n_repeat=reps),
            "peers": {"numpy": {"wall_s": wall(lambda: a @ b, reps)[0]}},
            "check": f"max relative error vs float64 {err:.1e}", "flop": 2 * n ** 3}
-    torch = _torch()
-    if torch is not None:
-        torch.backends.cuda.matmul.allow_tf32 = False      # float32 work, as ours
-        ta, tb = torch.asarray(a, device="cuda"), torch.asarray(b, device="cuda")
-        row["peers"]["torch"] = cuda_peer(torch, lambda: ta @ tb, reps)
-    cupy = _cupy()
-    if cupy is not None:
-        ca, cb = cupy.asarray(a), cupy.asarray(b)
-        row["peers"]["cupy"] = cuda_peer(cupy, lambda: ca @ cb, reps)
+    gpu_peers(row, [a, b], lambda lib, x, y: x @ y, reps)
     return row
 
 
@@ -204,12 +211,7 @@ def case_upload(p, reps):
     row = {"kompute_ml": km_time(km.asarray, h, n_repeat=reps), "peers": {},
            "check": "round trip equal" if np.array_equal(np.asarray(km.asarray(h)), h) else
            "ROUND TRIP DIFFERS", "bytes": 4 * p["n"]}
-    torch = _torch()
-    if torch is not None:
-        row["peers"]["torch"] = cuda_peer(torch, lambda: torch.asarray(h, device="cuda"), reps)
-    cupy = _cupy()
-    if cupy is not None:
-        row["peers"]["cupy"] = cuda_peer(cupy, lambda: cupy.asarray(h), reps)
+    gpu_peers(row, [], lambda lib: _on_cuda(lib, h), reps)
     return row
 
 
@@ -218,14 +220,8 @@ def case_download(p, reps):
     d = km.asarray(h)
     row = {"kompute_ml": km_time(lambda x: x.numpy(), d, n_repeat=reps), "peers": {},
            "check": "equal" if np.array_equal(d.numpy(), h) else "DIFFERS", "bytes": 4 * p["n"]}
-    torch = _torch()
-    if torch is not None:
-        t = torch.asarray(h, device="cuda")
-        row["peers"]["torch"] = {"wall_s": wall(lambda: t.cpu().numpy(), reps)[0]}
-    cupy = _cupy()
-    if cupy is not None:
-        c = cupy.asarray(h)
-        row["peers"]["cupy"] = {"wall_s": wall(lambda: cupy.asnumpy(c), reps)[0]}
+    gpu_peers(row, [h], lambda lib, t: t.cpu().numpy() if lib.__name__ == "torch"
+              else lib.asnumpy(t), reps, timer=host_wall)
     return row
 
 
@@ -236,11 +232,8 @@ def case_sort(p, reps):
     row = {"kompute_ml": km_time(km.sort, d, n_repeat=reps),
            "peers": {"numpy": {"wall_s": wall(lambda: np.sort(h), reps)[0]}},
            "check": "equal to numpy" if ok else "DIFFERS FROM NUMPY", "bytes": 4 * p["n"]}
-    for lib in (_torch(), _cupy()):
-        if lib is not None:
-            t = lib.asarray(h, device="cuda") if lib.__name__ == "torch" else lib.asarray(h)
-            row["peers"][lib.__name__] = cuda_peer(
-                lib, (lambda: lib.sort(t).values) if lib.__name__ == "torch" else (lambda: lib.sort(t)), reps)
+    gpu_peers(row, [h], lambda lib, t: lib.sort(t).values if lib.__name__ == "torch"
+              else lib.sort(t), reps)
     return row
 
 
@@ -251,10 +244,7 @@ def case_unique(p, reps):
     row = {"kompute_ml": km_time(km.unique_values, d, n_repeat=reps),
            "peers": {"numpy": {"wall_s": wall(lambda: np.unique(h), reps)[0]}},
            "check": "equal to numpy" if ok else "DIFFERS FROM NUMPY", "bytes": 4 * p["n"]}
-    for lib in (_torch(), _cupy()):
-        if lib is not None:
-            t = lib.asarray(h, device="cuda") if lib.__name__ == "torch" else lib.asarray(h)
-            row["peers"][lib.__name__] = cuda_peer(lib, lambda: lib.unique(t), reps)
+    gpu_peers(row, [h], lambda lib, t: lib.unique(t), reps)
     return row
 
 
@@ -342,9 +332,12 @@ def case_logistic(p, reps):
             opt.step(closure)
             pred = ((Xt @ w[:-1] + w[-1]) > 0).cpu().numpy().astype(np.int64)
             return float((pred == yte).mean())
-        fit_torch()
-        t_t, acc_t = timed(fit_torch)
-        row["peers"]["torch"] = {"wall_s": t_t, "accuracy": acc_t}
+        try:
+            fit_torch()
+            t_t, acc_t = timed(fit_torch)
+            row["peers"]["torch"] = {"wall_s": t_t, "accuracy": acc_t}
+        except Exception as exc:
+            row["peers"]["torch"] = {"error": f"{type(exc).__name__}: {exc}"[:200]}
     return row
 
 
@@ -378,7 +371,10 @@ def case_sklearn_array_api(p, reps):
             with sklearn.config_context(array_api_dispatch=True):
                 PCA(n_components=8, svd_solver="covariance_eigh").fit(Xt)
             torch.cuda.synchronize()
-        row["peers"]["torch"] = {"wall_s": wall(fit_t, max(1, min(reps, 5)), n_warmup=1)[0]}
+        try:
+            row["peers"]["torch"] = {"wall_s": wall(fit_t, max(1, min(reps, 5)), n_warmup=1)[0]}
+        except Exception as exc:
+            row["peers"]["torch"] = {"error": f"{type(exc).__name__}: {exc}"[:200]}
     return row
 
 
