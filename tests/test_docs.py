@@ -151,3 +151,20 @@ def _missing_sections(obj):
 def test_every_public_name_has_a_numpydoc_docstring():
     missing = {name: m for name, o in _public_objects() if (m := _missing_sections(o))}
     assert not missing, missing
+
+
+def _array_members():
+    for name, member in vars(km.Array).items():
+        obj = member.fget if isinstance(member, property) else member
+        if not name.startswith("_") and callable(obj) and _examples(obj):
+            yield name, obj
+
+
+@pytest.mark.parametrize("name, obj", list(_array_members()),
+                         ids=[n for n, _ in _array_members()])
+def test_array_method_examples(name, obj):
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    for t in _examples(obj):
+        runner.run(t)
+    result = runner.summarize(verbose=False)
+    assert result.attempted > 0 and result.failed == 0, name
