@@ -190,7 +190,8 @@ CAVEATS = """## Caveats
 - Device time comes from a second series of runs, each in a submit of its own between two
   timestamps; for work of a few microseconds that submit's own setup can make it exceed the
   wall clock of the first series.
-- Figures move by a few percent between runs on a shared machine; compare within one section.
+- Figures move between runs, more on a machine other processes share (each section's header
+  gives the load average when its run started); compare within one section.
 """
 
 
