@@ -26,7 +26,7 @@ test-min: setup
 	PYTHONSAFEPATH=1 .venv-min/bin/python -m pytest -q $(PYTEST_ARGS) $(MIN_TESTS)
 
 test-validation: setup
-	KOMPUTE_ML_VALIDATION=1 $(PY) -m pytest -q $(PYTEST_ARGS)
+	KOMPUTE_ML_VALIDATION=1 KOMPUTE_ML_DEBUG_LOCKS=1 $(PY) -m pytest -q $(PYTEST_ARGS)
 
 bench: setup
 	$(PY) benchmarks/run_all.py

@@ -1,4 +1,4 @@
-"""scikit-learn's PCA(svd_solver="covariance_eigh") and Ridge(solver="svd") fit on an n x d
+"""scikit-learn's PCA (svd_solver "covariance_eigh" and "randomized") and Ridge(solver="svd") fit on an n x d
 float32 matrix: on numpy (scikit-learn's own code, BLAS on all cores), on kompute_ml arrays
 and on torch CUDA tensors (both through array_api_dispatch; torch only where it and CUDA exist),
 in one process. The data is on the device before the clock starts; each fit ends with its fitted
@@ -33,6 +33,8 @@ def _estimators():
     from sklearn.decomposition import PCA
     from sklearn.linear_model import Ridge
     return {"pca_covariance_eigh": lambda: PCA(n_components=16, svd_solver="covariance_eigh"),
+            "pca_randomized": lambda: PCA(n_components=16, svd_solver="randomized",
+                                          power_iteration_normalizer="QR", random_state=0),
             "ridge_svd": lambda: Ridge(alpha=1.0, solver="svd")}
 
 
@@ -143,6 +145,7 @@ def main():
     p.add_argument("--n", type=int, default=200_000, help="rows (the lead's H100 run: 1000000)")
     p.add_argument("--d", type=int, default=256, help="columns")
     p.add_argument("--reps", type=int, default=3)
+    p.add_argument("--only", default="", help="comma-separated estimator names")
     p.add_argument("--trace", action="store_true",
                    help="list each call of one kompute_ml fit instead of timing the backends")
     args = p.parse_args()
@@ -177,6 +180,8 @@ def main():
 
     rows = []
     for name, make in _estimators().items():
+        if args.only and name not in args.only.split(","):
+            continue
         ref = None
         for backend, Xb, yb, sync in backends:
             t, est = _time(make, Xb, None if "pca" in name else yb, sync, args.reps)

@@ -1342,6 +1342,18 @@ def _iota(n, start, step, dtype, device=None):
     return Array._new(device, (n,), dtype, buf=_buffers.iota(device, n, start, step))
 
 
+def check_range(values, dtype):
+    """OverflowError unless every int of the range (or sequence) ``values`` fits the integer
+    ``dtype``: an arange never wraps."""
+    if not len(values):
+        return
+    info = np.iinfo(dtype)
+    lo, hi = sorted((int(values[0]), int(values[-1])))
+    if lo < info.min or hi > info.max:
+        raise OverflowError(f"arange: integer values in [{lo}, {hi}] do not fit {np.dtype(dtype)} "
+                            f"(kompute_ml arrays hold 32-bit integers)")
+
+
 def arange(start, stop=None, step=None, dtype=None, device=None):
     """Evenly spaced values in [start, stop) (numpy's ``arange``; integers made on the device,
     floats on the host and uploaded).
@@ -1360,13 +1372,11 @@ def arange(start, stop=None, step=None, dtype=None, device=None):
             for v in args):
         r = range(*(int(v) for v in args))
         want = INT32 if dtype is None else np.dtype(dtype)
-        info = np.iinfo(want)
-        lo, hi = sorted((r[0], r[-1])) if r else (0, 0)
-        if lo < info.min or hi > info.max:
-            raise OverflowError(f"integer values in [{lo}, {hi}] do not fit {want} "
-                                f"(kompute_ml arrays hold 32-bit integers)")
+        check_range(r, want)
         return _iota(len(r), r.start, r.step, want, device)
     data = np.arange(*args)
+    if dtype is not None and np.dtype(dtype).kind in "iu" and data.dtype.kind == "f":
+        check_range(data, np.dtype(dtype))
     if dtype is None and data.dtype.kind == "f" and not any(
             isinstance(x, np.floating) and x.dtype.itemsize == 8 for x in args):
         dtype = FLOAT32           # Python float bounds: the default float dtype

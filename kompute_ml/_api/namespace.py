@@ -287,10 +287,15 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None):
         raise ZeroDivisionError("arange: step must not be 0")
     if dtype in (INT32, UINT32) and builtins.all(
             isinstance(v, (int, np.integer)) for v in (start, stop, step)):
-        # start + i * step modulo 2^32, the bits numpy's int64 arange cast to 32 bits has
-        return _a._iota(n, int(start), int(step), dtype, device)
-    data = (np.arange(n, dtype=np.float64) * step + start).astype(dtype) if dtype.kind == "f" \
-        else np.arange(start, stop, step, dtype=np.int64).astype(dtype)
+        r = range(int(start), int(stop), int(step))
+        _a.check_range(r, dtype)                 # values the dtype cannot hold are refused
+        return _a._iota(len(r), r.start, r.step, dtype, device)
+    if dtype.kind == "f":
+        data = (np.arange(n, dtype=np.float64) * step + start).astype(dtype)
+    else:
+        data = np.arange(start, stop, step, dtype=np.float64)
+        _a.check_range(data, dtype)
+        data = data.astype(dtype)
     return _a.asarray(data, dtype=dtype, device=device)
 
 

@@ -7,6 +7,7 @@ import os
 import threading
 
 import kompute_ml._runtime.kp as _kp   # (the kp wrapper; only it imports kp itself)
+from .. import _locks
 from . import clocks as _clocks
 from . import vulkan as _vulkan
 from ..errors import DeviceError, DeviceNotFoundError
@@ -79,7 +80,7 @@ class DeviceInfo:
         return _vulkan.signed_zero_widths(self.limits)
 
 
-_lock = threading.RLock()
+_lock = _locks.make("the device registry", "registry", reentrant=True)
 _infos = None          # list[DeviceInfo] once enumerated
 _enum_error = None     # the reason enumeration failed, kept so every call says the same thing
 _devices = {}          # index -> Device
@@ -256,7 +257,8 @@ class Device:
         self.info = info
         self.index = info.index
         self.name = info.name
-        self.lock = threading.RLock()   # kp is not thread-safe: every kp call on this device holds it
+        # kp is not thread-safe: every kp call on this device holds it
+        self.lock = _locks.make(f"device {info.index}", "device", reentrant=True, key=id(self))
         self._manager = None
         self._closed = False
         lim = info.limits
@@ -349,8 +351,16 @@ class Device:
         return self._closed
 
     def close(self):
-        """Release the device's pipelines, buffers and manager; later use raises DeviceError."""
-        with self.lock:
+        """Release the device's pipelines, buffers and manager; later use raises DeviceError.
+
+        Safe while other threads use the device: their calls finish first or raise
+        DeviceError. The upper layers' locks (``lock_outer``) are taken before the device's
+        own, as every other path takes them, since the close hooks reach those layers' state.
+        """
+        with contextlib.ExitStack() as held:
+            for lock in _outer_locks:
+                held.enter_context(lock)
+            held.enter_context(self.lock)
             if self._closed:
                 return
             for _, _, hook in sorted(_close_hooks):
@@ -461,6 +471,8 @@ def describe_pair(a, b):
 
 # (order, registration number, fn): upper layers drop their per-device state on close
 _close_hooks = []
+# upper layers' locks that Device.close takes before the device's own (kompute_ml/_locks.py)
+_outer_locks = []
 
 # on_close orders of the runtime's layers: pending work is submitted before the pool it uses goes
 CLOSE_STREAM = 0
@@ -479,6 +491,14 @@ def on_close(fn, order):
             _close_hooks.append((int(order), len(_close_hooks), fn))
 
 
+def lock_outer(lock):
+    """Have Device.close take ``lock`` (an upper layer's, ranked before ``device``) before the
+    device's lock: its close hook takes ``lock``, and its users take it before the device's."""
+    with _lock:
+        if all(other is not lock for other in _outer_locks):
+            _outer_locks.append(lock)
+
+
 class PerDevice:
     """State of one layer per Device object, made by ``factory(device)`` on first use.
 
@@ -486,12 +506,14 @@ class PerDevice:
     path (state exists) takes no lock; creation is double-checked under one.
     """
 
-    def __init__(self, factory, *, closed_ok=True):
+    def __init__(self, factory, *, closed_ok=True, order=0):
         self._factory = factory
         self._closed_ok = closed_ok     # False: a closed device gets DeviceError, not new state
         # (never rebound: a per-op path reads it as ``_items.get(device) or get(device)``)
         self._items = {}
-        self._lock = threading.Lock()
+        # ``order``: the lock order of nested creations (kompute_ml/_locks.py)
+        self._lock = _locks.make(f"{factory.__qualname__}'s per-device state", "per-device",
+                                 key=order)
 
     def get(self, device):
         """The state of ``device``, created when missing."""

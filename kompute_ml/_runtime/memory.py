@@ -176,7 +176,7 @@ class _Pool:
         return total
 
 
-_pools = _device.PerDevice(_Pool)
+_pools = _device.PerDevice(_Pool, order=2)
 
 
 _pool_items = _pools._items      # (the per-op path's lookup; PerDevice.get creates)

@@ -323,7 +323,7 @@ class _Ring:
             lane.destroy()
 
 
-_rings = _device.PerDevice(_Ring)
+_rings = _device.PerDevice(_Ring, order=1)
 
 
 def _on_close(device):

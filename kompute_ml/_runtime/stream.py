@@ -18,11 +18,11 @@ import itertools
 import operator
 import os
 import struct
-import threading
 import time
 
 import numpy as np
 
+from .. import _locks
 from .._compile import glslang as _glslang
 from .._compile import rewrite as _rewrite
 from .._compile import spirv as _spirv
@@ -56,7 +56,7 @@ REPLAY_MAX_OPS = 64         # longer batches are recorded afresh every time (rar
 _UNPROBED = object()
 
 _counters = collections.Counter()
-_counters_lock = threading.Lock()
+_counters_lock = _locks.make("the stream's counters", "leaf")
 
 # The per-op counters (dispatches, submits, replays, ops recorded; the array layer's
 # realizations) are plain dicts, each incremented only under one lock its owner already holds
@@ -151,7 +151,7 @@ class _DeviceStream:
         return self.sequence
 
 
-_streams = _device.PerDevice(_DeviceStream, closed_ok=False)
+_streams = _device.PerDevice(_DeviceStream, closed_ok=False, order=0)
 _stream = _streams.get
 _stream_items = _streams._items      # (the per-op path's lookup; _stream creates)
 _uid = operator.attrgetter("uid")
