@@ -168,3 +168,19 @@ def test_array_method_examples(name, obj):
         runner.run(t)
     result = runner.summarize(verbose=False)
     assert result.attempted > 0 and result.failed == 0, name
+
+
+def test_table_docstrings_add_sections_without_overriding_the_functions_own():
+    from kompute_ml._api.docstrings import merge
+    own = """Own summary.
+
+    Examples
+    --------
+    >>> 1
+    1
+    """
+    entry = "Table summary.\n\nParameters\n----------\nx : int\n    X.\n\nExamples\n--------\n>>> 2\n2\n"
+    got = merge(own, entry)
+    assert got.startswith("Own summary.\n\nParameters\n----------\nx : int")
+    assert ">>> 1" in got and ">>> 2" not in got and "Table summary" not in got
+    assert merge(None, entry).startswith("Table summary.")
