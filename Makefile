@@ -6,7 +6,7 @@ PYTEST_ARGS ?=
 MIN_TESTS := tests/test_logistic.py tests/test_logistic_sklearn_checks.py tests/test_array.py \
              tests/test_fusion.py tests/test_reduction.py tests/test_linalg.py
 
-.PHONY: setup demo test test-min test-validation bench clean
+.PHONY: setup demo test test-min test-validation bench docs clean
 
 setup:
 	@bash scripts/setup.sh
@@ -31,5 +31,9 @@ test-validation: setup
 bench: setup
 	$(PY) benchmarks/run_all.py
 
+# the documentation site, warnings as errors (-W), into docs/_build/html
+docs: setup
+	$(PY) -m sphinx -W --keep-going -q -b html docs docs/_build/html
+
 clean:
-	rm -rf build dist .pytest_cache .venv-min
+	rm -rf build dist .pytest_cache .venv-min docs/_build docs/_generated

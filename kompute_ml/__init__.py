@@ -61,6 +61,7 @@ from .array import (
     exp2, arcsin, arccos, arctan, arctan2, arcsinh, arccosh, arctanh,
 )
 from . import random
+from ._benchmark import benchmark
 
 if TYPE_CHECKING:
     # type checkers and IDEs see the estimator; at run time it is imported on first use (below)
@@ -70,6 +71,7 @@ __all__ = [
     "__version__", "errors",
     # devices and the stream
     "devices", "get_device", "use_device", "Device", "DeviceInfo", "stats", "synchronize",
+    "benchmark",
     # shaders and kernels
     "compile_glsl", "Kernel", "python2shader",
     # random numbers generated on the device

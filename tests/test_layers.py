@@ -22,7 +22,7 @@ LAYERS = [
     ("stream",        ["_runtime.stream"]),
     ("programs",      ["_runtime.program"]),
     ("kernels",       ["kernel", "_pytoglsl.*", "pyshader"]),
-    ("arrays",        ["_array.*", "array", "random"]),
+    ("arrays",        ["_array.*", "array", "random", "_benchmark"]),
     ("array API",     ["_api", "_api.*"]),        # the namespace and numpy's protocols, on array.py
     ("estimators",    ["linear_model.*"]),
     ("distributed",   ["dask", "dask.*"]),

@@ -32,6 +32,25 @@ class DeviceInfo:
     kernels follow on the device: ``"preserve"`` where it offers SPIR-V's ``DenormPreserve``
     mode for float32 (every kernel requests it, so subnormals are kept as numpy keeps them),
     ``"driver"`` elsewhere (the driver's default: it may flush float32 subnormals to zero).
+
+    Parameters
+    ----------
+    index : int
+        Position in :func:`devices` (the index ``get_device`` and ``KOMPUTE_ML_DEVICE`` take).
+    name, vendor, type, driver, api_version : str
+        The device's name, vendor, type (``"discrete"``, ``"integrated"``, ``"virtual"``,
+        ``"cpu"`` or ``"other"``), driver name and version, and Vulkan version.
+    limits : dict
+        The limits and properties above.
+
+    Examples
+    --------
+    >>> import kompute_ml as km
+    >>> info = km.devices()[0]
+    >>> info.limits["max_storage_buffer_range"] > 0
+    True
+    >>> info.limits["float64"] in (True, False)
+    True
     """
 
     index: int
@@ -95,8 +114,11 @@ def devices():
     Examples
     --------
     >>> import kompute_ml as km
-    >>> [d.type for d in km.devices()]  # doctest: +SKIP
-    ['cpu']
+    >>> infos = km.devices()
+    >>> [d.index for d in infos] == list(range(len(infos)))
+    True
+    >>> all(d.type in ("discrete", "integrated", "virtual", "cpu", "other") for d in infos)
+    True
     """
     global _infos, _enum_error
     with _lock:
@@ -204,7 +226,32 @@ hold_during_open = False
 
 
 class Device:
-    """One Vulkan device and its kp.Manager (created on first use, then reused)."""
+    """One Vulkan device and its kp.Manager (created on first use, then reused).
+
+    Get one with :func:`get_device`, which returns the same object for the same physical
+    device; arrays, kernels and estimators take it as ``device=``.
+
+    Parameters
+    ----------
+    info : DeviceInfo
+        The physical device (one of :func:`devices`).
+
+    Attributes
+    ----------
+    info : DeviceInfo
+        What the loader reports about it.
+    index, name : int, str
+        ``info.index`` and ``info.name``.
+
+    Examples
+    --------
+    >>> import kompute_ml as km
+    >>> dev = km.get_device()
+    >>> dev.info.index == dev.index and dev.name == dev.info.name
+    True
+    >>> km.zeros(4, device=dev).device == dev
+    True
+    """
 
     def __init__(self, info):
         self.info = info
@@ -504,6 +551,12 @@ def get_device(spec=None):
         device (discrete > integrated > virtual > cpu). An int is an index into ``devices()``;
         a str is an index, ``"cpu"``, ``"gpu"`` or a case-insensitive substring of the name.
 
+    Returns
+    -------
+    Device
+        The device (one object per physical device and process; its Vulkan device is made on
+        first use).
+
     Raises
     ------
     DeviceNotFoundError
@@ -512,8 +565,11 @@ def get_device(spec=None):
     Examples
     --------
     >>> import kompute_ml as km
-    >>> km.get_device("cpu").info.type  # doctest: +SKIP
-    'cpu'
+    >>> dev = km.get_device()
+    >>> km.get_device(dev.index) is dev
+    True
+    >>> km.asarray([1.0]).device == dev
+    True
     """
     global _env_default
     env = None
@@ -605,10 +661,24 @@ class _UseDevice(contextlib.AbstractContextManager):
 def use_device(spec):
     """Make ``spec`` the default device; also a context manager restoring the previous one.
 
+    Parameters
+    ----------
+    spec : None, int, str or Device
+        As :func:`get_device`'s argument; it is checked at once (``DeviceNotFoundError``).
+
+    Returns
+    -------
+    context manager
+        Used in a ``with`` statement, the previous default comes back at its end; called plainly,
+        ``spec`` stays the default (of every thread without one of its own).
+
     Examples
     --------
     >>> import kompute_ml as km
-    >>> with km.use_device("cpu"):  # doctest: +SKIP
+    >>> last = km.devices()[-1].index
+    >>> with km.use_device(last):
     ...     a = km.ones(3)
+    >>> a.device == km.get_device(last)
+    True
     """
     return _UseDevice(spec)
