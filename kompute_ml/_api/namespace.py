@@ -389,7 +389,8 @@ __all__ = ["__array_api_version__", "__array_namespace_info__", "float32", "int3
            "finfo", "iinfo", "astype", "asarray", "from_dlpack", "empty", "zeros", "ones", "full",
            "empty_like", "zeros_like", "ones_like", "full_like", "arange", "linspace", "eye",
            "meshgrid", "tril", "triu", "linalg", "matmul", "matrix_transpose", "tensordot",
-           "vecdot"] + list(_ew_all) + list(_ops_all) + list(_shaping_all) + list(_statistics_all) + list(_ufuncs_all) + \
-    list(_index_all) + list(_sets_all) + list(_selection_all) + \
-    list(_assignment_all) + [
-               n for n in _numeric_all if n != "round"]    # numpy's round (decimals=) wins
+           "vecdot"] + list(_ew_all) + list(_ops_all) + [
+    # numpy's functions beyond the standard (numeric's round, with decimals=, replaces the
+    # standard's, which it extends)
+    n for names in (_shaping_all, _numeric_all, _statistics_all, _ufuncs_all, _index_all,
+                    _sets_all, _selection_all, _assignment_all) for n in names if n != "round"]

@@ -297,8 +297,6 @@ def _functions():
          np.repeat: lambda a, repeats, axis=None: ns.repeat(a, repeats, axis=axis),
          np.broadcast_to: lambda a, shape, subok=False: ns.broadcast_to(a, shape),
          np.broadcast_arrays: lambda *a, subok=False: ns.broadcast_arrays(*_on(list(a))),
-         np.shape: lambda a: a.shape, np.ndim: lambda a: a.ndim,
-         np.size: lambda a, axis=None: a.size if axis is None else a.shape[axis],
          np.result_type: lambda *a: ns.result_type(*a),
          np.sort: lambda a, axis=-1, kind=None, order=None, **kw: ns.sort(
              a.reshape(-1) if axis is None else a, axis=-1 if axis is None else axis),
@@ -327,9 +325,9 @@ def _functions():
 
 
 # functions with no array argument to dispatch on (numpy's creation functions, pure Python)
-_NOT_DISPATCHED = {"identity", "logspace", "geomspace", "tri", "indices", "tril_indices", "triu_indices",
-                   "diag_indices", "broadcast_shapes", "isscalar", "promote_types",
-                   "issubdtype", "iterable"}
+_NOT_DISPATCHED = {"identity", "logspace", "geomspace", "tri", "indices", "tril_indices",
+                   "triu_indices", "diag_indices", "broadcast_shapes", "isscalar",
+                   "promote_types", "issubdtype", "iterable"}
 
 
 def _shares_memory(a, b, max_work=None):
