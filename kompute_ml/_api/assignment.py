@@ -32,6 +32,22 @@ def copyto(dst, src, casting="same_kind", where=True):
     """Write ``src`` (broadcast to ``dst``'s shape) into ``dst`` where ``where`` holds; the
     cast to ``dst``'s dtype must follow ``casting``. Returns None.
 
+    Parameters
+    ----------
+    dst : Array
+        The array written (in place).
+    src : array_like
+        The values to write.
+    casting : str, default='same_kind'
+        numpy's casting rule for ``src`` to ``dst``'s dtype.
+    where : array_like of bool, default=True
+        Where to write.
+
+    Returns
+    -------
+    None
+        ``dst`` is written in place.
+
     Examples
     --------
     >>> import kompute_ml as km
@@ -63,6 +79,20 @@ def putmask(a, mask, values):
     """Where ``mask`` holds, ``a`` takes ``values[i % len(values)]`` at flat place ``i``
     (values repeat over ``a``'s places, numpy's rule; a lazy ``where``). Returns None.
 
+    Parameters
+    ----------
+    a : Array
+        The array written (in place).
+    mask : array_like
+        Where to write.
+    values : array_like
+        The values to write.
+
+    Returns
+    -------
+    None
+        ``a`` is written in place.
+
     Examples
     --------
     >>> import kompute_ml as km
@@ -85,6 +115,20 @@ def putmask(a, mask, values):
 def place(arr, mask, vals):
     """The places where ``mask`` holds take ``vals`` in turn (repeated as needed; the mask's
     count is read back). Returns None.
+
+    Parameters
+    ----------
+    arr : Array
+        The array written (in place).
+    mask : array_like
+        Where to write.
+    vals : array_like
+        The values to write, in turn.
+
+    Returns
+    -------
+    None
+        ``arr`` is written in place.
 
     Examples
     --------
@@ -113,6 +157,22 @@ def place(arr, mask, vals):
 def put(a, ind, v, mode="raise"):
     """``a.flat[ind] = v`` (``v`` repeated over ``ind``); ``mode`` "raise" (IndexError out of
     bounds), "wrap" or "clip". Returns None.
+
+    Parameters
+    ----------
+    a : Array
+        The array written (in place).
+    ind : array_like of int
+        Flat indices.
+    v : array_like
+        The values, repeated over ``ind``.
+    mode : {'raise', 'wrap', 'clip'}, default='raise'
+        What an index out of range does.
+
+    Returns
+    -------
+    None
+        ``a`` is written in place.
 
     Examples
     --------
@@ -148,6 +208,22 @@ def put_along_axis(arr, indices, values, axis):
     """Write ``values`` at ``indices`` along ``axis`` (numpy's ``put_along_axis``: an integer
     index assignment on the device). Returns None.
 
+    Parameters
+    ----------
+    arr : Array
+        The array written (in place).
+    indices : array_like of int
+        Indices along ``axis`` (``arr``'s number of dimensions).
+    values : array_like
+        The values to write.
+    axis : int or None
+        The axis (None: the flattened array).
+
+    Returns
+    -------
+    None
+        ``arr`` is written in place.
+
     Examples
     --------
     >>> import kompute_ml as km
@@ -182,6 +258,20 @@ def put_along_axis(arr, indices, values, axis):
 def fill_diagonal(a, val, wrap=False):
     """Write ``val`` (a scalar, or values used in turn) onto the main diagonal of ``a`` in
     place (a strided scatter; ``wrap``: a tall matrix's diagonal restarts below). Returns None.
+
+    Parameters
+    ----------
+    a : Array
+        The array written (in place).
+    val : scalar or array_like
+        The values to write.
+    wrap : bool, default=False
+        Whether a tall matrix's diagonal restarts below.
+
+    Returns
+    -------
+    None
+        ``a`` is written in place.
 
     Examples
     --------

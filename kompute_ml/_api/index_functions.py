@@ -29,6 +29,16 @@ Array = _a.Array
 def flatnonzero(a):
     """The flat indices of the nonzero elements (int32; their count is read back).
 
+    Parameters
+    ----------
+    a : array_like
+        The input array.
+
+    Returns
+    -------
+    Array
+        The result.
+
     Examples
     --------
     >>> import kompute_ml as km
@@ -41,6 +51,16 @@ def flatnonzero(a):
 def argwhere(a):
     """The coordinates of the nonzero elements, one row each: shape (N, a.ndim), int32 (the
     count N is read back).
+
+    Parameters
+    ----------
+    a : array_like
+        The input array.
+
+    Returns
+    -------
+    Array
+        The result.
 
     Examples
     --------
@@ -61,6 +81,20 @@ def unravel_index(indices, shape, order="C"):
     """The coordinates in an array of ``shape`` of flat ``indices`` (a tuple, one int32 array
     each; Python ints for a scalar index). An index out of bounds raises ValueError (its range
     is read back).
+
+    Parameters
+    ----------
+    indices : int or array_like of int
+        Flat indices.
+    shape : tuple of int
+        The shape the indices are into.
+    order : {'C', 'F'}, default='C'
+        Row- or column-major indexing.
+
+    Returns
+    -------
+    tuple of Array (int32), or of int for a scalar index
+        One coordinate per dimension.
 
     Examples
     --------
@@ -109,6 +143,22 @@ def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
     """The flat indices of coordinate arrays in an array of shape ``dims`` (int32); ``mode``
     "raise" (ValueError out of bounds: the range is read back), "wrap" or "clip".
 
+    Parameters
+    ----------
+    multi_index : tuple of array_like of int
+        One coordinate array per dimension.
+    dims : tuple of int
+        The shape the indices are into.
+    mode : {'raise', 'wrap', 'clip'}, default='raise'
+        What an index out of range does.
+    order : {'C', 'F'}, default='C'
+        Row- or column-major indexing.
+
+    Returns
+    -------
+    Array
+        The result.
+
     Examples
     --------
     >>> import kompute_ml as km
@@ -152,6 +202,20 @@ def indices(dimensions, dtype=int, sparse=False):
     """A grid of indices: ``out[k]`` holds each position's index along axis ``k`` (int32 by
     default; ``sparse``: one broadcastable range per axis).
 
+    Parameters
+    ----------
+    dimensions : tuple of int
+        The grid's shape.
+    dtype : dtype, default=int
+        The result's dtype (int: int32).
+    sparse : bool, default=False
+        Return broadcastable ranges instead of a dense grid.
+
+    Returns
+    -------
+    Array, or tuple of Array with ``sparse``
+        The index grid.
+
     Examples
     --------
     >>> import kompute_ml as km
@@ -177,6 +241,24 @@ def tri(N, M=None, k=0, dtype=float, *, like=None):
     """Ones at and below the ``k``-th diagonal of an ``N`` x ``M`` array (float32 by default,
     as :func:`eye`).
 
+    Parameters
+    ----------
+    N : int
+        The number of rows.
+    M : int, optional
+        The number of columns (default: N).
+    k : int, default=0
+        The diagonal at and below which the ones are.
+    dtype : dtype, optional
+        The result's dtype (default float32).
+    like : None
+        Accepted for numpy's signature; ignored.
+
+    Returns
+    -------
+    Array
+        The result.
+
     Examples
     --------
     >>> import kompute_ml as km
@@ -199,6 +281,20 @@ def _triangle(n, k, m, lower):
 def tril_indices(n, k=0, m=None):
     """The row and column indices of the lower triangle (at and below the ``k``-th diagonal).
 
+    Parameters
+    ----------
+    n : int
+        The number of rows.
+    k : int, default=0
+        The diagonal offset.
+    m : int, optional
+        The number of columns (default: n).
+
+    Returns
+    -------
+    tuple of two Array
+        The row and column indices (int32).
+
     Examples
     --------
     >>> import kompute_ml as km
@@ -210,6 +306,20 @@ def tril_indices(n, k=0, m=None):
 
 def triu_indices(n, k=0, m=None):
     """The row and column indices of the upper triangle (at and above the ``k``-th diagonal).
+
+    Parameters
+    ----------
+    n : int
+        The number of rows.
+    k : int, default=0
+        The diagonal offset.
+    m : int, optional
+        The number of columns (default: n).
+
+    Returns
+    -------
+    tuple of two Array
+        The row and column indices (int32).
 
     Examples
     --------
@@ -230,6 +340,18 @@ def _check_2d(arr):
 def tril_indices_from(arr, k=0):
     """:func:`tril_indices` for the shape of the 2-D ``arr``.
 
+    Parameters
+    ----------
+    arr : array_like
+        The input array.
+    k : int, default=0
+        The diagonal offset.
+
+    Returns
+    -------
+    tuple of two Array
+        The row and column indices (int32).
+
     Examples
     --------
     >>> import kompute_ml as km
@@ -242,6 +364,18 @@ def tril_indices_from(arr, k=0):
 
 def triu_indices_from(arr, k=0):
     """:func:`triu_indices` for the shape of the 2-D ``arr``.
+
+    Parameters
+    ----------
+    arr : array_like
+        The input array.
+    k : int, default=0
+        The diagonal offset.
+
+    Returns
+    -------
+    tuple of two Array
+        The row and column indices (int32).
 
     Examples
     --------
@@ -257,6 +391,18 @@ def diag_indices(n, ndim=2):
     """The indices of the main diagonal of an ``n`` x ... x ``n`` array: ``ndim`` equal
     ranges.
 
+    Parameters
+    ----------
+    n : int
+        The size of each dimension.
+    ndim : int, default=2
+        The number of dimensions.
+
+    Returns
+    -------
+    tuple of Array
+        ``ndim`` equal ranges (int32).
+
     Examples
     --------
     >>> import kompute_ml as km
@@ -269,6 +415,16 @@ def diag_indices(n, ndim=2):
 
 def diag_indices_from(arr):
     """:func:`diag_indices` for ``arr``, whose dimensions must be equal (at least two).
+
+    Parameters
+    ----------
+    arr : array_like
+        The input array.
+
+    Returns
+    -------
+    tuple of Array
+        Equal ranges (int32).
 
     Examples
     --------
@@ -287,6 +443,16 @@ def diag_indices_from(arr):
 def ix_(*args):
     """An open mesh from 1-D sequences: the k-th of the n results has shape (1, ..., len, ...,
     1), for indexing the cross product (boolean sequences give their nonzero places).
+
+    Parameters
+    ----------
+    *args : 1-D array_like
+        The index sequences (bool ones give their nonzero places).
+
+    Returns
+    -------
+    tuple of Array
+        One broadcastable index array per input.
 
     Examples
     --------

@@ -88,6 +88,24 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     """Elementwise ``|a - b| <= atol + rtol * |b|`` (equal infinities close; NaN close to NaN
     only with ``equal_nan``), computed in ``b``'s float dtype as numpy does (lazy, fused).
 
+    Parameters
+    ----------
+    a : array_like
+        The input array.
+    b : array_like
+        The second operand.
+    rtol : float, default=1e-05
+        The relative tolerance.
+    atol : float, default=1e-08
+        The absolute tolerance.
+    equal_nan : bool, default=False
+        Whether NaNs compare equal.
+
+    Returns
+    -------
+    Array
+        The result.
+
     Examples
     --------
     >>> import kompute_ml as km
@@ -106,6 +124,24 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
 def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     """Whether every element of :func:`isclose` holds (a Python bool: one value read back).
 
+    Parameters
+    ----------
+    a : array_like
+        The input array.
+    b : array_like
+        The second operand.
+    rtol : float, default=1e-05
+        The relative tolerance.
+    atol : float, default=1e-08
+        The absolute tolerance.
+    equal_nan : bool, default=False
+        Whether NaNs compare equal.
+
+    Returns
+    -------
+    bool
+        Whether every pair of elements is close.
+
     Examples
     --------
     >>> import kompute_ml as km
@@ -118,6 +154,20 @@ def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
 def array_equal(a1, a2, equal_nan=False):
     """Whether the two arrays have the same shape and elements (NaNs equal with
     ``equal_nan``); a Python bool.
+
+    Parameters
+    ----------
+    a1 : array_like
+        The first array.
+    a2 : array_like
+        The second array.
+    equal_nan : bool, default=False
+        Whether NaNs compare equal.
+
+    Returns
+    -------
+    bool
+        Whether the arrays are equal.
 
     Examples
     --------
@@ -137,6 +187,18 @@ def array_equal(a1, a2, equal_nan=False):
 def array_equiv(a1, a2):
     """Whether the two arrays broadcast to one shape and are equal there; a Python bool.
 
+    Parameters
+    ----------
+    a1 : array_like
+        The first array.
+    a2 : array_like
+        The second array.
+
+    Returns
+    -------
+    bool
+        Whether the arrays are equal after broadcasting.
+
     Examples
     --------
     >>> import kompute_ml as km
@@ -155,6 +217,24 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     """NaN replaced by ``nan``, infinities by ``posinf``/``neginf`` (default: the dtype's
     largest and most negative finite values); integers unchanged. ``copy=False`` writes the
     result into ``x``.
+
+    Parameters
+    ----------
+    x : array_like
+        The input array.
+    copy : bool, default=True
+        False writes the result into ``x``.
+    nan : float, default=0.0
+        The value for NaN.
+    posinf : float, optional
+        The value for +inf (default: the dtype's largest).
+    neginf : float, optional
+        The value for -inf (default: the dtype's most negative).
+
+    Returns
+    -------
+    Array
+        The result (``x`` itself with ``copy=False``).
 
     Examples
     --------
@@ -182,6 +262,20 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
 def select(condlist, choicelist, default=0):
     """Elementwise, the choice of the first condition that holds, else ``default``
     (a chain of lazy ``where``: one fused kernel).
+
+    Parameters
+    ----------
+    condlist : list of bool arrays
+        The conditions, the first that holds wins.
+    choicelist : list of array_like
+        The value for each condition.
+    default : scalar or array_like, default=0
+        Where no condition holds.
+
+    Returns
+    -------
+    Array
+        The result.
 
     Examples
     --------
@@ -225,6 +319,26 @@ def select(condlist, choicelist, default=0):
 def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
     """The sum along diagonals (numpy's ``trace``: integers sum in 32 bits).
 
+    Parameters
+    ----------
+    a : array_like
+        The input array.
+    offset : int, default=0
+        The diagonal: above the main one if positive, below if negative.
+    axis1 : int, default=0
+        The first axis of the plane.
+    axis2 : int, default=1
+        The second axis of the plane.
+    dtype : dtype, optional
+        The result's dtype (numpy's default when None).
+    out : None
+        Only None: kompute_ml returns new arrays (TypeError otherwise).
+
+    Returns
+    -------
+    Array
+        The result.
+
     Examples
     --------
     >>> import kompute_ml as km
@@ -238,6 +352,20 @@ def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
 
 def outer(a, b, out=None):
     """The outer product of the flattened inputs (a lazy broadcast product).
+
+    Parameters
+    ----------
+    a : array_like
+        The input array.
+    b : array_like
+        The second operand.
+    out : None
+        Only None: kompute_ml returns new arrays (TypeError otherwise).
+
+    Returns
+    -------
+    Array
+        The result.
 
     Examples
     --------
@@ -253,6 +381,18 @@ def outer(a, b, out=None):
 def kron(a, b):
     """The Kronecker product: blocks of ``b`` scaled by the elements of ``a`` (a broadcast
     product, reshaped).
+
+    Parameters
+    ----------
+    a : array_like
+        The input array.
+    b : array_like
+        The second operand.
+
+    Returns
+    -------
+    Array
+        The result.
 
     Examples
     --------
@@ -275,6 +415,26 @@ def kron(a, b):
 def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     """The cross product of 3-element (or 2-element) vectors along the given axes
     (elementwise products of the components, on the device).
+
+    Parameters
+    ----------
+    a : array_like
+        The input array.
+    b : array_like
+        The second operand.
+    axisa : int, default=-1
+        The axis of ``a`` holding the vectors.
+    axisb : int, default=-1
+        The axis of ``b`` holding the vectors.
+    axisc : int, default=-1
+        The axis of the result holding the vectors.
+    axis : int, optional
+        Sets ``axisa``, ``axisb`` and ``axisc`` together.
+
+    Returns
+    -------
+    Array
+        The result.
 
     Examples
     --------
@@ -313,6 +473,20 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
 def identity(n, dtype=None, *, like=None):
     """The ``n`` x ``n`` identity matrix (float32 by default, as :func:`eye`).
 
+    Parameters
+    ----------
+    n : int
+        The number of rows and columns.
+    dtype : dtype, optional
+        The result's dtype (default float32).
+    like : None
+        Accepted for numpy's signature; ignored.
+
+    Returns
+    -------
+    Array
+        The result.
+
     Examples
     --------
     >>> import kompute_ml as km
@@ -328,6 +502,28 @@ def identity(n, dtype=None, *, like=None):
 def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
     """``base ** linspace(start, stop, num)`` (values in float64 on the host, uploaded as
     float32 by default, as :func:`linspace`).
+
+    Parameters
+    ----------
+    start : float
+        The first exponent (``base ** start``).
+    stop : float
+        The last exponent.
+    num : int, default=50
+        How many values.
+    endpoint : bool, default=True
+        Whether ``stop`` is included.
+    base : float, default=10.0
+        The base.
+    dtype : dtype, optional
+        The result's dtype (default float32).
+    axis : int, default=0
+        numpy's axis for array bounds (scalars only here).
+
+    Returns
+    -------
+    Array
+        The result.
 
     Examples
     --------
@@ -347,6 +543,18 @@ def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
 def inner(a, b, /):
     """Sums of products over the last axes of ``a`` and ``b`` (a device matmul; a 0-d input
     scales the other).
+
+    Parameters
+    ----------
+    a : array_like
+        The input array.
+    b : array_like
+        The second operand.
+
+    Returns
+    -------
+    Array
+        The result.
 
     Examples
     --------
@@ -373,6 +581,18 @@ def _tensordot(x, y):
 def vdot(a, b, /):
     """The dot product of the flattened inputs (of equal size), a 0-d Array.
 
+    Parameters
+    ----------
+    a : array_like
+        The input array.
+    b : array_like
+        The second operand.
+
+    Returns
+    -------
+    Array
+        The result.
+
     Examples
     --------
     >>> import kompute_ml as km
@@ -390,6 +610,22 @@ def vdot(a, b, /):
 def trapezoid(y, x=None, dx=1.0, axis=-1):
     """The integral of ``y`` along ``axis`` by the trapezoidal rule (sample points ``x``, or
     spacing ``dx``): slices, products and a sum on the device.
+
+    Parameters
+    ----------
+    y : array_like
+        The values to integrate.
+    x : array_like, optional
+        The sample points (default: spaced by ``dx``).
+    dx : float, default=1.0
+        The spacing of the samples when ``x`` is None.
+    axis : int, default=-1
+        The axis to integrate along.
+
+    Returns
+    -------
+    Array
+        The result.
 
     Examples
     --------
@@ -420,6 +656,26 @@ def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
     """``num`` values from ``start`` to ``stop`` in geometric progression (computed on the host
     in float64, uploaded as float32 by default, as :func:`linspace`).
 
+    Parameters
+    ----------
+    start : float
+        The first value.
+    stop : float
+        The last value.
+    num : int, default=50
+        How many values.
+    endpoint : bool, default=True
+        Whether ``stop`` is included.
+    dtype : dtype, optional
+        The result's dtype (default float32).
+    axis : int, default=0
+        numpy's axis for array bounds (scalars only here).
+
+    Returns
+    -------
+    Array
+        The result.
+
     Examples
     --------
     >>> import kompute_ml as km
@@ -440,6 +696,20 @@ def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
 def vander(x, N=None, increasing=False):
     """The Vandermonde matrix: columns ``x**(N-1), ..., x, 1`` (``increasing``: reversed),
     built as numpy does, by running products (a device scan) of the repeated ``x``.
+
+    Parameters
+    ----------
+    x : 1-D array_like
+        The values.
+    N : int, optional
+        The number of columns (default: len(x)).
+    increasing : bool, default=False
+        Powers increasing from left to right.
+
+    Returns
+    -------
+    Array
+        The result.
 
     Examples
     --------

@@ -30,6 +30,22 @@ def compress(condition, a, axis=None, out=None):
     """The slices of ``a`` along ``axis`` (None: of the flattened array) where ``condition``
     holds (a 1-D condition, possibly shorter than the axis).
 
+    Parameters
+    ----------
+    condition : 1-D array_like of bool
+        Which slices to keep.
+    a : array_like
+        The input array.
+    axis : int or tuple of int, optional
+        The axis or axes to work along; None: the whole (flattened) array.
+    out : None
+        Only None: kompute_ml returns new arrays (TypeError otherwise).
+
+    Returns
+    -------
+    Array
+        The result.
+
     Examples
     --------
     >>> import kompute_ml as km
@@ -49,6 +65,18 @@ def compress(condition, a, axis=None, out=None):
 def extract(condition, arr):
     """The elements of ``arr`` where ``condition`` is nonzero, flattened (a device mask).
 
+    Parameters
+    ----------
+    condition : array_like
+        Where to take elements (nonzero).
+    arr : array_like
+        The input array.
+
+    Returns
+    -------
+    Array
+        The result.
+
     Examples
     --------
     >>> import kompute_ml as km
@@ -65,6 +93,22 @@ def choose(a, choices, out=None, mode="raise"):
     """Elementwise, ``choices[a]``: the choice each index of ``a`` names (a chain of lazy
     ``where``); ``mode`` "raise" (ValueError past the choices: the range of ``a`` is read
     back), "wrap" or "clip".
+
+    Parameters
+    ----------
+    a : array_like of int
+        Which choice each element takes.
+    choices : sequence of array_like
+        The arrays to choose from.
+    out : None
+        Only None: kompute_ml returns new arrays (TypeError otherwise).
+    mode : {'raise', 'wrap', 'clip'}, default='raise'
+        What an index out of range does.
+
+    Returns
+    -------
+    Array
+        The result.
 
     Examples
     --------
@@ -103,6 +147,20 @@ def choose(a, choices, out=None, mode="raise"):
 def delete(arr, obj, axis=None):
     """``arr`` without the entries ``obj`` (an int, a slice, ints or a bool mask) names along
     ``axis`` (None: of the flattened array): a gather of the entries kept.
+
+    Parameters
+    ----------
+    arr : array_like
+        The input array.
+    obj : int, slice or array_like
+        The entries to remove.
+    axis : int, optional
+        The axis (None: the flattened array).
+
+    Returns
+    -------
+    Array
+        The result.
 
     Examples
     --------
@@ -158,6 +216,18 @@ def resize(a, new_shape):
     """An array of ``new_shape`` filled with ``a``'s elements (flattened), repeated as needed
     (a broadcast and a slice on the device; zeros for an empty ``a``).
 
+    Parameters
+    ----------
+    a : array_like
+        The input array.
+    new_shape : int or tuple of int
+        The result's shape.
+
+    Returns
+    -------
+    Array
+        The result.
+
     Examples
     --------
     >>> import kompute_ml as km
@@ -180,6 +250,20 @@ def resize(a, new_shape):
 def trim_zeros(filt, trim="fb", axis=None):
     """``filt`` without its leading (``"f"``) and/or trailing (``"b"``) zeros along each
     axis (or ``axis``): the bounds of the nonzero part (two values per axis) are read back.
+
+    Parameters
+    ----------
+    filt : array_like
+        The input array.
+    trim : str, default='fb'
+        'f' trims the front, 'b' the back.
+    axis : int or tuple of int, optional
+        The axes to trim (default: all).
+
+    Returns
+    -------
+    Array
+        The result.
 
     Examples
     --------
@@ -218,6 +302,24 @@ def partition(a, kth, axis=-1, kind="introselect", order=None):
     smaller ones before, larger after: a full sort along ``axis`` (None: flattened), one such
     arrangement.
 
+    Parameters
+    ----------
+    a : array_like
+        The input array.
+    kth : int or sequence of int
+        The places that end where a sort puts them.
+    axis : int or None, default=-1
+        The axis to sort along (None: the flattened array).
+    kind : str
+        Accepted for numpy's signature (the algorithm is a sort).
+    order : None
+        Only None (arrays have no fields).
+
+    Returns
+    -------
+    Array
+        The result.
+
     Examples
     --------
     >>> import kompute_ml as km
@@ -230,6 +332,24 @@ def partition(a, kth, axis=-1, kind="introselect", order=None):
 
 def argpartition(a, kth, axis=-1, kind="introselect", order=None):
     """The indices that :func:`partition` ``a`` (those of a stable sort, int32).
+
+    Parameters
+    ----------
+    a : array_like
+        The input array.
+    kth : int or sequence of int
+        The places that end where a sort puts them.
+    axis : int or None, default=-1
+        The axis to sort along (None: the flattened array).
+    kind : str
+        Accepted for numpy's signature (the algorithm is a sort).
+    order : None
+        Only None (arrays have no fields).
+
+    Returns
+    -------
+    Array
+        The result.
 
     Examples
     --------
@@ -260,6 +380,18 @@ def _partition_args(a, kth, axis, order):
 def lexsort(keys, axis=-1):
     """The indices that sort by several keys, the last the primary one (stable sorts from the
     first key to the last, each a device sort gathered by the indices so far).
+
+    Parameters
+    ----------
+    keys : sequence of array_like
+        The sort keys, the last the primary one.
+    axis : int, default=-1
+        The axis to sort along.
+
+    Returns
+    -------
+    Array
+        The result.
 
     Examples
     --------

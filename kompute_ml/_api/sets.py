@@ -28,6 +28,24 @@ def isin(element, test_elements, assume_unique=False, invert=False, *, kind=None
     ``element``'s shape): the test elements sorted on the device, each element found by a
     binary search (NaN is in no array, as NaN != NaN).
 
+    Parameters
+    ----------
+    element : array_like
+        The elements to look for.
+    test_elements : array_like
+        The values to look among.
+    assume_unique : bool, default=False
+        Whether the inputs are known to hold distinct elements.
+    invert : bool, default=False
+        Return the negation (not in ``test_elements``).
+    kind : None, 'sort' or 'table'
+        Accepted for numpy's signature (the algorithm is a sort).
+
+    Returns
+    -------
+    Array
+        The result.
+
     Examples
     --------
     >>> import kompute_ml as km
@@ -73,6 +91,18 @@ def _pair(ar1, ar2):
 def union1d(ar1, ar2):
     """The sorted distinct elements of either input (flattened).
 
+    Parameters
+    ----------
+    ar1 : array_like
+        The first array (flattened).
+    ar2 : array_like
+        The second array (flattened).
+
+    Returns
+    -------
+    Array
+        The result.
+
     Examples
     --------
     >>> import kompute_ml as km
@@ -85,6 +115,22 @@ def union1d(ar1, ar2):
 
 def intersect1d(ar1, ar2, assume_unique=False, return_indices=False):
     """The sorted distinct elements in both inputs (flattened).
+
+    Parameters
+    ----------
+    ar1 : array_like
+        The first array (flattened).
+    ar2 : array_like
+        The second array (flattened).
+    assume_unique : bool, default=False
+        Whether the inputs are known to hold distinct elements.
+    return_indices : bool, default=False
+        Only False (TypeError otherwise).
+
+    Returns
+    -------
+    Array
+        The result.
 
     Examples
     --------
@@ -106,6 +152,20 @@ def intersect1d(ar1, ar2, assume_unique=False, return_indices=False):
 def setdiff1d(ar1, ar2, assume_unique=False):
     """The sorted distinct elements of ``ar1`` that are not in ``ar2``.
 
+    Parameters
+    ----------
+    ar1 : array_like
+        The first array (flattened).
+    ar2 : array_like
+        The second array (flattened).
+    assume_unique : bool, default=False
+        Whether the inputs are known to hold distinct elements.
+
+    Returns
+    -------
+    Array
+        The result.
+
     Examples
     --------
     >>> import kompute_ml as km
@@ -119,6 +179,20 @@ def setdiff1d(ar1, ar2, assume_unique=False):
 
 def setxor1d(ar1, ar2, assume_unique=False):
     """The sorted elements in exactly one of the inputs.
+
+    Parameters
+    ----------
+    ar1 : array_like
+        The first array (flattened).
+    ar2 : array_like
+        The second array (flattened).
+    assume_unique : bool, default=False
+        Whether the inputs are known to hold distinct elements.
+
+    Returns
+    -------
+    Array
+        The result.
 
     Examples
     --------

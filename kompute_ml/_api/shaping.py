@@ -64,6 +64,11 @@ def concatenate(arrays, /, axis=0, out=None, *, dtype=None, casting="same_kind")
     dtype : dtype, optional
         The result's dtype (the inputs cast under ``casting``).
 
+    Returns
+    -------
+    Array
+        The result.
+
     Examples
     --------
     >>> import kompute_ml as km
@@ -99,6 +104,16 @@ def _at3(x):
 def atleast_1d(*arrays):
     """Each input with at least one dimension (0-d becomes shape (1,)).
 
+    Parameters
+    ----------
+    *arrays : sequence of array_like
+        The arrays to join.
+
+    Returns
+    -------
+    Array or tuple of Array
+        One result per input (an Array for one input).
+
     Examples
     --------
     >>> import kompute_ml as km
@@ -110,6 +125,16 @@ def atleast_1d(*arrays):
 
 def atleast_2d(*arrays):
     """Each input with at least two dimensions ((n,) becomes (1, n)).
+
+    Parameters
+    ----------
+    *arrays : sequence of array_like
+        The arrays to join.
+
+    Returns
+    -------
+    Array or tuple of Array
+        One result per input (an Array for one input).
 
     Examples
     --------
@@ -123,6 +148,16 @@ def atleast_2d(*arrays):
 def atleast_3d(*arrays):
     """Each input with at least three dimensions ((n,) becomes (1, n, 1), (m, n) (m, n, 1)).
 
+    Parameters
+    ----------
+    *arrays : sequence of array_like
+        The arrays to join.
+
+    Returns
+    -------
+    Array or tuple of Array
+        One result per input (an Array for one input).
+
     Examples
     --------
     >>> import kompute_ml as km
@@ -134,6 +169,20 @@ def atleast_3d(*arrays):
 
 def hstack(tup, *, dtype=None, casting="same_kind"):
     """Join along the second axis (the first for 1-D inputs).
+
+    Parameters
+    ----------
+    tup : sequence of array_like
+        The arrays to join.
+    dtype : dtype, optional
+        The result's dtype.
+    casting : str, default='same_kind'
+        numpy's casting rule for the conversion to ``dtype``.
+
+    Returns
+    -------
+    Array
+        The result.
 
     Examples
     --------
@@ -149,6 +198,20 @@ def hstack(tup, *, dtype=None, casting="same_kind"):
 def vstack(tup, *, dtype=None, casting="same_kind"):
     """Join along the first axis, 1-D inputs as rows.
 
+    Parameters
+    ----------
+    tup : sequence of array_like
+        The arrays to join.
+    dtype : dtype, optional
+        The result's dtype.
+    casting : str, default='same_kind'
+        numpy's casting rule for the conversion to ``dtype``.
+
+    Returns
+    -------
+    Array
+        The result.
+
     Examples
     --------
     >>> import kompute_ml as km
@@ -162,6 +225,16 @@ def vstack(tup, *, dtype=None, casting="same_kind"):
 def dstack(tup):
     """Join along the third axis (inputs made at least 3-D as :func:`atleast_3d` does).
 
+    Parameters
+    ----------
+    tup : sequence of array_like
+        The arrays to join.
+
+    Returns
+    -------
+    Array
+        The result.
+
     Examples
     --------
     >>> import kompute_ml as km
@@ -173,6 +246,16 @@ def dstack(tup):
 
 def column_stack(tup):
     """Join 1-D arrays as the columns of a 2-D array (2-D inputs join as they are).
+
+    Parameters
+    ----------
+    tup : sequence of array_like
+        The arrays to join.
+
+    Returns
+    -------
+    Array
+        The result.
 
     Examples
     --------
@@ -232,6 +315,20 @@ def array_split(ary, indices_or_sections, axis=0):
     """Split into pieces along ``axis``: at the given indices, or into ``n`` pieces whose
     lengths differ by at most one (the first ones longer).
 
+    Parameters
+    ----------
+    ary : array_like
+        The input array.
+    indices_or_sections : int or sequence of int
+        The number of pieces, or the indices to split at.
+    axis : int, default=0
+        The axis to split along.
+
+    Returns
+    -------
+    list of Array
+        The pieces.
+
     Examples
     --------
     >>> import kompute_ml as km
@@ -247,6 +344,20 @@ def split(ary, indices_or_sections, axis=0):
     """Split into pieces along ``axis``: at the given indices, or into ``n`` equal pieces
     (ValueError when ``n`` does not divide the axis).
 
+    Parameters
+    ----------
+    ary : array_like
+        The input array.
+    indices_or_sections : int or sequence of int
+        The number of pieces, or the indices to split at.
+    axis : int, default=0
+        The axis to split along.
+
+    Returns
+    -------
+    list of Array
+        The pieces.
+
     Examples
     --------
     >>> import kompute_ml as km
@@ -260,6 +371,18 @@ def split(ary, indices_or_sections, axis=0):
 
 def hsplit(ary, indices_or_sections):
     """:func:`split` along the second axis (the first for 1-D arrays).
+
+    Parameters
+    ----------
+    ary : array_like
+        The input array.
+    indices_or_sections : int or sequence of int
+        The number of pieces, or the indices to split at.
+
+    Returns
+    -------
+    list of Array
+        The pieces.
 
     Examples
     --------
@@ -276,6 +399,18 @@ def hsplit(ary, indices_or_sections):
 def vsplit(ary, indices_or_sections):
     """:func:`split` along the first axis of an array of at least two dimensions.
 
+    Parameters
+    ----------
+    ary : array_like
+        The input array.
+    indices_or_sections : int or sequence of int
+        The number of pieces, or the indices to split at.
+
+    Returns
+    -------
+    list of Array
+        The pieces.
+
     Examples
     --------
     >>> import kompute_ml as km
@@ -290,6 +425,18 @@ def vsplit(ary, indices_or_sections):
 
 def dsplit(ary, indices_or_sections):
     """:func:`split` along the third axis of an array of at least three dimensions.
+
+    Parameters
+    ----------
+    ary : array_like
+        The input array.
+    indices_or_sections : int or sequence of int
+        The number of pieces, or the indices to split at.
+
+    Returns
+    -------
+    list of Array
+        The pieces.
 
     Examples
     --------
@@ -308,6 +455,18 @@ def dsplit(ary, indices_or_sections):
 def ravel(a, order="C"):
     """The elements as a 1-D array, in C order (``order="F"``: column-major).
 
+    Parameters
+    ----------
+    a : array_like
+        The input array.
+    order : {'C', 'F', 'A', 'K'}, default='C'
+        The order elements are read in ('F': column-major).
+
+    Returns
+    -------
+    Array
+        The result.
+
     Examples
     --------
     >>> import kompute_ml as km
@@ -324,6 +483,20 @@ def ravel(a, order="C"):
 def copy(a, order="K", subok=False):
     """A new array with the values of ``a`` (a device copy; host data is uploaded).
 
+    Parameters
+    ----------
+    a : array_like
+        The input array.
+    order : str, default='K'
+        Accepted for numpy's signature (C order always).
+    subok : bool
+        Accepted for numpy's signature; ignored.
+
+    Returns
+    -------
+    Array
+        The result.
+
     Examples
     --------
     >>> import kompute_ml as km
@@ -336,6 +509,20 @@ def copy(a, order="K", subok=False):
 
 def swapaxes(a, axis1, axis2):
     """``a`` with axes ``axis1`` and ``axis2`` interchanged (a device transpose).
+
+    Parameters
+    ----------
+    a : array_like
+        The input array.
+    axis1 : int, default=0
+        The first axis of the plane.
+    axis2 : int, default=1
+        The second axis of the plane.
+
+    Returns
+    -------
+    Array
+        The result.
 
     Examples
     --------
@@ -353,6 +540,16 @@ def swapaxes(a, axis1, axis2):
 def fliplr(m):
     """Reverse the order along the second axis (ValueError for fewer than two dimensions).
 
+    Parameters
+    ----------
+    m : array_like
+        The input array.
+
+    Returns
+    -------
+    Array
+        The result.
+
     Examples
     --------
     >>> import kompute_ml as km
@@ -367,6 +564,16 @@ def fliplr(m):
 
 def flipud(m):
     """Reverse the order along the first axis (ValueError for 0-d input).
+
+    Parameters
+    ----------
+    m : array_like
+        The input array.
+
+    Returns
+    -------
+    Array
+        The result.
 
     Examples
     --------
@@ -383,6 +590,20 @@ def flipud(m):
 def rot90(m, k=1, axes=(0, 1)):
     """Rotate by 90 degrees ``k`` times in the plane of ``axes`` (from the first towards the
     second).
+
+    Parameters
+    ----------
+    m : array_like
+        The input array.
+    k : int, default=1
+        How many quarter turns.
+    axes : tuple of two int, default=(0, 1)
+        The plane of the rotation.
+
+    Returns
+    -------
+    Array
+        The result.
 
     Examples
     --------
@@ -418,6 +639,18 @@ def diag(v, k=0):
     """The ``k``-th diagonal of a 2-D array, or a 2-D array with the 1-D ``v`` on its ``k``-th
     diagonal (zeros elsewhere).
 
+    Parameters
+    ----------
+    v : array_like
+        The input: a 1-D array puts it on a diagonal, a 2-D one takes its diagonal.
+    k : int, default=0
+        The diagonal: above the main one if positive, below if negative.
+
+    Returns
+    -------
+    Array
+        The result.
+
     Examples
     --------
     >>> import kompute_ml as km
@@ -441,6 +674,22 @@ def diag(v, k=0):
 def diagonal(a, offset=0, axis1=0, axis2=1):
     """The ``offset``-th diagonals of the planes of ``axis1`` and ``axis2``: those axes
     removed, the diagonal last (numpy's ``diagonal``; a copy, never a view).
+
+    Parameters
+    ----------
+    a : array_like
+        The input array.
+    offset : int, default=0
+        The diagonal: above the main one if positive, below if negative.
+    axis1 : int, default=0
+        The first axis of the plane.
+    axis2 : int, default=1
+        The second axis of the plane.
+
+    Returns
+    -------
+    Array
+        The result.
 
     Examples
     --------
@@ -472,6 +721,18 @@ def diagonal(a, offset=0, axis1=0, axis2=1):
 def diagflat(v, k=0):
     """A 2-D array with the flattened ``v`` on its ``k``-th diagonal.
 
+    Parameters
+    ----------
+    v : array_like
+        The values, flattened, for the diagonal.
+    k : int, default=0
+        The diagonal: above the main one if positive, below if negative.
+
+    Returns
+    -------
+    Array
+        The result.
+
     Examples
     --------
     >>> import kompute_ml as km
@@ -485,6 +746,20 @@ def diagflat(v, k=0):
 
 def append(arr, values, axis=None):
     """``values`` appended to ``arr`` along ``axis`` (None: both flattened).
+
+    Parameters
+    ----------
+    arr : array_like
+        The input array.
+    values : array_like
+        The values appended.
+    axis : int, optional
+        The axis (None: both flattened).
+
+    Returns
+    -------
+    Array
+        The result.
 
     Examples
     --------
@@ -501,6 +776,20 @@ def append(arr, values, axis=None):
 def ediff1d(ary, to_end=None, to_begin=None):
     """The differences of consecutive elements of the flattened array, ``to_begin`` and
     ``to_end`` joined at the ends (they must cast to ``ary``'s dtype under "same_kind").
+
+    Parameters
+    ----------
+    ary : array_like
+        The input array.
+    to_end : array_like, optional
+        Values put after the differences.
+    to_begin : array_like, optional
+        Values put before the differences.
+
+    Returns
+    -------
+    Array
+        The result.
 
     Examples
     --------
@@ -525,6 +814,16 @@ def ediff1d(ary, to_end=None, to_begin=None):
 def ndim(a):
     """The number of dimensions (of an Array, or of numpy's conversion of other data).
 
+    Parameters
+    ----------
+    a : array_like
+        The input array.
+
+    Returns
+    -------
+    int
+        The number of dimensions.
+
     Examples
     --------
     >>> import kompute_ml as km
@@ -537,6 +836,16 @@ def ndim(a):
 def shape(a):
     """The shape (of an Array, or of numpy's conversion of other data).
 
+    Parameters
+    ----------
+    a : array_like
+        The input array.
+
+    Returns
+    -------
+    tuple of int
+        The shape.
+
     Examples
     --------
     >>> import kompute_ml as km
@@ -548,6 +857,18 @@ def shape(a):
 
 def size(a, axis=None):
     """The number of elements (along ``axis``, or in all).
+
+    Parameters
+    ----------
+    a : array_like
+        The input array.
+    axis : int, optional
+        Count along this axis only.
+
+    Returns
+    -------
+    int
+        The number of elements.
 
     Examples
     --------
@@ -563,6 +884,16 @@ def size(a, axis=None):
 def broadcast_shapes(*shapes):
     """The shape arrays of ``shapes`` broadcast to (numpy's rule; ValueError if none).
 
+    Parameters
+    ----------
+    *shapes : tuple of int
+        The shapes.
+
+    Returns
+    -------
+    tuple of int
+        The broadcast shape.
+
     Examples
     --------
     >>> import kompute_ml as km
@@ -574,6 +905,26 @@ def broadcast_shapes(*shapes):
 
 def asanyarray(a, dtype=None, order=None, *, device=None, copy=None, like=None):
     """``a`` as an Array (:func:`asarray`; an Array of that dtype is returned as it is).
+
+    Parameters
+    ----------
+    a : array_like
+        The input array.
+    dtype : dtype, optional
+        The result's dtype (numpy's default when None).
+    order : None
+        Accepted for numpy's signature (C order always).
+    device : Device, int or str, optional
+        Where the result lives (default: the input's or the default device).
+    copy : bool, optional
+        True: always a new array.
+    like : None
+        Accepted for numpy's signature; ignored.
+
+    Returns
+    -------
+    Array
+        ``a`` itself when it is already an Array of that dtype.
 
     Examples
     --------
@@ -591,6 +942,20 @@ def ascontiguousarray(a, dtype=None, *, like=None):
     """``a`` as an Array of at least one dimension (numpy's; an Array is always
     C-contiguous).
 
+    Parameters
+    ----------
+    a : array_like
+        The input array.
+    dtype : dtype, optional
+        The result's dtype (numpy's default when None).
+    like : None
+        Accepted for numpy's signature; ignored.
+
+    Returns
+    -------
+    Array
+        The result.
+
     Examples
     --------
     >>> import kompute_ml as km
@@ -604,6 +969,20 @@ def asfortranarray(a, dtype=None, *, like=None):
     """``a`` as an Array of at least one dimension: its values and shape (an Array is always
     stored in C order; there is no column-major layout to give).
 
+    Parameters
+    ----------
+    a : array_like
+        The input array.
+    dtype : dtype, optional
+        The result's dtype (numpy's default when None).
+    like : None
+        Accepted for numpy's signature; ignored.
+
+    Returns
+    -------
+    Array
+        The result.
+
     Examples
     --------
     >>> import kompute_ml as km
@@ -615,6 +994,20 @@ def asfortranarray(a, dtype=None, *, like=None):
 
 def asarray_chkfinite(a, dtype=None, order=None):
     """``a`` as an Array, ValueError if it holds an infinity or a NaN (one flag read back).
+
+    Parameters
+    ----------
+    a : array_like
+        The input array.
+    dtype : dtype, optional
+        The result's dtype (numpy's default when None).
+    order : None
+        Accepted for numpy's signature (C order always).
+
+    Returns
+    -------
+    Array
+        The result.
 
     Examples
     --------
@@ -632,6 +1025,18 @@ def asarray_chkfinite(a, dtype=None, order=None):
 def promote_types(type1, type2):
     """numpy's promotion of two dtypes, mapped onto kompute_ml's (int64 -> int32).
 
+    Parameters
+    ----------
+    type1 : dtype
+        The first dtype.
+    type2 : dtype
+        The second dtype.
+
+    Returns
+    -------
+    numpy.dtype
+        The promoted dtype.
+
     Examples
     --------
     >>> import kompute_ml as km
@@ -648,6 +1053,16 @@ iterable = np.iterable
 def block(arrays):
     """Assemble an array from nested lists of blocks: the innermost lists join along the
     last axis, the next ones along the one before, ... (numpy's ``block``; device joins).
+
+    Parameters
+    ----------
+    arrays : nested list of array_like
+        The blocks; the depth of the lists gives the axes.
+
+    Returns
+    -------
+    Array
+        The result.
 
     Examples
     --------

@@ -54,6 +54,26 @@ def _extreme(name, op, a, axis, out, keepdims, initial, where):
 def amax(a, axis=None, out=None, keepdims=False, initial=np._NoValue, where=np._NoValue):
     """The maximum along ``axis`` (numpy's name for :func:`max`; NaN propagates).
 
+    Parameters
+    ----------
+    a : array_like
+        The input array.
+    axis : int or tuple of int, optional
+        The axis or axes to work along; None: the whole (flattened) array.
+    out : None
+        Only None: kompute_ml returns new arrays (TypeError otherwise).
+    keepdims : bool, default=False
+        Keep the reduced axes as dimensions of length one.
+    initial : scalar, optional
+        The least value the result takes (and the result of an empty reduction).
+    where : True
+        Only True (TypeError otherwise).
+
+    Returns
+    -------
+    Array
+        The result.
+
     Examples
     --------
     >>> import kompute_ml as km
@@ -66,6 +86,26 @@ def amax(a, axis=None, out=None, keepdims=False, initial=np._NoValue, where=np._
 def amin(a, axis=None, out=None, keepdims=False, initial=np._NoValue, where=np._NoValue):
     """The minimum along ``axis`` (numpy's name for :func:`min`; NaN propagates).
 
+    Parameters
+    ----------
+    a : array_like
+        The input array.
+    axis : int or tuple of int, optional
+        The axis or axes to work along; None: the whole (flattened) array.
+    out : None
+        Only None: kompute_ml returns new arrays (TypeError otherwise).
+    keepdims : bool, default=False
+        Keep the reduced axes as dimensions of length one.
+    initial : scalar, optional
+        The greatest value the result takes (and the result of an empty reduction).
+    where : True
+        Only True (TypeError otherwise).
+
+    Returns
+    -------
+    Array
+        The result.
+
     Examples
     --------
     >>> import kompute_ml as km
@@ -77,6 +117,22 @@ def amin(a, axis=None, out=None, keepdims=False, initial=np._NoValue, where=np._
 
 def ptp(a, axis=None, out=None, keepdims=False):
     """The range (maximum - minimum) along ``axis``: two device reductions.
+
+    Parameters
+    ----------
+    a : array_like
+        The input array.
+    axis : int or tuple of int, optional
+        The axis or axes to work along; None: the whole (flattened) array.
+    out : None
+        Only None: kompute_ml returns new arrays (TypeError otherwise).
+    keepdims : bool, default=False
+        Keep the reduced axes as dimensions of length one.
+
+    Returns
+    -------
+    Array
+        The result.
 
     Examples
     --------
@@ -105,6 +161,22 @@ def cumsum(a, axis=None, dtype=None, out=None):
     """Running sum along ``axis`` (None: of the flattened array): the device scan; integers
     accumulate (and wrap) in 32 bits.
 
+    Parameters
+    ----------
+    a : array_like
+        The input array.
+    axis : int or tuple of int, optional
+        The axis or axes to work along; None: the whole (flattened) array.
+    dtype : dtype, optional
+        The result's dtype (numpy's default when None).
+    out : None
+        Only None: kompute_ml returns new arrays (TypeError otherwise).
+
+    Returns
+    -------
+    Array
+        The result.
+
     Examples
     --------
     >>> import kompute_ml as km
@@ -117,6 +189,22 @@ def cumsum(a, axis=None, dtype=None, out=None):
 def cumprod(a, axis=None, dtype=None, out=None):
     """Running product along ``axis`` (None: of the flattened array): the device scan.
 
+    Parameters
+    ----------
+    a : array_like
+        The input array.
+    axis : int or tuple of int, optional
+        The axis or axes to work along; None: the whole (flattened) array.
+    dtype : dtype, optional
+        The result's dtype (numpy's default when None).
+    out : None
+        Only None: kompute_ml returns new arrays (TypeError otherwise).
+
+    Returns
+    -------
+    Array
+        The result.
+
     Examples
     --------
     >>> import kompute_ml as km
@@ -128,6 +216,22 @@ def cumprod(a, axis=None, dtype=None, out=None):
 
 def nancumsum(a, axis=None, dtype=None, out=None):
     """Running sum along ``axis``, NaNs counted as zero (None: of the flattened array).
+
+    Parameters
+    ----------
+    a : array_like
+        The input array.
+    axis : int or tuple of int, optional
+        The axis or axes to work along; None: the whole (flattened) array.
+    dtype : dtype, optional
+        The result's dtype (numpy's default when None).
+    out : None
+        Only None: kompute_ml returns new arrays (TypeError otherwise).
+
+    Returns
+    -------
+    Array
+        The result.
 
     Examples
     --------
@@ -143,6 +247,22 @@ def nancumsum(a, axis=None, dtype=None, out=None):
 
 def nancumprod(a, axis=None, dtype=None, out=None):
     """Running product along ``axis``, NaNs counted as one (None: of the flattened array).
+
+    Parameters
+    ----------
+    a : array_like
+        The input array.
+    axis : int or tuple of int, optional
+        The axis or axes to work along; None: the whole (flattened) array.
+    dtype : dtype, optional
+        The result's dtype (numpy's default when None).
+    out : None
+        Only None: kompute_ml returns new arrays (TypeError otherwise).
+
+    Returns
+    -------
+    Array
+        The result.
 
     Examples
     --------
@@ -166,6 +286,28 @@ def nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=np._NoVal
            where=np._NoValue):
     """The sum along ``axis``, NaNs counted as zero.
 
+    Parameters
+    ----------
+    a : array_like
+        The input array.
+    axis : int or tuple of int, optional
+        The axis or axes to work along; None: the whole (flattened) array.
+    dtype : dtype, optional
+        The result's dtype (numpy's default when None).
+    out : None
+        Only None: kompute_ml returns new arrays (TypeError otherwise).
+    keepdims : bool, default=False
+        Keep the reduced axes as dimensions of length one.
+    initial : scalar, optional
+        A value the reduction starts from.
+    where : True
+        Only True (TypeError otherwise).
+
+    Returns
+    -------
+    Array
+        The result.
+
     Examples
     --------
     >>> import kompute_ml as km
@@ -182,6 +324,28 @@ def nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=np._NoVal
 def nanprod(a, axis=None, dtype=None, out=None, keepdims=False, initial=np._NoValue,
             where=np._NoValue):
     """The product along ``axis``, NaNs counted as one.
+
+    Parameters
+    ----------
+    a : array_like
+        The input array.
+    axis : int or tuple of int, optional
+        The axis or axes to work along; None: the whole (flattened) array.
+    dtype : dtype, optional
+        The result's dtype (numpy's default when None).
+    out : None
+        Only None: kompute_ml returns new arrays (TypeError otherwise).
+    keepdims : bool, default=False
+        Keep the reduced axes as dimensions of length one.
+    initial : scalar, optional
+        A value the reduction starts from.
+    where : True
+        Only True (TypeError otherwise).
+
+    Returns
+    -------
+    Array
+        The result.
 
     Examples
     --------
@@ -206,6 +370,26 @@ def _valid_count(x, axis, keepdims):
 def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=np._NoValue):
     """The mean along ``axis`` of the elements that are not NaN (NaN for a slice of NaNs).
 
+    Parameters
+    ----------
+    a : array_like
+        The input array.
+    axis : int or tuple of int, optional
+        The axis or axes to work along; None: the whole (flattened) array.
+    dtype : dtype, optional
+        The result's dtype (numpy's default when None).
+    out : None
+        Only None: kompute_ml returns new arrays (TypeError otherwise).
+    keepdims : bool, default=False
+        Keep the reduced axes as dimensions of length one.
+    where : True
+        Only True (TypeError otherwise).
+
+    Returns
+    -------
+    Array
+        The result.
+
     Examples
     --------
     >>> import kompute_ml as km
@@ -226,6 +410,32 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=
            mean=np._NoValue, correction=np._NoValue):
     """The variance along ``axis`` of the elements that are not NaN, over N - ``ddof``
     (NaN where that is not positive).
+
+    Parameters
+    ----------
+    a : array_like
+        The input array.
+    axis : int or tuple of int, optional
+        The axis or axes to work along; None: the whole (flattened) array.
+    dtype : dtype, optional
+        The result's dtype (numpy's default when None).
+    out : None
+        Only None: kompute_ml returns new arrays (TypeError otherwise).
+    ddof : int, default=0
+        Delta degrees of freedom: the divisor is N - ddof.
+    keepdims : bool, default=False
+        Keep the reduced axes as dimensions of length one.
+    where : True
+        Only True (TypeError otherwise).
+    mean : None
+        Not supported (TypeError when given).
+    correction : int, optional
+        The Array API's name for ``ddof``.
+
+    Returns
+    -------
+    Array
+        The result.
 
     Examples
     --------
@@ -258,6 +468,32 @@ def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=
            mean=np._NoValue, correction=np._NoValue):
     """The standard deviation along ``axis`` of the elements that are not NaN.
 
+    Parameters
+    ----------
+    a : array_like
+        The input array.
+    axis : int or tuple of int, optional
+        The axis or axes to work along; None: the whole (flattened) array.
+    dtype : dtype, optional
+        The result's dtype (numpy's default when None).
+    out : None
+        Only None: kompute_ml returns new arrays (TypeError otherwise).
+    ddof : int, default=0
+        Delta degrees of freedom: the divisor is N - ddof.
+    keepdims : bool, default=False
+        Keep the reduced axes as dimensions of length one.
+    where : True
+        Only True (TypeError otherwise).
+    mean : None
+        Not supported (TypeError when given).
+    correction : int, optional
+        The Array API's name for ``ddof``.
+
+    Returns
+    -------
+    Array
+        The result.
+
     Examples
     --------
     >>> import kompute_ml as km
@@ -286,6 +522,26 @@ def _nan_extreme(name, a, axis, out, keepdims, initial, where):
 def nanmax(a, axis=None, out=None, keepdims=False, initial=np._NoValue, where=np._NoValue):
     """The maximum along ``axis`` ignoring NaNs (NaN for a slice of NaNs only).
 
+    Parameters
+    ----------
+    a : array_like
+        The input array.
+    axis : int or tuple of int, optional
+        The axis or axes to work along; None: the whole (flattened) array.
+    out : None
+        Only None: kompute_ml returns new arrays (TypeError otherwise).
+    keepdims : bool, default=False
+        Keep the reduced axes as dimensions of length one.
+    initial : None
+        Not supported (TypeError when given).
+    where : True
+        Only True (TypeError otherwise).
+
+    Returns
+    -------
+    Array
+        The result.
+
     Examples
     --------
     >>> import kompute_ml as km
@@ -297,6 +553,26 @@ def nanmax(a, axis=None, out=None, keepdims=False, initial=np._NoValue, where=np
 
 def nanmin(a, axis=None, out=None, keepdims=False, initial=np._NoValue, where=np._NoValue):
     """The minimum along ``axis`` ignoring NaNs (NaN for a slice of NaNs only).
+
+    Parameters
+    ----------
+    a : array_like
+        The input array.
+    axis : int or tuple of int, optional
+        The axis or axes to work along; None: the whole (flattened) array.
+    out : None
+        Only None: kompute_ml returns new arrays (TypeError otherwise).
+    keepdims : bool, default=False
+        Keep the reduced axes as dimensions of length one.
+    initial : None
+        Not supported (TypeError when given).
+    where : True
+        Only True (TypeError otherwise).
+
+    Returns
+    -------
+    Array
+        The result.
 
     Examples
     --------
@@ -325,6 +601,22 @@ def nanargmax(a, axis=None, out=None, *, keepdims=False):
     """The index of the maximum ignoring NaNs (ValueError for a slice of NaNs only: a flag
     is read back).
 
+    Parameters
+    ----------
+    a : array_like
+        The input array.
+    axis : int or tuple of int, optional
+        The axis or axes to work along; None: the whole (flattened) array.
+    out : None
+        Only None: kompute_ml returns new arrays (TypeError otherwise).
+    keepdims : bool, default=False
+        Keep the reduced axes as dimensions of length one.
+
+    Returns
+    -------
+    Array
+        The result.
+
     Examples
     --------
     >>> import kompute_ml as km
@@ -337,6 +629,22 @@ def nanargmax(a, axis=None, out=None, *, keepdims=False):
 def nanargmin(a, axis=None, out=None, *, keepdims=False):
     """The index of the minimum ignoring NaNs (ValueError for a slice of NaNs only: a flag
     is read back).
+
+    Parameters
+    ----------
+    a : array_like
+        The input array.
+    axis : int or tuple of int, optional
+        The axis or axes to work along; None: the whole (flattened) array.
+    out : None
+        Only None: kompute_ml returns new arrays (TypeError otherwise).
+    keepdims : bool, default=False
+        Keep the reduced axes as dimensions of length one.
+
+    Returns
+    -------
+    Array
+        The result.
 
     Examples
     --------
@@ -354,6 +662,24 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
 
     Weights have ``a``'s shape, or the shape of ``a`` along ``axis``. Weights that sum to zero
     raise ZeroDivisionError (a flag is read back).
+
+    Parameters
+    ----------
+    a : array_like
+        The input array.
+    axis : int or tuple of int, optional
+        The axes to average over (None: all).
+    weights : array_like, optional
+        A weight per element (``a``'s shape, or its shape along ``axis``).
+    returned : bool, default=False
+        Also return the sum of the weights.
+    keepdims : bool, default=False
+        Keep the reduced axes as dimensions of length one.
+
+    Returns
+    -------
+    Array, or (Array, Array) with ``returned``
+        The average (and the sum of the weights).
 
     Examples
     --------
@@ -402,6 +728,30 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
     numpy's, float64 for float32 input too (float32 on a device without float64).
     ``fweights`` (integer counts) and ``aweights`` weigh the observations; numpy's checks of
     their values read back one small vector of flags.
+
+    Parameters
+    ----------
+    m : array_like
+        1-D or 2-D: the variables and their observations.
+    y : array_like
+        Further variables, joined to ``m``'s.
+    rowvar : bool, default=True
+        Whether each row is a variable (else each column).
+    bias : bool, default=False
+        Normalize by N (else N - 1), unless ``ddof`` is given.
+    ddof : int, optional
+        Delta degrees of freedom (default: 1, or 0 with ``bias``).
+    fweights : array_like of int, optional
+        How many times each observation occurs.
+    aweights : array_like, optional
+        A weight per observation.
+    dtype : dtype, optional
+        The result's dtype (numpy's default when None).
+
+    Returns
+    -------
+    Array
+        The result.
 
     Examples
     --------
@@ -492,6 +842,22 @@ def _at2(x):
 def corrcoef(x, y=None, rowvar=True, *, dtype=None):
     """Pearson correlation coefficients (:func:`cov` scaled by the standard deviations,
     clipped to [-1, 1]).
+
+    Parameters
+    ----------
+    x : array_like
+        1-D or 2-D: the variables and their observations.
+    y : array_like
+        Further variables, joined to ``x``'s.
+    rowvar : bool, default=True
+        Whether each row is a variable (else each column).
+    dtype : dtype, optional
+        The result's dtype (numpy's default when None).
+
+    Returns
+    -------
+    Array
+        The result.
 
     Examples
     --------

@@ -36,6 +36,18 @@ def mod(x1, x2, /):
     """The remainder of ``x1 / x2`` with the sign of ``x2`` (numpy's name for
     :func:`remainder`; lazy, fused).
 
+    Parameters
+    ----------
+    x1 : array_like
+        The first operand.
+    x2 : array_like
+        The second operand (broadcast against the first).
+
+    Returns
+    -------
+    Array
+        The result.
+
     Examples
     --------
     >>> import kompute_ml as km
@@ -53,6 +65,16 @@ def _angle(x, factor, fn):
 def deg2rad(x, /):
     """Degrees to radians (``x * pi / 180``; integers give float64 as numpy's).
 
+    Parameters
+    ----------
+    x : array_like
+        The input array.
+
+    Returns
+    -------
+    Array
+        The result.
+
     Examples
     --------
     >>> import kompute_ml as km
@@ -64,6 +86,16 @@ def deg2rad(x, /):
 
 def rad2deg(x, /):
     """Radians to degrees (``x * 180 / pi``; integers give float64 as numpy's).
+
+    Parameters
+    ----------
+    x : array_like
+        The input array.
+
+    Returns
+    -------
+    Array
+        The result.
 
     Examples
     --------
@@ -88,6 +120,16 @@ def rint(x, /):
     """Round to the nearest integer, halves to even, as a float (integers give float64 as
     numpy's; bools float32).
 
+    Parameters
+    ----------
+    x : array_like
+        The input array.
+
+    Returns
+    -------
+    Array
+        The result.
+
     Examples
     --------
     >>> import kompute_ml as km
@@ -102,6 +144,16 @@ def conjugate(x, /):
     """The complex conjugate: the value itself for real dtypes (bools give int32, as numpy's
     int8).
 
+    Parameters
+    ----------
+    x : array_like
+        The input array.
+
+    Returns
+    -------
+    Array
+        The result.
+
     Examples
     --------
     >>> import kompute_ml as km
@@ -115,6 +167,16 @@ def conjugate(x, /):
 def fix(x, /):
     """Round towards zero, keeping the dtype (numpy's ``fix``).
 
+    Parameters
+    ----------
+    x : array_like
+        The input array.
+
+    Returns
+    -------
+    Array
+        The result.
+
     Examples
     --------
     >>> import kompute_ml as km
@@ -126,6 +188,16 @@ def fix(x, /):
 
 def fabs(x, /):
     """The absolute value as a float (integers give float64, as numpy's).
+
+    Parameters
+    ----------
+    x : array_like
+        The input array.
+
+    Returns
+    -------
+    Array
+        The result.
 
     Examples
     --------
@@ -147,6 +219,18 @@ def _nan_ignoring(op, fn, x1, x2):
 def fmax(x1, x2, /):
     """The elementwise maximum, a NaN ignored when the other is not (numpy's ``fmax``).
 
+    Parameters
+    ----------
+    x1 : array_like
+        The first operand.
+    x2 : array_like
+        The second operand (broadcast against the first).
+
+    Returns
+    -------
+    Array
+        The result.
+
     Examples
     --------
     >>> import kompute_ml as km
@@ -158,6 +242,18 @@ def fmax(x1, x2, /):
 
 def fmin(x1, x2, /):
     """The elementwise minimum, a NaN ignored when the other is not (numpy's ``fmin``).
+
+    Parameters
+    ----------
+    x1 : array_like
+        The first operand.
+    x2 : array_like
+        The second operand (broadcast against the first).
+
+    Returns
+    -------
+    Array
+        The result.
 
     Examples
     --------
@@ -172,6 +268,18 @@ def fmod(x1, x2, /):
     """C's remainder: ``x1 - trunc(x1 / x2) * x2``, the sign of ``x1`` (integers: 0 where
     ``x2`` is 0). Exact: the ``remainder`` (sign of ``x2``) moved by ``x2`` where the signs
     differ, a difference whose exact value is the representable result.
+
+    Parameters
+    ----------
+    x1 : array_like
+        The first operand.
+    x2 : array_like
+        The second operand (broadcast against the first).
+
+    Returns
+    -------
+    Array
+        The result.
 
     Examples
     --------
@@ -194,6 +302,18 @@ def fmod(x1, x2, /):
 def heaviside(x1, x2, /):
     """The step function: 0 below zero, ``x2`` at zero, 1 above (NaN for NaN).
 
+    Parameters
+    ----------
+    x1 : array_like
+        The first operand.
+    x2 : array_like
+        The second operand (broadcast against the first).
+
+    Returns
+    -------
+    Array
+        The result.
+
     Examples
     --------
     >>> import kompute_ml as km
@@ -207,6 +327,18 @@ def heaviside(x1, x2, /):
 
 def logaddexp2(x1, x2, /):
     """``log2(2**x1 + 2**x2)`` without overflow.
+
+    Parameters
+    ----------
+    x1 : array_like
+        The first operand.
+    x2 : array_like
+        The second operand (broadcast against the first).
+
+    Returns
+    -------
+    Array
+        The result.
 
     Examples
     --------
@@ -224,6 +356,16 @@ def logaddexp2(x1, x2, /):
 def sinc(x, /):
     """``sin(pi x) / (pi x)``, 1 at 0.
 
+    Parameters
+    ----------
+    x : array_like
+        The input array.
+
+    Returns
+    -------
+    Array
+        The result.
+
     Examples
     --------
     >>> import kompute_ml as km
@@ -238,6 +380,16 @@ def sinc(x, /):
 def isposinf(x, /):
     """Whether each element is +inf (always False for integers and bools).
 
+    Parameters
+    ----------
+    x : array_like
+        The input array.
+
+    Returns
+    -------
+    Array
+        The result.
+
     Examples
     --------
     >>> import kompute_ml as km
@@ -250,6 +402,16 @@ def isposinf(x, /):
 
 def isneginf(x, /):
     """Whether each element is -inf (always False for integers and bools).
+
+    Parameters
+    ----------
+    x : array_like
+        The input array.
+
+    Returns
+    -------
+    Array
+        The result.
 
     Examples
     --------
@@ -264,6 +426,16 @@ def isneginf(x, /):
 def isreal(x):
     """True for every element (kompute_ml has no complex dtypes).
 
+    Parameters
+    ----------
+    x : array_like
+        The input array.
+
+    Returns
+    -------
+    Array
+        The result.
+
     Examples
     --------
     >>> import kompute_ml as km
@@ -276,6 +448,16 @@ def isreal(x):
 
 def iscomplex(x):
     """False for every element (kompute_ml has no complex dtypes).
+
+    Parameters
+    ----------
+    x : array_like
+        The input array.
+
+    Returns
+    -------
+    Array
+        The result.
 
     Examples
     --------
@@ -290,6 +472,16 @@ def iscomplex(x):
 def isrealobj(x):
     """Whether ``x`` has a real dtype: True for any Array.
 
+    Parameters
+    ----------
+    x : array_like
+        The input array.
+
+    Returns
+    -------
+    bool
+        True for Arrays.
+
     Examples
     --------
     >>> import kompute_ml as km
@@ -301,6 +493,16 @@ def isrealobj(x):
 
 def iscomplexobj(x):
     """Whether ``x`` has a complex dtype: False for any Array.
+
+    Parameters
+    ----------
+    x : array_like
+        The input array.
+
+    Returns
+    -------
+    bool
+        False for Arrays.
 
     Examples
     --------
@@ -315,6 +517,18 @@ def divmod(x1, x2, /):
     """``(x1 // x2, x1 % x2)`` (numpy's ``divmod``: floor division and the remainder with the
     divisor's sign; both lazy).
 
+    Parameters
+    ----------
+    x1 : array_like
+        The first operand.
+    x2 : array_like
+        The second operand (broadcast against the first).
+
+    Returns
+    -------
+    tuple of two Array
+        The floor quotients and the remainders.
+
     Examples
     --------
     >>> import kompute_ml as km
@@ -327,6 +541,16 @@ def divmod(x1, x2, /):
 def modf(x, /):
     """The fractional and integral parts, both with ``x``'s sign (``(frac, whole)``; floats:
     integers give float64 as numpy's).
+
+    Parameters
+    ----------
+    x : array_like
+        The input array.
+
+    Returns
+    -------
+    tuple of two Array
+        The fractional parts and the integral parts.
 
     Examples
     --------
@@ -344,6 +568,18 @@ def modf(x, /):
 def float_power(x1, x2, /):
     """``x1 ** x2`` in float64 (float32 on a device without float64), as numpy's.
 
+    Parameters
+    ----------
+    x1 : array_like
+        The first operand.
+    x2 : array_like
+        The second operand (broadcast against the first).
+
+    Returns
+    -------
+    Array
+        The result.
+
     Examples
     --------
     >>> import kompute_ml as km
@@ -357,6 +593,18 @@ def float_power(x1, x2, /):
 def matvec(x1, x2, /):
     """Matrix-vector products over the last two axes of ``x1`` and the last of ``x2``
     (stacks broadcast): a device matmul.
+
+    Parameters
+    ----------
+    x1 : array_like
+        The first operand.
+    x2 : array_like
+        The second operand (broadcast against the first).
+
+    Returns
+    -------
+    Array
+        The result.
 
     Examples
     --------
@@ -375,6 +623,18 @@ def vecmat(x1, x2, /):
     """Vector-matrix products over the last axis of ``x1`` and the last two of ``x2`` (stacks
     broadcast): a device matmul.
 
+    Parameters
+    ----------
+    x1 : array_like
+        The first operand.
+    x2 : array_like
+        The second operand (broadcast against the first).
+
+    Returns
+    -------
+    Array
+        The result.
+
     Examples
     --------
     >>> import kompute_ml as km
@@ -391,6 +651,18 @@ def vecmat(x1, x2, /):
 def ldexp(x1, x2, /):
     """``x1 * 2**x2`` (``x2`` integers), scaled in two exact steps so that results in range
     do not overflow or vanish on the way (integers ``x1`` give float64, as numpy's).
+
+    Parameters
+    ----------
+    x1 : array_like
+        The first operand.
+    x2 : array_like
+        The second operand (broadcast against the first).
+
+    Returns
+    -------
+    Array
+        The result.
 
     Examples
     --------
