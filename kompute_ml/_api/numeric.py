@@ -42,6 +42,20 @@ def round(a, decimals=0, out=None):
     Floats are scaled by ``10**decimals``, rounded and scaled back in their own dtype, as
     numpy does; integers with ``decimals < 0`` round exactly in integer arithmetic.
 
+    Parameters
+    ----------
+    a : array_like
+        The input.
+    decimals : int, default=0
+        The number of decimal places (negative: to the left of the point).
+    out : None
+        Only None: kompute_ml returns new arrays (TypeError otherwise).
+
+    Returns
+    -------
+    Array
+        The rounded values, of ``a``'s dtype (bools give float32).
+
     Examples
     --------
     >>> import kompute_ml as km
