@@ -6,7 +6,7 @@ PYTEST_ARGS ?=
 MIN_TESTS := tests/test_logistic.py tests/test_logistic_sklearn_checks.py tests/test_array.py \
              tests/test_fusion.py tests/test_reduction.py tests/test_linalg.py
 
-.PHONY: setup demo test test-min test-validation fuzz bench clean
+.PHONY: setup demo test test-min test-validation fuzz bench docs clean
 
 setup:
 	@bash scripts/setup.sh
@@ -26,7 +26,7 @@ test-min: setup
 	PYTHONSAFEPATH=1 .venv-min/bin/python -m pytest -q $(PYTEST_ARGS) $(MIN_TESTS)
 
 test-validation: setup
-	KOMPUTE_ML_VALIDATION=1 $(PY) -m pytest -q $(PYTEST_ARGS)
+	KOMPUTE_ML_VALIDATION=1 KOMPUTE_ML_DEBUG_LOCKS=1 $(PY) -m pytest -q $(PYTEST_ARGS)
 
 # the coverage-guided SPIR-V fuzzer (tests/fuzz_spirv.py, atheris) for FUZZ_SECONDS, seeded with
 # every built-in shader and tests/fuzz_corpus/spirv/; an input that breaks its property (an
@@ -48,5 +48,9 @@ fuzz: setup
 bench: setup
 	$(PY) benchmarks/run_all.py
 
+# the documentation site, warnings as errors (-W), into docs/_build/html
+docs: setup
+	$(PY) -m sphinx -W --keep-going -q -b html docs docs/_build/html
+
 clean:
-	rm -rf build dist .pytest_cache .venv-min
+	rm -rf build dist .pytest_cache .venv-min docs/_build docs/_generated

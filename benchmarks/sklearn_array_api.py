@@ -1,4 +1,4 @@
-"""scikit-learn's PCA(svd_solver="covariance_eigh") and Ridge(solver="svd") fit on an n x d
+"""scikit-learn's PCA (svd_solver "covariance_eigh" and "randomized") and Ridge(solver="svd") fit on an n x d
 float32 matrix: on numpy (scikit-learn's own code, BLAS on all cores), on kompute_ml arrays
 and on torch CUDA tensors (both through array_api_dispatch; torch only where it and CUDA exist),
 in one process. The data is on the device before the clock starts; each fit ends with its fitted
@@ -30,10 +30,33 @@ from _common import median_seconds, write_results      # noqa: E402
 
 
 def _estimators():
+    """name -> (factory, target: None, "reg", "cls" or "pos")."""
     from sklearn.decomposition import PCA
-    from sklearn.linear_model import Ridge
-    return {"pca_covariance_eigh": lambda: PCA(n_components=16, svd_solver="covariance_eigh"),
-            "ridge_svd": lambda: Ridge(alpha=1.0, solver="svd")}
+    from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
+    from sklearn.kernel_approximation import Nystroem
+    from sklearn.linear_model import (LogisticRegression, PoissonRegressor, Ridge,
+                                      RidgeClassifierCV, RidgeCV)
+    from sklearn.naive_bayes import GaussianNB
+    from sklearn.preprocessing import (MaxAbsScaler, MinMaxScaler, Normalizer,
+                                       PolynomialFeatures, StandardScaler)
+    return {
+        "pca_covariance_eigh": (lambda: PCA(n_components=16, svd_solver="covariance_eigh"), None),
+        "pca_randomized": (lambda: PCA(n_components=16, svd_solver="randomized",
+                                       power_iteration_normalizer="QR", random_state=0), None),
+        "ridge_svd": (lambda: Ridge(alpha=1.0, solver="svd"), "reg"),
+        "ridge_cv": (lambda: RidgeCV(alphas=(0.1, 1.0, 10.0)), "reg"),
+        "ridge_classifier_cv": (lambda: RidgeClassifierCV(alphas=(0.1, 1.0, 10.0)), "cls"),
+        "lda": (lambda: LinearDiscriminantAnalysis(), "cls"),
+        "gaussian_nb": (lambda: GaussianNB(), "cls"),
+        "logistic_regression": (lambda: LogisticRegression(max_iter=100), "cls"),
+        "poisson_regressor": (lambda: PoissonRegressor(alpha=0.01, max_iter=100), "pos"),
+        "standard_scaler": (lambda: StandardScaler(), None),
+        "min_max_scaler": (lambda: MinMaxScaler(), None),
+        "max_abs_scaler": (lambda: MaxAbsScaler(), None),
+        "normalizer": (lambda: Normalizer(), None),
+        "polynomial_features": (lambda: PolynomialFeatures(2), None),
+        "nystroem": (lambda: Nystroem(n_components=256, random_state=0), None),
+    }
 
 
 def _time(make, X, y, sync, reps):
@@ -42,7 +65,9 @@ def _time(make, X, y, sync, reps):
 
     def fit():
         with sklearn.config_context(array_api_dispatch=sync is not None):
-            est = make().fit(X, y)
+            est = make().fit(X) if y is None else make().fit(X, y)
+            if not any(hasattr(est, a) for a in _FITTED):
+                out["y"] = est.transform(X)       # stateless: the transform is the work
         if sync is not None:
             sync(est)
         out["est"] = est
@@ -50,9 +75,16 @@ def _time(make, X, y, sync, reps):
     return t, out["est"]
 
 
+_FITTED = ("components_", "coef_", "theta_", "scale_", "data_max_", "max_abs_")
+
+
 def _coef(est):
-    a = est.components_ if hasattr(est, "components_") else est.coef_
-    return np.abs(np.asarray(a.cpu() if hasattr(a, "cpu") else a, dtype=np.float64))
+    """A fitted attribute's magnitudes (signs are free for PCA), or None (a stateless one)."""
+    for name in _FITTED:
+        if hasattr(est, name):
+            a = getattr(est, name)
+            return np.abs(np.asarray(a.cpu() if hasattr(a, "cpu") else a, dtype=np.float64))
+    return None
 
 
 # Array methods scikit-learn reaches through operators and attributes (the namespace's functions
@@ -143,6 +175,7 @@ def main():
     p.add_argument("--n", type=int, default=200_000, help="rows (the lead's H100 run: 1000000)")
     p.add_argument("--d", type=int, default=256, help="columns")
     p.add_argument("--reps", type=int, default=3)
+    p.add_argument("--only", default="", help="comma-separated estimator names")
     p.add_argument("--trace", action="store_true",
                    help="list each call of one kompute_ml fit instead of timing the backends")
     args = p.parse_args()
@@ -157,32 +190,42 @@ def main():
     Xk, yk = km.asarray(X), km.asarray(y)
     dev = Xk.device
     if args.trace:
-        for name, make in _estimators().items():
+        for name, (make, target) in _estimators().items():
+            if args.only and name not in args.only.split(","):
+                continue
             print(f"{name} {args.n} x {args.d} on {dev.name}")
-            trace(make, Xk, None if "pca" in name else yk)
+            trace(make, Xk, None if target is None else yk)
         return
 
     def km_sync(est):
         km.synchronize()
         _coef(est)                     # a d x k download: the fitted state is realized
 
-    backends = [("numpy", X, y, None), ("kompute_ml", Xk, yk, km_sync)]
+    targets = {"reg": y, "cls": (y > np.median(y)).astype(np.float32),
+               "pos": np.exp(0.5 * y / y.std()).astype(np.float32), None: None}
+
+    to = {"numpy": lambda a: a, "kompute_ml": km.asarray}
+    backends = [("numpy", X, None), ("kompute_ml", Xk, km_sync)]
     try:
         import torch
         if torch.cuda.is_available():
-            Xt, yt = torch.from_numpy(X).cuda(), torch.from_numpy(y).cuda()
-            backends.append(("torch_cuda", Xt, yt, lambda est: torch.cuda.synchronize()))
+            to["torch_cuda"] = lambda a: torch.from_numpy(a).cuda()
+            backends.append(("torch_cuda", to["torch_cuda"](X),
+                             lambda est: torch.cuda.synchronize()))
     except ImportError:
         pass
 
     rows = []
-    for name, make in _estimators().items():
+    for name, (make, target) in _estimators().items():
+        if args.only and name not in args.only.split(","):
+            continue
         ref = None
-        for backend, Xb, yb, sync in backends:
-            t, est = _time(make, Xb, None if "pca" in name else yb, sync, args.reps)
+        for backend, Xb, sync in backends:
+            yb = None if target is None else to[backend](targets[target])
+            t, est = _time(make, Xb, yb, sync, args.reps)
             c = _coef(est)
             ref = c if ref is None else ref
-            err = float(np.max(np.abs(c - ref)) / np.max(np.abs(ref)))
+            err = 0.0 if c is None else float(np.max(np.abs(c - ref)) / np.max(np.abs(ref)))
             rows.append({"name": f"sklearn_{name}_{backend}_{args.n}x{args.d}",
                          "estimator": name, "backend": backend, "n": args.n, "d": args.d,
                          "seconds": t, "rel_diff_to_numpy": err})

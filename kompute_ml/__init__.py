@@ -35,12 +35,33 @@ from ._api.namespace import (
     unique_values, cumulative_sum, cumulative_prod, max, mean, min, prod, std, sum, var, all, any,
     diff, take, take_along_axis,
 )
+# numpy's functions beyond the Array API (kompute_ml/_api/shaping.py, numeric.py,
+# statistics.py, ufuncs.py, index_functions.py, sets.py, selection.py, assignment.py;
+# round above is numpy's, with decimals=)
+from ._api.namespace import (
+    append, array_split, asanyarray, asarray_chkfinite, ascontiguousarray, asfortranarray,
+    atleast_1d, atleast_2d, atleast_3d, block, broadcast_shapes, column_stack, concatenate, copy,
+    diag, diagflat, diagonal, dsplit, dstack, ediff1d, fliplr, flipud, hsplit, hstack, issubdtype,
+    iterable, ndim, promote_types, ravel, rot90, shape, size, split, swapaxes, vsplit, vstack,
+    allclose, around, array_equal, array_equiv, cross, geomspace, identity, inner, isclose, kron,
+    logspace, nan_to_num, outer, select, trace, trapezoid, vander, vdot, amax, amin, average,
+    corrcoef, cov, cumprod, cumsum, nanargmax, nanargmin, nancumprod, nancumsum, nanmax, nanmean,
+    nanmin, nanprod, nanstd, nansum, nanvar, ptp, bitwise_not, conjugate, deg2rad, degrees, divmod,
+    fabs, fix, float_power, fmax, fmin, fmod, heaviside, iscomplex, iscomplexobj, isneginf,
+    isposinf, isreal, isrealobj, isscalar, ldexp, left_shift, logaddexp2, matvec, mod, modf,
+    rad2deg, radians, right_shift, rint, sinc, vecmat, argwhere, diag_indices, diag_indices_from,
+    flatnonzero, indices, ix_, ravel_multi_index, tri, tril_indices, tril_indices_from,
+    triu_indices, triu_indices_from, unravel_index, intersect1d, isin, setdiff1d, setxor1d,
+    union1d, argpartition, choose, compress, delete, extract, lexsort, partition, resize,
+    trim_zeros, copyto, fill_diagonal, place, put, put_along_axis, putmask,
+)
 from ._api.namespace import newaxis  # None, as numpy's: an attribute, not in __all__
 from .array import (
     Array, absolute, sigmoid, true_divide, power, invert, dot, transpose,
     exp2, arcsin, arccos, arctan, arctan2, arcsinh, arccosh, arctanh,
 )
 from . import random
+from ._benchmark import benchmark
 
 if TYPE_CHECKING:
     # type checkers and IDEs see the estimator; at run time it is imported on first use (below)
@@ -50,6 +71,7 @@ __all__ = [
     "__version__", "errors",
     # devices and the stream
     "devices", "get_device", "use_device", "Device", "DeviceInfo", "stats", "synchronize",
+    "benchmark",
     # shaders and kernels
     "compile_glsl", "Kernel", "python2shader",
     # random numbers generated on the device
@@ -81,6 +103,25 @@ __all__ = [
     'any', 'diff', 'take', 'take_along_axis', 'Array', 'absolute', 'sigmoid', 'true_divide',
     'power', 'invert', 'dot', 'transpose',
     'exp2', 'arcsin', 'arccos', 'arctan', 'arctan2', 'arcsinh', 'arccosh', 'arctanh',
+    # numpy's functions beyond the Array API
+    'append', 'array_split', 'asanyarray', 'asarray_chkfinite', 'ascontiguousarray',
+    'asfortranarray', 'atleast_1d', 'atleast_2d', 'atleast_3d', 'block', 'broadcast_shapes',
+    'column_stack', 'concatenate', 'copy', 'diag', 'diagflat', 'diagonal', 'dsplit', 'dstack',
+    'ediff1d', 'fliplr', 'flipud', 'hsplit', 'hstack', 'issubdtype', 'iterable', 'ndim',
+    'promote_types', 'ravel', 'rot90', 'shape', 'size', 'split', 'swapaxes', 'vsplit', 'vstack',
+    'allclose', 'around', 'array_equal', 'array_equiv', 'cross', 'geomspace', 'identity', 'inner',
+    'isclose', 'kron', 'logspace', 'nan_to_num', 'outer', 'select', 'trace', 'trapezoid', 'vander',
+    'vdot', 'amax', 'amin', 'average', 'corrcoef', 'cov', 'cumprod', 'cumsum', 'nanargmax',
+    'nanargmin', 'nancumprod', 'nancumsum', 'nanmax', 'nanmean', 'nanmin', 'nanprod', 'nanstd',
+    'nansum', 'nanvar', 'ptp', 'bitwise_not', 'conjugate', 'deg2rad', 'degrees', 'divmod', 'fabs',
+    'fix', 'float_power', 'fmax', 'fmin', 'fmod', 'heaviside', 'iscomplex', 'iscomplexobj',
+    'isneginf', 'isposinf', 'isreal', 'isrealobj', 'isscalar', 'ldexp', 'left_shift', 'logaddexp2',
+    'matvec', 'mod', 'modf', 'rad2deg', 'radians', 'right_shift', 'rint', 'sinc', 'vecmat',
+    'argwhere', 'diag_indices', 'diag_indices_from', 'flatnonzero', 'indices', 'ix_',
+    'ravel_multi_index', 'tri', 'tril_indices', 'tril_indices_from', 'triu_indices',
+    'triu_indices_from', 'unravel_index', 'intersect1d', 'isin', 'setdiff1d', 'setxor1d',
+    'union1d', 'argpartition', 'choose', 'compress', 'delete', 'extract', 'lexsort', 'partition',
+    'resize', 'trim_zeros', 'copyto', 'fill_diagonal', 'place', 'put', 'put_along_axis', 'putmask',
 ]
 
 

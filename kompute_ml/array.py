@@ -139,7 +139,16 @@ class Array:
 
     Create arrays with :func:`asarray`, :func:`zeros`, :func:`arange`, ...; read them with
     :meth:`numpy` or ``np.asarray(arr)``. Elementwise operations are lazy: they are recorded and
-    fused into one kernel when a result is needed.
+    fused into one kernel when a result is needed. Arrays are not made by calling the class.
+
+    Attributes
+    ----------
+    shape : tuple of int
+        The dimensions.
+    dtype : numpy.dtype
+        float32, float64, int32, uint32 or bool (see :doc:`/arrays`).
+    device : Device
+        The device that holds the elements.
 
     Examples
     --------
@@ -147,6 +156,8 @@ class Array:
     >>> a = km.asarray([1.0, 2.0, 3.0])
     >>> (a * 2 + 1).numpy()
     array([3., 5., 7.], dtype=float32)
+    >>> a.shape, a.dtype, a.ndim, a.size
+    ((3,), dtype('float32'), 1, 3)
     """
 
     # _leaf: this array as a fusion operand, made once per buffer (an op's operands are Leaves);
@@ -233,22 +244,62 @@ class Array:
     # ---- attributes -----------------------------------------------------------------------------
     @property
     def ndim(self):
+        """Number of dimensions.
+
+        Examples
+        --------
+        >>> import kompute_ml as km
+        >>> km.zeros((2, 3)).ndim
+        2
+        """
         return len(self.shape)
 
     @property
     def size(self):
+        """Number of elements.
+
+        Examples
+        --------
+        >>> import kompute_ml as km
+        >>> km.zeros((2, 3)).size
+        6
+        """
         return math.prod(self.shape)
 
     @property
     def nbytes(self):
+        """Bytes of the elements as numpy counts them (``size * itemsize``; bool: 1 byte).
+
+        Examples
+        --------
+        >>> import kompute_ml as km
+        >>> km.zeros((2, 3)).nbytes
+        24
+        """
         return self.size * self.dtype.itemsize
 
     @property
     def itemsize(self):
+        """Bytes of one element (numpy's count).
+
+        Examples
+        --------
+        >>> import kompute_ml as km
+        >>> km.zeros(3, dtype=km.int32).itemsize
+        4
+        """
         return self.dtype.itemsize
 
     @property
     def T(self):
+        """The transpose (reversed axes); the array itself below two dimensions.
+
+        Examples
+        --------
+        >>> import kompute_ml as km
+        >>> km.zeros((2, 3)).T.shape
+        (3, 2)
+        """
         return self if self.ndim < 2 else self.transpose()
 
     def __len__(self):
@@ -268,12 +319,28 @@ class Array:
         return out if dtype is None else out.astype(dtype, copy=False)
 
     def item(self):
+        """The one element as a Python scalar (a download).
+
+        Examples
+        --------
+        >>> import kompute_ml as km
+        >>> km.asarray([[2.5]]).item()
+        2.5
+        """
         shape = self.shape
         if shape and math.prod(shape) != 1:        # (a 0-d array, a reduction's result: no prod)
             raise ValueError("can only convert an array of size 1 to a Python scalar")
         return _fusion.read_scalar(self._realize(), self.dtype)
 
     def tolist(self):
+        """The elements as nested Python lists (a download).
+
+        Examples
+        --------
+        >>> import kompute_ml as km
+        >>> km.asarray([[1, 2], [3, 4]]).tolist()
+        [[1, 2], [3, 4]]
+        """
         return self.numpy().tolist()
 
     def __float__(self):
@@ -339,11 +406,27 @@ class Array:
         return Array._new(self.device, shape, self.dtype, buf=self._realize())
 
     def ravel(self):
+        """The elements as a 1-D array (``flatten`` is the same).
+
+        Examples
+        --------
+        >>> import kompute_ml as km
+        >>> km.zeros((2, 3)).ravel().shape
+        (6,)
+        """
         return self.reshape(-1)
 
     flatten = ravel
 
     def squeeze(self, axis=None):
+        """Remove axes of length one (all of them, or those in ``axis``).
+
+        Examples
+        --------
+        >>> import kompute_ml as km
+        >>> km.zeros((1, 3, 1)).squeeze().shape
+        (3,)
+        """
         if axis is None:
             return self.reshape(tuple(s for s in self.shape if s != 1))
         axes = {_indexing.norm_axis(a, self.ndim) for a in ((axis,) if np.ndim(axis) == 0 else axis)}
@@ -398,24 +481,80 @@ class Array:
 
     # ---- reductions ---------------------------------------------------------------------------
     def sum(self, axis=None, dtype=None, out=None, keepdims=False):
+        """Sum of the elements, as :func:`kompute_ml.sum` (numpy's keywords).
+
+        Examples
+        --------
+        >>> import kompute_ml as km
+        >>> print(km.asarray([[1, 2], [3, 4]]).sum(axis=0))
+        [4 6]
+        """
         return _reduce(self, "sum", axis, keepdims, dtype, out)
 
     def mean(self, axis=None, dtype=None, out=None, keepdims=False):
+        """Mean of the elements, as :func:`kompute_ml.mean` (numpy's keywords).
+
+        Examples
+        --------
+        >>> import kompute_ml as km
+        >>> print(km.asarray([1.0, 2.0, 6.0]).mean())
+        3.0
+        """
         return _reduce(self, "mean", axis, keepdims, dtype, out)
 
     def max(self, axis=None, out=None, keepdims=False):
+        """Largest element, as :func:`kompute_ml.max`.
+
+        Examples
+        --------
+        >>> import kompute_ml as km
+        >>> print(km.asarray([1.0, 5.0, 2.0]).max())
+        5.0
+        """
         return _reduce(self, "max", axis, keepdims, None, out)
 
     def min(self, axis=None, out=None, keepdims=False):
+        """Smallest element, as :func:`kompute_ml.min`.
+
+        Examples
+        --------
+        >>> import kompute_ml as km
+        >>> print(km.asarray([1.0, 5.0, 2.0]).min())
+        1.0
+        """
         return _reduce(self, "min", axis, keepdims, None, out)
 
     def argmax(self, axis=None, out=None, keepdims=False):
+        """Index of the largest element, as :func:`kompute_ml.argmax`.
+
+        Examples
+        --------
+        >>> import kompute_ml as km
+        >>> print(km.asarray([1.0, 5.0, 2.0]).argmax())
+        1
+        """
         return _reduce(self, "argmax", axis, keepdims, None, out)
 
     def argmin(self, axis=None, out=None, keepdims=False):
+        """Index of the smallest element, as :func:`kompute_ml.argmin`.
+
+        Examples
+        --------
+        >>> import kompute_ml as km
+        >>> print(km.asarray([1.0, 5.0, 2.0]).argmin())
+        0
+        """
         return _reduce(self, "argmin", axis, keepdims, None, out)
 
     def dot(self, other):
+        """``kompute_ml.dot(self, other)``.
+
+        Examples
+        --------
+        >>> import kompute_ml as km
+        >>> print(km.asarray([1.0, 2.0]).dot(km.asarray([3.0, 4.0])))
+        11.0
+        """
         return dot(self, other)
 
     # ---- operators ----------------------------------------------------------------------------
@@ -1203,6 +1342,18 @@ def _iota(n, start, step, dtype, device=None):
     return Array._new(device, (n,), dtype, buf=_buffers.iota(device, n, start, step))
 
 
+def check_range(values, dtype):
+    """OverflowError unless every int of the range (or sequence) ``values`` fits the integer
+    ``dtype``: an arange never wraps."""
+    if not len(values):
+        return
+    info = np.iinfo(dtype)
+    lo, hi = sorted((int(values[0]), int(values[-1])))
+    if lo < info.min or hi > info.max:
+        raise OverflowError(f"arange: integer values in [{lo}, {hi}] do not fit {np.dtype(dtype)} "
+                            f"(kompute_ml arrays hold 32-bit integers)")
+
+
 def arange(start, stop=None, step=None, dtype=None, device=None):
     """Evenly spaced values in [start, stop) (numpy's ``arange``; integers made on the device,
     floats on the host and uploaded).
@@ -1221,13 +1372,11 @@ def arange(start, stop=None, step=None, dtype=None, device=None):
             for v in args):
         r = range(*(int(v) for v in args))
         want = INT32 if dtype is None else np.dtype(dtype)
-        info = np.iinfo(want)
-        lo, hi = sorted((r[0], r[-1])) if r else (0, 0)
-        if lo < info.min or hi > info.max:
-            raise OverflowError(f"integer values in [{lo}, {hi}] do not fit {want} "
-                                f"(kompute_ml arrays hold 32-bit integers)")
+        check_range(r, want)
         return _iota(len(r), r.start, r.step, want, device)
     data = np.arange(*args)
+    if dtype is not None and np.dtype(dtype).kind in "iu" and data.dtype.kind == "f":
+        check_range(data, np.dtype(dtype))
     if dtype is None and data.dtype.kind == "f" and not any(
             isinstance(x, np.floating) and x.dtype.itemsize == 8 for x in args):
         dtype = FLOAT32           # Python float bounds: the default float dtype

@@ -21,6 +21,12 @@ from .errors import SpirvError
 
 __all__ = ["Kernel", "find_shader", "register_array_type"]
 
+# the array dtypes a binding of each scalar type takes (a bool array's words are 0/1 uints); a
+# binding of a type no array holds (8/16/64-bit ints, float16, a block of mixed types) reads the
+# array's bytes as they are
+_BINDING_DTYPES = {"float32": ("float32",), "float64": ("float64",), "int32": ("int32",),
+                   "uint32": ("uint32", "bool")}
+
 # The Array type lives a layer above kernels: array.py registers it here (type -> the function that
 # returns its realized, writable Buffer), so this module never imports array.py.
 _ARRAY_TYPES = {}
@@ -206,6 +212,7 @@ class Kernel:
                              "`readonly buffer`)")
         self.spirv, self.info, self.name, self.source, self.path = spirv, info, name, source, path
         self._program = program
+        self._binding_types = dict(info.binding_types)
         _stream.name_spirv(spirv, name)     # a timed-out submit names its kernels
         self._lengths = ()      # python2shader: (spec id, binding, stride) of len() constants
 
@@ -262,7 +269,9 @@ class Kernel:
             The workgroup count, workgroup size, storage-buffer count, push-constant block or
             shared memory exceeds the device's limit (the message names it).
         TypeError
-            An argument is not a kompute_ml Array, or a push/spec value of the wrong type.
+            An argument is not a kompute_ml Array, an array's dtype is not its binding's
+            declared element type (float32, float64, int32 or uint32; a uint binding also
+            takes bool arrays), or a push/spec value of the wrong type.
         OverflowError
             A push/spec value does not fit its declared type.
         """
@@ -277,6 +286,13 @@ class Kernel:
                     if type(a).__module__.startswith("kp") else ""
                 raise TypeError(f"kernel {self.name}: argument {i} (binding {i}) must be a "
                                 f"kompute_ml Array, got {type(a).__name__}{hint}")
+        for i, a in enumerate(arrays):
+            allowed = _BINDING_DTYPES.get(self._binding_types.get(self.bindings[i]))
+            if allowed is not None and a.dtype.name not in allowed:
+                raise TypeError(f"kernel {self.name}: binding {self.bindings[i]} is declared "
+                                f"{self._binding_types[self.bindings[i]]} in the shader, but "
+                                f"argument {i} is a {a.dtype} array (convert it with "
+                                f".astype(km.{allowed[0]}))")
         dev = arrays[0].device
         for i, a in enumerate(arrays[1:], 1):
             if a.device is not dev:

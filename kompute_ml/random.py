@@ -380,6 +380,13 @@ def default_rng(seed=None, *, device=None):
     seed : None, int, array_like of ints, numpy.random.SeedSequence, Philox or Generator
         As ``numpy.random.default_rng``: a Philox is wrapped, a Generator returned as is.
     device : None, int, str or Device, default=None
+        Where the numbers are made (``get_device``'s argument); None: the default device.
+
+    Returns
+    -------
+    Generator
+        A generator whose methods (``random``, ``normal``, ``integers``, ...) return Arrays made on
+        the device by Philox4x32-10.
 
     Examples
     --------
@@ -468,12 +475,50 @@ def _state():
 
 
 def seed(seed=None):
-    """Re-seed the generator behind the module-level functions."""
+    """Re-seed the generator behind the module-level functions (as ``numpy.random.seed``).
+
+    Parameters
+    ----------
+    seed : int, optional
+        The key; None: fresh entropy from the operating system.
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> import kompute_ml as km
+    >>> km.random.seed(0); a = km.random.rand(3)
+    >>> km.random.seed(0); b = km.random.rand(3)
+    >>> bool(km.all(a == b))
+    True
+    """
     _state().seed(seed)
 
 
 def random(size=None):
-    """Uniform float32 numbers in [0, 1) (module-level generator)."""
+    """Uniform float32 numbers in [0, 1), from the module-level generator.
+
+    Parameters
+    ----------
+    size : int or tuple of int, optional
+        Shape of the result; None: one value (a 0-d Array).
+
+    Returns
+    -------
+    Array
+        float32 numbers in [0, 1), on the default device.
+
+    Examples
+    --------
+    >>> import kompute_ml as km
+    >>> x = km.random.random((2, 3))
+    >>> x.shape, x.dtype
+    ((2, 3), dtype('float32'))
+    >>> bool(km.all((x >= 0) & (x < 1)))
+    True
+    """
     return _state().random_sample(size)
 
 
@@ -481,30 +526,150 @@ random_sample = random
 
 
 def rand(*shape):
-    """Uniform numbers of the shape given by the arguments (module-level generator)."""
+    """Uniform float32 numbers in [0, 1) of the shape given by the arguments (module-level generator).
+
+    Parameters
+    ----------
+    *shape : int
+        The dimensions; none: one value.
+
+    Returns
+    -------
+    Array
+        float32 numbers in [0, 1), on the default device.
+
+    Examples
+    --------
+    >>> import kompute_ml as km
+    >>> km.random.rand(2, 3).shape
+    (2, 3)
+    """
     return _state().rand(*shape)
 
 
 def randn(*shape):
-    """Standard normal numbers of the shape given by the arguments (module-level generator)."""
+    """Standard normal float32 numbers of the shape given by the arguments (module-level generator).
+
+    Parameters
+    ----------
+    *shape : int
+        The dimensions; none: one value.
+
+    Returns
+    -------
+    Array
+        float32 numbers, mean 0 and standard deviation 1, on the default device.
+
+    Examples
+    --------
+    >>> import kompute_ml as km
+    >>> x = km.random.randn(100000)
+    >>> abs(float(x.mean())) < 0.02, abs(float(km.std(x)) - 1) < 0.02
+    (True, True)
+    """
     return _state().randn(*shape)
 
 
 def uniform(low=0.0, high=1.0, size=None):
-    """Uniform numbers in [low, high) (module-level generator)."""
+    """Uniform numbers in [low, high), from the module-level generator.
+
+    Parameters
+    ----------
+    low : float, default=0.0
+        Lower bound (included).
+    high : float, default=1.0
+        Upper bound (excluded).
+    size : int or tuple of int, optional
+        Shape of the result; None: one value (a 0-d Array).
+
+    Returns
+    -------
+    Array
+        float32 numbers in [low, high), on the default device.
+
+    Examples
+    --------
+    >>> import kompute_ml as km
+    >>> x = km.random.uniform(-1.0, 1.0, size=1000)
+    >>> bool(km.all((x >= -1) & (x < 1)))
+    True
+    """
     return _state().uniform(low, high, size)
 
 
 def normal(loc=0.0, scale=1.0, size=None):
-    """Normal numbers (module-level generator)."""
+    """Normal numbers of mean ``loc`` and standard deviation ``scale``, from the module-level generator.
+
+    Parameters
+    ----------
+    loc : float, default=0.0
+        The mean.
+    scale : float, default=1.0
+        The standard deviation.
+    size : int or tuple of int, optional
+        Shape of the result; None: one value (a 0-d Array).
+
+    Returns
+    -------
+    Array
+        float32 numbers, on the default device.
+
+    Examples
+    --------
+    >>> import kompute_ml as km
+    >>> x = km.random.normal(10.0, 2.0, size=100000)
+    >>> abs(float(x.mean()) - 10) < 0.05
+    True
+    """
     return _state().normal(loc, scale, size)
 
 
 def standard_normal(size=None):
-    """Standard normal numbers (module-level generator)."""
+    """Standard normal numbers (mean 0, standard deviation 1), from the module-level generator.
+
+    Parameters
+    ----------
+    size : int or tuple of int, optional
+        Shape of the result; None: one value (a 0-d Array).
+
+    Returns
+    -------
+    Array
+        float32 numbers, on the default device.
+
+    Examples
+    --------
+    >>> import kompute_ml as km
+    >>> km.random.standard_normal((4, 4)).shape
+    (4, 4)
+    """
     return _state().standard_normal(size)
 
 
 def randint(low, high=None, size=None, dtype=int):
-    """Integers in [low, high) (module-level generator)."""
+    """Random integers in [low, high), from the module-level generator (numpy's ``randint``).
+
+    Parameters
+    ----------
+    low : int
+        Lower bound (included); with ``high`` None, the upper bound and 0 the lower.
+    high : int, optional
+        Upper bound (excluded).
+    size : int or tuple of int, optional
+        Shape of the result; None: one value (a 0-d Array).
+    dtype : dtype, default=int
+        int32 for signed dtypes, uint32 for unsigned ones.
+
+    Returns
+    -------
+    Array
+        Integers in [low, high), on the default device.
+
+    Examples
+    --------
+    >>> import kompute_ml as km
+    >>> x = km.random.randint(0, 10, size=1000)
+    >>> x.dtype, bool(km.all((x >= 0) & (x < 10)))
+    (dtype('int32'), True)
+    """
     return _state().randint(low, high, size, dtype)

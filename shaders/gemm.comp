@@ -14,7 +14,7 @@
 // takes twice the shared memory: 16 KiB for 32-bit types (Vulkan's minimum), 32 KiB for double,
 // where KM_PIPE 0, the single tile, fits the minimum. (H100, 4096^3 float, session 25: 38.5
 // TFLOP/s against 34.5 for the single tile with TK = 16, the form before, and 38.1 without
-// KM_INTERIOR; TK = 16 with two tiles 32.3: `benchmarks/gemm_ab.py`.)
+// KM_INTERIOR; TK = 16 with two tiles 32.3: `tools/perf/gemm_ab.py`.)
 // a_trans: A is stored transposed (K x M row-major, e.g. X for X^T X), read strided in place of a
 // copy; bit 1 of it (a_trans 3: a Gram product, B = A, M = N) skips the tiles below the diagonal,
 // which mirror.comp then copies from those above. k_slice (split-K): z selects a slice of

@@ -498,3 +498,195 @@ def test_storage_buffer_check_against_a_smaller_limit():
     limits = dict(km.get_device().limits, max_storage_buffers_per_stage=32)
     with pytest.raises(km.DeviceLimitError, match="maxPerStageDescriptorStorageBuffers"):
         _spirv.check_device_limits(_spirv.reflect(spv), limits, "kernel")
+
+
+# a two-buffer kernel and a way to give one of its decorations a second, conflicting copy
+TWO_BUFFERS = '''
+src = """#version 450
+layout(local_size_x = 64) in;
+layout(constant_id = 0) const uint N = 64;
+layout(push_constant) uniform P { uint n; float s; } p;
+layout(set = 0, binding = 0) buffer A { float a[]; };
+layout(set = 0, binding = 1) readonly buffer B { float b[]; };
+void main() { uint i = gl_GlobalInvocationID.x; if (i < p.n && i < N) a[i] = b[i] * p.s; }
+"""
+spv = km.compile_glsl(src)
+
+def conflicting(w, decoration, value, member=False):
+    """``w`` with a copy of its first decoration ``decoration`` (OpMemberDecorate if
+    ``member``) inserted before it, its value replaced by ``value``."""
+    op = 72 if member else 71
+    at = 3 if member else 2
+    for i, opcode, count in instructions(w):
+        if opcode == op and w[i + at] == decoration:
+            copy = w[i:i + count]
+            copy[at + 1:] = [value]
+            copy[0] = (len(copy) << 16) | op
+            return w[:i] + copy + w[i:]
+    raise AssertionError(f"no decoration {decoration}")
+
+def run_kernel(data):
+    k = km.Kernel.from_spirv(data)
+    a, b = km.zeros(100), km.ones(100)
+    k(a, b, grid=100, push=(100, 2.0))
+    return a.numpy()
+'''
+
+
+@pytest.mark.parametrize("decoration, value, member", [
+    (34, 2, False),       # DescriptorSet 2 before DescriptorSet 0 (the driver read set 2)
+    (33, 7, False),       # Binding
+    (1, 3, False),        # SpecId
+    (11, 24, False),      # BuiltIn NumWorkgroups before GlobalInvocationId
+    (2, None, False),     # Block twice
+    (35, 64, True),       # a push-constant member's Offset
+    (6, 8, False),        # ArrayStride of a runtime array
+])
+def test_a_decoration_given_twice_is_refused(decoration, value, member):
+    run_case(TWO_BUFFERS + textwrap.dedent(f'''
+    w = words(spv)
+    value = {value!r}
+    if value is None:       # a decoration without operands: the same one again
+        for i, opcode, count in instructions(w):
+            if opcode == 71 and w[i + 2] == {decoration}:
+                w = w[:i] + w[i:i + count] + w[i:]
+                break
+        bad = to_bytes(w)
+    else:
+        bad = to_bytes(conflicting(w, {decoration}, value, member={member}))
+    expect(km.SpirvError, lambda: run_kernel(bad), "twice")
+    expect(km.SpirvError, lambda: _spirv.reflect(bad), "twice")
+    assert (run_kernel(spv)[:3] == 2).all()          # the module as compiled still runs
+    '''))
+
+
+def test_a_decoration_group_that_conflicts_is_refused():
+    """OpGroupDecorate applies a group's decorations as if given directly: a group's
+    DescriptorSet 2 on a buffer that also has DescriptorSet 0 is a second decoration."""
+    run_case(TWO_BUFFERS + textwrap.dedent('''
+    w = words(spv)
+    for i, opcode, count in instructions(w):
+        if opcode == 71 and w[i + 2] == 34:
+            target = w[i + 1]
+            break
+    group = w[3]
+    w[3] += 1                                         # the id bound grows by the group's id
+    extra = [(4 << 16) | 71, group, 34, 2, (2 << 16) | 73, group, (3 << 16) | 74, group, target]
+    bad = to_bytes(w[:i] + extra + w[i:])
+    expect(km.SpirvError, lambda: run_kernel(bad))
+    print("group refused")
+    '''))
+
+
+def test_close_while_other_threads_use_the_device():
+    """Device.close from one thread while four others loop on the device: close returns and
+    each user ends with DeviceError (the close hook once took the realize lock while holding
+    the device's, and a user held them the other way round: a deadlock)."""
+    code = '''
+    import threading, time
+    dev = km.get_device()
+    def step():
+        return float((km.asarray(np.arange(1000, dtype=np.float32)) * 2).sum())
+    assert step() == 999000.0
+    outcomes, stop = [], threading.Event()
+    def work():
+        try:
+            while not stop.is_set():
+                assert step() == 999000.0
+        except km.DeviceError as exc:
+            outcomes.append("DeviceError")
+        except BaseException as exc:
+            outcomes.append(repr(exc))
+    threads = [threading.Thread(target=work, daemon=True) for _ in range(4)]
+    for t in threads:
+        t.start()
+    time.sleep(0.2)
+    t0 = time.perf_counter()
+    dev.close()
+    took = time.perf_counter() - t0
+    time.sleep(0.1)
+    stop.set()
+    for t in threads:
+        t.join(30)
+    assert not any(t.is_alive() for t in threads), "a user thread hangs"
+    assert outcomes == ["DeviceError"] * 4, outcomes
+    print("closed in", took)
+    '''
+    for env in ({}, {"KOMPUTE_ML_DEBUG_LOCKS": "1"}):
+        run_case(code, timeout=60, env=env)
+
+
+@pytest.mark.parametrize("decl, make", [
+    ("float", "km.asarray(np.arange(4, dtype=np.int32))"),
+    ("int", "km.ones(4)"),
+    ("uint", "km.asarray(np.arange(4, dtype=np.int32))"),
+    ("float", "km.asarray(np.arange(4.0))"),          # float64 where the device has it
+])
+def test_a_kernel_refuses_an_array_of_another_dtype(decl, make):
+    run_case(f'''
+    src = """#version 450
+    layout(local_size_x = 4) in;
+    layout(set = 0, binding = 0) buffer A {{ {decl} a[]; }};
+    void main() {{ a[gl_GlobalInvocationID.x] += {decl}(1); }}
+    """
+    k = km.Kernel.from_glsl(src)
+    x = {make}
+    if x.dtype.name == "float32" and "{decl}" == "float":
+        raise SystemExit(0)          # no float64 here: the data became float32
+    before = x.numpy().copy()
+    exc = expect(TypeError, lambda: k(x, grid=4), "binding 0 is declared")
+    assert str(x.dtype) in str(exc), exc
+    assert (x.numpy() == before).all()               # nothing ran
+    ''')
+
+
+def test_a_kernel_takes_its_declared_dtypes():
+    """float32 for float, int32 for int, uint32 and bool for uint (bool's words are 0/1)."""
+    run_case('''
+    for decl, arr, want in [("float", km.ones(4), [2, 2, 2, 2]),
+                            ("int", km.asarray(np.array([-3, 0, 1, 2], np.int32)), [-2, 1, 2, 3]),
+                            ("uint", km.asarray(np.arange(4, dtype=np.uint32)), [1, 2, 3, 4]),
+                            ("uint", km.asarray(np.array([True, False, True, False])),
+                             [True, True, True, True])]:
+        src = f"""#version 450
+        layout(local_size_x = 4) in;
+        layout(set = 0, binding = 0) buffer A {{ {decl} a[]; }};
+        void main() {{ uint i = gl_GlobalInvocationID.x; a[i] = {decl}(1) + (a[i] == {decl}(1) && "{decl}" == "uint" ? {decl}(0) : a[i]); }}
+        """
+        if decl == "uint" and arr.dtype == np.bool_:
+            src = src.replace("a[i] = uint(1) + (a[i] == uint(1) && \\"uint\\" == \\"uint\\" ? uint(0) : a[i]);", "a[i] = 1u;")
+        elif decl == "uint":
+            src = src.replace("a[i] = uint(1) + (a[i] == uint(1) && \\"uint\\" == \\"uint\\" ? uint(0) : a[i]);", "a[i] += 1u;")
+        else:
+            src = src.replace(f"a[i] = {decl}(1) + (a[i] == {decl}(1) && \\"{decl}\\" == \\"uint\\" ? {decl}(0) : a[i]);", f"a[i] += {decl}(1);")
+        k = km.Kernel.from_glsl(src)
+        k(arr, grid=4)
+        assert arr.numpy().tolist() == want, (decl, arr.numpy())
+    ''')
+
+
+@pytest.mark.parametrize("args, dtype", [
+    ((2**31 - 2, 2**31 + 2), None),
+    ((-1, 3), "uint32"),
+    ((2**32 - 1, 2**32 + 1), "uint32"),
+    ((0, -(2**31) - 2, -1), "int32"),
+    ((2**31 - 2.0, 2**31 + 2.0), "int32"),
+])
+def test_arange_never_wraps(args, dtype):
+    run_case(f'''
+    dtype = {dtype!r}
+    kw = {{}} if dtype is None else {{"dtype": np.dtype(dtype)}}
+    for arange in (km.arange, __import__("kompute_ml.array", fromlist=["arange"]).arange):
+        expect(OverflowError, lambda: arange(*{args!r}, **kw), "do not fit")
+    ''')
+
+
+def test_arange_at_the_edges_of_32_bits():
+    run_case('''
+    for args, dt in [((2**31 - 3, 2**31), np.int32), ((-(2**31), -(2**31) + 3), np.int32),
+                     ((2**32 - 3, 2**32), np.uint32), ((2**31 - 2, 2**31 + 2), np.uint32),
+                     ((10, -10, -7), np.int32)]:
+        got = km.arange(*args, dtype=dt).numpy()
+        want = np.arange(*args, dtype=np.int64).astype(dt)
+        assert got.dtype == dt and (got == want).all(), (args, got, want)
+    ''')

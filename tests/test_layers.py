@@ -13,7 +13,7 @@ PACKAGE = pathlib.Path(kompute_ml.__file__).resolve().parent
 # Bottom-up. A module may import from its own layer or any layer beneath it, never from above;
 # within a layer, only without a cycle (checked below). "pkg.*" is the package and all its modules.
 LAYERS = [
-    ("errors",        ["errors", "_version"]),
+    ("errors",        ["errors", "_version", "_locks"]),
     ("compile",       ["_compile.*"]),
     ("vulkan loader", ["_runtime", "_runtime.vulkan", "_runtime.clocks"]),  # __init__: a docstring
     ("kp calls",      ["_runtime.kp"]),         # the one wrapper of kp: devices open through it
@@ -22,7 +22,7 @@ LAYERS = [
     ("stream",        ["_runtime.stream"]),
     ("programs",      ["_runtime.program"]),
     ("kernels",       ["kernel", "_pytoglsl.*", "pyshader"]),
-    ("arrays",        ["_array.*", "array", "random"]),
+    ("arrays",        ["_array.*", "array", "random", "_benchmark"]),
     ("array API",     ["_api", "_api.*"]),        # the namespace and numpy's protocols, on array.py
     ("estimators",    ["linear_model.*"]),
     ("distributed",   ["dask", "dask.*"]),

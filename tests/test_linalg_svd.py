@@ -126,3 +126,81 @@ def test_svd_full_matrices_and_square_take_the_host_path():
     assert u.shape == (50, 50) and vh.shape == (7, 7)
     b = _rand((9, 9), 3)
     _check_svd(b, *km.linalg.svd(km.asarray(b), full_matrices=False), 2e-6)
+
+
+def _conditioned(m, n, cond, seed, dtype):
+    """An m x n matrix with singular values from 1 down to 1/cond (log-spaced)."""
+    rng = np.random.default_rng(seed)
+    u, _ = np.linalg.qr(rng.standard_normal((m, n)))
+    v, _ = np.linalg.qr(rng.standard_normal((n, n)))
+    return ((u * np.logspace(0, -np.log10(cond), n)) @ v.T).astype(dtype)
+
+
+def _check_qr(a, q, r, tol):
+    a64 = a.astype(np.float64)
+    qh, rh = q.numpy().astype(np.float64), r.numpy().astype(np.float64)
+    m, n = a.shape
+    assert qh.shape == (m, n) and rh.shape == (n, n)
+    assert np.all(np.tril(rh, -1) == 0)
+    assert np.abs(qh.T @ qh - np.eye(n)).max() <= tol
+    assert np.abs(qh @ rh - a64).max() <= tol * np.abs(a64).max()
+    # numpy's R up to the signs of its rows (LAPACK's Householder signs; ours are positive)
+    rn = np.linalg.qr(a64)[1]
+    np.testing.assert_allclose(np.abs(rh), np.abs(rn), atol=tol * np.abs(rn).max())
+
+
+@pytest.mark.parametrize("shape, cond", [((40001, 26), 1e2), ((12000, 64), 1e3), ((70001, 1), 1),
+                                         ((9000, 5), 1e5)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_tall_qr_on_the_device(shape, cond, dtype):
+    a = _conditioned(*shape, cond, sum(shape), dtype)
+    x = km.asarray(a)
+    km.synchronize()
+    before = km.stats()["bytes_downloaded"]
+    q, r = km.linalg.qr(x)
+    km.synchronize()
+    n = shape[1]
+    # four n x n Gram matrices cross (float64 ones where float32 needed float64), never the matrix
+    assert km.stats()["bytes_downloaded"] - before <= 8 * 8 * n * n
+    assert q.dtype == r.dtype == x.dtype
+    _check_qr(a, q, r, 5e-6 if dtype == np.float32 else 1e-13)
+
+
+@pytest.mark.parametrize("kind", ["past float32's reach", "rank-deficient", "zero", "small",
+                                  "square", "complete"])
+def test_qr_takes_the_host_where_the_device_path_cannot(kind):
+    a = _conditioned(20000, 12, 1e3, 5, np.float32)
+    if kind == "past float32's reach":             # float64 on the device where it has it
+        a = _conditioned(20000, 12, 1e9, 5, np.float64).astype(np.float32)
+    elif kind == "rank-deficient":
+        a[:, 11] = a[:, 10] - a[:, 3]
+    elif kind == "zero":
+        a[:] = 0
+    elif kind in ("small", "complete"):
+        a = a[:100].copy()
+    elif kind == "square":
+        a = _conditioned(300, 300, 10, 6, np.float32)
+    x = km.asarray(a)
+    km.synchronize()
+    before = km.stats()["bytes_downloaded"]
+    if kind == "complete":
+        q, r = km.linalg.qr(x, mode="complete")
+        qn, rn = np.linalg.qr(a.astype(np.float64), mode="complete")
+        np.testing.assert_allclose(q.numpy(), qn, atol=1e-6)
+        np.testing.assert_allclose(r.numpy(), rn, atol=1e-5)
+        return
+    q, r = km.linalg.qr(x)
+    km.synchronize()
+    down = km.stats()["bytes_downloaded"] - before
+    on_device = kind == "past float32's reach" and km.get_device().limits["float64"]
+    if on_device:
+        assert down <= 8 * 8 * 12 * 12
+    elif kind != "rank-deficient":                   # rounding may leave it full rank in float32
+        assert down >= a.nbytes                      # the matrix went to LAPACK
+    assert q.dtype == r.dtype == km.float32
+    qh, rh = q.numpy().astype(np.float64), r.numpy().astype(np.float64)
+    scale = max(np.abs(a).max(), 1e-30)
+    assert np.abs(qh @ rh - a).max() <= 1e-5 * scale
+    assert np.all(np.tril(rh, -1) == 0)
+    if kind != "zero":
+        assert np.abs(qh.T @ qh - np.eye(a.shape[1])).max() <= 1e-5

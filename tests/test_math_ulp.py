@@ -12,7 +12,7 @@ that flushes float32 subnormals the comparison reads subnormal inputs as zeros t
 ``errors``; docs/arrays.md); whether it may flush is decided by the device info
 (``float32_denormals``, see ``keeps_denormals``).
 
-benchmarks/ulp.py prints the table of worst errors over these inputs (docs/arrays.md).
+tools/perf/ulp.py prints the table of worst errors over these inputs (docs/arrays.md).
 """
 
 import csv
@@ -82,7 +82,7 @@ def _pow_inputs(rng, n):
 
 def inputs(name, seed=0):
     """The random float32 test inputs of ``name`` (a pair of arrays for binary functions; also
-    what benchmarks/ulp.py measures)."""
+    what tools/perf/ulp.py measures)."""
     rng = np.random.default_rng(seed)
     if name == "power":
         return _pow_inputs(rng, N // 2)

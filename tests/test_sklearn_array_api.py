@@ -33,9 +33,15 @@ else:
     import sklearn
     from sklearn.decomposition import PCA
     from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
-    from sklearn.linear_model import LogisticRegression, Ridge
+    from sklearn import metrics
+    from sklearn.frozen import FrozenEstimator
+    from sklearn.kernel_approximation import Nystroem
+    from sklearn.linear_model import (LogisticRegression, PoissonRegressor, Ridge, RidgeClassifierCV,
+                                      RidgeCV)
     from sklearn.naive_bayes import GaussianNB
-    from sklearn.preprocessing import MinMaxScaler, StandardScaler
+    from sklearn.preprocessing import (Binarizer, KernelCenterer, LabelEncoder, MaxAbsScaler,
+                                       MinMaxScaler, Normalizer, PolynomialFeatures,
+                                       StandardScaler)
     from sklearn.utils._array_api import (_max_precision_float_dtype, get_namespace,
                                           supported_float_dtypes)
     from sklearn.utils.estimator_checks import check_array_api_input
@@ -63,6 +69,9 @@ else:
                                         "explained_variance_ratio_"]),
         "PCA-full": (lambda: PCA(K, svd_solver="full"), None,
                      ["mean_", "components_", "explained_variance_", "singular_values_"]),
+        # its range finder's QR of tall n x (K + 10) matrices runs on the device
+        "PCA-randomized": (lambda: PCA(K, svd_solver="randomized", random_state=0), None,
+                           ["mean_", "components_", "explained_variance_", "singular_values_"]),
         "PCA-covariance_eigh": (lambda: PCA(K, svd_solver="covariance_eigh"), None,
                                 ["mean_", "components_", "explained_variance_",
                                  "singular_values_"]),
@@ -73,11 +82,24 @@ else:
         "GaussianNB": (lambda: GaussianNB(), "cls", ["theta_", "var_", "class_prior_"]),
         "LogisticRegression": (lambda: LogisticRegression(C=0.05, tol=1e-7, max_iter=500), "cls",
                                ["coef_", "intercept_"]),
+        "Binarizer": (lambda: Binarizer(threshold=0.5), None, []),
+        "Normalizer": (lambda: Normalizer(), None, []),
+        "MaxAbsScaler": (lambda: MaxAbsScaler(), None, ["max_abs_", "scale_"]),
+        "PolynomialFeatures": (lambda: PolynomialFeatures(2), None, []),
+        "Nystroem": (lambda: Nystroem(n_components=40, random_state=0), None,
+                     ["components_", "normalization_"]),
+        "RidgeCV": (lambda: RidgeCV(alphas=(0.1, 1.0, 10.0)), "reg", ["coef_", "intercept_"]),
+        "RidgeClassifierCV": (lambda: RidgeClassifierCV(alphas=(0.1, 1.0, 10.0)), "cls",
+                              ["coef_", "intercept_"]),
+        "PoissonRegressor": (lambda: PoissonRegressor(alpha=0.01, tol=1e-8, max_iter=300), "pos",
+                             ["coef_", "intercept_"]),
     }
     # L-BFGS on float32 losses and gradients (numpy's as the device's, summed in different orders)
     # stops where float32 can no longer tell the steps apart: on these offset features the two
     # fits' coefficients agree to about 3e-4 and their intercepts to about 3e-3, not to 1e-4
-    RTOL = {"LogisticRegression": 1e-2}
+    # PoissonRegressor likewise: both float32 fits are ~2e-4 from the float64 optimum's
+    # coefficients, in different directions
+    RTOL = {"LogisticRegression": 1e-2, "PoissonRegressor": 1e-2}
 
     def _close(got, want, what, rtol=1e-4):
         got = np.asarray(got, dtype=np.float64)
@@ -88,7 +110,9 @@ else:
         np.testing.assert_allclose(got, want, rtol=rtol, atol=rtol * scale, err_msg=what)
 
     def _target(kind, y_cls, y_reg):
-        return {"cls": y_cls, "reg": y_reg, None: None}[kind]
+        # "pos": counts' means of a Poisson regression, positive
+        return {"cls": y_cls, "reg": y_reg, None: None,
+                "pos": np.exp(0.5 * y_reg / y_reg.std()).astype(np.float32)}[kind]
 
     def _run(est, X, y, method):
         est.fit(X) if y is None else est.fit(X, y)
@@ -129,7 +153,7 @@ else:
             # labels: identical but for samples at a decision boundary
             assert np.mean(np.asarray(got) == want) > 0.998
         else:
-            _close(got, want, f"{name}.{method}")
+            _close(got, want, f"{name}.{method}", RTOL.get(name, 1e-4))
         for a in attrs:
             assert isinstance(getattr(est, a), km.Array), a      # fitted state stays on the device
             _close(getattr(est, a), getattr(ref, a), f"{name}.{a}", RTOL.get(name, 1e-4))
@@ -226,6 +250,57 @@ else:
             pytest.xfail("score's mean of bools is float32, the default float dtype")
         est = CASES[name][0]()
         check_array_api_input(name, est, array_namespace="kompute_ml", check_values=True)
+
+    def test_kernel_centerer_frozen_estimator_and_label_encoder():
+        X, y_cls, y_reg = _data()
+        K = (X[:500] @ X[:500].T).astype(np.float32)
+        with sklearn.config_context(array_api_dispatch=True):
+            got = KernelCenterer().fit(km.asarray(K)).transform(km.asarray(K))
+            frozen = FrozenEstimator(Ridge(alpha=2.0).fit(km.asarray(X), km.asarray(y_reg)))
+            pred = frozen.predict(km.asarray(X))
+            enc = LabelEncoder().fit(km.asarray(y_cls))
+            codes = enc.transform(km.asarray(y_cls))
+        assert isinstance(got, km.Array) and isinstance(pred, km.Array)
+        _close(got, KernelCenterer().fit(K).transform(K), "KernelCenterer.transform")
+        _close(pred, Ridge(alpha=2.0).fit(X, y_reg).predict(X), "FrozenEstimator.predict")
+        ref = LabelEncoder().fit(y_cls)
+        np.testing.assert_array_equal(np.asarray(enc.classes_), ref.classes_)
+        np.testing.assert_array_equal(np.asarray(codes), ref.transform(y_cls))
+
+    METRICS = {
+        "accuracy_score": ("cls", metrics.accuracy_score),
+        "zero_one_loss": ("cls", metrics.zero_one_loss),
+        "r2_score": ("reg", metrics.r2_score),
+        "mean_squared_error": ("reg", metrics.mean_squared_error),
+        "mean_absolute_error": ("reg", metrics.mean_absolute_error),
+        "explained_variance_score": ("reg", metrics.explained_variance_score),
+        "mean_tweedie_deviance": ("pos", metrics.mean_tweedie_deviance),
+        "euclidean_distances": ("X", metrics.pairwise.euclidean_distances),
+        "cosine_similarity": ("X", metrics.pairwise.cosine_similarity),
+        "rbf_kernel": ("X", metrics.pairwise.rbf_kernel),
+        "linear_kernel": ("X", metrics.pairwise.linear_kernel),
+        "polynomial_kernel": ("X", metrics.pairwise.polynomial_kernel),
+    }
+
+    @pytest.mark.parametrize("name", list(METRICS))
+    def test_metric_matches_numpy(name):
+        kind, fn = METRICS[name]
+        X, y_cls, y_reg = _data()
+        rng = np.random.default_rng(11)
+        if kind == "X":
+            args = (X[:300], X[300:700])
+        else:
+            y = _target(kind, y_cls, y_reg)
+            noisy = (y + 0.2 * rng.standard_normal(N)).astype(np.float32)
+            pred = np.abs(noisy) + 0.01 if kind == "pos" else \
+                np.round(np.clip(noisy, 0, 2)).astype(np.float32) if kind == "cls" else noisy
+            args = (y, pred)
+        want = fn(*args)
+        with sklearn.config_context(array_api_dispatch=True):
+            got = fn(*(km.asarray(a) for a in args))
+        if kind == "X":
+            assert isinstance(got, km.Array)
+        _close(got, want, name)
 
     def test_kompute_ml_logistic_regression_under_array_api_dispatch():
         # the check of test_logistic_sklearn_checks.py that an ordinary run skips ("SCIPY_ARRAY_API

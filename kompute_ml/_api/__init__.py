@@ -7,7 +7,7 @@ protocol methods live in array.py, a layer below: importing this package registe
 """
 
 from .. import array as _array
-from . import indexing, namespace, protocols
+from . import docstrings, indexing, linalg, namespace, protocols
 from .elementwise import bitwise_left_shift, bitwise_right_shift
 
 _array.register_protocols(array_ufunc=protocols.array_ufunc,
@@ -15,3 +15,4 @@ _array.register_protocols(array_ufunc=protocols.array_ufunc,
                           namespace=namespace.namespace, getitem=indexing.getitem,
                           setitem=indexing.setitem,
                           shift_left=bitwise_left_shift, shift_right=bitwise_right_shift)
+docstrings.apply(namespace, _array, linalg)

@@ -2,8 +2,8 @@
 
 On the device: matmul, vecdot, matrix_transpose, tensordot, outer, vector_norm,
 matrix_power (except n < 0), svd of a tall or wide well-conditioned matrix with
-full_matrices=False (only its short side's square crosses to the host; an ill-conditioned
-float32 matrix runs in float64 where the device has it). On the host also: diagonal and trace (a
+full_matrices=False and qr of a tall matrix (only its short side's square crosses to the host;
+an ill-conditioned float32 matrix runs in float64 where the device has it). On the host also: diagonal and trace (a
 strided read). On the host (small matrices: a download, numpy in float64, the result converted
 to the input's float dtype, float32 or float64, and uploaded): cholesky, det, eigh, eigvalsh,
 inv, matrix_norm, matrix_rank, pinv, qr, slogdet, solve, svd, svdvals, cross.
@@ -194,9 +194,74 @@ def pinv(x, /, *, rtol=None):
     return _up(np.linalg.pinv(_f64(x), rcond=1e-15 if rtol is None else rtol), x)
 
 
+_QRResult = collections.namedtuple("QRResult", ["Q", "R"])
+
+# A tall matrix of at least this many elements is factored on the device (below it, the round
+# trip to LAPACK costs less than the device path's four Gram matrices)
+_QR_MIN_ELEMENTS = 1 << 15
+
+
 def qr(x, /, *, mode="reduced"):
+    """QR decomposition.
+
+    A tall 2-D matrix (m >= 4n, short side at most 4096, at least 2^15 elements) with
+    ``mode="reduced"`` is factored on the device by shifted CholeskyQR3 (Fukaya et al., SIAM J.
+    Sci. Comput. 2020): the Gram matrix of A plus a small shift, its Cholesky factor, Q = A R^-1,
+    then two CholeskyQR passes; only n x n matrices cross to the host. A float32 matrix too
+    ill-conditioned for float32 (Q's orthogonality checked) takes the same path in float64
+    where the device has it. R's diagonal is positive (LAPACK's signs may differ: Q R is the
+    same). Anything else, and a matrix whose Gram matrix is singular, is factored on the host
+    (numpy, float64).
+    """
+    if mode == "reduced" and x.ndim == 2 and x.shape[0] >= 4 * x.shape[1] > 0 \
+            and x.shape[1] <= _SVD_MAX_SIDE and x.size >= _QR_MIN_ELEMENTS:
+        res = _tall_qr(x)
+        if res is not None:
+            return _QRResult(*res)
     q, r = np.linalg.qr(_f64(x), mode=mode)
-    return collections.namedtuple("QRResult", ["Q", "R"])(_up(q, x), _up(r, x))
+    return _QRResult(_up(q, x), _up(r, x))
+
+
+def _tall_qr(a):
+    """(Q, R) of a tall matrix on the device (see ``qr``), or None to use the host."""
+    dtype = _float_of(a)
+    res = _shifted_cholesky_qr3(a.astype(dtype, copy=False))
+    if res is None and dtype == FLOAT32 and has_float64(a.device):
+        res = _shifted_cholesky_qr3(a.astype(FLOAT64))
+    if res is None:
+        return None
+    q, r = res
+    return q.astype(dtype, copy=False), _up(r, a, dtype)
+
+
+def _shifted_cholesky_qr3(a):
+    """(Q on the device, R on the host) of a tall ``a`` in its own dtype, or None.
+
+    The shift s = 11 (mn + n(n+1)) u ||A||_F^2 makes the first Cholesky factor exist for any A
+    of condition number below about 1/u (u the unit roundoff); Q1 = A R1^-1 is then well enough
+    conditioned for CholeskyQR2 to make it orthonormal. None where a Gram matrix is not
+    positive definite in float64 or Q's orthogonality ||Q^T Q - I||_max misses 64 n u (a
+    condition number past the dtype's reach; rank deficiency).
+    """
+    m, n = a.shape
+    u = float(np.finfo(a.dtype).eps) / 2
+    g = _gram(a).numpy().astype(np.float64)
+    norm2 = float(np.trace(g))
+    if not 0 < norm2 < math.inf:
+        return None
+    g[np.diag_indices(n)] += 11 * (m * n + n * (n + 1)) * u * norm2
+    q, r = a, np.eye(n)
+    for _ in range(3):
+        try:
+            rk = np.linalg.cholesky(g).T
+        except np.linalg.LinAlgError:
+            return None
+        q = q @ _up(np.linalg.inv(rk), a, a.dtype)
+        r = rk @ r
+        g = _gram(q).numpy().astype(np.float64)
+    if not np.abs(g - np.eye(n)).max() <= 64 * n * u:      # also catches nan
+        return None
+    return q, r
 
 
 def slogdet(x, /):

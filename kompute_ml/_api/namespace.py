@@ -287,10 +287,15 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None):
         raise ZeroDivisionError("arange: step must not be 0")
     if dtype in (INT32, UINT32) and builtins.all(
             isinstance(v, (int, np.integer)) for v in (start, stop, step)):
-        # start + i * step modulo 2^32, the bits numpy's int64 arange cast to 32 bits has
-        return _a._iota(n, int(start), int(step), dtype, device)
-    data = (np.arange(n, dtype=np.float64) * step + start).astype(dtype) if dtype.kind == "f" \
-        else np.arange(start, stop, step, dtype=np.int64).astype(dtype)
+        r = range(int(start), int(stop), int(step))
+        _a.check_range(r, dtype)                 # values the dtype cannot hold are refused
+        return _a._iota(len(r), r.start, r.step, dtype, device)
+    if dtype.kind == "f":
+        data = (np.arange(n, dtype=np.float64) * step + start).astype(dtype)
+    else:
+        data = np.arange(start, stop, step, dtype=np.float64)
+        _a.check_range(data, dtype)
+        data = data.astype(dtype)
     return _a.asarray(data, dtype=dtype, device=device)
 
 
@@ -359,6 +364,22 @@ from .elementwise import *               # noqa: E402,F401,F403
 from .elementwise import __all__ as _ew_all  # noqa: E402
 from .manipulation import *                       # noqa: E402,F401,F403
 from .manipulation import __all__ as _ops_all     # noqa: E402
+from .shaping import *                            # noqa: E402,F401,F403
+from .shaping import __all__ as _shaping_all      # noqa: E402
+from .numeric import *                            # noqa: E402,F401,F403
+from .numeric import __all__ as _numeric_all      # noqa: E402
+from .statistics import *                         # noqa: E402,F401,F403
+from .statistics import __all__ as _statistics_all  # noqa: E402
+from .ufuncs import *                             # noqa: E402,F401,F403
+from .ufuncs import __all__ as _ufuncs_all        # noqa: E402
+from .index_functions import *                    # noqa: E402,F401,F403
+from .index_functions import __all__ as _index_all  # noqa: E402
+from .sets import *                               # noqa: E402,F401,F403
+from .sets import __all__ as _sets_all            # noqa: E402
+from .selection import *                          # noqa: E402,F401,F403
+from .selection import __all__ as _selection_all  # noqa: E402
+from .assignment import *                         # noqa: E402,F401,F403
+from .assignment import __all__ as _assignment_all  # noqa: E402
 from . import linalg           # noqa: E402
 from .linalg import matmul, matrix_transpose, tensordot, vecdot  # noqa: E402,F401
 
@@ -368,4 +389,8 @@ __all__ = ["__array_api_version__", "__array_namespace_info__", "float32", "int3
            "finfo", "iinfo", "astype", "asarray", "from_dlpack", "empty", "zeros", "ones", "full",
            "empty_like", "zeros_like", "ones_like", "full_like", "arange", "linspace", "eye",
            "meshgrid", "tril", "triu", "linalg", "matmul", "matrix_transpose", "tensordot",
-           "vecdot"] + list(_ew_all) + list(_ops_all)
+           "vecdot"] + list(_ew_all) + list(_ops_all) + [
+    # numpy's functions beyond the standard (numeric's round, with decimals=, replaces the
+    # standard's, which it extends)
+    n for names in (_shaping_all, _numeric_all, _statistics_all, _ufuncs_all, _index_all,
+                    _sets_all, _selection_all, _assignment_all) for n in names if n != "round"]

@@ -10,6 +10,8 @@ import numpy as np
 
 from .. import array as _a
 from . import namespace as ns
+from . import (assignment, index_functions, numeric, selection, sets, shaping, statistics,
+               ufuncs)
 from .._array.dtypes import canonical_dtype
 
 __all__ = ["array_ufunc", "array_function"]
@@ -33,12 +35,16 @@ def _ufuncs():
         "isinf", "isfinite", "sign", "square", "reciprocal", "trunc", "positive", "expm1",
         "log1p", "log2", "log10", "logaddexp", "hypot", "copysign", "signbit", "tan", "sinh",
         "cosh", "nextafter")})
-    table.update({"divide": _a.true_divide, "matmul": _a.matmul, "conjugate": ns.conj,
-                  "rint": ns.round, "arcsin": ns.asin, "arccos": ns.acos, "arctan": ns.atan,
+    table.update({"divide": _a.true_divide, "matmul": _a.matmul, "conjugate": ns.conjugate,
+                  "rint": ns.rint, "arcsin": ns.asin, "arccos": ns.acos, "arctan": ns.atan,
                   "arctan2": ns.atan2, "arcsinh": ns.asinh, "arccosh": ns.acosh,
                   "arctanh": ns.atanh, "left_shift": ns.bitwise_left_shift,
-                  "right_shift": ns.bitwise_right_shift, "fmod": None})
-    table.pop("fmod")
+                  "right_shift": ns.bitwise_right_shift,
+                  "deg2rad": ns.deg2rad, "rad2deg": ns.rad2deg, "radians": ns.radians,
+                  "degrees": ns.degrees, "fmax": ns.fmax, "fmin": ns.fmin, "fmod": ns.fmod,
+                  "fabs": ns.fabs, "heaviside": ns.heaviside, "logaddexp2": ns.logaddexp2,
+                  "divmod": ns.divmod, "modf": ns.modf, "float_power": ns.float_power,
+                  "matvec": ns.matvec, "vecmat": ns.vecmat, "ldexp": ns.ldexp})
     return table
 
 
@@ -136,12 +142,6 @@ def _on(arrays):
 def _no_out(fn_name, out):
     if out is not None:
         raise TypeError(f"numpy.{fn_name} on kompute_ml arrays: out= is not supported")
-
-
-def _concatenate(arrays, axis=0, out=None, dtype=None, casting="same_kind"):
-    _no_out("concatenate", out)
-    res = ns.concat(_on(list(arrays)), axis=axis)
-    return res if dtype is None else res.astype(dtype)
 
 
 def _stack(arrays, axis=0, out=None, dtype=None, casting="same_kind"):
@@ -256,12 +256,6 @@ def _dot(a, b, out=None):
     return _a.dot(*_on([a, b]))
 
 
-def _swapaxes(a, axis1, axis2):
-    axes = list(range(a.ndim))
-    axes[axis1], axes[axis2] = axes[axis2], axes[axis1]
-    return a.transpose(axes)
-
-
 def _diff(a, n=1, axis=-1, prepend=np._NoValue, append=np._NoValue):
     pre = None if prepend is np._NoValue else prepend
     app = None if append is np._NoValue else append
@@ -277,24 +271,11 @@ def _side(a, axis):
     return tuple(shape)
 
 
-def _allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
-    return bool(ns.all(_isclose(a, b, rtol, atol, equal_nan)))
-
-
-def _isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
-    a, b = _on([a, b])
-    close = abs(a - b) <= atol + rtol * abs(b)
-    close = close | ((a == b))               # equal infinities
-    if equal_nan:
-        close = close | (ns.isnan(a) & ns.isnan(b))
-    return close
-
-
 def _functions():
-    f = {np.concatenate: _concatenate, np.stack: _stack,
+    f = {np.stack: _stack,
          np.sum: _reduction("sum"), np.mean: _reduction("mean"), np.prod: _reduction("prod"),
-         np.max: _minmax("max"), np.min: _minmax("min"), np.amax: _minmax("max"),
-         np.amin: _minmax("min"), np.argmax: _arg("argmax"), np.argmin: _arg("argmin"),
+         np.max: _minmax("max"), np.min: _minmax("min"), np.argmax: _arg("argmax"),
+         np.argmin: _arg("argmin"),
          np.std: _var("std"), np.var: _var("var"),
          np.all: lambda a, axis=None, out=None, keepdims=False, **kw: ns.all(
              _a.asarray(a), axis=axis, keepdims=keepdims),
@@ -309,21 +290,14 @@ def _functions():
          np.zeros: _creation("zeros"), np.ones: _creation("ones"), np.empty: _creation("empty"),
          np.full: _creation("full"),
          np.expand_dims: lambda a, axis: ns.expand_dims(a, axis=axis),
-         np.moveaxis: lambda a, s, d: ns.moveaxis(a, s, d), np.swapaxes: _swapaxes,
+         np.moveaxis: lambda a, s, d: ns.moveaxis(a, s, d),
          np.flip: lambda a, axis=None: ns.flip(a, axis=axis),
          np.roll: lambda a, shift, axis=None: ns.roll(a, shift, axis=axis),
          np.tile: lambda a, reps: ns.tile(a, (reps,) if np.ndim(reps) == 0 else reps),
          np.repeat: lambda a, repeats, axis=None: ns.repeat(a, repeats, axis=axis),
          np.broadcast_to: lambda a, shape, subok=False: ns.broadcast_to(a, shape),
          np.broadcast_arrays: lambda *a, subok=False: ns.broadcast_arrays(*_on(list(a))),
-         np.ravel: lambda a, order="C": a.reshape(-1),
-         np.shape: lambda a: a.shape, np.ndim: lambda a: a.ndim,
-         np.size: lambda a, axis=None: a.size if axis is None else a.shape[axis],
          np.result_type: lambda *a: ns.result_type(*a),
-         np.cumsum: lambda a, axis=None, dtype=None, out=None: ns.cumulative_sum(
-             a.reshape(-1) if axis is None else a, axis=0 if axis is None else axis, dtype=dtype),
-         np.cumprod: lambda a, axis=None, dtype=None, out=None: ns.cumulative_prod(
-             a.reshape(-1) if axis is None else a, axis=0 if axis is None else axis, dtype=dtype),
          np.sort: lambda a, axis=-1, kind=None, order=None, **kw: ns.sort(
              a.reshape(-1) if axis is None else a, axis=-1 if axis is None else axis),
          np.argsort: lambda a, axis=-1, kind=None, order=None, **kw: ns.argsort(
@@ -331,23 +305,29 @@ def _functions():
          np.nonzero: lambda a: ns.nonzero(a), np.diff: _diff,
          np.count_nonzero: lambda a, axis=None, *, keepdims=False: ns.count_nonzero(
              a, axis=axis, keepdims=keepdims),
-         np.outer: lambda a, b, out=None: ns.linalg.outer(*_on([a, b])),
-         np.round: lambda a, decimals=0, out=None: _round(a, decimals, out),
-         np.around: lambda a, decimals=0, out=None: _round(a, decimals, out),
-         np.isclose: _isclose, np.allclose: _allclose,
-         np.atleast_1d: lambda *a: _atleast(a, 1), np.atleast_2d: lambda *a: _atleast(a, 2),
-         np.trace: lambda a, offset=0, axis1=0, axis2=1, dtype=None, out=None:
-             ns.linalg.trace(a, offset=offset, dtype=dtype),
          np.linalg.norm: _norm,
          np.linalg.inv: lambda a: ns.linalg.inv(a),
          np.linalg.solve: lambda a, b: ns.linalg.solve(*_on([a, b])),
          np.linalg.cholesky: lambda a, **kw: ns.linalg.cholesky(a, **kw),
          np.linalg.det: lambda a: ns.linalg.det(a),
          np.may_share_memory: _shares_memory, np.shares_memory: _shares_memory}
+    # the numpy functions of these modules take numpy's signatures: mapped directly (ufuncs
+    # reach their functions through NEP 13's table above)
+    f.update({getattr(np, name): getattr(mod, name)
+              for mod in (shaping, numeric, statistics, ufuncs, index_functions, sets, selection,
+                          assignment)
+              for name in mod.__all__ if name not in _NOT_DISPATCHED and hasattr(np, name)
+              and not isinstance(getattr(np, name), np.ufunc)})
     if hasattr(np, "concat"):                  # numpy >= 2
-        f[np.concat] = _concatenate
+        f[np.concat] = shaping.concatenate
         f[np.permute_dims] = lambda a, axes=None: _transpose(a, axes)
     return f
+
+
+# functions with no array argument to dispatch on (numpy's creation functions, pure Python)
+_NOT_DISPATCHED = {"identity", "logspace", "geomspace", "tri", "indices", "tril_indices",
+                   "triu_indices", "diag_indices", "broadcast_shapes", "isscalar",
+                   "promote_types", "issubdtype", "iterable"}
 
 
 def _shares_memory(a, b, max_work=None):
@@ -357,19 +337,6 @@ def _shares_memory(a, b, max_work=None):
     if not (isinstance(a, Array) and isinstance(b, Array)):
         return False
     return a is b or (a._node is None and b._node is None and a._buf is b._buf)
-
-
-def _round(a, decimals, out):
-    _no_out("round", out)
-    if decimals:
-        scale = 10.0 ** decimals
-        return ns.round(a * scale) / scale
-    return ns.round(a)
-
-
-def _atleast(arrays, n):
-    out = [x.reshape((1,) * (n - x.ndim) + x.shape) if x.ndim < n else x for x in arrays]
-    return out[0] if len(out) == 1 else tuple(out)
 
 
 def _norm(x, ord=None, axis=None, keepdims=False):

@@ -26,6 +26,7 @@ import sys
 import threading
 
 
+from .. import _locks
 from .._compile import glslang as _glslang
 from .._runtime import device as _device
 from .._runtime import memory as _memory
@@ -420,7 +421,8 @@ def _pack(plan, bake_scalars, bake_dims):
 # Realizations run one at a time (re-entrant: _split realizes subtrees). Threads share lazy
 # arrays, and a trace must not see an argument turn from a node into a buffer half-way; the
 # losers of a race find the node realized and return its buffer.
-_realize_lock = threading.RLock()
+_realize_lock = _locks.make("realize", "realize", reentrant=True)
+_device.lock_outer(_realize_lock)        # Device.close's hook below takes it
 # this layer's counters (see stats()): incremented under _realize_lock only, so a realization
 # takes no second lock to count itself
 _stats = dict.fromkeys(("traces", "fast_realizations", "fast_invalidations",

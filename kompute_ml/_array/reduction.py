@@ -48,7 +48,7 @@ ROWS_MIN = 512            # contiguous rows at least this long use reduce_rows
 FINISH = True             # one row in one dispatch (KM_FINISH); False: passes (tests, A/B)
 # A one-dispatch reduction of a long row doubles PER_THREAD up to FINISH_PER_MAX while its grid
 # keeps FINISH_GROUPS workgroups (finish_per_thread): on the H100 a.sum() at 2^26 took 92.3-92.6
-# us of device time with 128 against 93.5-94.0 with 32 (benchmarks/reduce_shapes.py), ~1 us of
+# us of device time with 128 against 93.5-94.0 with 32 (tools/perf/reduce_shapes.py), ~1 us of
 # a 112 us op's wall clock; 2^24 27.3-27.5 against 27.7. A CPU device runs a workgroup's
 # barriers and tree at a cost per workgroup: lavapipe (2 cores) summed 2^22 floats in 3.9 ms
 # with 32 per invocation (512 workgroups), 2.1-2.2 with 128, 1.9 with 512 (32 workgroups), 2.2

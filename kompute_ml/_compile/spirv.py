@@ -28,6 +28,7 @@ _OP_ENTRY_POINT, _OP_EXECUTION_MODE, _OP_EXECUTION_MODE_ID = 15, 16, 331
 _OP_CONSTANT, _OP_CONSTANT_COMPOSITE, _OP_SPEC_CONSTANT, _OP_SPEC_CONSTANT_COMPOSITE = 43, 44, 50, 51
 _OP_SPEC_CONSTANT_OP = 52
 _OP_VARIABLE, _OP_DECORATE, _OP_MEMBER_DECORATE = 59, 71, 72
+_OP_DECORATION_GROUP, _OP_GROUP_DECORATE, _OP_GROUP_MEMBER_DECORATE = 73, 74, 75
 _OP_SPEC_CONSTANT_TRUE, _OP_SPEC_CONSTANT_FALSE = 48, 49
 # enumerants
 _GL_COMPUTE = 5
@@ -35,6 +36,14 @@ _MODE_LOCAL_SIZE, _MODE_LOCAL_SIZE_ID = 17, 38
 _DEC_SPEC_ID, _DEC_BLOCK, _DEC_ARRAY_STRIDE, _DEC_MATRIX_STRIDE = 1, 2, 6, 7
 _DEC_ROW_MAJOR, _DEC_BUILTIN, _DEC_BINDING, _DEC_DESCRIPTOR_SET, _DEC_OFFSET = 4, 11, 33, 34, 35
 _BUILTIN_WORKGROUP_SIZE = 25
+# the decorations a pipeline's layout, its push block, its specialization and its built-ins are
+# read from; each may be given once per target (or member). spirv-val lets a second one through,
+# and drivers then disagree with reflection about the first (lavapipe segfaulted on a buffer
+# decorated DescriptorSet 2, then DescriptorSet 0).
+_ONCE = {_DEC_SPEC_ID: "SpecId", _DEC_BLOCK: "Block", 3: "BufferBlock",
+         _DEC_ARRAY_STRIDE: "ArrayStride", _DEC_MATRIX_STRIDE: "MatrixStride", _DEC_ROW_MAJOR: "RowMajor", 5: "ColMajor",
+         _DEC_BUILTIN: "BuiltIn", _DEC_BINDING: "Binding", _DEC_DESCRIPTOR_SET: "DescriptorSet",
+         _DEC_OFFSET: "Offset"}
 _SC_UNIFORM, _SC_PUSH_CONSTANT, _SC_STORAGE_BUFFER = 2, 9, 12
 _SC_INPUT, _SC_OUTPUT = 1, 3
 _SC_UNIFORM_CONSTANT, _SC_WORKGROUP = 0, 4
@@ -66,6 +75,9 @@ class ShaderInfo:
     push_word_kinds: tuple = ()
     spec_constant_kinds: tuple = ()  # ((SpecId, kind), ...) sorted by id
     shared_memory_size: int = 0      # bytes of Workgroup (``shared``) variables, natural layout
+    # ((binding, scalar), ...): the one scalar type every member of the buffer's block is made
+    # of ("float32", "int32", "uint8", ...), "" where it mixes types
+    binding_types: tuple = ()
 
 
 _cache = {}
@@ -163,6 +175,7 @@ def _parse_words(words):
     version = ((words[1] >> 16) & 0xFF, (words[1] >> 8) & 0xFF)
     types, consts, decos, members, variables = {}, {}, {}, {}, []
     spec_types = {}                          # result id of a spec constant -> its type id
+    groups = []                              # (decoration group, (target,) or (struct, member))
     entries, modes = [], {}
     for op, ops in _instructions(words):
         if op == _OP_ENTRY_POINT and len(ops) >= 3:
@@ -172,9 +185,14 @@ def _parse_words(words):
             if ops[1] in (_MODE_LOCAL_SIZE, _MODE_LOCAL_SIZE_ID) and len(ops) >= 5:
                 modes[ops[0]] = (ops[1], tuple(ops[2:5]))
         elif op == _OP_DECORATE and len(ops) >= 2:
-            decos.setdefault(ops[0], {})[ops[1]] = tuple(ops[2:])
+            _decorate(decos.setdefault(ops[0], {}), ops[1], tuple(ops[2:]), f"%{ops[0]}")
         elif op == _OP_MEMBER_DECORATE and len(ops) >= 3:
-            members.setdefault((ops[0], ops[1]), {})[ops[2]] = tuple(ops[3:])
+            _decorate(members.setdefault((ops[0], ops[1]), {}), ops[2], tuple(ops[3:]),
+                      f"member {ops[1]} of %{ops[0]}")
+        elif op == _OP_GROUP_DECORATE and ops:
+            groups.extend((ops[0], (t,)) for t in ops[1:])
+        elif op == _OP_GROUP_MEMBER_DECORATE and ops:
+            groups.extend((ops[0], tuple(ops[i:i + 2])) for i in range(1, len(ops) - 1, 2))
         elif _OP_TYPE_BOOL <= op <= _OP_TYPE_POINTER and ops:
             types[ops[0]] = (op, tuple(ops[1:]))
         elif op in (_OP_CONSTANT, _OP_SPEC_CONSTANT) and len(ops) >= 3:
@@ -193,6 +211,13 @@ def _parse_words(words):
             consts[ops[1]] = tuple(ops[2:])
         elif op == _OP_VARIABLE and len(ops) >= 3:
             variables.append((ops[0], ops[1], ops[2]))
+    for group, target in groups:
+        # a decoration group's decorations apply to each target as if given to it directly
+        table = decos.setdefault(target[0], {}) if len(target) == 1 else \
+            members.setdefault(target, {})
+        where = f"%{target[0]}" if len(target) == 1 else f"member {target[1]} of %{target[0]}"
+        for dec, operands in decos.get(group, {}).items():
+            _decorate(table, dec, operands, where)
     compute = [e for e in entries if e[0] == _GL_COMPUTE]
     if not compute:
         raise SpirvError("SPIR-V has no GLCompute entry point (OpEntryPoint); "
@@ -217,6 +242,7 @@ def _parse_words(words):
     # SPIR-V 1.4+ lists every global the entry point uses; before, only its inputs and outputs
     used = set(interface) if version >= (1, 4) else None
     bindings, uniforms, push, push_kinds, shared = set(), set(), 0, [], 0
+    binding_types = {}
     for ptr_type, var_id, storage in variables:
         d = decos.get(var_id, {})
         if storage == _SC_INPUT and _DEC_BUILTIN in d:
@@ -236,6 +262,8 @@ def _parse_words(words):
                                  "binds descriptor set 0 only (use layout(set=0, binding=i))")
             bindings.add(binding)
             block = _pointee(types, ptr_type)
+            scalars = _scalars(block, types)
+            binding_types[binding] = scalars.pop() if len(scalars) == 1 else ""
             if storage == _SC_UNIFORM and _DEC_BLOCK in decos.get(block, {}):
                 uniforms.add(binding)
         elif storage == _SC_WORKGROUP:
@@ -257,7 +285,40 @@ def _parse_words(words):
                       push_constant_size=push, spec_constant_ids=tuple(spec_ids),
                       entry_point=entry_name, uniform_bindings=tuple(sorted(uniforms)),
                       version=version, push_word_kinds=tuple(push_kinds),
-                      spec_constant_kinds=tuple(spec_kinds), shared_memory_size=int(shared))
+                      spec_constant_kinds=tuple(spec_kinds), shared_memory_size=int(shared),
+                      binding_types=tuple(sorted(binding_types.items())))
+
+
+def _scalars(tid, types, depth=0):
+    """The scalar types (numpy's names: "float32", "uint8", ...) a type is built of."""
+    t = types.get(tid)
+    if t is None or depth > 64:
+        return {""}
+    op, ops = t
+    if op == _OP_TYPE_FLOAT and ops:
+        return {f"float{ops[0]}"}
+    if op == _OP_TYPE_INT and len(ops) >= 2:
+        return {f"{'u' * (not ops[1])}int{ops[0]}"}
+    if op in (_OP_TYPE_VECTOR, _OP_TYPE_MATRIX, _OP_TYPE_ARRAY, _OP_TYPE_RUNTIME_ARRAY) and ops:
+        return _scalars(ops[0], types, depth + 1)
+    if op == _OP_TYPE_STRUCT:
+        out = set()
+        for member in ops:
+            out |= _scalars(member, types, depth + 1)
+        return out or {""}
+    return {""}
+
+
+def _decorate(table, dec, operands, where):
+    """Record decoration ``dec`` of one target; a second one of the decorations in _ONCE is
+    a SpirvError (the driver may read either)."""
+    if dec in _ONCE and dec in table:
+        first, second = table[dec], operands
+        values = "" if not (first or second) else \
+            f" ({' '.join(map(str, first))} and {' '.join(map(str, second))})"
+        raise SpirvError(f"SPIR-V {where} is decorated {_ONCE[dec]} twice{values}; a module "
+                         "gives each such decoration once (a driver may read either)")
+    table[dec] = operands
 
 
 # the integer operations of OpSpecConstantOp a length is written with (SPIR-V 3.52.12 lists what

@@ -1,7 +1,7 @@
 """An NVIDIA GPU held at its application clocks while this process uses it through Vulkan.
 
 NVIDIA's driver lowers an idle GPU's clocks and raises them again for CUDA work; Vulkan compute
-work does not raise them. Measured on the H100 (driver 580.159, ``benchmarks/clock_diag.py``):
+work does not raise them. Measured on the H100 (driver 580.159, ``tools/perf/clock_diag.py``):
 in a process with no CUDA context, two seconds without GPU work took the SM clock from 1980 to
 345 MHz, and twelve seconds of back-to-back Vulkan kernels after that left it there: ``a * b``
 at 2^26 took 459 µs of device time instead of 265 (1.73x), and every later kernel was as slow.

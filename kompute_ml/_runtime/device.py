@@ -7,6 +7,7 @@ import os
 import threading
 
 import kompute_ml._runtime.kp as _kp   # (the kp wrapper; only it imports kp itself)
+from .. import _locks
 from . import clocks as _clocks
 from . import vulkan as _vulkan
 from ..errors import DeviceError, DeviceNotFoundError
@@ -31,6 +32,25 @@ class DeviceInfo:
     kernels follow on the device: ``"preserve"`` where it offers SPIR-V's ``DenormPreserve``
     mode for float32 (every kernel requests it, so subnormals are kept as numpy keeps them),
     ``"driver"`` elsewhere (the driver's default: it may flush float32 subnormals to zero).
+
+    Parameters
+    ----------
+    index : int
+        Position in :func:`devices` (the index ``get_device`` and ``KOMPUTE_ML_DEVICE`` take).
+    name, vendor, type, driver, api_version : str
+        The device's name, vendor, type (``"discrete"``, ``"integrated"``, ``"virtual"``,
+        ``"cpu"`` or ``"other"``), driver name and version, and Vulkan version.
+    limits : dict
+        The limits and properties above.
+
+    Examples
+    --------
+    >>> import kompute_ml as km
+    >>> info = km.devices()[0]
+    >>> info.limits["max_storage_buffer_range"] > 0
+    True
+    >>> info.limits["float64"] in (True, False)
+    True
     """
 
     index: int
@@ -60,7 +80,7 @@ class DeviceInfo:
         return _vulkan.signed_zero_widths(self.limits)
 
 
-_lock = threading.RLock()
+_lock = _locks.make("the device registry", "registry", reentrant=True)
 _infos = None          # list[DeviceInfo] once enumerated
 _enum_error = None     # the reason enumeration failed, kept so every call says the same thing
 _devices = {}          # index -> Device
@@ -94,8 +114,11 @@ def devices():
     Examples
     --------
     >>> import kompute_ml as km
-    >>> [d.type for d in km.devices()]  # doctest: +SKIP
-    ['cpu']
+    >>> infos = km.devices()
+    >>> [d.index for d in infos] == list(range(len(infos)))
+    True
+    >>> all(d.type in ("discrete", "integrated", "virtual", "cpu", "other") for d in infos)
+    True
     """
     global _infos, _enum_error
     with _lock:
@@ -203,13 +226,39 @@ hold_during_open = False
 
 
 class Device:
-    """One Vulkan device and its kp.Manager (created on first use, then reused)."""
+    """One Vulkan device and its kp.Manager (created on first use, then reused).
+
+    Get one with :func:`get_device`, which returns the same object for the same physical
+    device; arrays, kernels and estimators take it as ``device=``.
+
+    Parameters
+    ----------
+    info : DeviceInfo
+        The physical device (one of :func:`devices`).
+
+    Attributes
+    ----------
+    info : DeviceInfo
+        What the loader reports about it.
+    index, name : int, str
+        ``info.index`` and ``info.name``.
+
+    Examples
+    --------
+    >>> import kompute_ml as km
+    >>> dev = km.get_device()
+    >>> dev.info.index == dev.index and dev.name == dev.info.name
+    True
+    >>> km.zeros(4, device=dev).device == dev
+    True
+    """
 
     def __init__(self, info):
         self.info = info
         self.index = info.index
         self.name = info.name
-        self.lock = threading.RLock()   # kp is not thread-safe: every kp call on this device holds it
+        # kp is not thread-safe: every kp call on this device holds it
+        self.lock = _locks.make(f"device {info.index}", "device", reentrant=True, key=id(self))
         self._manager = None
         self._closed = False
         lim = info.limits
@@ -302,8 +351,16 @@ class Device:
         return self._closed
 
     def close(self):
-        """Release the device's pipelines, buffers and manager; later use raises DeviceError."""
-        with self.lock:
+        """Release the device's pipelines, buffers and manager; later use raises DeviceError.
+
+        Safe while other threads use the device: their calls finish first or raise
+        DeviceError. The upper layers' locks (``lock_outer``) are taken before the device's
+        own, as every other path takes them, since the close hooks reach those layers' state.
+        """
+        with contextlib.ExitStack() as held:
+            for lock in _outer_locks:
+                held.enter_context(lock)
+            held.enter_context(self.lock)
             if self._closed:
                 return
             for _, _, hook in sorted(_close_hooks):
@@ -414,6 +471,8 @@ def describe_pair(a, b):
 
 # (order, registration number, fn): upper layers drop their per-device state on close
 _close_hooks = []
+# upper layers' locks that Device.close takes before the device's own (kompute_ml/_locks.py)
+_outer_locks = []
 
 # on_close orders of the runtime's layers: pending work is submitted before the pool it uses goes
 CLOSE_STREAM = 0
@@ -432,6 +491,14 @@ def on_close(fn, order):
             _close_hooks.append((int(order), len(_close_hooks), fn))
 
 
+def lock_outer(lock):
+    """Have Device.close take ``lock`` (an upper layer's, ranked before ``device``) before the
+    device's lock: its close hook takes ``lock``, and its users take it before the device's."""
+    with _lock:
+        if all(other is not lock for other in _outer_locks):
+            _outer_locks.append(lock)
+
+
 class PerDevice:
     """State of one layer per Device object, made by ``factory(device)`` on first use.
 
@@ -439,12 +506,14 @@ class PerDevice:
     path (state exists) takes no lock; creation is double-checked under one.
     """
 
-    def __init__(self, factory, *, closed_ok=True):
+    def __init__(self, factory, *, closed_ok=True, order=0):
         self._factory = factory
         self._closed_ok = closed_ok     # False: a closed device gets DeviceError, not new state
         # (never rebound: a per-op path reads it as ``_items.get(device) or get(device)``)
         self._items = {}
-        self._lock = threading.Lock()
+        # ``order``: the lock order of nested creations (kompute_ml/_locks.py)
+        self._lock = _locks.make(f"{factory.__qualname__}'s per-device state", "per-device",
+                                 key=order)
 
     def get(self, device):
         """The state of ``device``, created when missing."""
@@ -482,6 +551,12 @@ def get_device(spec=None):
         device (discrete > integrated > virtual > cpu). An int is an index into ``devices()``;
         a str is an index, ``"cpu"``, ``"gpu"`` or a case-insensitive substring of the name.
 
+    Returns
+    -------
+    Device
+        The device (one object per physical device and process; its Vulkan device is made on
+        first use).
+
     Raises
     ------
     DeviceNotFoundError
@@ -490,8 +565,11 @@ def get_device(spec=None):
     Examples
     --------
     >>> import kompute_ml as km
-    >>> km.get_device("cpu").info.type  # doctest: +SKIP
-    'cpu'
+    >>> dev = km.get_device()
+    >>> km.get_device(dev.index) is dev
+    True
+    >>> km.asarray([1.0]).device == dev
+    True
     """
     global _env_default
     env = None
@@ -583,10 +661,24 @@ class _UseDevice(contextlib.AbstractContextManager):
 def use_device(spec):
     """Make ``spec`` the default device; also a context manager restoring the previous one.
 
+    Parameters
+    ----------
+    spec : None, int, str or Device
+        As :func:`get_device`'s argument; it is checked at once (``DeviceNotFoundError``).
+
+    Returns
+    -------
+    context manager
+        Used in a ``with`` statement, the previous default comes back at its end; called plainly,
+        ``spec`` stays the default (of every thread without one of its own).
+
     Examples
     --------
     >>> import kompute_ml as km
-    >>> with km.use_device("cpu"):  # doctest: +SKIP
+    >>> last = km.devices()[-1].index
+    >>> with km.use_device(last):
     ...     a = km.ones(3)
+    >>> a.device == km.get_device(last)
+    True
     """
     return _UseDevice(spec)

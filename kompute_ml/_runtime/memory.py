@@ -176,7 +176,7 @@ class _Pool:
         return total
 
 
-_pools = _device.PerDevice(_Pool)
+_pools = _device.PerDevice(_Pool, order=2)
 
 
 _pool_items = _pools._items      # (the per-op path's lookup; PerDevice.get creates)
@@ -670,7 +670,7 @@ force_segments = None
 # Small buffers are ranges of one Vulkan buffer per segment (kp patch 0026), bound at an offset:
 # making one is a carve of two ranges (device memory and staging), no vkCreateBuffer and
 # vkBindBufferMemory of its own. False (before the pool's first small buffer): a buffer each, as
-# before (the A/B of benchmarks/transfer_sweep.py, and the tests of that path).
+# before (the A/B of tools/perf/transfer_sweep.py, and the tests of that path).
 SHARED_BUFFERS = True
 # Storage buffers past SEGMENT_STORAGE_MAX take ranges of segments too, each segment made as
 # large as the buffer that first needs it: a range given back (the buffer's tensor dropped from
@@ -679,7 +679,7 @@ SHARED_BUFFERS = True
 # driver allocation where one of at least its size was made before (H100: a 381 MiB buffer
 # 9.9 ms of its own memory, 0.04 ms as a range; 38 MiB 1.36 / 0.03). A segment's room that no
 # range holds counts in the pool's bytes (set_limit) and is freed with the segment once empty.
-# False: each such buffer its own memory, as before (the A/B of benchmarks/transfer_sweep.py).
+# False: each such buffer its own memory, as before (the A/B of tools/perf/transfer_sweep.py).
 LARGE_SEGMENTS = True
 
 
@@ -777,7 +777,7 @@ _UNLIMITED = resource.RLIM_INFINITY if resource else None
 
 # A small buffer carved from a segment takes host memory only where kp adds a segment for it:
 # the host-room check (two getrlimit calls: 0.8 us of a 3 us creation on the CI's host, 1.4 of 6
-# on an H100's; benchmarks/host_room_ab.py) runs for the first small buffer and then once per
+# on an H100's; tools/perf/host_room_ab.py) runs for the first small buffer and then once per
 # CHECK_CARVED_BYTES of small buffers made. Between two checks less than that is carved, so kp
 # adds at most one segment per memory type (a new one is at least SEGMENT_BYTES / 8, more than
 # all those carves): at most 2 * SEGMENT_BYTES of host memory on a CPU device, within the

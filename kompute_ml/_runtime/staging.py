@@ -83,19 +83,19 @@ DIRECT_PART = 32 << 10
 STAGING_SPLIT_MIN = 128 << 10
 # Upload slots in device memory (see the module's text): None (where the device has a
 # device-local, host-visible type and is not a CPU device, whose storage tensors are mapped
-# anyway), True or False (benchmarks/transfer_sweep.py, the tests).
+# anyway), True or False (tools/perf/transfer_sweep.py, the tests).
 force_device_slots = None
 # Uploads of several chunks through device slots also send every other chunk through host slots
-# by DMA (see _upload_two_lanes); False: device slots only (benchmarks/transfer_sweep.py).
+# by DMA (see _upload_two_lanes); False: device slots only (tools/perf/transfer_sweep.py).
 two_lanes = True
 # Where a direct copy (no staging: the driver imports the numpy array's pages) is taken, by
 # use_direct: on a CPU device (lavapipe), where the import costs nothing: 4 / 16 / 64 MiB uploads
 # took 0.28 / 1.65-2.04 / 5.7-6.3 ms where the ring took 0.77-0.86 / 3.1-3.2 / 11.2-12.3
 # (downloads alike). Not on a GPU: the driver pins the pages (~11-14 GB/s on the H100), and
-# benchmarks/transfer_sweep.py measured the ring faster at every size from 4 MiB to 381 MiB
+# tools/perf/transfer_sweep.py measured the ring faster at every size from 4 MiB to 381 MiB
 # (uploads 583 us / 2.6 / 5.1 / 18.9 ms against 883 us / 3.3 / 9.4 / 27.7 ms direct at 4 / 38 /
 # 95 / 381 MiB; downloads 2-3x slower direct, pinning a new array's pages faults them in).
-# force_direct: None (the rule), True or False (benchmarks/transfer_sweep.py, the tests).
+# force_direct: None (the rule), True or False (tools/perf/transfer_sweep.py, the tests).
 force_direct = None
 # A storage tensor in host-visible memory (a CPU device's; kp patch 0016) is written and read in
 # place by the host (write_mapped / read_mapped), bypassing both the ring and the direct copies:
@@ -323,7 +323,7 @@ class _Ring:
             lane.destroy()
 
 
-_rings = _device.PerDevice(_Ring)
+_rings = _device.PerDevice(_Ring, order=1)
 
 
 def _on_close(device):

@@ -18,11 +18,11 @@ import itertools
 import operator
 import os
 import struct
-import threading
 import time
 
 import numpy as np
 
+from .. import _locks
 from .._compile import glslang as _glslang
 from .._compile import rewrite as _rewrite
 from .._compile import spirv as _spirv
@@ -48,7 +48,7 @@ MAX_PENDING = 1024          # operations per submit before an automatic flush
 early_submit = None
 # True: a kernel's pipeline is compiled once per device and new buffers are bound to it (kp
 # patch 0028); False: every new set of buffers gets a pipeline of its own (kp's way; the A/B's
-# switch, benchmarks/new_buffers.py --no-share)
+# switch, tools/perf/new_buffers.py --no-share)
 share_pipelines = True
 MAX_PIPELINES = 512         # cached kp.Algorithm per device (least recently used dropped first)
 MAX_REPLAYS = 64            # recorded command buffers kept per device for replay
@@ -56,7 +56,7 @@ REPLAY_MAX_OPS = 64         # longer batches are recorded afresh every time (rar
 _UNPROBED = object()
 
 _counters = collections.Counter()
-_counters_lock = threading.Lock()
+_counters_lock = _locks.make("the stream's counters", "leaf")
 
 # The per-op counters (dispatches, submits, replays, ops recorded; the array layer's
 # realizations) are plain dicts, each incremented only under one lock its owner already holds
@@ -156,7 +156,7 @@ class _DeviceStream:
         return self.sequence
 
 
-_streams = _device.PerDevice(_DeviceStream, closed_ok=False)
+_streams = _device.PerDevice(_DeviceStream, closed_ok=False, order=0)
 _stream = _streams.get
 _stream_items = _streams._items      # (the per-op path's lookup; _stream creates)
 _uid = operator.attrgetter("uid")
@@ -1081,15 +1081,27 @@ def flush(device, timeout=None):
 
 
 def synchronize(device=None, timeout=None):
-    """Submit pending work and wait (one device, or every device in use when None).
+    """Submit pending work and wait for it (one device, or every device in use when None).
 
-    ``timeout`` (seconds) bounds each device's wait; past it a DeviceError names the kernels
-    that did not finish (KOMPUTE_ML_KERNEL_TIMEOUT sets a default for every submit).
+    Parameters
+    ----------
+    device : Device, optional
+        The device to wait for; None: every device in use.
+    timeout : float, optional
+        Seconds each device's wait may take; past it a ``DeviceError`` names the kernels that
+        did not finish (``KOMPUTE_ML_KERNEL_TIMEOUT`` sets a default for every submit).
+
+    Returns
+    -------
+    None
 
     Examples
     --------
     >>> import kompute_ml as km
-    >>> km.synchronize()
+    >>> a = km.ones(1 << 20) * 3          # lazy
+    >>> _ = km.asarray(a)                  # recorded, not necessarily run
+    >>> km.synchronize() is None           # submitted and finished
+    True
     """
     if device is None:
         for st in _streams.values():
@@ -1123,6 +1135,15 @@ def stats():
         ``direct_uploads`` uploads written by the host into the device's memory in place,
         ``direct_downloads`` downloads read from it in place (a CPU device's memory, a GPU's
         BAR with streaming loads).
+
+    Examples
+    --------
+    >>> import kompute_ml as km
+    >>> before = km.stats()["dispatches"]
+    >>> float((km.ones(1000) * 2).sum())
+    2000.0
+    >>> km.stats()["dispatches"] > before
+    True
     """
     with _counters_lock:
         totals = collections.Counter(_counters)

@@ -167,7 +167,7 @@ def compute_queue_family(families, timestamps=True):
     """The queue family kompute_ml submits to, of ``families`` ((flags, count, timestamp bits)
     each): a compute family without graphics (a GPU's compute engines: on an NVIDIA H100 kp's
     submit + wait of a recorded dispatch took 13.4-14.4 us there against 17.0-18.1 on the
-    graphics-and-compute family kp picks, benchmarks/dispatch.py with KOMPUTE_ML_QUEUE_FAMILY=0
+    graphics-and-compute family kp picks, tools/perf/dispatch.py with KOMPUTE_ML_QUEUE_FAMILY=0
     and auto) with timestamps where the device has them, else the first compute family (kp's own
     choice); None without one."""
     compute = [i for i, family in enumerate(families) if offers_compute(family)]

@@ -18,7 +18,21 @@ __all__ = ["VulkanCluster", "WarmDevice", "device_specs"]
 
 class WarmDevice(WorkerPlugin):
     """Opens the worker's device and runs one tiny kernel at start, so the first task does not pay
-    for the Vulkan instance, the pool and the first pipeline."""
+    for the Vulkan instance, the pool and the first pipeline.
+
+    :class:`VulkanCluster` registers it on its workers; for a cluster started otherwise, register
+    it with ``client.register_plugin(WarmDevice())``.
+
+    Examples
+    --------
+    >>> from distributed import Client
+    >>> import kompute_ml.dask
+    >>> with Client(processes=False, n_workers=1, dashboard_address=None) as client:
+    ...     _ = client.register_plugin(kompute_ml.dask.WarmDevice())
+    ...     names = client.run(lambda dask_worker: dask_worker.kompute_ml_device)
+    >>> len(names)
+    1
+    """
 
     name = "kompute-ml-warm-device"
 
@@ -30,10 +44,26 @@ class WarmDevice(WorkerPlugin):
 
 
 def device_specs(devices="all"):
-    """The devices a VulkanCluster starts workers for: a list of DeviceInfo.
+    """The devices a VulkanCluster starts workers for.
 
-    ``devices`` is ``"all"``, ``"gpu"`` (every non-CPU device) or a list of device specs (an index,
-    a name substring, ``"cpu"``/``"gpu"``) as ``km.get_device`` takes them.
+    Parameters
+    ----------
+    devices : "all", "gpu" or list, default="all"
+        ``"all"``, ``"gpu"`` (every non-CPU device) or a list of device specs (an index, a name
+        substring, ``"cpu"``/``"gpu"``) as ``km.get_device`` takes them.
+
+    Returns
+    -------
+    list of DeviceInfo
+        One entry per worker to start.
+
+    Examples
+    --------
+    >>> import kompute_ml as km, kompute_ml.dask
+    >>> [d.index for d in kompute_ml.dask.device_specs()] == [d.index for d in km.devices()]
+    True
+    >>> len(kompute_ml.dask.device_specs([0, 0]))
+    2
     """
     infos = _device.devices()
     if isinstance(devices, str) and devices in ("all", "gpu"):
@@ -71,9 +101,13 @@ class VulkanCluster(SpecCluster):
 
     Examples
     --------
-    >>> from distributed import Client                               # doctest: +SKIP
-    >>> with VulkanCluster() as cluster, Client(cluster) as client:  # doctest: +SKIP
-    ...     print(client.run(lambda dask_worker: dask_worker.kompute_ml_device))
+    >>> import kompute_ml as km
+    >>> from distributed import Client
+    >>> from kompute_ml.dask import VulkanCluster
+    >>> with VulkanCluster([0], dashboard_address=None) as cluster, Client(cluster) as client:
+    ...     names = list(client.run(lambda dask_worker: dask_worker.kompute_ml_device).values())
+    >>> names == [km.devices()[0].name]
+    True
     """
 
     def __init__(self, devices="all", *, cpu_threads=None, memory_limit="auto",

@@ -317,7 +317,43 @@ def _prompt_restore(client, prompt, old_client, old_scheduler, state):
 
 
 def fit_logistic_regression(est, X, y, sample_weight=None, client=None):
-    """Fit ``est`` (a kompute_ml LogisticRegression, solver lbfgs/auto) on dask arrays X and y."""
+    """Fit ``est`` (a kompute_ml LogisticRegression, solver lbfgs/auto) on dask arrays X and y.
+
+    ``LogisticRegression.fit`` calls this for dask arrays once ``kompute_ml.dask`` is imported:
+    each block is reduced on the worker that holds it, and the per-device partial losses and
+    gradients are summed for scipy's L-BFGS on the client.
+
+    Parameters
+    ----------
+    est : LogisticRegression
+        The estimator, with ``solver='lbfgs'`` or ``'auto'``; fitted in place.
+    X : dask.array.Array of shape (n_samples, n_features)
+        The training data (numpy or kompute_ml chunks).
+    y : dask.array.Array of shape (n_samples,)
+        The labels, chunked along the rows as X.
+    sample_weight : dask.array.Array of shape (n_samples,), optional
+        Weights of the samples.
+    client : distributed.Client, optional
+        The client whose workers compute; default: the current one (``ValueError`` if none).
+
+    Returns
+    -------
+    LogisticRegression
+        ``est``, fitted.
+
+    Examples
+    --------
+    >>> import numpy as np, dask.array as da
+    >>> import kompute_ml as km, kompute_ml.dask
+    >>> from distributed import Client
+    >>> X = np.random.default_rng(0).normal(size=(400, 3)).astype(np.float32)
+    >>> y = (X[:, 0] > 0).astype(int)
+    >>> dX, dy = da.from_array(X, chunks=100), da.from_array(y, chunks=100)
+    >>> with Client(processes=False, n_workers=1, dashboard_address=None):
+    ...     clf = km.LogisticRegression().fit(dX, dy)     # calls fit_logistic_regression
+    >>> bool(clf.score(X, y) > 0.95)
+    True
+    """
     import dask
     import dask.array as da
     from distributed import get_client
@@ -470,7 +506,32 @@ def _release(futures):
 
 
 def predict_blocks(est, X, method):
-    """``est.<method>`` of a dask array, block by block on the workers: a dask array."""
+    """``est.<method>`` of a dask array, block by block on the workers: a dask array.
+
+    Parameters
+    ----------
+    est : LogisticRegression
+        A fitted estimator.
+    X : dask.array.Array of shape (n_samples, n_features)
+        The data; rechunked to whole rows.
+    method : {'predict', 'predict_proba', 'predict_log_proba', 'decision_function'}
+        The method applied to each block.
+
+    Returns
+    -------
+    dask.array.Array
+        The method's result, lazily, block by block.
+
+    Examples
+    --------
+    >>> import numpy as np, dask.array as da
+    >>> import kompute_ml as km, kompute_ml.dask
+    >>> X = np.array([[0.0], [1.0], [2.0], [3.0]], dtype=np.float32)
+    >>> clf = km.LogisticRegression().fit(X, [0, 0, 1, 1])
+    >>> p = kompute_ml.dask.predict_blocks(clf, da.from_array(X, chunks=2), "predict")
+    >>> p.compute().tolist()
+    [0, 0, 1, 1]
+    """
     import dask.array as da
     X = da.asarray(X).rechunk({1: -1})
     fn = getattr(est, method)

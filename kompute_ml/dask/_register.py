@@ -44,7 +44,24 @@ def _to_numpy(x, **kwargs):
 
 
 def register():
-    """Register the kompute_ml Array with dask's dispatch tables (idempotent)."""
+    """Register the kompute_ml Array with dask's dispatch tables (idempotent).
+
+    ``import kompute_ml.dask`` calls it: dask then knows the chunk type, its ``concatenate``,
+    ``tensordot``, ``take``, ``sizeof`` and conversion to numpy.
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> import dask.array as da
+    >>> import kompute_ml as km, kompute_ml.dask
+    >>> kompute_ml.dask.register()
+    >>> x = da.from_array(km.arange(6, dtype=km.float32), chunks=3, asarray=False)
+    >>> float(x.sum().compute())
+    15.0
+    """
     with _lock:
         if _done[0]:
             return
@@ -79,6 +96,15 @@ class KomputeBackendEntrypoint(ArrayBackendEntrypoint):
     """``dask.config.set({"array.backend": "kompute_ml"})``: dask arrays made of device chunks.
 
     Registered as the ``kompute_ml`` entry point of ``dask.array.backends`` (pyproject.toml).
+
+    Examples
+    --------
+    >>> import dask, dask.array as da
+    >>> import kompute_ml as km
+    >>> with dask.config.set({"array.backend": "kompute_ml"}):
+    ...     x = da.ones((4, 4), chunks=2)
+    >>> type(x._meta).__name__, float(x.sum().compute())
+    ('Array', 16.0)
     """
 
     def __init__(self):

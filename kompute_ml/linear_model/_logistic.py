@@ -212,9 +212,10 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
     Minimizes scikit-learn's objective ``sum_i s_i * logloss_i + ||coef||^2 / (2 C)`` (the
     intercept is not penalized; ``s_i`` are the sample weights times the class weights), in
     float32 on the device. Binary problems use one logit and the sigmoid, three or more classes
-    the softmax (multinomial). X and y are uploaded once per fit; each micro-batch step is two
-    dispatches of fused kernels (forward + gradient, then reduction + update), an epoch one
-    submit, and only the epoch's losses and the parameters come back to the host.
+    the softmax (multinomial). X and y are uploaded once per fit. ``'lbfgs'`` computes the loss and
+    gradient in one fused pass over X per evaluation; a micro-batch step (``'adam'``, ``'sgd'``)
+    is one dispatch for small problems and two otherwise (the rule: docs/logistic.md), an epoch
+    one submit, and only the epoch's losses and the parameters come back to the host.
 
     Parameters
     ----------
@@ -281,7 +282,7 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         Intercepts (zeros when ``fit_intercept=False``).
     n_features_in_ : int
         Number of features seen in ``fit``.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
         Names of the features seen in ``fit``, when X has string column names.
     n_iter_ : ndarray of shape (1,)
         Epochs ('adam', 'sgd') or L-BFGS iterations run ('lbfgs', and 'auto' on data that

@@ -130,7 +130,7 @@ def step_rows(device, d):
     is known (at most 64): on a GPU STEP_ROWS_GPU; on a CPU device enough for 2048 X values
     (lavapipe's per-workgroup cost); at least ceil(64 / d) (each of the 64 invocations a feature
     of some row). A small batch then takes few, fuller workgroups: on the H100 (1e6 rows, batch
-    256, ``benchmarks/logreg_profile.py --groups G | --rows R --ab 20``) a two-dispatch step at
+    256, ``tools/perf/logreg_profile.py --groups G | --rows R --ab 20``) a two-dispatch step at
     d = 256 took 11.3 us with 256 workgroups of one row, 10.4 with 64, 9.8 with 32, 9.7 with 16
     (16 rows) and 10.8 with 8; at d = 32, 9.4 / 10.4 / 12.7 us with 16 / 32 / 64 rows: fewer
     partials for the update to sum, and 16 rows' loads still cover memory latency."""
@@ -184,7 +184,7 @@ def _fused_cost(P, groups):
 # Past this many workgroups the fused step's sum takes two levels of last-workgroup reads.
 # On a GPU the fused step pays where its last workgroup's sum is one read per invocation and
 # partial, P + 1 <= 64 (step_fused, STEP_FUSED_GPU_MAX_PARAMS): on the H100 (1e6 rows, batch 256,
-# benchmarks/logreg_profile.py --ab 20) at d = 32 one dispatch took 8.1 / 8.9 / 11.3 us a step
+# tools/perf/logreg_profile.py --ab 20) at d = 32 one dispatch took 8.1 / 8.9 / 11.3 us a step
 # with 16 / 8 / 4 workgroups where two took 9.4 / 10.4 / 12.7; at d = 256 (P = 257) one took
 # 19.7 / 14.3 / 13.6 / 13.3 / 12.6 us with 256 / 64 / 32 / 16 / 8 workgroups, two 11.3 / 10.4 /
 # 9.8 / 9.7 / 10.8 (d = 512: 19.5 vs 11.0; 10 classes at d = 128: 43.3 vs 28.5). On lavapipe

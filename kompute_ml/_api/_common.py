@@ -1,0 +1,52 @@
+"""Argument handling the numpy-namespace modules share (shaping, numeric, statistics, ufuncs,
+index_functions, sets): host data to Arrays, numpy's result dtypes, refused keywords."""
+
+import operator
+
+import numpy as np
+
+from .. import array as _a
+from .._array.dtypes import FLOAT32, FLOAT64, device_dtype
+from .._array.indexing import norm_axis
+
+Array = _a.Array
+
+
+def arr(x, device=None):
+    """``x`` as an Array (host data uploaded to ``device``)."""
+    return x if isinstance(x, Array) else _a.asarray(x, device=device)
+
+
+def on(*xs):
+    """Arrays on the device of the first Array among ``xs`` (host data uploaded there)."""
+    dev = next((x.device for x in xs if isinstance(x, Array)), None)
+    return [arr(x, dev) for x in xs]
+
+
+def np_dtype(fn, *dtypes, device):
+    """The dtype numpy's ``fn`` gives for inputs of ``dtypes`` (run on zero-size arrays),
+    mapped onto ``device``'s dtypes."""
+    res = fn(*(np.zeros(0, d) for d in dtypes))
+    return device_dtype(res if isinstance(res, np.dtype) else res.dtype, device)
+
+
+def floating(x):
+    return x.dtype in (FLOAT32, FLOAT64)
+
+
+def no_out(name, out):
+    if out is not None:
+        raise TypeError(f"{name}: out= is not supported (kompute_ml returns new arrays)")
+
+
+def no_where(name, where):
+    if where is not np._NoValue and where is not True:
+        raise TypeError(f"{name}: where= is not supported on kompute_ml arrays")
+
+
+def axis_tuple(axis, ndim):
+    """``axis`` (None, an int or a sequence) as a tuple of non-negative axes."""
+    if axis is None:
+        return tuple(range(ndim))
+    axes = (axis,) if np.ndim(axis) == 0 else tuple(axis)
+    return tuple(norm_axis(operator.index(a), ndim) for a in axes)
