@@ -69,7 +69,7 @@ def check_one(data):
 
 
 def _valid_now(data):
-    """Whether SPIRV-Tools and our interface check accept ``data``."""
+    """Whether check_valid (SPIRV-Tools, then our own checks) accepts ``data``."""
     try:
         _spirv.check_valid(data)
         return True
