@@ -3,8 +3,11 @@
 # (the working directory, whose kompute_ml/ has no built modules) off sys.path.
 PY := PYTHONSAFEPATH=1 .venv/bin/python
 PYTEST_ARGS ?=
-# the interpreters `make wheel` builds for (one wheel each)
-PYTHONS ?= python3.11 python3.12 python3.13
+# the interpreters `make wheel` builds for (one wheel each): pyenv's 3.11, 3.12 and 3.13 where
+# pyenv has them, else python3.X on PATH
+PYTHONS ?= $(shell for v in 3.11 3.12 3.13; do \
+    p="$$(ls -d "$$(pyenv root 2>/dev/null)"/versions/$$v.*/bin/python$$v 2>/dev/null | tail -n1)"; \
+    [ -x "$$p" ] || p="$$(command -v python$$v)"; echo "$$p"; done)
 # the wheel scripts/setup.sh built for .venv's Python (auditwheel-repaired, as users get it;
 # looked up when a recipe runs, after setup made it)
 DEV_WHEEL = $$(ls build/dev-wheel/kompute_ml-*.whl | tail -n1)

@@ -19,8 +19,9 @@ out="$(cd "$out" && pwd)"
 cd "$here"
 tag="$("$py" -c 'import sys; print("cp%d%d" % sys.version_info[:2])')"
 
-# kp's sdist, fetched once (CMakeLists.txt checks its sha256)
-sdist=.cache/kp/kp-0.9.0.tar.gz
+# kp's sdist ($KP_SDIST, else fetched once into .cache/kp/; CMakeLists.txt checks its sha256)
+sdist="${KP_SDIST:-.cache/kp/kp-0.9.0.tar.gz}"
+sdist="$(realpath -m "$sdist")"
 if [ ! -f "$sdist" ]; then
     mkdir -p .cache/kp
     "$py" -m pip download -q --no-deps --no-binary :all: -d .cache/kp kp==0.9.0
@@ -40,7 +41,7 @@ raw="build/raw-$tag"
 rm -rf "$raw"; mkdir -p "$raw"
 echo "build_wheel: building kompute_ml for $tag (log: build/wheel-$tag.log)"
 if ! "$venv/bin/python" -m pip wheel -v --no-deps --no-build-isolation -w "$raw" \
-        -Ccmake.define.KP_SDIST="$here/$sdist" ${KM_CMAKE_ARGS:+-Ccmake.args="$KM_CMAKE_ARGS"} \
+        -Ccmake.define.KP_SDIST="$sdist" ${KM_CMAKE_ARGS:+-Ccmake.args="${KM_CMAKE_ARGS// /;}"} \
         . >"build/wheel-$tag.log" 2>&1; then
     echo "build_wheel: FAILED; last lines of build/wheel-$tag.log:"; tail -n 40 "build/wheel-$tag.log"
     exit 1

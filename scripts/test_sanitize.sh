@@ -17,7 +17,7 @@ rm -rf "$raw"; mkdir -p "$raw"
 echo "test_sanitize: building kompute_ml._native with ASan + UBSan (log: build/asan-$tag.log)"
 "$venv/bin/python" -m pip wheel -v --no-deps --no-build-isolation -w "$raw" \
     -Cbuild-dir="build/asan-{wheel_tag}" -Ccmake.define.KOMPUTE_ML_SANITIZE=ON \
-    -Ccmake.define.KP_SDIST="$PWD/.cache/kp/kp-0.9.0.tar.gz" ${KM_CMAKE_ARGS:+-Ccmake.args="$KM_CMAKE_ARGS"} \
+    -Ccmake.define.KP_SDIST="$PWD/.cache/kp/kp-0.9.0.tar.gz" ${KM_CMAKE_ARGS:+-Ccmake.args="${KM_CMAKE_ARGS// /;}"} \
     . >"build/asan-$tag.log" 2>&1 || { tail -n 30 "build/asan-$tag.log"; exit 1; }
 rm -rf build/asan-site
 .venv-wheel/bin/python -m pip install -q --no-deps --target build/asan-site "$raw"/kompute_ml-*.whl
