@@ -45,7 +45,12 @@ y = (X[:, 0] + 0.5 * X[:, 1] > 0).astype(np.int64)
 clf = km.LogisticRegression().fit(X, y)
 acc = float((clf.predict(X) == y).mean())
 assert acc > 0.9, acc
+# the one Vulkan loader in the process is the wheel's own (no loader package is needed)
+with open("/proc/self/maps") as f:
+    loaders = sorted({line.split()[-1] for line in f if "libvulkan" in line.rsplit("/", 1)[-1]
+                      and "libvulkan_" not in line})
+assert len(loaders) == 1 and "kompute_ml.libs" in loaders[0], loaders
 print(f"check_install: ok as {os.environ.get('USER') or os.getuid()}: kompute_ml {km.__version__} "
       f"from {here} on {km.get_device().name}; array op ok, LogisticRegression accuracy {acc:.3f}; "
-      f"{native.BUILD_STAMP}")
+      f"loader {os.path.basename(loaders[0])}; {native.BUILD_STAMP}")
 PYEOF
