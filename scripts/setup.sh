@@ -38,7 +38,7 @@ fi
 
 # 2. virtual environment and Python dependencies (re-run only when requirements change)
 [ -x "$VENV/bin/python" ] || "$PY" -m venv "$VENV"
-VPY="$VENV/bin/python"
+VPY="$PWD/$VENV/bin/python"
 req_hash="$(sha256sum requirements-dev.txt | cut -c1-16)"
 if [ "$(cat "$VENV/.req-hash" 2>/dev/null)" != "$req_hash" ]; then
     echo "setup: installing Python dependencies"

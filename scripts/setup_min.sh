@@ -25,7 +25,7 @@ PYEOF
 
 # 1. the environment at the floors (re-done when the floors or test tools change)
 [ -x "$VENV/bin/python" ] || "$PY" -m venv "$VENV"
-VPY="$VENV/bin/python"
+VPY="$PWD/$VENV/bin/python"
 req_hash="$(printf '%s\n' "$floors" | cat - pyproject.toml | sha256sum | cut -c1-16)"
 if [ "$(cat "$VENV/.req-hash" 2>/dev/null)" != "$req_hash" ]; then
     echo "setup_min: installing" $floors
