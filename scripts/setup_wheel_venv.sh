@@ -10,10 +10,13 @@ venv="${2:?usage: setup_wheel_venv.sh WHEEL VENV}"
 PY="${PYTHON:-python3}"
 [ -x "$venv/bin/python" ] || "$PY" -m venv "$venv"
 venv="$(cd "$venv" && pwd)"
-deps_hash="$(unzip -p "$whl" '*.dist-info/METADATA' | grep '^Requires-Dist' | sha256sum | cut -c1-16)"
+extra="pytest-timeout pandas"
+deps_hash="$( (unzip -p "$whl" '*.dist-info/METADATA' | grep '^Requires-Dist'; echo "$extra") |
+             sha256sum | cut -c1-16)"
 if [ "$(cat "$venv/.deps-hash" 2>/dev/null)" != "$deps_hash" ]; then
     "$venv/bin/python" -m pip install -q --upgrade pip 2>&1 | grep -v "^WARNING: Location" || true
-    "$venv/bin/python" -m pip install -q "$whl[test,dask]" pytest-timeout 2>&1 |
+    # pandas: scikit-learn's estimator checks test pandas inputs where it is installed
+    "$venv/bin/python" -m pip install -q "$whl[test,dask]" $extra 2>&1 |
         grep -v "^WARNING: Location" || true
     echo "$deps_hash" >"$venv/.deps-hash"
 fi

@@ -43,7 +43,7 @@ def _module():
     global _kp
     if _kp is None:
         # imported on first use: `import kompute_ml` must work without a Vulkan driver
-        from .. import _kp as kp
+        import kompute_ml._kp as kp
         _stamp.check(kp)
         _kp = kp
     return _kp

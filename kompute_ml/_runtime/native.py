@@ -7,7 +7,7 @@ the CPUs a waiting thread keeps off. Its build stamp is checked against kompute_
 this module is imported. Nothing here needs a Vulkan device.
 """
 
-from .. import _native as _mod
+import kompute_ml._native as _mod
 from .. import _stamp
 
 _stamp.check(_mod)
