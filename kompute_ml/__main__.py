@@ -16,14 +16,17 @@ from .errors import KomputeMLError
 
 def _info(args):
     import kompute_ml as km
+    from kompute_ml._runtime import native as _native
     infos = km.devices()
     if not infos:
         try:
             km.get_device()
         except km.DeviceNotFoundError as exc:
             print(f"kompute_ml {km.__version__}: {exc}")
+            print(f"native build: {_native.BUILD_STAMP}")
         return 1
     print(f"kompute_ml {km.__version__}")
+    print(f"native build: {_native.BUILD_STAMP}")   # kp's patch set and kompute_ml/_native
     head = ("#", "name", "type", "vendor", "driver", "max wg invocations", "max wg count",
             "max buffer", "shared", "subgroup", "fp64")
     rows = []

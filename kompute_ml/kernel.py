@@ -283,7 +283,7 @@ class Kernel:
             if type(a) not in _ARRAY_TYPES:
                 hint = " (convert it with km.asarray)" if isinstance(a, np.ndarray) else \
                     " (kp tensors are not accepted; use km arrays)" \
-                    if type(a).__module__.startswith("kp") else ""
+                    if type(a).__module__.rpartition(".")[2] in ("kp", "_kp") else ""
                 raise TypeError(f"kernel {self.name}: argument {i} (binding {i}) must be a "
                                 f"kompute_ml Array, got {type(a).__name__}{hint}")
         for i, a in enumerate(arrays):

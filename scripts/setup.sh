@@ -2,13 +2,15 @@
 # setup.sh — all set-up on a fresh Debian/Ubuntu machine; a second run finds everything in place.
 #   1. system packages (apt, when root), or a list of what is missing and exit 1;
 #   2. the virtual environment .venv with requirements-dev.txt;
-#   3. kp 0.9.0 built offline from its sdist with patches/kp/ (scripts/build_kp.sh);
-#   4. kompute_ml installed editable (scikit-build-core; compiles shaders/ to SPIR-V).
+#   3. kompute_ml's wheel for .venv's Python (scripts/build_wheel.sh: kp 0.9.0 from its sdist with
+#      patches/kp/ as kompute_ml._kp, kompute_ml._native, the shaders), installed into .venv like
+#      a user's (not editable). CMake's build folder is kept: a second run rebuilds only what
+#      changed, and reinstalls only when the tree changed.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 PY="${PYTHON:-python3}"
 VENV=.venv
-pkgs=(mesa-vulkan-drivers libvulkan-dev glslang-tools spirv-tools libfmt-dev pybind11-dev cmake
+pkgs=(mesa-vulkan-drivers libvulkan-dev glslang-tools spirv-tools libfmt-dev cmake g++ ninja-build
       vulkan-tools vulkan-validationlayers patch)
 t0=$(date +%s)
 
@@ -36,7 +38,7 @@ fi
 
 # 2. virtual environment and Python dependencies (re-run only when requirements change)
 [ -x "$VENV/bin/python" ] || "$PY" -m venv "$VENV"
-VPY="$VENV/bin/python"
+VPY="$PWD/$VENV/bin/python"
 req_hash="$(sha256sum requirements-dev.txt | cut -c1-16)"
 if [ "$(cat "$VENV/.req-hash" 2>/dev/null)" != "$req_hash" ]; then
     echo "setup: installing Python dependencies"
@@ -48,18 +50,18 @@ if [ "$(cat "$VENV/.req-hash" 2>/dev/null)" != "$req_hash" ]; then
     echo "$req_hash" >"$VENV/.req-hash"
 fi
 
-# 3. kp, rebuilt when the patches change
-phash="$(cat patches/kp/*.patch scripts/build_kp.sh | sha256sum | cut -c1-12)"   # as build_kp.sh
-if ! "$VPY" -c "import kp" 2>/dev/null || [ "$(cat "$VENV/kp-patches.sha" 2>/dev/null)" != "$phash" ]; then
-    bash scripts/build_kp.sh "$VPY"
-fi
-
-# 4. kompute_ml itself (editable), re-installed when its build files change
-build_hash="$(cat pyproject.toml CMakeLists.txt | sha256sum | cut -c1-16)"
-if [ "$(cat "$VENV/.build-hash" 2>/dev/null)" != "$build_hash" ] || ! "$VPY" -c "import kompute_ml" 2>/dev/null; then
-    echo "setup: installing kompute_ml (editable)"
-    "$VPY" -m pip install -q --no-build-isolation --no-deps -e . 2>&1 | grep -v "^WARNING: Location" || true
-    "$VPY" -c "import kompute_ml"
-    echo "$build_hash" >"$VENV/.build-hash"
+# 3. kompute_ml, built and installed when anything the wheel holds changed (git's view of the
+#    tree: tracked and untracked files, not ignored ones)
+tree_hash="$( (git ls-files -s -co --exclude-standard 2>/dev/null | awk '{print $NF}' |
+              grep -v '^tests/\|^benchmarks/\|^docs/\|^tools/' | sort | xargs sha256sum 2>/dev/null) |
+             sha256sum | cut -c1-16)"
+if [ "$(cat "$VENV/.tree-hash" 2>/dev/null)" != "$tree_hash" ] ||
+        ! PYTHONSAFEPATH=1 "$VPY" -c "import kompute_ml._runtime.native" 2>/dev/null; then
+    bash scripts/build_wheel.sh "$VPY" build/dev-wheel
+    tag="$("$VPY" -c 'import sys; print("cp%d%d" % sys.version_info[:2])')"
+    "$VPY" -m pip install -q --no-deps --force-reinstall build/dev-wheel/kompute_ml-*-"$tag"-*.whl 2>&1 |
+        grep -v "^WARNING: Location" || true
+    (cd /tmp && "$VPY" -c "import kompute_ml._runtime.native")
+    echo "$tree_hash" >"$VENV/.tree-hash"
 fi
 echo "setup: ready in $(( $(date +%s) - t0 )) s"

@@ -111,3 +111,5 @@ def test_selftest_and_info_through_python_m(tmp_path):
     assert code == 0 and "-> ok" in out, (out, err)
     code, out, err = _cli("info", cwd=tmp_path)
     assert code == 0 and "default device: [" in out, (out, err)
+    from kompute_ml import _stamp
+    assert f"native build: {_stamp.BUILD_STAMP}" in out, out

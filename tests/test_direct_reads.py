@@ -14,9 +14,9 @@ import pytest
 import kompute_ml as km
 from kompute_ml._runtime import kp as _kp
 from kompute_ml._runtime import memory as _memory
+from kompute_ml._runtime import native as _native
 from kompute_ml._runtime import staging as _staging
 from kompute_ml._runtime import stream as _stream
-from kompute_ml.errors import DeviceError
 
 
 def _delta(s0, s1, *names):
@@ -161,7 +161,7 @@ def test_the_copy_path_when_disabled(device, monkeypatch):
 
 
 def test_read_primary_checks_its_arguments(device, in_place):
-    """kp's read_primary refuses a range past the tensor and an array it cannot write: a clear
+    """read_primary refuses a range past the tensor and an array it cannot write: a clear
     error, never a read or write out of bounds."""
     if not in_place:
         pytest.skip("the device's buffers are not host-writable (no mapping to read)")
@@ -169,19 +169,19 @@ def test_read_primary_checks_its_arguments(device, in_place):
     try:
         tensor = buf.tensor
         size = _kp.primary_mapping(tensor).nbytes
-        with pytest.raises(DeviceError, match="outside"):
-            _kp.read_primary(tensor, np.empty(size // 4 + 1, np.float32), 0)
-        with pytest.raises(DeviceError, match="outside"):
-            _kp.read_primary(tensor, np.empty(4, np.uint8), size - 3)
-        with pytest.raises(DeviceError, match="outside"):
-            _kp.read_primary(tensor, np.empty(1, np.uint8), 1 << 62)
+        with pytest.raises(RuntimeError, match="outside"):
+            _native.read_primary(_kp.primary_mapping(tensor), np.empty(size // 4 + 1, np.float32), 0)
+        with pytest.raises(RuntimeError, match="outside"):
+            _native.read_primary(_kp.primary_mapping(tensor), np.empty(4, np.uint8), size - 3)
+        with pytest.raises(RuntimeError, match="outside"):
+            _native.read_primary(_kp.primary_mapping(tensor), np.empty(1, np.uint8), 1 << 62)
         frozen = np.empty(4, np.float32)
         frozen.flags.writeable = False
-        with pytest.raises(DeviceError, match="writable"):
-            _kp.read_primary(tensor, frozen, 0)
-        with pytest.raises(DeviceError, match="contiguous"):
-            _kp.read_primary(tensor, np.empty(8, np.float32)[::2], 0)
-        assert _kp.read_primary(tensor, np.empty(0, np.float32), size) is True
+        with pytest.raises(RuntimeError, match="writable"):
+            _native.read_primary(_kp.primary_mapping(tensor), frozen, 0)
+        with pytest.raises(RuntimeError, match="contiguous"):
+            _native.read_primary(_kp.primary_mapping(tensor), np.empty(8, np.float32)[::2], 0)
+        _native.read_primary(_kp.primary_mapping(tensor), np.empty(0, np.float32), size)
         with pytest.raises(ValueError):
             _stream.download(buf, 65, np.float32)          # past the buffer's 256 bytes
     finally:
@@ -190,11 +190,9 @@ def test_read_primary_checks_its_arguments(device, in_place):
 
 @pytest.fixture
 def parallel_reads(device, in_place):
-    """kp patch 0023 (reads split between threads, copy workers that spin after work)."""
+    """Reads split between threads, copy workers that spin after work (kompute_ml._native)."""
     if not in_place:
         pytest.skip("the device's buffers are not host-writable (no mapping to read)")
-    if not _kp.has_parallel_reads():
-        pytest.fail("kp lacks patch 0023 (scripts/build_kp.sh applies every patch in patches/kp)")
 
 
 @pytest.mark.parametrize("slot", [True, False])
@@ -205,11 +203,9 @@ def test_reads_split_between_threads_get_exactly_their_bytes(device, parallel_re
     that start and end inside a line; more parts than threads, and one part) copies exactly
     its bytes, and nothing past them, through the copy workers' job slot (patch 0024) and
     through their queue."""
-    if _kp.copy_slot() is None:
-        pytest.fail("kp lacks patch 0024 (scripts/build_kp.sh applies every patch in patches/kp)")
     host = _host(100_003, np.float32, 21)
     buf = _memory.alloc(device, host.nbytes)
-    before = _kp.copy_slot(slot)
+    before = _native.copy_slot(slot)
     try:
         _stream.upload(buf, host)
         _stream.synchronize(device)
@@ -217,14 +213,15 @@ def test_reads_split_between_threads_get_exactly_their_bytes(device, parallel_re
         for offset_words, count in ((0, 100_003), (1, 100_000), (17, 4097), (250, 1), (3, 0),
                                     (99_000, 1_003)):
             out = np.full(count + 1, -7.0, np.float32)
-            assert _kp.read_primary(tensor, out[:count], 4 * offset_words, threads, part)
+            _native.read_primary(_kp.primary_mapping(tensor), out[:count], 4 * offset_words, threads,
+                                 part)
             np.testing.assert_array_equal(out[:count], host[offset_words:offset_words + count])
             assert out[count] == -7.0
-        with pytest.raises(DeviceError, match="outside"):
-            _kp.read_primary(tensor, np.empty(2, np.float32),
+        with pytest.raises(RuntimeError, match="outside"):
+            _native.read_primary(_kp.primary_mapping(tensor), np.empty(2, np.float32),
                              _kp.primary_mapping(tensor).nbytes - 4, threads, part)
     finally:
-        _kp.copy_slot(before)
+        _native.copy_slot(before)
         buf.release()
 
 
@@ -256,24 +253,24 @@ def test_downloads_up_to_the_bound_read_in_place_on_threads(device, parallel_rea
 def test_copy_workers_spin_window_is_set_and_reads_stay_exact(device, parallel_reads):
     """kp.copy_workers_spin gets and sets the workers' window (capped at 1 s); with no window
     (the workers sleep at once and are woken for each read) split reads are exact too."""
-    before = _kp.copy_workers_spin()
+    before = _native.copy_workers_spin()
     assert before >= 0
     host = _host(20_000, np.float32, 8)
     buf = _memory.alloc(device, host.nbytes)
     try:
         _stream.upload(buf, host)
         _stream.synchronize(device)
-        assert _kp.copy_workers_spin(0) == before
+        assert _native.copy_workers_spin(0) == before
         for _ in range(20):
             out = np.empty_like(host)
-            _kp.read_primary(buf.tensor, out, 0, 4, 1024)
+            _native.read_primary(buf._block.direct, out, 0, 4, 1024)
             np.testing.assert_array_equal(out, host)
-        assert _kp.copy_workers_spin(5 << 30) == 0
-        assert _kp.copy_workers_spin() == 1_000_000_000
+        assert _native.copy_workers_spin(5 << 30) == 0
+        assert _native.copy_workers_spin() == 1_000_000_000
     finally:
-        _kp.copy_workers_spin(before)
+        _native.copy_workers_spin(before)
         buf.release()
-    assert _kp.copy_workers_spin() == before
+    assert _native.copy_workers_spin() == before
 
 
 def test_past_the_small_bound_reads_in_place_only_while_the_workers_spin(device, parallel_reads,

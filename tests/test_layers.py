@@ -1,6 +1,8 @@
 """The layer contract of DESIGN.md, read from the source: every import statement of every module
 of kompute_ml (function-local ones and those under `if TYPE_CHECKING:` included) goes down the
-layers, only kompute_ml/_runtime/kp.py imports kp, and no group of modules imports itself in a
+layers, only kompute_ml/_runtime/kp.py imports the built kp (kompute_ml._kp) and only
+kompute_ml/_runtime/native.py the native module (kompute_ml._native), nothing imports a top-level
+`kp`, and no group of modules imports itself in a
 circle. Nothing is imported: the modules are parsed (ast)."""
 
 import ast
@@ -13,9 +15,10 @@ PACKAGE = pathlib.Path(kompute_ml.__file__).resolve().parent
 # Bottom-up. A module may import from its own layer or any layer beneath it, never from above;
 # within a layer, only without a cycle (checked below). "pkg.*" is the package and all its modules.
 LAYERS = [
-    ("errors",        ["errors", "_version", "_locks"]),
+    ("errors",        ["errors", "_version", "_locks", "_stamp"]),
     ("compile",       ["_compile.*"]),
     ("vulkan loader", ["_runtime", "_runtime.vulkan", "_runtime.clocks"]),  # __init__: a docstring
+    ("native calls",  ["_runtime.native"]),     # the one wrapper of kompute_ml._native
     ("kp calls",      ["_runtime.kp"]),         # the one wrapper of kp: devices open through it
     ("device",        ["_runtime.device"]),
     ("memory",        ["_runtime.memory", "_runtime.staging"]),
@@ -29,8 +32,8 @@ LAYERS = [
     ("public face",   ["__init__", "__main__", "device"]),
 ]
 
-# the one module that may import kp (every kp call goes through it)
-KP_MODULE = "_runtime.kp"
+# the extension modules and the one module that may import each (every call goes through it)
+EXTENSIONS = {"_kp": "_runtime.kp", "_native": "_runtime.native"}
 
 
 def _layer_of(name):
@@ -55,7 +58,8 @@ def _modules():
 
 def _imports(name, path, known):
     """[(line, target)] for each import in the module: target is a kompute_ml module named
-    relative to the package ("__init__" for kompute_ml itself), or "kp", or None (others)."""
+    relative to the package ("__init__" for kompute_ml itself), an extension module ("_kp",
+    "_native"), or "kp" (the top-level kp), or None (others)."""
     is_pkg = path.name == "__init__.py"
     package = [] if name == "__init__" else name.split(".")[: None if is_pkg else -1]
     out = []
@@ -65,6 +69,8 @@ def _imports(name, path, known):
         if dotted in ("", "kompute_ml"):
             return "__init__"
         rel = dotted[len("kompute_ml."):] if dotted.startswith("kompute_ml.") else dotted
+        if rel in EXTENSIONS:
+            return rel
         while rel and rel not in known:      # `import kompute_ml.a.b` where b is not a module
             rel = rel.rpartition(".")[0]
         return rel or "__init__"
@@ -92,7 +98,8 @@ def _imports(name, path, known):
             for a in node.names:
                 # `from .pkg import mod` imports the module pkg.mod; `from .mod import name`, mod
                 sub = f"{mod}.{a.name}" if mod else a.name
-                out.append((node.lineno, sub if sub in known else internal(mod)))
+                known_sub = sub in known or sub in EXTENSIONS
+                out.append((node.lineno, sub if known_sub else internal(mod)))
     return out
 
 
@@ -113,7 +120,7 @@ def test_imports_go_down_the_layers():
     for name, imports in graph.items():
         own = _layer_of(name)
         for line, target in imports:
-            if target in (None, "kp") or own is None:
+            if target in (None, "kp") or target in EXTENSIONS or own is None:
                 continue
             theirs = _layer_of(target)
             if theirs is not None and theirs[0] > own[0]:
@@ -122,12 +129,14 @@ def test_imports_go_down_the_layers():
     assert not wrong, "\n".join(wrong)
 
 
-def test_only_the_kp_module_imports_kp():
+def test_only_the_wrappers_import_the_extension_modules():
     mods, graph = _graph()
-    wrong = [f"kompute_ml/{mods[name].relative_to(PACKAGE)}:{line}: import kp"
-             for name, imports in graph.items() if name != KP_MODULE
-             for line, target in imports if target == "kp"]
-    assert not wrong, "only kompute_ml/_runtime/kp.py may import kp:\n" + "\n".join(wrong)
+    wrong = [f"kompute_ml/{mods[name].relative_to(PACKAGE)}:{line}: import {target}"
+             for name, imports in graph.items() for line, target in imports
+             if target == "kp" or (target in EXTENSIONS and EXTENSIONS[target] != name)]
+    assert not wrong, ("only kompute_ml/_runtime/kp.py may import kompute_ml._kp, only "
+                       "_runtime/native.py kompute_ml._native, and nothing the top-level kp:\n"
+                       + "\n".join(wrong))
 
 
 def _cycles(edges):

@@ -1,4 +1,4 @@
-"""Host copies on kp's native threads (patch 0022, staging._split_copy): every byte where it
+"""Host copies on the native threads (kompute_ml._native, staging._split_copy): every byte where it
 belongs at sizes around the part bounds, the Python workers' path when a copy cannot go native
 (a conversion, a strided source), several threads copying at once, and a forked child."""
 
@@ -10,11 +10,8 @@ import threading
 import numpy as np
 import pytest
 
-from kompute_ml._runtime import kp as _kp
+from kompute_ml._runtime import native as _native
 from kompute_ml._runtime import staging as _staging
-
-pytestmark = pytest.mark.skipif(not _kp.has_parallel_copy(),
-                                reason="kp lacks patch 0022 (an unpatched kp: the Python path)")
 
 
 @pytest.mark.parametrize("nbytes", [0, 1, 4095, 4096, 4097, (512 << 10) - 1, 512 << 10,
@@ -26,7 +23,7 @@ def test_every_byte_lands_where_it_belongs(nbytes, most):
     _staging._split_copy(dst, src, None, most)
     np.testing.assert_array_equal(dst, src)
     dst[:] = 0
-    _kp.parallel_copy(dst, src, 4096, most)          # tiny parts: many per thread
+    _native.parallel_copy(dst, src, 4096, most)          # tiny parts: many per thread
     np.testing.assert_array_equal(dst, src)
 
 
@@ -49,13 +46,13 @@ def test_conversions_and_strided_sources_still_copy(native, monkeypatch):
 def test_bad_arguments_raise():
     src = np.zeros(64, np.uint8)
     with pytest.raises(RuntimeError, match="same byte count|bytes into"):
-        _kp.parallel_copy(np.zeros(63, np.uint8), src, 4096, 2)
+        _native.parallel_copy(np.zeros(63, np.uint8), src, 4096, 2)
     frozen = np.zeros(64, np.uint8)
     frozen.flags.writeable = False
     with pytest.raises(RuntimeError, match="writable"):
-        _kp.parallel_copy(frozen, src, 4096, 2)
+        _native.parallel_copy(frozen, src, 4096, 2)
     with pytest.raises(RuntimeError, match="contiguous"):
-        _kp.parallel_copy(np.zeros(32, np.uint8), src[::2], 4096, 2)
+        _native.parallel_copy(np.zeros(32, np.uint8), src[::2], 4096, 2)
 
 
 def test_threads_copying_at_once():
@@ -70,7 +67,7 @@ def test_threads_copying_at_once():
                 n = int(rng.integers(1, 3 << 20))
                 src = rng.integers(0, 256, n, dtype=np.uint8)
                 dst = np.zeros(n, np.uint8)
-                _kp.parallel_copy(dst, src, 64 << 10, 4)
+                _native.parallel_copy(dst, src, 64 << 10, 4)
                 if not np.array_equal(dst, src):
                     errors.append(seed)
         except Exception as exc:          # (reported below: a thread's failure is not lost)
@@ -83,59 +80,57 @@ def test_threads_copying_at_once():
     assert errors == []
 
 
-@pytest.mark.skipif(_kp.copy_slot() is None, reason="kp lacks patch 0024 (no job slot)")
 @pytest.mark.parametrize("slot", [True, False])
 def test_copies_through_the_job_slot_and_the_queue_are_exact(slot):
     """Copies the caller waits for, through the workers' one job slot (patch 0024) or their
     queue: thousands back to back of a few parts each (a worker's late claim on a copy already
     done must take nothing of the next), sizes that end inside a part, and copies made while
     started ones (always queued) run."""
-    before = _kp.copy_slot(slot)
+    before = _native.copy_slot(slot)
     try:
-        assert _kp.copy_slot() is slot
+        assert _native.copy_slot() is slot
         rng = np.random.default_rng(11)
         src = rng.integers(0, 256, 4 << 20, dtype=np.uint8)
         for k in range(3000):
             n = int(rng.integers(1, 5 * 4096))
             dst = np.zeros(n + 1, np.uint8)
-            _kp.parallel_copy(dst[:n], src[k:k + n], 4096, 1 + k % 8)
+            _native.parallel_copy(dst[:n], src[k:k + n], 4096, 1 + k % 8)
             if not np.array_equal(dst[:n], src[k:k + n]) or dst[n] != 0:
                 pytest.fail(f"copy {k} of {n} bytes: wrong bytes")
         big = rng.integers(0, 256, 6 << 20, dtype=np.uint8)
         far = np.zeros_like(big)
-        handle = _kp.parallel_copy_start(far, big, 64 << 10, 4)
+        handle = _native.parallel_copy_start(far, big, 64 << 10, 4)
         for n in (4097, 100_000, 3 << 20):
             dst = np.zeros(n, np.uint8)
-            _kp.parallel_copy(dst, src[:n], 4096, 16)
+            _native.parallel_copy(dst, src[:n], 4096, 16)
             np.testing.assert_array_equal(dst, src[:n])
         handle.wait()
         np.testing.assert_array_equal(far, big)
     finally:
-        _kp.copy_slot(before)
+        _native.copy_slot(before)
 
 
-@pytest.mark.skipif(_kp.copy_slot() is None, reason="kp lacks patch 0024 (no job slot)")
 def test_waking_the_workers_leaves_copies_exact():
     """kp.copy_workers_wake restarts the workers' window (waking sleeping ones; before any
     worker exists it does nothing); copies after it, with and without a window, are exact."""
-    before = _kp.copy_workers_spin()
+    before = _native.copy_workers_spin()
     src = np.random.default_rng(3).integers(0, 256, 3 << 20, dtype=np.uint8)
     try:
         for ns in (0, before):
-            _kp.copy_workers_spin(ns)
+            _native.copy_workers_spin(ns)
             for _ in range(20):
-                _kp.copy_workers_wake()
+                _native.copy_workers_wake()
                 dst = np.zeros_like(src)
-                _kp.parallel_copy(dst, src, 64 << 10, 8)
+                _native.parallel_copy(dst, src, 64 << 10, 8)
                 np.testing.assert_array_equal(dst, src)
     finally:
-        _kp.copy_workers_spin(before)
+        _native.copy_workers_spin(before)
 
 
 def test_a_forked_child_copies_with_workers_of_its_own():
     code = (
         "import os, numpy as np\n"
-        "from kompute_ml._runtime import kp\n"
+        "from kompute_ml._runtime import native as kp\n"
         "src = np.arange(1 << 20, dtype=np.uint32); dst = np.zeros_like(src)\n"
         "kp.parallel_copy(dst, src, 4096, 4)\n"            # the parent's workers exist
         "pid = os.fork()\n"
@@ -160,31 +155,31 @@ def test_started_copies_finish_and_keep_their_arrays():
         n = int(rng.integers(1, 5 << 20))
         src = rng.integers(0, 256, n, dtype=np.uint8)
         dst = np.zeros(n, np.uint8)
-        jobs.append((dst, src, _kp.parallel_copy_start(dst, src.copy(), 64 << 10, 1 + k % 4)))
+        jobs.append((dst, src, _native.parallel_copy_start(dst, src.copy(), 64 << 10, 1 + k % 4)))
     for dst, src, handle in jobs:
         handle.wait()
         assert handle.done()
         np.testing.assert_array_equal(dst, src)
     src = rng.integers(0, 256, 3 << 20, dtype=np.uint8)
     dst = np.zeros_like(src)
-    _kp.parallel_copy_start(dst, src, 4096, 4)        # dropped at once: its end waits
+    _native.parallel_copy_start(dst, src, 4096, 4)        # dropped at once: its end waits
     np.testing.assert_array_equal(dst, src)
 
 
 def test_a_ringed_transfer_through_native_and_python_copies(device, monkeypatch):
     """A transfer of several chunks through the staging slots (the ring forced: lavapipe maps
-    its buffers otherwise), the slots' host copies started on kp's workers, then on Python's:
+    its buffers otherwise), the slots' host copies started on the native workers, then on Python's:
     the same bytes both ways, up and down."""
     import kompute_ml as km
     monkeypatch.setattr(_staging, "force_mapped", False)
     monkeypatch.setattr(_staging, "force_direct", False)
     started = []
-    real_start = _kp.parallel_copy_start
+    real_start = _native.parallel_copy_start
 
     def counted(*args):
         started.append(args[0].nbytes)
         return real_start(*args)
-    monkeypatch.setattr(_kp, "parallel_copy_start", counted)
+    monkeypatch.setattr(_native, "parallel_copy_start", counted)
     _staging.set_slot_bytes(1 << 20)
     try:
         x = np.random.default_rng(4).standard_normal((5 << 20) // 4 + 3).astype(np.float32)

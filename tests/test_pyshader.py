@@ -53,14 +53,14 @@ def _numpy_train():
 
 @pytest.fixture(scope="module")
 def mgr():
-    import kp
+    from kompute_ml import _kp as kp   # kp 0.9.0 as built into kompute_ml
     m = kp.Manager()        # lavapipe is always there in CI; kp aborts without any Vulkan device
     yield m
     m.destroy()
 
 
 def _run_kp(mgr, shader, tensors):
-    import kp
+    from kompute_ml import _kp as kp   # kp 0.9.0 as built into kompute_ml
     algo = mgr.algorithm(tensors, shader.to_spirv())     # default: one group per element of t0
     (mgr.sequence()
      .record(kp.OpTensorSyncDevice(tensors))

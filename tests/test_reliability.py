@@ -82,7 +82,8 @@ def test_validation_mode_fails_a_test_on_any_validation_message(tmp_path):
                     "vulkan-validationlayers; make test installs it, so CI always runs this)")
     test = tmp_path / "test_provoke.py"
     test.write_text('''
-import numpy as np, kp, kompute_ml as km
+import numpy as np, kompute_ml as km
+from kompute_ml import _kp as kp
 
 def test_descriptor_type_mismatch():
     spv = km.compile_glsl("""#version 450

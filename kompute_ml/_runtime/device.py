@@ -297,7 +297,7 @@ class Device:
                     ext = [_vulkan.FLOAT_CONTROLS_EXTENSION] \
                         if self.denorm_preserve_widths or self.signed_zero_widths else []
                     self.host_import = bool(self.limits.get("host_import_extension")) and \
-                        _host_import_allowed() and _kp.has_host_copy()
+                        _host_import_allowed()
                     avoid_irq = _avoid_irq_allowed()
                     _clocks.hold_allowed()      # (a bad KOMPUTE_ML_HOLD_CLOCKS raises first)
                     if self.host_import:

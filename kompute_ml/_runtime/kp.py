@@ -1,4 +1,5 @@
-"""The only module that imports ``kp``: every kp call of kompute_ml, and one error classifier.
+"""The only module that imports ``kompute_ml._kp`` (kp 0.9.0 with patches/kp/, built into the
+wheel): every kp call of kompute_ml, and one error classifier.
 
 Each function here is one kp call (or two that always go together) plus the translation of its
 failures into kompute_ml's errors by :func:`classify`. The callers (device, memory, stream) hold
@@ -10,16 +11,22 @@ name>"`` (for example ``"vk::Device::allocateMemory: ErrorOutOfDeviceMemory"``) 
 sentence (``"Kompute Sequence device is null"``); a failed C++ allocation arrives as
 ``MemoryError``. kp exposes neither the VkResult nor vulkan-hpp's exception classes, so the
 result name is read from the text: here, and nowhere else.
+
+The module is always the patched kp of this build (its BUILD_STAMP is checked on import), so no
+call here probes for a patch: a kp installed beside kompute_ml (the top-level ``kp``) is never
+used.
 """
 
 import re
 
 import numpy as np
 
+from .. import _stamp
 from ..errors import DeviceError, DeviceLimitError, KomputeMLError, OutOfMemoryError
+from . import native as _native
 
 __all__ = ["classify", "make_manager", "destroy_manager", "tensor_create", "tensor_destroy",
-           "tensor_data", "has_region_copy", "tensor_create_storage", "tensor_create_writable",
+           "tensor_data", "tensor_create_storage", "tensor_create_writable",
            "primary_mapping", "segments_create", "segments_release_empty", "segments_stats",
            "tensor_create_in_segments", "segment_range", "storage_mapping",
            "tensor_create_host", "tensor_create_upload",
@@ -35,7 +42,9 @@ _kp = None
 def _module():
     global _kp
     if _kp is None:
-        import kp   # imported on first use: `import kompute_ml` must work without a Vulkan driver
+        # imported on first use: `import kompute_ml` must work without a Vulkan driver
+        import kompute_ml._kp as kp
+        _stamp.check(kp)
         _kp = kp
     return _kp
 
@@ -93,24 +102,14 @@ def destroy_manager(manager):
 
 # -- tensors --------------------------------------------------------------------------------------
 
-def has_region_copy():
-    """Whether kp has patch 0014's region copies and uninitialised tensors (storage tensors
-    usable through a staging ring); an unpatched kp gets every buffer as a "device" tensor."""
-    kp = _module()
-    return hasattr(kp, "OpTensorCopyRegion") and hasattr(kp.Manager, "tensor_empty")
-
-
 def _tensor(manager, nbytes, kind, device_name):
     kp = _module()
     types = {"device": kp.TensorTypes.device, "host": kp.TensorTypes.host,
              "storage": kp.TensorTypes.storage}
     action = f"creating a {nbytes}-byte {kind} buffer"
-    if hasattr(manager, "tensor_empty"):
-        # no initial contents: nothing of the tensor's size is allocated or copied on the host
-        return _call(action, device_name, manager.tensor_empty, int(nbytes) // 4, types[kind],
-                     nbytes=nbytes)
-    data = np.zeros(int(nbytes) // 4, dtype=np.uint32)
-    return _call(action, device_name, manager.tensor_t, data, types[kind], nbytes=nbytes)
+    # no initial contents: nothing of the tensor's size is allocated or copied on the host
+    return _call(action, device_name, manager.tensor_empty, int(nbytes) // 4, types[kind],
+                 nbytes=nbytes)
 
 
 def tensor_create(manager, nbytes, device_name=""):
@@ -123,9 +122,6 @@ def tensor_create_writable(manager, nbytes, device_name="", storage=False):
     """A kp "device" (``storage``: "storage") tensor whose device memory the host can write in
     place where the device has a device-local, host-visible type (patch 0019:
     :func:`primary_mapping`), else as :func:`tensor_create` (:func:`tensor_create_storage`)."""
-    if not hasattr(manager, "tensor_device_writable"):
-        return (tensor_create_storage if storage else tensor_create)(manager, nbytes,
-                                                                      device_name)
     kp = _module()
     kind = "storage" if storage else "device"
     return _call(f"creating a {nbytes}-byte {kind} buffer", device_name,
@@ -134,25 +130,19 @@ def tensor_create_writable(manager, nbytes, device_name="", storage=False):
 
 
 def segments_create(manager, segment_bytes):
-    """A sub-allocator of the device's memory in segments of ``segment_bytes`` (patch 0020), or
-    None where kp lacks it."""
-    if not hasattr(manager, "segments"):
-        return None
+    """A sub-allocator of the device's memory in segments of ``segment_bytes`` (patch 0020)."""
     return manager.segments(int(segment_bytes))
 
 
 def segments_set_shared(segments, shared):
     """Bind the device tensors made in ``segments`` as ranges of one buffer per segment, with no
-    buffer of their own (patch 0026; only before the set's first segment): whether it took
-    (False where kp lacks the patch)."""
-    if not hasattr(segments, "set_shared"):
-        return False
+    buffer of their own (patch 0026; only before the set's first segment): whether it took."""
     return bool(segments.set_shared(bool(shared)))
 
 
 def in_shared_buffer(tensor):
     """Whether a tensor's device memory is a range of a segment's shared buffer (patch 0026)."""
-    return bool(getattr(tensor, "in_shared_buffer", lambda: False)())
+    return bool(tensor.in_shared_buffer())
 
 
 def segments_release_empty(segments):
@@ -190,7 +180,7 @@ def tensor_create_in_segments(manager, nbytes, segments, writable=False, device_
 def segment_range(tensor):
     """(segment id, offset, size) of a tensor's device memory where it is a range of segments,
     else None."""
-    return tensor.segment_range() if hasattr(tensor, "segment_range") else None
+    return tensor.segment_range()
 
 
 def primary_mapping(tensor):
@@ -198,92 +188,23 @@ def primary_mapping(tensor):
     write (patch 0019); None otherwise."""
     try:
         return tensor.primary_data()
-    except (RuntimeError, AttributeError):    # not host-visible, or no patch 0019
+    except RuntimeError:                      # not host-visible
         return None
-
-
-def read_primary(tensor, out, offset=0, threads=1, part=2048):
-    """Copy a host-visible tensor's device memory from byte ``offset`` into the C-contiguous
-    numpy array ``out`` with streaming loads (patch 0021: a GPU's BAR read line by line with
-    ordinary loads runs at ~30 MB/s), in parts of ``part`` bytes on up to ``threads`` threads
-    where kp has patch 0023 (:func:`has_parallel_reads`); False, copying nothing, where kp lacks
-    patch 0021."""
-    read = getattr(tensor, "read_primary", None)
-    if read is None:
-        return False
-    if threads > 1 and has_parallel_reads():
-        _call("reading device memory in place", "", read, out, int(offset), int(threads),
-              int(part), nbytes=out.nbytes)
-    else:
-        _call("reading device memory in place", "", read, out, int(offset), nbytes=out.nbytes)
-    return True
-
-
-def has_read_primary():
-    """Whether kp has patch 0021 (Tensor.read_primary: streaming loads of mapped device memory)."""
-    return hasattr(_module().Tensor, "read_primary")
-
-
-def has_parallel_reads():
-    """Whether kp has patch 0023 (read_primary on several threads, copy workers that spin
-    for a window after work)."""
-    return hasattr(_module(), "copy_workers_spin")
-
-
-def copy_workers_spin(ns=None):
-    """The nanoseconds kp's copy workers look for work after their last before they sleep
-    (patch 0023), set to ``ns`` when given; returns the previous value (None without the
-    patch)."""
-    fn = getattr(_module(), "copy_workers_spin", None)
-    if fn is None:
-        return None
-    return fn(-1 if ns is None else int(ns))
 
 
 def avoid_cpus(cpus=None):
-    """The CPUs a thread waiting for the GPU moves off before it polls its fence, and kp's copy
-    workers keep off (patch 0025: those taking the GPU's interrupts), set to ``cpus`` when
-    given; returns the previous list (None without the patch)."""
-    fn = getattr(_module(), "avoid_cpus", None)
-    if fn is None:
-        return None
-    return list(fn(None if cpus is None else [int(c) for c in cpus]))
+    """The CPUs a thread waiting for the GPU moves off before it polls its fence, and the native
+    copy workers keep off (those taking the GPU's interrupts: kompute_ml/_native), set to
+    ``cpus`` when given; returns the previous list. kp calls the native hook before each poll
+    (patch 0025), installed here with the first list."""
+    global _hooked
+    if cpus is not None and not _hooked:
+        _module().set_before_poll_hook(_native.before_poll_hook())
+        _hooked = True
+    return _native.avoid_cpus(cpus)
 
 
-def copy_slot(flag=None):
-    """Whether a copy its caller waits for takes kp's one job slot of the copy workers (patch
-    0024; else their queue of jobs), set to ``flag`` when given; returns the previous value
-    (None without the patch)."""
-    fn = getattr(_module(), "copy_slot", None)
-    if fn is None:
-        return None
-    return bool(fn(-1 if flag is None else int(bool(flag))))
-
-
-def copy_workers_wake():
-    """Restart kp's copy workers' spin window, waking those asleep (patch 0024; nothing
-    without it): called before waiting for GPU work that a split copy then reads."""
-    fn = getattr(_module(), "copy_workers_wake", None)
-    if fn is not None:
-        fn()
-
-
-def has_parallel_copy():
-    """Whether kp has patch 0022's parallel_copy (host copies on native threads)."""
-    return hasattr(_module(), "parallel_copy")
-
-
-def parallel_copy(dst, src, part, most):
-    """Copy the C-contiguous array ``src``'s bytes into ``dst`` (the same byte count) in parts
-    of at least ``part`` bytes on at most ``most`` native threads, the caller's included
-    (patch 0022)."""
-    _module().parallel_copy(dst, src, int(part), int(most))
-
-
-def parallel_copy_start(dst, src, part, most):
-    """:func:`parallel_copy` on kp's native workers alone, started: a handle whose ``wait()``
-    returns once every byte is copied (it holds both arrays until then)."""
-    return _module().parallel_copy_start(dst, src, int(part), int(most))
+_hooked = False           # whether kp calls the native before-poll hook
 
 
 def tensor_create_storage(manager, nbytes, device_name=""):
@@ -312,16 +233,14 @@ def tensor_create_upload(manager, nbytes, device_name=""):
     """A host tensor for upload staging: in the device's own memory where it has a device-local,
     host-visible type (patch 0017: a discrete GPU's BAR), else as :func:`tensor_create_host`.
     Never read by the host (BAR memory reads back at well under 1 GB/s)."""
-    if not hasattr(manager, "tensor_upload_slot"):
-        return tensor_create_host(manager, nbytes, device_name)
     return _call(f"creating a {nbytes}-byte upload staging buffer", device_name,
                  manager.tensor_upload_slot, int(nbytes) // 4, nbytes=nbytes)
 
 
 def memory_flags(tensor):
     """VkMemoryPropertyFlags of the tensor's memory type (1 device-local, 2 host-visible,
-    4 host-coherent, 8 host-cached); None where kp does not say (before patch 0017)."""
-    return tensor.memory_flags() if hasattr(tensor, "memory_flags") else None
+    4 host-coherent, 8 host-cached; patch 0017)."""
+    return tensor.memory_flags()
 
 
 def tensor_destroy(tensor):
@@ -433,11 +352,6 @@ def op_copy_region(src, dst, src_offset, dst_offset, nbytes):
                  int(src_offset), int(dst_offset), int(nbytes))
 
 
-def has_host_copy():
-    """Whether kp has patch 0015's copies between imported host memory and a tensor."""
-    return hasattr(_module().Manager, "host_copy")
-
-
 def op_host_copy(manager, address, nbytes, tensor, tensor_offset, to_tensor):
     """An operation copying ``nbytes`` bytes between host memory at ``address`` and ``tensor``
     at ``tensor_offset`` (into the tensor when ``to_tensor``) with no staging: the driver imports
@@ -468,11 +382,6 @@ def algorithm_create(manager, tensors, spirv, groups, spec_words, push_count, de
     return _call("creating a pipeline", device_name, manager.algorithm, list(tensors), spirv,
                  list(groups), spec_words.view(np.float32),
                  np.zeros(int(push_count), dtype=np.float32))
-
-
-def has_algorithm_like(manager):
-    """Whether kp binds new tensors to an existing pipeline (patch 0028)."""
-    return hasattr(manager, "algorithm_like")
 
 
 def algorithm_like(manager, base, tensors, groups, device_name=""):

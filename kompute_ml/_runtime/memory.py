@@ -41,13 +41,13 @@ import numpy as np
 from . import device as _device
 from . import staging as _staging
 import kompute_ml._runtime.kp as _kp   # (the kp wrapper; only it imports kp itself)
+from . import native as _native
 from ..errors import DeviceError, DeviceLimitError, OutOfMemoryError
 
 __all__ = ["Buffer", "alloc", "free_all_blocks", "set_limit", "pool_stats"]
 
 _MIN_BYTES = 256
 RING_MIN_BYTES = 1 << 20    # buckets from this size on are storage tensors (see above)
-_ring_ok = None             # whether kp has region copies (asked once)
 LIMIT_ENV = "KOMPUTE_ML_MEMORY_LIMIT"     # cap of each device pool (bytes; suffix K, M or G)
 
 
@@ -544,17 +544,15 @@ READ_PART = 1 << 10
 # of its mapping: the tests of the copy path), True (up to the bound whether the workers spin
 # or not, a CPU device's buffers with streaming loads too: the tests of those reads)
 force_direct_reads = None
-_read_max = None          # the largest download read in place (kp's patches asked once)
+_read_max = None          # the largest download read in place (asked once)
 
 
 def _direct_read_max():
-    """The largest download read in place: DIRECT_READ_MAX with kp patch 0021, more where the
-    copy workers spin (READ_THREADS threads), 0 without 0021."""
+    """The largest download read in place: DIRECT_READ_MAX, more where the copy workers spin
+    (READ_THREADS threads)."""
     global _read_max
     if _read_max is None:
-        if not _kp.has_read_primary():
-            _read_max = 0
-        elif _staging.workers_spin():
+        if _staging.workers_spin():
             _read_max = max(DIRECT_READ_MAX,
                             min(DIRECT_READ_MAX_PARALLEL, READ_MAX_PER_THREAD * READ_THREADS))
         else:
@@ -601,7 +599,7 @@ def read_in_place(buf, count, dtype, offset=0, out=None):
         out = np.empty(int(count), dtype=dtype)
     _check_read(buf, out.nbytes, offset)
     threads = _read_threads(out.nbytes)
-    _kp.read_primary(buf.tensor, out, offset, threads, READ_PART)
+    _native.read_primary(buf._block.direct, out, offset, threads, READ_PART)
     if threads > 1:
         _staging.note_split()
     return out
@@ -688,7 +686,7 @@ def _segments(pool, kind, nbytes):
     to ``nbytes`` (False where kp lacks patch 0020 or force_segments is False)."""
     segments = getattr(pool, kind)
     if segments is None:
-        segments = _kp.segments_create(pool.device.manager, nbytes) or False
+        segments = _kp.segments_create(pool.device.manager, nbytes)
         if segments and kind == "segments" and SHARED_BUFFERS:
             _kp.segments_set_shared(segments, True)
         setattr(pool, kind, segments)
@@ -725,17 +723,9 @@ def _make_room(pool, size):
         return
 
 
-def _patched():
-    """Whether kp has patch 0014 (region copies, tensors created without a host copy)."""
-    global _ring_ok
-    if _ring_ok is None:
-        _ring_ok = _kp.has_region_copy()
-    return _ring_ok
-
-
 def _use_ring(size):
     """Whether a ``size``-byte bucket is a storage tensor (staged through the ring)."""
-    return size >= RING_MIN_BYTES and _patched()
+    return size >= RING_MIN_BYTES
 
 
 # Host memory a tensor needs besides its bytes: page rounding, kp's and the driver's bookkeeping
@@ -745,15 +735,13 @@ _HOST_SLACK = 16 << 20
 def _host_cost(device, size, storage=False):
     """Bytes of this process's address space creating a ``size``-byte tensor takes at its peak.
 
-    A device tensor's staging buffer is host memory on every device (and an unpatched kp copies
-    a zeroed array of the same size in); on a CPU device (lavapipe) the device memory is host
+    A device tensor's staging buffer is host memory on every device; on a CPU device (lavapipe) the device memory is host
     memory too. A storage tensor has no staging (the ring's slots are bounded and made once).
     """
     cpu = device.info.type == "cpu"
     if storage:
         return size * cpu + _HOST_SLACK
-    extra = 0 if _patched() else size     # the zeroed array of an unpatched kp
-    return size * (2 if cpu else 1) + extra + _HOST_SLACK
+    return size * (2 if cpu else 1) + _HOST_SLACK
 
 
 def _proc_status_bytes(*fields):

@@ -42,6 +42,7 @@ import numpy as np
 
 from . import device as _device
 import kompute_ml._runtime.kp as _kp   # (the kp wrapper; only it imports kp itself)
+from . import native as _native
 from ..errors import DeviceError, KomputeMLError
 
 __all__ = ["upload", "download", "write_mapped", "write_direct", "read_mapped", "fill_mapped",
@@ -359,7 +360,6 @@ def _step(dst, part=None, most=None):
 # on two. native_copies=False: the Python workers (benchmarks' A/B); None: where kp has the patch.
 native_copies = None
 _NATIVE_PART = 512 << 10
-_native = None            # whether kp has the native copies (asked once)
 
 
 def _wait_all(copies):
@@ -380,7 +380,7 @@ def _parallel(slot, fn, dst, src, most=None, part=None):
     """Start copying ``src`` into ``dst`` (same shape) on the workers, as row blocks of at least
     ``part`` bytes (_SPLIT_MIN), at most ``most`` of them (_WORKERS)."""
     if fn is _copy and _goes_native(dst, src):
-        slot.copies.append(_kp.parallel_copy_start(dst, src, _NATIVE_PART, most or _WORKERS))
+        slot.copies.append(_native.parallel_copy_start(dst, src, _NATIVE_PART, most or _WORKERS))
         return
     pool = _pool()
     step = _step(dst, part, most)
@@ -647,14 +647,11 @@ def download(device, tensor, out, src_offset=0):
 
 
 def _goes_native(dst, src):
-    """Whether a copy of ``src`` into ``dst`` runs on kp's native threads (see above)."""
-    global _native
+    """Whether a copy of ``src`` into ``dst`` runs on the native threads (see above)."""
     if native_copies is False or dst.dtype != src.dtype or not dst.flags.c_contiguous or \
             not src.flags.c_contiguous or dst.shape != src.shape:
         return False
-    if _native is None:
-        _native = _kp.has_parallel_copy() and hasattr(_kp._module(), "parallel_copy_start")
-    return _native
+    return True
 
 
 def _split_copy(dst, src, part=None, most=None, native_part=None, native_most=None):
@@ -666,7 +663,7 @@ def _split_copy(dst, src, part=None, most=None, native_part=None, native_most=No
     if _goes_native(dst, src):
         native_part = native_part or _NATIVE_PART
         native_most = native_most or most or _WORKERS
-        _kp.parallel_copy(dst, src, native_part, native_most)
+        _native.parallel_copy(dst, src, native_part, native_most)
         if native_most > 1 and dst.nbytes > max(native_part, 4096):   # (kp: parts >= 4 KiB)
             note_split()            # more than one part: the workers took some, and now spin
         return
@@ -755,7 +752,7 @@ def workers_spin():
     and the caller outnumber the cores)."""
     global _spinning
     if _spinning is None:
-        _spinning = SPIN_THREADS >= 4 and _kp.has_parallel_reads()
+        _spinning = SPIN_THREADS >= 4
     return _spinning
 
 

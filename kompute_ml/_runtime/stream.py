@@ -28,6 +28,7 @@ from .._compile import rewrite as _rewrite
 from .._compile import spirv as _spirv
 from . import device as _device
 import kompute_ml._runtime.kp as _kp   # (the kp wrapper; only it imports kp itself)
+from . import native as _native
 from . import memory as _memory
 from . import staging as _staging
 from ..errors import DeviceError, DeviceLimitError
@@ -676,7 +677,7 @@ def _compile(st, device, spirv, info, tensors, groups, spec_words, push_words, k
     # kernel is checked as a user's is (Kernel), once per pipeline
     _spirv.check_device_limits(info, device.limits, f"a kernel on {device.name!r}")
     manager, name = device.manager, device.name
-    if not share_pipelines or not _kp.has_algorithm_like(manager):
+    if not share_pipelines:
         algo = _kp.algorithm_create(manager, tensors, run, groups, spec_words, push_words, name)
         _count("pipelines_compiled")
         return algo
@@ -990,7 +991,7 @@ def download(buf, count, dtype, offset=0):
         uid = buf.uid
         _record(st, (("l", uid), (uid,), "l", buf.tensor, None))
         if _staging.splits(int(count) * np.dtype(dtype).itemsize, _staging.STAGING_SPLIT_MIN):
-            _kp.copy_workers_wake()     # (memory.read splits: the workers spin when it starts)
+            _native.copy_workers_wake()  # (memory.read splits: the workers spin when it starts)
         _submit(st)
         out = _memory.read(buf, count, dtype, offset)
     _count("bytes_downloaded", out.nbytes)

@@ -186,11 +186,26 @@ class VulkanUnavailable(Exception):
     """No usable Vulkan loader or driver; the message says which step failed."""
 
 
+def _bundled_loader():
+    """The Vulkan loader the wheel bundles (auditwheel puts it in kompute_ml.libs/, beside the
+    package, and links kompute_ml._kp to it), or None in a build without one."""
+    libs = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__)))), "kompute_ml.libs")
+    try:
+        found = sorted(n for n in os.listdir(libs) if n.startswith("libvulkan"))
+    except OSError:
+        return None
+    return os.path.join(libs, found[0]) if found else None
+
+
 def _load_loader():
     chosen = os.environ.get("KOMPUTE_ML_VULKAN_LIBRARY")
-    # find_library last but one and only if reached: on Linux it runs ldconfig (and the C
-    # compiler) in subprocesses, where libvulkan.so.1 is what dlopen finds anyway
-    names = [chosen, "libvulkan.so.1", lambda: ctypes.util.find_library("vulkan"),
+    # the bundled loader first: kp's (kompute_ml._kp is linked to it), so that enumeration
+    # and kp see the same drivers; it needs no loader package on the machine. find_library
+    # last but one and only if reached: on Linux it runs ldconfig (and the C compiler) in
+    # subprocesses, where libvulkan.so.1 is what dlopen finds anyway
+    names = [chosen, _bundled_loader(), "libvulkan.so.1",
+             lambda: ctypes.util.find_library("vulkan"),
              "libvulkan.dylib", "vulkan-1.dll"]
     errors = []
     for name in names:

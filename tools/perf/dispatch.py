@@ -59,7 +59,8 @@ def measure(device=None, reps=200):
         _stream.download(buf, 1, np.float32)
     out["stream_dispatch_readback_us"] = _median_us(readback, reps)
 
-    import kp   # raw kp on the same device: a recorded sequence, eval() per round trip
+    # raw kp (as built into kompute_ml) on the same device: a recorded sequence, eval() per round trip
+    from kompute_ml import _kp as kp
     mgr = dev.manager
     t = mgr.tensor(np.zeros(4, np.float32))
     algo = mgr.algorithm([t], spirv, [1, 1, 1], np.zeros(0, np.float32), np.zeros(1, np.float32))
