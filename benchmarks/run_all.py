@@ -199,6 +199,7 @@ def bench_matmul(dev, cuda, m, reps):
 
 
 def bench_dispatch(dev, reps):
+    sys.path.insert(0, os.path.join(HERE, "..", "tools", "perf"))   # the dispatch diagnostic
     import dispatch
     _, d = dispatch.measure(dev, reps)
     base = {k.split("_")[0]: v * 1e-6 for k, v in d.items() if k.startswith(("torch", "cupy"))}
@@ -207,17 +208,13 @@ def bench_dispatch(dev, reps):
                 {"detail_us": d})]
 
 
-def bench_logreg(dev, cuda, n, d, reps):
-    import logreg_fit
-    return [logreg_fit.measure(dev, cuda, n, d, reps)]
-
-
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--device", default=None)
     ap.add_argument("--scale", type=float, default=1.0, help="shrink sizes (lavapipe: 0.0625)")
     ap.add_argument("--reps", type=int, default=20)
-    ap.add_argument("--only", default="", help="comma-separated subset: elementwise,matmul,dispatch,logreg")
+    ap.add_argument("--only", default="", help="comma-separated subset: elementwise,matmul,dispatch "
+                    "(LogisticRegression: benchmarks/logistic.py)")
     ap.add_argument("--out", default=None)
     args = ap.parse_args(argv)
     dev = km.get_device(args.device)
@@ -229,8 +226,7 @@ def main(argv=None):
     results = []
     steps = [("elementwise", lambda: bench_elementwise(dev, cuda, n, args.reps)),
              ("matmul", lambda: bench_matmul(dev, cuda, m, max(3, args.reps // 2))),
-             ("dispatch", lambda: bench_dispatch(dev, 20 * args.reps)),
-             ("logreg", lambda: bench_logreg(dev, cuda, int(10 ** 6 * args.scale), 256, 3))]
+             ("dispatch", lambda: bench_dispatch(dev, 20 * args.reps))]
     for key, fn in steps:
         if not want(key):
             continue

@@ -199,8 +199,16 @@ def put(a, ind, v, mode="raise"):
     vals = ravel(_arr(v, a.device))
     if vals.size == 0:
         return None
+    vals = resize(vals, (idx.size,)).astype(a.dtype, copy=False)
+    # a repeated index takes its last value, as numpy's (a device scatter's order is undefined):
+    # the indices (not the array) are read back to keep each one's last position
+    h = idx.numpy()
+    last = h.size - 1 - np.unique(h[::-1], return_index=True)[1]
+    if last.size != h.size:
+        keep = _a.asarray(np.sort(last).astype(np.int32), device=a.device)
+        idx, vals = _m.take(idx, keep), _m.take(vals, keep)
     flat = ravel(a).copy()
-    flat[idx] = resize(vals, (idx.size,)).astype(a.dtype, copy=False)
+    flat[idx] = vals
     a._assign_from(flat.reshape(a.shape))
 
 

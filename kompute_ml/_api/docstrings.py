@@ -537,7 +537,7 @@ Examples
 --------
 >>> import kompute_ml as km
 >>> x = km.asarray([1.0, 0.0])
->>> print(km.round(km.acos(x) * 1000) / 1000)
+>>> print(km.acos(x).numpy().round(3))
 [0.    1.571]
 """,
     'acosh': """Parameters
@@ -571,7 +571,7 @@ Examples
 --------
 >>> import kompute_ml as km
 >>> x = km.asarray([0.0, 1.0])
->>> print(km.round(km.asin(x) * 1000) / 1000)
+>>> print(km.asin(x).numpy().round(3))
 [0.    1.571]
 """,
     'asinh': """Parameters
@@ -605,7 +605,7 @@ Examples
 --------
 >>> import kompute_ml as km
 >>> x = km.asarray([0.0, 1.0])
->>> print(km.round(km.atan(x) * 1000) / 1000)
+>>> print(km.atan(x).numpy().round(3))
 [0.    0.785]
 """,
     'atanh': """Parameters
@@ -728,7 +728,7 @@ Examples
 --------
 >>> import kompute_ml as km
 >>> x = km.asarray([0.0, 1.0])
->>> print(km.round(km.exp(x) * 1000) / 1000)
+>>> print(km.exp(x).numpy().round(3))
 [1.    2.718]
 """,
     'expm1': """Parameters
@@ -857,7 +857,7 @@ Examples
 --------
 >>> import kompute_ml as km
 >>> x = km.asarray([1.0, km.e])
->>> print(km.round(km.log(x) * 1000) / 1000)
+>>> print(km.log(x).numpy().round(3))
 [0. 1.]
 """,
     'log1p': """Parameters
@@ -908,7 +908,7 @@ Examples
 --------
 >>> import kompute_ml as km
 >>> x = km.asarray([1.0, 1000.0])
->>> print(km.round(km.log10(x) * 1000) / 1000)
+>>> print(km.log10(x).numpy().round(3))
 [0. 3.]
 """,
     'logical_not': """Logical NOT, elementwise.
@@ -1139,7 +1139,7 @@ Examples
 --------
 >>> import kompute_ml as km
 >>> x = km.asarray([0.0, km.pi / 4])
->>> print(km.round(km.tan(x) * 1000) / 1000)
+>>> print(km.tan(x).numpy().round(3))
 [0. 1.]
 """,
     'tanh': """Parameters
@@ -1247,7 +1247,7 @@ Examples
 --------
 >>> import kompute_ml as km
 >>> x1 = km.asarray([1.0, 0.0]); x2 = km.asarray([0.0, 1.0])
->>> print(km.round(km.atan2(x1, x2) * 1000) / 1000)
+>>> print(km.atan2(x1, x2).numpy().round(3))
 [1.571 0.   ]
 """,
     'bitwise_and': """Parameters
@@ -1557,7 +1557,7 @@ Examples
 --------
 >>> import kompute_ml as km
 >>> x1 = km.asarray([1000.0]); x2 = km.asarray([1000.0])
->>> print(km.round(km.logaddexp(x1, x2) * 1000) / 1000)
+>>> print(km.logaddexp(x1, x2).numpy().round(3))
 [1000.693]
 """,
     'logical_and': """Logical AND, elementwise.
@@ -1715,7 +1715,7 @@ Examples
 --------
 >>> import kompute_ml as km
 >>> x1 = km.asarray([2.0, 3.0]); x2 = km.asarray([3.0, 2.0])
->>> print(km.round(km.pow(x1, x2) * 1000) / 1000)
+>>> print(km.pow(x1, x2).numpy().round(3))
 [8. 9.]
 """,
     'remainder': """Parameters
@@ -3000,7 +3000,7 @@ Examples
 >>> import kompute_ml as km
 >>> a = km.asarray([[4.0, 2.0], [2.0, 3.0]])
 >>> q, r = km.linalg.qr(a)
->>> print(km.round((q @ r) * 1000) / 1000)
+>>> print((q @ r).numpy().round(3))
 [[4. 2.]
  [2. 3.]]
 """,

@@ -13,8 +13,10 @@ mapped onto kompute_ml's (int64 -> int32, float64 -> float32 on a device without
 """
 
 import builtins
+import functools
 import math
 import operator
+import warnings
 
 import numpy as np
 
@@ -426,6 +428,19 @@ def kron(a, b):
     return (x.reshape(xi) * y.reshape(yi)).reshape(tuple(p * q for p, q in zip(xs, ys)))
 
 
+@functools.cache
+def _cross_takes_2():
+    """Whether the installed numpy's cross takes 2-element vectors (deprecated in 2.0, refused
+    from 2.5): kompute_ml's follows it."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            np.cross([1, 0], [0, 1])
+        except ValueError:
+            return False
+    return True
+
+
 def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     """The cross product of 3-element (or 2-element) vectors along the given axes
     (elementwise products of the components, on the device).
@@ -461,9 +476,10 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
         axisa = axisb = axisc = axis
     x = _m.moveaxis(x, _m._axis(axisa, x.ndim), -1)
     y = _m.moveaxis(y, _m._axis(axisb, y.ndim), -1)
-    if x.shape[-1] not in (2, 3) or y.shape[-1] not in (2, 3):
+    sizes = (2, 3) if _cross_takes_2() else (3,)
+    if x.shape[-1] not in sizes or y.shape[-1] not in sizes:
         raise ValueError("incompatible dimensions for cross product\n"
-                         "(dimension must be 2 or 3)")
+                         f"(dimension must be {' or '.join(map(str, sizes))})")
     dt = _np_dtype(np.result_type, x.dtype, y.dtype, device=x.device)
     x, y = x.astype(dt, copy=False), y.astype(dt, copy=False)
     shape = np.broadcast_shapes(x.shape[:-1], y.shape[:-1])

@@ -1,7 +1,7 @@
 """Full-batch LogisticRegression on a GPU: per-evaluation device time and fit wall clocks.
 
-    python tools/perf/logreg_fullbatch.py [--sizes 1000000x256x2,200000x128x10] [--out F.json]
-    python tools/perf/logreg_fullbatch.py --profile --sizes 200000x64x2,100000x256x2
+    python benchmarks/logreg_fullbatch.py [--sizes 1000000x256x2,200000x128x10] [--out F.json]
+    python benchmarks/logreg_fullbatch.py --profile --sizes 200000x64x2,100000x256x2
 
 With --newton, per size only :func:`newton_passes` (numpy, no device). With --profile, per size only :func:`fit_profile`: a device-data fit's counts per evaluation and
 its time per L-BFGS iteration split into device round trips, evaluation host work, the driver's
@@ -34,8 +34,7 @@ import warnings
 
 import numpy as np
 
-sys.path[:0] = [os.path.dirname(os.path.abspath(__file__)),   # tools/perf, then benchmarks/ (_common, run_all)
-                os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "benchmarks")]
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))   # benchmarks/ (_common)
 import _common  # noqa: E402  (timing)
 
 N_TEST = 20000
