@@ -562,8 +562,9 @@ def test_a_decoration_group_that_conflicts_is_refused():
 
 def test_close_while_other_threads_use_the_device():
     """Device.close from one thread while four others loop on the device: close returns and
-    each user ends with DeviceError (the close hook once took the realize lock while holding
-    the device's, and a user held them the other way round: a deadlock)."""
+    each user ends with DeviceError, or carries on right on the default device opened anew
+    (the close hook once took the realize lock while holding the device's, and a user held
+    them the other way round: a deadlock)."""
     code = '''
     import threading, time
     dev = km.get_device()
@@ -575,6 +576,7 @@ def test_close_while_other_threads_use_the_device():
         try:
             while not stop.is_set():
                 assert step() == 999000.0
+            outcomes.append("finished")      # its next step opened the default device anew
         except km.DeviceError as exc:
             outcomes.append("DeviceError")
         except BaseException as exc:
@@ -591,7 +593,7 @@ def test_close_while_other_threads_use_the_device():
     for t in threads:
         t.join(30)
     assert not any(t.is_alive() for t in threads), "a user thread hangs"
-    assert outcomes == ["DeviceError"] * 4, outcomes
+    assert len(outcomes) == 4 and set(outcomes) <= {"DeviceError", "finished"}, outcomes
     print("closed in", took)
     '''
     for env in ({}, {"KOMPUTE_ML_DEBUG_LOCKS": "1"}):
