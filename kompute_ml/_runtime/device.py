@@ -357,10 +357,7 @@ class Device:
         DeviceError. The upper layers' locks (``lock_outer``) are taken before the device's
         own, as every other path takes them, since the close hooks reach those layers' state.
         """
-        with contextlib.ExitStack() as held:
-            for lock in _outer_locks:
-                held.enter_context(lock)
-            held.enter_context(self.lock)
+        with locked_in_order(self):
             if self._closed:
                 return
             for _, _, hook in sorted(_close_hooks):
@@ -489,6 +486,17 @@ def on_close(fn, order):
     with _lock:
         if all(hook is not fn for _, _, hook in _close_hooks):
             _close_hooks.append((int(order), len(_close_hooks), fn))
+
+
+@contextlib.contextmanager
+def locked_in_order(device):
+    """Hold the upper layers' locks (``lock_outer``) and then ``device``'s: for a caller that
+    runs upper-layer work (a close hook, a realization) while it holds the device's lock."""
+    with contextlib.ExitStack() as held:
+        for lock in list(_outer_locks):
+            held.enter_context(lock)
+        held.enter_context(device.lock)
+        yield
 
 
 def lock_outer(lock):

@@ -1189,8 +1189,9 @@ def device_time(device, fn):
 
     Measured with Vulkan timestamps (kp writes one before the first and after each operation),
     scaled by the device's timestampPeriod. The work must fit one submit (< MAX_PENDING ops).
+    ``fn`` may realize arrays: the realize lock is taken before the device's (_locks.py).
     """
-    with device.lock:
+    with _device.locked_in_order(device):
         st = _stream(device)
         _submit(st)
         saved = st.sequence
