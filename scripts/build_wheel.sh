@@ -56,7 +56,7 @@ rm -f "$out"/kompute_ml-*-"$tag"-"$tag"-*.whl
 if [ -n "${KM_NO_REPAIR:-}" ]; then
     cp "$whl" "$out/"
 else
-    # the lowest manylinux policy the binaries allow (docs/decisions/manylinux-policy.md)
+    # the lowest manylinux policy the binaries allow (docs/decisions/0009-manylinux-policy.md)
     PATH="$(cd "$venv" && pwd)/bin:$PATH" "$venv/bin/auditwheel" repair -w "$out" "$whl" >"build/repair-$tag.log" 2>&1 ||
         { echo "build_wheel: auditwheel repair FAILED:"; tail -n 20 "build/repair-$tag.log"; exit 1; }
 fi

@@ -1046,7 +1046,30 @@ def promote_types(type1, type2):
     return canonical_dtype(np.promote_types(type1, type2))
 
 
-issubdtype = np.issubdtype      # dtype relations (no data): numpy's own
+def issubdtype(arg1, arg2):
+    """Whether ``arg1`` is below ``arg2`` in numpy's dtype hierarchy (numpy's own rule: dtype
+    relations involve no data).
+
+    Parameters
+    ----------
+    arg1 : dtype or dtype specifier
+        The dtype tested.
+    arg2 : dtype, dtype specifier or abstract type (``km.floating`` ...)
+        The dtype or kind it is tested against.
+
+    Returns
+    -------
+    bool
+        True where ``arg1`` is ``arg2`` or a subtype of it.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import kompute_ml as km
+    >>> km.issubdtype(km.float32, np.floating), km.issubdtype(km.int32, np.floating)
+    (True, False)
+    """
+    return bool(np.issubdtype(arg1, arg2))
 iterable = np.iterable
 
 
