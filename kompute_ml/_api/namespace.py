@@ -293,7 +293,7 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None):
     if dtype.kind == "f":
         data = (np.arange(n, dtype=np.float64) * step + start).astype(dtype)
     else:
-        data = np.arange(start, stop, step, dtype=np.float64)
+        data = np.arange(start, stop, step, dtype=np.int64)     # numpy's values, then the check
         _a.check_range(data, dtype)
         data = data.astype(dtype)
     return _a.asarray(data, dtype=dtype, device=device)
