@@ -27,16 +27,16 @@ for phase in "$@"; do
         arrays)
             timeout 240 python3 benchmarks/run_all.py --reps 20 2>&1 | tail -n 40
             timeout 60 python3 tools/perf/ulp.py 2>&1 | tail -n 25
-            timeout 150 python3 benchmarks/latency.py --budget 0.15 --plot benchmarks/latency-h100.png 2>&1 | tail -n 40 ;;
+            timeout 150 python3 tools/perf/latency.py --budget 0.15 --plot benchmarks/latency-h100.png 2>&1 | tail -n 40 ;;
         logistic)
-            timeout 200 python3 benchmarks/logreg_fullbatch.py --reps 3 2>&1 | tail -n 30
+            timeout 200 python3 tools/perf/logreg_fullbatch.py --reps 3 2>&1 | tail -n 30
             timeout "${LOGISTIC_TIMEOUT:-300}" python3 benchmarks/logistic.py --sizes "${LOGISTIC_SIZES:-100000x512x2,1000000x256x2,200000x128x10}" \
                 ${LOGISTIC_ARGS:-} > "$OUT/logistic.log" 2>&1; tail -n 30 "$OUT/logistic.log" ;;
         dask)
             timeout 400 python3 benchmarks/dask_scaling.py --n "${DASK_N:-40000}" --chunk "${DASK_CHUNK:-10000}" \
                 --fit-rows "${DASK_FIT_ROWS:-2000000}" 2>&1 | tail -n 30 ;;
         fullbatch)
-            timeout 120 python3 benchmarks/logreg_fullbatch.py --sizes "${FULLBATCH_SIZES:-1000000x256x2}" --reps 3 \
+            timeout 120 python3 tools/perf/logreg_fullbatch.py --sizes "${FULLBATCH_SIZES:-1000000x256x2}" --reps 3 \
                 > "$OUT/fullbatch.log" 2>&1; grep -v '^    {' "$OUT/fullbatch.log" | tail -n 20 ;;
         sklearn)
             timeout 240 python3 benchmarks/sklearn_array_api.py --n "${SKLEARN_N:-1000000}" --d 256 2>&1 | tail -n 20 ;;

@@ -165,7 +165,7 @@ def measure(dev, n, d, k, epochs, reps, torch=None, solvers=("auto", "lbfgs", "a
     from sklearn.linear_model import LogisticRegression as SkLogisticRegression
     import kompute_ml as km
     from kompute_ml.linear_model import LogisticRegression, _logistic, _optim
-    from logreg_fullbatch import torch_lbfgs
+    from _common import torch_lbfgs
     Xtr, Xte, ytr, yte = make_problem(n, d, k)
     batch = _logistic._auto_batch(n, km.get_device(dev), d)
 

@@ -27,7 +27,6 @@ sys.path.insert(0, HERE)
 
 import _common  # noqa: E402  (slug, cpu_name)
 import kompute_ml as km  # noqa: E402
-from kompute_ml._runtime import stream as _stream  # noqa: E402
 
 
 median_wall = _common.median_seconds   # (fn, reps, warmup)
@@ -86,14 +85,10 @@ def km_time(dev, fn, reps, warmup=2):
         fn()
         km.synchronize(dev)
         wall.append(time.perf_counter() - t0)
-    dev_t = []
-    if dev.limits.get("timestamp_period_ns"):
-        for _ in range(min(reps, 10)):
-            try:
-                dev_t.append(_stream.device_time(dev, fn))
-            except Exception:
-                break
-    dt = statistics.median(dev_t) if dev_t else float("nan")
+    # device time: km.benchmark's series between Vulkan timestamps (empty where the device has
+    # none, or fn's work does not fit one submit)
+    dev_t = km.benchmark(fn, n_repeat=min(reps, 10), n_warmup=0, device=dev).device_times
+    dt = statistics.median(dev_t) if len(dev_t) else float("nan")
     return dt, statistics.median(wall)
 
 

@@ -13,7 +13,7 @@ opening returns (``-sync``: ``clocks.asynchronous = False``, as in session 23) a
 last: it waits for the hold where that is still being made). Medians in ms, each process's own
 figures checked against numpy first.
 
-    python benchmarks/startup.py [--procs 5]
+    python tools/perf/startup.py [--procs 5]
         [--ways kompute_ml,kompute_ml-during,kompute_ml-sync,kompute_ml-nohold,torch,cupy]
 """
 

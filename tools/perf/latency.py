@@ -1,7 +1,7 @@
 """What a user waits for, by size: one op realized + synchronized, a scalar readback, an upload
 and a download, for n = 1e3 ... 1e8 float32 elements; kompute_ml, numpy, torch and CuPy in one run.
 
-    python benchmarks/latency.py [--device D] [--max-n 1e8] [--budget 0.3] [--rounds 5]
+    python tools/perf/latency.py [--device D] [--max-n 1e8] [--budget 0.3] [--rounds 5]
                                  [--plot PNG]
 
 Rows (median wall-clock microseconds per call; GB/s is derived for the transfers):
@@ -36,7 +36,8 @@ import time
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path[:0] = [os.path.dirname(os.path.abspath(__file__)),   # tools/perf, then benchmarks/ (_common, run_all)
+                os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "benchmarks")]
 import _common  # noqa: E402
 
 import kompute_ml as km  # noqa: E402

@@ -12,7 +12,7 @@ stable) with their synchronize. Random float32 (and int32 rows) checked against 
 Median wall clock of ``--reps``; device time (timestamps / events) beside it where there is one.
 JSON rows merge into results/<device>-sort.json.
 
-    python benchmarks/sort_bench.py [--sizes 1e3,1e5,1e6,1e7,1e8] [--reps 10] [--runs 16,32]
+    python tools/perf/sort_bench.py [--sizes 1e3,1e5,1e6,1e7,1e8] [--reps 10] [--runs 16,32]
         [--phases 1e8]
 """
 
@@ -23,7 +23,8 @@ import sys
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path[:0] = [os.path.dirname(os.path.abspath(__file__)),   # tools/perf, then benchmarks/ (_common, run_all)
+                os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "benchmarks")]
 from _common import median_seconds, slug, write_results  # noqa: E402
 from run_all import cuda_sync, cuda_time, km_time, load_cuda, to_cuda  # noqa: E402
 

@@ -17,7 +17,7 @@ What a user waits for: the call and a synchronize, the input already on the devi
 Results are checked against numpy first. Median wall clock of ``--reps``. JSON rows merge into
 results/<device>-sets.json.
 
-    python benchmarks/sets_bench.py [--sizes 1e4,1e5,1e6,1e7] [--reps 10] [--host-max 1e7]
+    python tools/perf/sets_bench.py [--sizes 1e4,1e5,1e6,1e7] [--reps 10] [--host-max 1e7]
 """
 
 import argparse
@@ -26,7 +26,8 @@ import sys
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path[:0] = [os.path.dirname(os.path.abspath(__file__)),   # tools/perf, then benchmarks/ (_common, run_all)
+                os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "benchmarks")]
 from _common import median_seconds, slug, write_results  # noqa: E402
 from run_all import cuda_sync, cuda_time, km_time, load_cuda, to_cuda  # noqa: E402
 

@@ -1,7 +1,7 @@
 """Full-batch LogisticRegression on a GPU: per-evaluation device time and fit wall clocks.
 
-    python benchmarks/logreg_fullbatch.py [--sizes 1000000x256x2,200000x128x10] [--out F.json]
-    python benchmarks/logreg_fullbatch.py --profile --sizes 200000x64x2,100000x256x2
+    python tools/perf/logreg_fullbatch.py [--sizes 1000000x256x2,200000x128x10] [--out F.json]
+    python tools/perf/logreg_fullbatch.py --profile --sizes 200000x64x2,100000x256x2
 
 With --newton, per size only :func:`newton_passes` (numpy, no device). With --profile, per size only :func:`fit_profile`: a device-data fit's counts per evaluation and
 its time per L-BFGS iteration split into device round trips, evaluation host work, the driver's
@@ -34,8 +34,10 @@ import warnings
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))   # benchmarks/ (_common)
+sys.path[:0] = [os.path.dirname(os.path.abspath(__file__)),   # tools/perf, then benchmarks/ (_common, run_all)
+                os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "benchmarks")]
 import _common  # noqa: E402  (timing)
+from _common import torch_lbfgs  # noqa: E402
 
 N_TEST = 20000
 
@@ -54,33 +56,6 @@ def make_problem(n, d, k, seed=0):
 
 
 med = _common.timed
-
-
-def torch_lbfgs(torch, Xh, yh, k, C=1.0, max_iter=100, tol=1e-4):
-    """Full-batch L-BFGS (strong Wolfe) on sklearn's objective; upload inside the timing."""
-    X = torch.from_numpy(Xh).cuda()
-    y = torch.from_numpy(yh.astype(np.int64)).cuda()
-    n, d = X.shape
-    K = 1 if k == 2 else k
-    W = torch.zeros(d, K, device="cuda", requires_grad=True)
-    b = torch.zeros(K, device="cuda", requires_grad=True)
-    opt = torch.optim.LBFGS([W, b], lr=1, max_iter=max_iter, tolerance_grad=tol,
-                            tolerance_change=1e-9, history_size=10,
-                            line_search_fn="strong_wolfe")
-
-    def closure():
-        opt.zero_grad()
-        z = X @ W + b
-        if K == 1:
-            loss = torch.nn.functional.binary_cross_entropy_with_logits(z[:, 0], y.float())
-        else:
-            loss = torch.nn.functional.cross_entropy(z, y)
-        loss = loss + (W * W).sum() / (2 * C * n)
-        loss.backward()
-        return loss
-    opt.step(closure)
-    torch.cuda.synchronize()
-    return W.detach().cpu().numpy(), b.detach().cpu().numpy()
 
 
 def eval_times(km, dev, Xtr, ytr, k):
