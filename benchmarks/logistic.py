@@ -206,12 +206,13 @@ def measure(dev, n, d, k, epochs, reps, torch=None, solvers=("auto", "lbfgs", "a
         if solver == "auto":
             row["kompute_ml"] = round(km_s, 4)
             row["accuracy"]["kompute_ml"] = row["accuracy"]["kompute_ml_auto"]
-            Xd = km.asarray(Xtr, device=dev)
-            km_fit(solver, Xd)
-            dev_s, clf = timed_km(lambda: km_fit(solver, Xd), reps, row["fits"],
+            # X and y on the device (as scikit-learn-on-torch's tensors below)
+            Xd, yd = km.asarray(Xtr, device=dev), km.asarray(ytr, device=dev)
+            km_fit(solver, Xd, yd)
+            dev_s, clf = timed_km(lambda: km_fit(solver, Xd, yd), reps, row["fits"],
                                   "auto_device_data")
             row["solvers"]["auto_device_data"] = round(dev_s, 4)
-            del Xd
+            del Xd, yd
         if solver == "adam":
             # the fewest epochs (of a doubling series) that reach scikit-learn's accuracy
             for e in KM_ADAM_EPOCHS:

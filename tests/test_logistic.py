@@ -940,3 +940,55 @@ def test_sample_weight_is_checked_against_x_wherever_x_lives(as_array):
     b = clone(clf).fit(Xa, y, sample_weight=0.5)            # a scalar is every sample's weight
     np.testing.assert_array_equal(sw, np.full(20, 0.5))
     np.testing.assert_allclose(a.coef_, b.coef_)
+
+
+# -- labels on the device ---------------------------------------------------------------------
+@pytest.mark.parametrize("labels", [(0, 1), (3, 7), (-2, -1, 0, 1), (1, 3, 5), (False, True),
+                                    tuple(range(0, 140, 2))])
+@pytest.mark.parametrize("solver", ["lbfgs", "adam"])
+def test_labels_on_the_device_fit_as_host_labels(labels, solver, small_chunks):
+    """X and y both on the device: the labels are encoded there (lookups for values missing
+    inside their range; a range past _DEVICE_LABEL_SPAN on the host) and the model equals the
+    one fitted from the same labels on the host; the fit never reads the n labels back."""
+    rng = np.random.default_rng(len(labels))
+    n = 1537
+    X = rng.standard_normal((n, 5)).astype(np.float32)
+    y = np.array(labels)[rng.integers(0, len(labels), n)]
+    y[:len(labels)] = labels                           # every label occurs
+    Xd, yd = km.asarray(X), km.asarray(y)
+    km.synchronize()
+    opts = dict(solver=solver, random_state=0, max_iter=5, tol=None)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        s0 = km.stats()
+        a = LogisticRegression(**opts).fit(Xd, yd)
+        s1 = km.stats()
+        b = LogisticRegression(**opts).fit(Xd, yd.numpy())
+    np.testing.assert_array_equal(a.classes_, np.unique(y).astype(a.classes_.dtype))
+    assert a.classes_.dtype == (np.bool_ if labels[0] is False else np.int32)
+    np.testing.assert_allclose(a.coef_, b.coef_, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(a.intercept_, b.intercept_, rtol=1e-5, atol=1e-6)
+    np.testing.assert_array_equal(a.predict(X), b.predict(X))
+    if len(labels) <= _logistic._DEVICE_LABEL_SPAN:
+        # the labels (4 bytes each) are never read back; each evaluation moves W and its gradient
+        assert s1["bytes_downloaded"] - s0["bytes_downloaded"] < 2 * n
+        # nor their meta rows (8 bytes each); the micro-batch solvers upload the rows' first
+        # order (4 bytes each), which the shuffle replaces on the device
+        index = 4 * n if solver == "adam" else 0
+        assert s1["bytes_uploaded"] - s0["bytes_uploaded"] < index + 4 * n
+
+
+def test_labels_on_the_device_errors_and_host_paths():
+    rng = np.random.default_rng(0)
+    X = km.asarray(rng.standard_normal((100, 3)).astype(np.float32))
+    with pytest.raises(ValueError, match="inconsistent numbers of samples"):
+        LogisticRegression().fit(X, km.zeros(99, dtype=km.int32))
+    with pytest.raises(ValueError, match="at least 2 classes"):
+        LogisticRegression().fit(X, km.full(100, 4, dtype=km.int32))
+    y = (X.numpy()[:, 0] > 0).astype(np.int32)
+    ref = LogisticRegression().fit(X, y)
+    # float labels, sample weights and class weights take the host path: same model
+    for fit in (lambda: LogisticRegression().fit(X, km.asarray(y.astype(np.float32))),
+                lambda: LogisticRegression().fit(X, km.asarray(y), sample_weight=np.ones(100)),
+                lambda: LogisticRegression(class_weight={0: 1.0, 1: 1.0}).fit(X, km.asarray(y))):
+        np.testing.assert_allclose(fit().coef_, ref.coef_, rtol=1e-5, atol=1e-6)

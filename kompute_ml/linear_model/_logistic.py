@@ -189,6 +189,51 @@ def _encode_labels(y):
     return classes, np.searchsorted(classes, y)
 
 
+# integer labels on the device spanning at most this many values are encoded there (one
+# counting pass of n x span comparisons); wider ones go through the host's _encode_labels
+_DEVICE_LABEL_SPAN = 64
+_UNIT_WEIGHT_BITS = int(np.float32(1.0).view(np.uint32))
+
+
+def _encode_device_labels(y, X):
+    """(sorted distinct labels, :class:`_loss.DeviceMeta`) for integer or bool labels ``y``
+    that are a 1-D kompute_ml Array on X's device, encoded there with unit sample weights:
+    the host reads the labels' minimum, maximum and (past two values) per-value counts, never
+    the n labels. None where the host path applies (another dtype or device, a label range
+    wider than _DEVICE_LABEL_SPAN, no rows)."""
+    from .._api import manipulation as _manipulation
+    from .. import array as _arr
+    n = X.shape[0]
+    if (not isinstance(y, Array) or y.ndim != 1 or y.dtype.kind not in "iub"
+            or y.device is not X.device or n == 0):
+        return None
+    if y.shape[0] != n:
+        raise ValueError(f"Found input variables with inconsistent numbers of samples: "
+                         f"[{n}, {y.shape[0]}]")
+    yi = y.astype(np.int32) if y.dtype.kind == "b" else y
+    lo, hi = int(_arr.min(yi)), int(_arr.max(yi))
+    span = hi - lo + 1
+    if span > _DEVICE_LABEL_SPAN:
+        return None
+    shifted = yi - lo if lo else yi
+    if span <= 2:          # the minimum and the maximum occur: every value of lo..hi does
+        present = np.arange(span)
+    else:
+        values = _arr.arange(span, dtype=shifted.dtype, device=y.device)
+        counts = _arr.sum(_arr.equal(_arr.reshape(shifted, (n, 1)), values), axis=0).numpy()
+        present = np.flatnonzero(counts)
+    codes = shifted
+    if present.size < span:        # values missing inside lo..hi: codes through a lookup
+        lookup = np.zeros(span, dtype=np.int32)
+        lookup[present] = np.arange(present.size, dtype=np.int32)
+        codes = _manipulation.take(_arr.asarray(lookup, device=y.device), shifted)
+    classes = (present + lo).astype(np.dtype(y.dtype))
+    column = _arr.arange(2, dtype=np.uint32, device=y.device)
+    meta = _arr.where(_arr.equal(column, 0), _arr.reshape(codes.astype(np.uint32), (n, 1)),
+                      np.uint32(_UNIT_WEIGHT_BITS))
+    return classes, _loss.DeviceMeta(meta)
+
+
 def _check_targets(y):
     """check_classification_targets, without its O(n) unique pass for 1-D integer labels (always
     'binary' or 'multiclass': valid; 25 ms at 1e6 labels, a third of a GPU fit's budget)."""
@@ -383,10 +428,17 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         other = _collection(X)
         if other is not None:         # a dask array: fitted on the Client's workers
             return other[1](self, X, y, sample_weight)
-        X, y = _validate_Xy(self, X, y, reset=True, finite_on_device=self.solver != "sgd"
-                            and self.solver != "adam")
-        _check_targets(y)
-        classes, codes = _encode_labels(y)
+        finite_on_device = self.solver != "sgd" and self.solver != "adam"
+        encoded = None
+        if isinstance(X, Array) and sample_weight is None and self.class_weight is None:
+            encoded = _encode_device_labels(y, X)     # labels on the device stay there
+        if encoded is not None:
+            X = _validate_X(self, X, True, finite_on_device)
+            classes, codes = encoded
+        else:
+            X, y = _validate_Xy(self, X, y, reset=True, finite_on_device=finite_on_device)
+            _check_targets(y)
+            classes, codes = _encode_labels(y)
         weights = self._weights(X, y, sample_weight, classes)
         self.classes_ = classes
         warm = (self.warm_start and hasattr(self, "coef_")

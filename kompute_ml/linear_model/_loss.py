@@ -43,7 +43,7 @@ from .._runtime import stream as _stream
 from .._runtime import program as shaders
 from ..errors import DeviceLimitError
 
-__all__ = ["DeviceDataset", "LogLossProgram", "decision_function", "chunk_rows", "step_layout",
+__all__ = ["DeviceMeta", "DeviceDataset", "LogLossProgram", "decision_function", "chunk_rows", "step_layout",
            "step_rows", "step_groups", "fill_rows", "step_fused", "fused_bucket"]
 
 TILE = 64                 # rows per workgroup tile (LR_TILE in shaders/logreg_common.glsl)
@@ -347,12 +347,24 @@ def permute_rows(device, idx, n, rng):
         int(n), (1 << bits) - 1, max(1, (bits + 1) // 2), *(int(k) for k in key)))
 
 
-class _Chunk:
-    __slots__ = ("start", "rows", "X", "meta", "idx", "owner")
+class DeviceMeta:
+    """Meta rows made on the device (the labels were there): a realized-on-demand (n, 2) uint32
+    kompute_ml Array whose rows are (class code, bits of the float32 weight), the layout
+    :func:`upload_meta` writes. A dataset reads its chunks' meta from it; nothing is uploaded."""
 
-    def __init__(self, start, rows, X, meta, idx, owner=None):
+    __slots__ = ("array",)
+
+    def __init__(self, array):
+        self.array = array
+
+
+class _Chunk:
+    __slots__ = ("start", "rows", "X", "meta", "idx", "owner", "meta_owner")
+
+    def __init__(self, start, rows, X, meta, idx, owner=None, meta_owner=None):
         self.start, self.rows, self.X, self.meta, self.idx = start, rows, X, meta, idx
         self.owner = owner      # the Array whose buffer X is (not ours to release), or None
+        self.meta_owner = meta_owner    # ... whose buffer meta is (DeviceMeta's rows), or None
 
 
 class DeviceDataset:
@@ -421,10 +433,18 @@ class DeviceDataset:
         fills it; ``owner``: the Array it belongs to), with its meta uploaded and, with
         ``index``, its identity permutation."""
         n = hi - lo
-        chunk = _Chunk(lo, n, X, _memory.alloc(self.device, 8 * n),
-                       _memory.alloc(self.device, 4 * n) if index else None, owner=owner)
-        self.chunks.append(chunk)
-        upload_meta(chunk.meta, codes, weights, lo, hi)
+        if isinstance(codes, DeviceMeta):     # meta rows on the device already: its buffer
+            m = codes.array
+            part = m if (lo, hi) == (0, int(m.shape[0])) else m[lo:hi]
+            chunk = _Chunk(lo, n, X, part._realize(),
+                           _memory.alloc(self.device, 4 * n) if index else None, owner=owner,
+                           meta_owner=part)
+            self.chunks.append(chunk)
+        else:
+            chunk = _Chunk(lo, n, X, _memory.alloc(self.device, 8 * n),
+                           _memory.alloc(self.device, 4 * n) if index else None, owner=owner)
+            self.chunks.append(chunk)
+            upload_meta(chunk.meta, codes, weights, lo, hi)
         if index:
             _stream.upload(chunk.idx, np.arange(n, dtype=np.uint32))
         return chunk
@@ -439,7 +459,8 @@ class DeviceDataset:
     def release(self):
         """Give every buffer back to the pool (idempotent)."""
         for c in self.chunks:
-            for buf in (c.meta, c.idx) if c.owner is not None else (c.X, c.meta, c.idx):
+            for buf in (c.X if c.owner is None else None,
+                        c.meta if c.meta_owner is None else None, c.idx):
                 if buf is not None:
                     buf.release()
         self.chunks = []
