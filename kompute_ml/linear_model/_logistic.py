@@ -177,6 +177,8 @@ def _encode_labels(y):
     of a moderate range (a counting pass instead of a sort: 1e6 labels in a few ms)."""
     if y.dtype.kind in "iu" and y.size and y.ndim == 1:
         lo, hi = int(y.min()), int(y.max())
+        if hi - lo <= 1:          # the minimum and the maximum occur: no counting pass
+            return np.arange(lo, hi + 1).astype(y.dtype), (y - lo if lo else y)
         if hi - lo < 1 << 20:
             shifted = y - lo if lo else y
             present = np.flatnonzero(np.bincount(shifted, minlength=hi - lo + 1))
