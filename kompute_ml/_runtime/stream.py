@@ -1272,6 +1272,21 @@ class Recorded:
             _kp.sequence_eval(self.seq, self.device.name)
             st.counts["replays"] += 1
 
+    def submit(self):
+        """:meth:`run` without the wait (the GIL is not held while kp submits): work on other
+        devices can be submitted meanwhile; :meth:`wait` ends it."""
+        with self.device.lock:
+            if self.seq is None:
+                raise ValueError("this recorded sequence was released")
+            _submit(_stream(self.device))
+            _kp.sequence_submit(self.seq, self.device.name)
+
+    def wait(self):
+        """Wait for the work :meth:`submit` started (the GIL is released meanwhile)."""
+        with self.device.lock:
+            _kp.sequence_wait(self.seq, self.device.name)
+            _stream(self.device).counts["replays"] += 1
+
     def release(self):
         """Destroy the sequence (idempotent)."""
         if self.seq is not None:

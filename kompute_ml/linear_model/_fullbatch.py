@@ -243,6 +243,7 @@ class FusedLogLoss(_loss.FitBuffers):
     """
 
     _seq = None
+    _pending = None
 
     def __init__(self, data, n_logits, *, l2, fit_intercept, layout_=None, groups=None):
         self.data = data
@@ -337,29 +338,67 @@ class FusedLogLoss(_loss.FitBuffers):
         """
         W = np.asarray(W, dtype=np.float32).reshape(self.K, self.d + 1)
         self.evaluations += 1
+        if self._replayable():
+            seq = self._replayed()
+            _memory.write(self.state, W)
+            seq.run()
+            return self._result(W, self._read_out())
+        return self._result(W, self._streamed(W))
+
+    def begin(self, W):
+        """Start the evaluation at W; :meth:`end` returns it. Where the evaluation replays, this
+        only submits (its wait is :meth:`end`'s), so that several devices' evaluations run at
+        once (``_shards``); otherwise the whole evaluation runs here."""
+        W = np.asarray(W, dtype=np.float32).reshape(self.K, self.d + 1)
+        self.evaluations += 1
+        if self._replayable():
+            seq = self._replayed()
+            _memory.write(self.state, W)
+            seq.submit()
+            self._pending = (W, seq, None)
+        else:
+            self._pending = (W, None, self._streamed(W))
+
+    def end(self):
+        """The objective and gradient of the evaluation :meth:`begin` started."""
+        pending, self._pending = self._pending, None
+        if pending is None:
+            raise RuntimeError("end() without begin()")
+        W, seq, got = pending
+        if seq is not None:
+            seq.wait()
+            got = self._read_out()
+        return self._result(W, got)
+
+    def _replayable(self):
         # a recorded sequence's submit waits without a limit: where a kernel timeout is set, every
         # evaluation goes through the stream, whose submits honour it
         # (W or the gradient past the staging ring's bound, 1 MiB: no staging memory to replay
         # from, also the stream's way)
-        if self.checked and not os.environ.get(_stream.TIMEOUT_ENV) \
-                and not (self.state.ringed or self.out.ringed):
-            seq = self._replayed()
-            _memory.write(self.state, W)
-            seq.run()
-            got = _memory.read(self.out, self.P + 1, np.float32)
-            _stream.count("bytes_uploaded", 4 * self.P)
-            _stream.count("bytes_downloaded", 4 * (self.P + 1))
-        else:
-            check = not self.checked
-            _stream.upload(self.state, W)
-            self.record(check)
-            got = _stream.download(self.out, self.P + 1, np.float32)
-            if check and not np.isfinite(got[self.P]):
-                raise ValueError("Input X contains NaN or infinity (or, as float32, values "
-                                 "beyond float32's range: scale X first, e.g. with "
-                                 "sklearn.preprocessing.StandardScaler).")
-            self.checked = True
+        return self.checked and not os.environ.get(_stream.TIMEOUT_ENV) \
+            and not (self.state.ringed or self.out.ringed)
+
+    def _read_out(self):
+        got = _memory.read(self.out, self.P + 1, np.float32)
+        _stream.count("bytes_uploaded", 4 * self.P)
+        _stream.count("bytes_downloaded", 4 * (self.P + 1))
+        return got
+
+    def _result(self, W, got):
         got = got.astype(np.float64)
         coef = W[:, :-1].astype(np.float64)
         f = got[self.P] / self.total_weight + 0.5 * self.l2 * float(np.sum(coef * coef))
         return f, got[:self.P].reshape(self.K, self.d + 1)
+
+    def _streamed(self, W):
+        """One evaluation through the stream (the first one also tests X): P + 1 floats."""
+        check = not self.checked
+        _stream.upload(self.state, W)
+        self.record(check)
+        got = _stream.download(self.out, self.P + 1, np.float32)
+        if check and not np.isfinite(got[self.P]):
+            raise ValueError("Input X contains NaN or infinity (or, as float32, values "
+                             "beyond float32's range: scale X first, e.g. with "
+                             "sklearn.preprocessing.StandardScaler).")
+        self.checked = True
+        return got

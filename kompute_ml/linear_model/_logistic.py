@@ -26,7 +26,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from .._runtime import device as _device
 from ..array import Array, buffer_of
 from ..errors import DeviceNotFoundError
-from . import _fullbatch, _loss, _optim
+from . import _fullbatch, _loss, _optim, _shards
 
 __all__ = ["LogisticRegression"]
 
@@ -316,8 +316,12 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         Start from the previous ``coef_`` and ``intercept_`` when their shapes fit.
     verbose : int, default=0
         1 or more: a progress bar (tqdm) with the epoch loss.
-    device : None, int, str or kompute_ml.Device, default=None
-        The Vulkan device (``kompute_ml.get_device`` semantics); None: the default device.
+    device : None, int, str, kompute_ml.Device or list of them, default=None
+        The Vulkan device (``kompute_ml.get_device`` semantics); None: the default device. A
+        list: ``fit`` splits a dense host X's rows across those devices (full batch: solver
+        'auto' or 'lbfgs'), each device computing its rows' loss and gradient at once, in
+        shares that follow their measured speeds (a device that would slow the fit gets none;
+        ``device_rows_`` tells the split); predictions run on the first.
 
     Attributes
     ----------
@@ -334,6 +338,8 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
     n_iter_ : ndarray of shape (1,)
         Epochs ('adam', 'sgd') or L-BFGS iterations run ('lbfgs', and 'auto' on data that
         fits the device).
+    device_rows_ : ndarray of shape (n_devices,)
+        Only after a fit with a list of devices: the rows each device held.
     loss_curve_ : list of float
         The objective (averaged over the total sample weight) after each epoch, or at each
         L-BFGS iteration.
@@ -380,7 +386,7 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         "warm_start": ["boolean"],
         "verbose": ["verbose"],
         "device": [None, Interval(numbers.Integral, 0, None, closed="left"), str,
-                   _device.Device, _device.DeviceInfo],
+                   _device.Device, _device.DeviceInfo, list, tuple],
     }
 
     def __init__(self, penalty="l2", *, C=1.0, fit_intercept=True, solver="auto",
@@ -448,8 +454,51 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         W = self._packed_params() if warm else None
         self.loss_curve_ = []
         self._partial_state = None
-        self._run(X, codes, weights, W, partial=False)
+        if isinstance(self.device, (list, tuple)):
+            self._run_sharded(X, codes, weights, W)
+        else:
+            self._run(X, codes, weights, W, partial=False)
         return self
+
+    def _devices(self):
+        """The devices of ``device=[...]`` (a fit across them), checked."""
+        if not self.device:
+            raise ValueError("device=[] names no device: give one or more")
+        return [_device.get_device(spec) for spec in self.device]
+
+    def _run_sharded(self, X, codes, weights, W0):
+        """The full-batch fit with X's rows split across ``self.device``'s devices."""
+        devices = self._devices()
+        if self.solver not in ("auto", "lbfgs"):
+            raise ValueError(f"a fit across devices (device={self.device!r}) is full batch: "
+                             f"solver must be 'auto' or 'lbfgs', got {self.solver!r}")
+        if isinstance(X, Array) or scipy.sparse.issparse(X):
+            raise ValueError("a fit across devices splits a dense host X (numpy) by rows; got "
+                             f"{'a kompute_ml Array' if isinstance(X, Array) else 'sparse X'}")
+        n, d = X.shape
+        K = 1 if len(self.classes_) == 2 else len(self.classes_)
+        if W0 is None:
+            W0 = np.zeros((K, d + 1))
+        rows = _shards.plan_shares(n, [_shards.probe(dev, d, K) for dev in devices])
+        parts, start = [], 0
+        for dev, r in zip(devices, rows):
+            if r:
+                parts.append((dev, X[start:start + r], codes[start:start + r],
+                              weights[start:start + r]))
+            start += r
+        total = _loss.total_weight(weights)
+        l2 = 1.0 / (self.C * total) if self.penalty == "l2" else 0.0
+        prog = _shards.ShardedLogLoss(parts, K, l2=l2, fit_intercept=self.fit_intercept)
+        try:
+            prog.total_weight = total
+            W, n_iter = self._run_lbfgs(prog, W0, X)
+        finally:
+            prog.release()
+        W = np.asarray(W, dtype=np.float64)
+        self.coef_ = np.ascontiguousarray(W[:, :-1])
+        self.intercept_ = W[:, -1].copy() if self.fit_intercept else np.zeros(K)
+        self.n_iter_ = np.array([n_iter], dtype=np.int32)
+        self.device_rows_ = np.array(rows, dtype=np.int64)
 
     def _micro_batch_solver(self):
         return self.solver != "lbfgs"
@@ -557,6 +606,9 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         return np.hstack([coef, np.asarray(self.intercept_).reshape(-1, 1)])
 
     def _run(self, X, codes, weights, W0, partial):
+        if isinstance(self.device, (list, tuple)):
+            raise ValueError(f"device={self.device!r} (a fit across devices) is for fit with "
+                             "the full-batch solver; partial_fit trains on one device")
         n, d = X.shape
         K = 1 if len(self.classes_) == 2 else len(self.classes_)
         if W0 is None:
@@ -770,6 +822,8 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
     def _predict_device(self):
         """The device to predict on, or None (with a warning) where no Vulkan device is usable."""
         try:
+            if isinstance(self.device, (list, tuple)):
+                return self._devices()[0]
             return _device.get_device(self.device)
         except DeviceNotFoundError as exc:
             warnings.warn(f"predicting with numpy: {exc}", UserWarning, stacklevel=3)
