@@ -28,6 +28,8 @@ def test_shares_follow_the_speeds():
     # a fixed cost past what the fast device alone needs: that device gets nothing
     assert _shards.plan_shares(1000, [(1e-6, 0.0), (1e-7, 1.0)]) == [1000, 0]
     assert _shards.plan_shares(1000, [(1e-7, 1.0), (1e-6, 0.0)]) == [0, 1000]
+    # a device 500 times slower would shorten the pass by 0.2 %: not worth waiting for
+    assert _shards.plan_shares(10**6, [(1e-9, 5e-5), (5e-7, 0.0)]) == [10**6, 0]
     assert _shards.plan_shares(0, [(1e-6, 0.0), (1e-6, 0.0)]) == [0, 0]
     assert _shards.plan_shares(3, [(1e-6, 0.0)] * 5) == [1, 1, 1, 0, 0]
 

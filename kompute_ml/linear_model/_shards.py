@@ -19,7 +19,9 @@ from . import _fullbatch
 
 __all__ = ["plan_shares", "probe", "ShardedLogLoss"]
 
-_PROBE_ROWS = 1 << 15       # rows of the small and (twice) the large probe pass
+_PROBE_ROWS = 1 << 17       # rows of the probe pass that measures the time per row
+_MIN_GAIN = 0.02            # a device joins only if it shortens the predicted pass by this much:
+                            # below, the wait for one more device costs more than it saves
 _probes = {}                # (device, d, K) -> (seconds per row, fixed seconds per evaluation)
 _probes_lock = threading.Lock()
 
@@ -27,8 +29,9 @@ _probes_lock = threading.Lock()
 def plan_shares(n, speeds):
     """Rows per device for ``n`` rows, from each device's ``(seconds per row, fixed seconds per
     evaluation)``: the split that ends every device's pass at the same time, over the devices
-    that shorten it (fastest first; a device whose fixed cost is past the time the others
-    already reach gets no rows). Returns a list of row counts summing to ``n``."""
+    that shorten it by at least _MIN_GAIN (fastest first; a device whose fixed cost is past
+    the time the others already reach gets no rows). Returns a list of row counts summing to
+    ``n``."""
     if n < 0:
         raise ValueError(f"n must be >= 0, got {n}")
     if not speeds:
@@ -46,7 +49,7 @@ def plan_shares(n, speeds):
         T = (n + sum(speeds[i][1] / speeds[i][0] for i in trial)) / rate
         if any(T <= speeds[i][1] for i in trial):
             break                        # a device would get no rows at that time
-        if best is not None and T >= best:
+        if best is not None and T > best * (1.0 - _MIN_GAIN):
             break
         chosen, best = trial, T
     rows = [0] * len(speeds)
@@ -64,8 +67,9 @@ def plan_shares(n, speeds):
 
 def probe(device, d, K):
     """``(seconds per row, fixed seconds per evaluation)`` of ``device``'s fused pass for ``d``
-    features and ``K`` logits: replayed evaluations over random rows of two sizes (measured
-    once per device and shape in a process)."""
+    features and ``K`` logits (measured once per device and shape in a process): the fixed time
+    is the best replayed evaluation over one row, the time per row the rest of the best one
+    over _PROBE_ROWS random rows."""
     key = (device, int(d), int(K))
     with _probes_lock:
         hit = _probes.get(key)
@@ -73,7 +77,7 @@ def probe(device, d, K):
         return hit
     rng = np.random.default_rng(0)
     times = []
-    for rows in (_PROBE_ROWS, 4 * _PROBE_ROWS):
+    for rows in (1, _PROBE_ROWS):
         X = rng.standard_normal((rows, d), dtype=np.float32)
         codes = rng.integers(0, max(K, 2), rows)
         data = _fullbatch.DenseDataset(device, X, codes, np.ones(rows))
@@ -94,9 +98,8 @@ def probe(device, d, K):
             if prog is not None:
                 prog.release()
             data.release()
-    (r1, t1), (r2, t2) = times
-    per_row = max((t2 - t1) / (r2 - r1), 1e-12)
-    fixed = max(t1 - per_row * r1, 0.0)
+    (_, fixed), (rows, t) = times
+    per_row = max((t - fixed) / rows, 1e-12)
     with _probes_lock:
         _probes[key] = (per_row, fixed)
     return per_row, fixed
