@@ -224,26 +224,39 @@ def eigh(x, dtype, vectors=True):
 # ---- SVD by one-sided Jacobi ---------------------------------------------------------------------
 
 def svd_rows(w, dtype, vectors=True):
-    """(L, s, Rh) with W = L diag(s) Rh of a stack W (b, p, q), p <= q, by one-sided Jacobi on
-    its rows: s descending, L (b, p, p) orthogonal and Rh's rows orthonormal (None, None when not
-    ``vectors``). Its entries must be finite."""
+    """(L, s, Rh, bad) with W = L diag(s) Rh of a stack W (b, p, q), p <= q, by one-sided
+    Jacobi on its rows: s descending, L (b, p, p) orthogonal and Rh's rows orthonormal (None,
+    None when not ``vectors``); ``bad`` per matrix: 0, or 1 for one with inf, 2 with NaN (its
+    results NaN)."""
     b, p, q = w.shape
     dev = w.device
     w = w.astype(dtype, copy=False)
     f = _read(frobenius(w))
+    bad = np.where(np.isnan(f), 2, np.where(np.isinf(f), 1, 0))
     zero = f == 0
-    scale = np.where(zero, 1.0, f)
+    scale = np.where(zero | (bad > 0), 1.0, f)
     w = w / up(scale.reshape(b, 1, 1), w, dtype)
-    if zero.any():      # rows of an identity stand in; their singular values are set to 0
-        w = _a.where(up(zero.reshape(b, 1, 1), w, np.bool_), eye(1, p, q, dtype, dev), w)
+    odd = zero | (bad > 0)
+    if odd.any():       # rows of an identity stand in; their results are replaced below
+        w = _a.where(up(odd.reshape(b, 1, 1), w, np.bool_), eye(1, p, q, dtype, dev), w)
     res = _jacobi_rows(w, dtype, vectors, False)
     if vectors and not _orthonormal_rows(res[1], res[2], q):
         # exactly equal or zero rows leave rows without a direction of their own (zero, or a
         # multiple of another): perturbed by u ||W|| (LAPACK's backward error), every row has one
         res = _jacobi_rows(w, dtype, vectors, True)
-    L, s, Rh = res
+    left, s, rh = res
     s = s * up(np.where(zero, 0.0, scale).reshape(b, 1), s, dtype)
-    return L, s, Rh
+    if (bad > 0).any():
+        left, s, rh = (_nan_where(bad > 0, v) for v in (left, s, rh))
+    return left, s, rh, bad
+
+
+def _nan_where(mask, v):
+    """``v`` (a stack, or None) with NaN in the matrices where ``mask`` (host, per matrix)."""
+    if v is None:
+        return None
+    m = up(mask.reshape((-1,) + (1,) * (v.ndim - 1)), v, np.bool_)
+    return _a.where(m, math.nan, v)
 
 
 def _orthonormal_rows(s, rh, q):
@@ -306,13 +319,42 @@ def _gram(q):
     return q.mT @ q
 
 
-def _factor_gram(g, shift, dtype):
-    """(R, R^-1, ok) with R^T R = G + shift I for a stack of Gram matrices (b, n, n): R upper,
-    ok per matrix whether its Cholesky factor exists. On the host (float64) where the stack is
-    small, else on the device."""
+class _Gram:
+    """A stack of Gram matrices on the device and, where the stack is small enough for LAPACK,
+    its float64 copy on the host (downloaded once: the trace, the checks and the Cholesky factor
+    all read it there)."""
+
+    def __init__(self, g):
+        self.g = g
+        self.h = host("cholesky", g) if on_host(g.size) else None
+
+    def trace(self):
+        if self.h is not None:
+            return np.trace(self.h, axis1=1, axis2=2)
+        return _read(diag(self.g).sum(axis=1))
+
+    def diag_min(self):
+        if self.h is not None:
+            return np.diagonal(self.h, axis1=1, axis2=2).min(axis=1)
+        return _read(diag(self.g).min(axis=1))
+
+    def off_identity(self):
+        """max |G - I| per matrix."""
+        n = self.g.shape[1]
+        if self.h is not None:
+            return np.abs(self.h - np.eye(n)).reshape(len(self.h), -1).max(axis=1)
+        ident = eye(1, n, n, self.g.dtype, self.g.device)
+        return _read(_a.absolute(self.g - ident).reshape(self.g.shape[0], -1).max(axis=1))
+
+
+def _factor_gram(gram, shift, dtype):
+    """(R^-1 on the device, ok, R) with R^T R = G + shift I (R upper) for a _Gram stack; ok per
+    matrix whether the Cholesky factor exists. R is float64 on the host where the stack is small
+    (LAPACK), else on the device."""
+    g = gram.g
     b, n, _ = g.shape
-    if on_host(g.size):
-        gh = host("cholesky", g)
+    if gram.h is not None:
+        gh = gram.h.copy()
         gh[:, np.arange(n), np.arange(n)] += shift.reshape(b, 1)
         r = np.zeros_like(gh)
         rinv = np.zeros_like(gh)
@@ -324,21 +366,23 @@ def _factor_gram(g, shift, dtype):
             except np.linalg.LinAlgError:
                 ok[i] = False
         ok &= np.isfinite(rinv).all(axis=(1, 2))
-        return up(r, g, dtype), up(rinv, g, dtype), ok
+        return up(rinv, g, dtype), ok, r
     gs = g + eye(1, n, n, g.dtype, g.device) * up(shift.reshape(b, 1, 1), g, g.dtype)
     low, info = cholesky(gs, dtype)
     rinv = solve_triangular(low, eye(b, n, n, dtype, g.device), dtype, lower=True, trans=True)
-    return low.mT.copy(), rinv, info == 0
+    return rinv, info == 0, low.mT.copy()
 
 
-def _cholesky_qr(a, dtype, max_steps, perturb, fast_cond=None):
-    """(Q, R) of a stack of m x n matrices (m >= n, finite, none zero) by repeated shifted
-    CholeskyQR in ``dtype``, or None where ``max_steps`` steps do not make Q orthonormal.
+def _cholesky_qr(a, dtype, max_steps, perturb, fast_cond=None, gram=None):
+    """(Q, R, R on the host or None) of a stack of m x n matrices (m >= n, finite, none zero) by
+    repeated shifted CholeskyQR in ``dtype``, or None where ``max_steps`` steps do not make Q
+    orthonormal.
 
     Each step factors Q's Gram matrix G (plus a shift where Q is far from orthonormal: max |G -
     I| above 0.5 / n, or in the first step) and takes Q R_k^-1; it stops when max |G - I| <= 64 n
     u. ``fast_cond``: where the first, unshifted factor shows a condition number at most this,
-    one more unshifted step (CholeskyQR2) is known to suffice and no check follows.
+    one more unshifted step (CholeskyQR2) is known to suffice and no check follows. ``gram``:
+    A's _Gram where it is at hand.
     """
     b, m, n = a.shape
     u = _eps(dtype) / 2
@@ -347,40 +391,38 @@ def _cholesky_qr(a, dtype, max_steps, perturb, fast_cond=None):
         gen = _random.Generator(_random.Philox(0xc01e5), device=q.device)
         rms = frobenius(q).reshape(b, 1, 1) / math.sqrt(m * n)
         q = q + gen.standard_normal((b, m, n), dtype=dtype) * (rms * (4 * u))
-    r = None
-    g = _gram(q)
+        gram = None
+    small = on_host(b * n * n)
+    r = np.broadcast_to(np.eye(n), (b, n, n)) if small else None
+    gram = gram if gram is not None else _Gram(_gram(q))
     shift_of = 11 * (m * n + n * (n + 1)) * u
-    ident = eye(1, n, n, dtype, q.device)
     for step in range(max_steps):
-        d = diag(g)
-        trace = _read(d.sum(axis=1))
-        if not perturb and (_read(d.min(axis=1)) == 0).any():
-            return None                 # a column exactly zero stays so: perturb it first
-        if step:
-            err = _read(_a.absolute(g - ident).reshape(b, -1).max(axis=1))
-            if (err <= 64 * n * u).all():
-                return q, r
-            shifted = ~(err <= 0.5 / n)
-        else:
-            shifted = np.ones(b, bool)
-            if fast_cond is not None:
-                shifted[:] = False
+        trace = gram.trace()
         if not np.isfinite(trace).all():
             return None
-        rk, rkinv, ok = _factor_gram(g, np.where(shifted, shift_of * trace, 0.0), dtype)
+        if not perturb and (gram.diag_min() == 0).any():
+            return None                 # a column exactly zero stays so: perturb it first
+        if step:
+            err = gram.off_identity()
+            if (err <= 64 * n * u).all():
+                return q, (up(r, q, dtype) if small else r), (r if small else None)
+            shifted = ~(err <= 0.5 / n)
+        else:
+            shifted = np.full(b, fast_cond is None)
+        rkinv, ok, rk = _factor_gram(gram, np.where(shifted, shift_of * trace, 0.0), dtype)
         if not ok.all():
             if shifted[~ok].any():
                 return None                 # not even the shift helps: give up
             shifted |= ~ok                  # an unshifted factor that does not exist: shift
             fast_cond = None
-            rk, rkinv, ok = _factor_gram(g, np.where(shifted, shift_of * trace, 0.0), dtype)
+            rkinv, ok, rk = _factor_gram(gram, np.where(shifted, shift_of * trace, 0.0), dtype)
             if not ok.all():
                 return None
         if step == 0 and fast_cond is not None:
-            # the unshifted factor's condition number is A's (from its diagonal where the
-            # device computed it: a lower bound; from its singular values on the host)
-            if on_host(rk.size):
-                sv = np.linalg.svd(_read(rk), compute_uv=False)
+            # the unshifted factor's condition number is A's (from its singular values on the
+            # host; from its diagonal, a lower bound, on the device)
+            if small:
+                sv = np.linalg.svd(rk, compute_uv=False)
                 cond = sv[:, 0] / sv[:, -1]
             else:
                 dg = _read(_a.absolute(diag(rk)))
@@ -389,33 +431,46 @@ def _cholesky_qr(a, dtype, max_steps, perturb, fast_cond=None):
                 fast_cond = None
         q = q @ rkinv
         r = rk if r is None else rk @ r
+        gram = _Gram(_gram(q))
         if step == 0 and fast_cond is not None:
-            g = _gram(q)
-            rk, rkinv, ok = _factor_gram(g, np.zeros(b), dtype)
+            rkinv, ok, rk = _factor_gram(gram, np.zeros(b), dtype)
             if ok.all():
-                return q @ rkinv, rk @ r
+                r = rk @ r
+                return q @ rkinv, (up(r, q, dtype) if small else r), (r if small else None)
             fast_cond = None
-        g = _gram(q)
     return None
 
 
 def tall_qr(a, *, fast=False):
-    """(Q, R) of a stack (b, m, n), m >= n, on the device: R upper with a non-negative
-    diagonal, Q orthonormal, Q R = A to LAPACK's accuracy; NaN for a matrix with NaN or inf,
-    (I, 0) for a zero one. ``fast``: try CholeskyQR2 first where A is well conditioned (the SVD's
-    Q need not be checked). float32 falls back to float64 where the device has it; None where no
-    path reaches an orthonormal Q (float32 on a device without float64)."""
+    """(Q, R, R on the host or None, bad) of a stack (b, m, n), m >= n, on the device: R upper
+    with a non-negative diagonal, Q orthonormal, Q R = A to LAPACK's accuracy. A matrix with inf
+    (bad 1) or NaN (bad 2) gets NaN, a zero one (I, 0). ``fast``: try CholeskyQR2 first where A is well conditioned
+    (the SVD's Q need not be checked). float32 falls back to float64 where the device has it;
+    None where no path reaches an orthonormal Q (float32 on a device without float64). R's host
+    copy (float64) is there where the stack of R is small enough for LAPACK."""
     b, m, n = a.shape
     dtype = FLOAT64 if a.dtype == FLOAT64 else FLOAT32
     dev = a.device
+    bad, zero = np.zeros(b, int), np.zeros(b, bool)
     if n == 0:
-        return _a.zeros((b, m, 0), dtype, dev), _a.zeros((b, 0, 0), dtype, dev)
+        return _a.zeros((b, m, 0), dtype, dev), _a.zeros((b, 0, 0), dtype, dev), None, bad
     a = a.astype(dtype, copy=False)
-    f = _read(frobenius(a))
-    bad, zero = ~np.isfinite(f), f == 0
-    odd = bad | zero
-    if odd.any():               # stand-ins: an orthonormal matrix; the results replaced below
-        a = _a.where(up(odd.reshape(b, 1, 1), a, np.bool_), eye(1, m, n, dtype, dev), a)
+    gram = _Gram(_gram(a))
+    trace = gram.trace()                    # ||A||_F^2: zero, non-finite (or overflowing)
+    odd = ~np.isfinite(trace) | (trace == 0)
+    if odd.any():
+        f = _read(frobenius(a))
+        bad = np.where(np.isnan(f), 2, np.where(np.isinf(f), 1, 0))
+        zero = f == 0
+        if ((f > 0) & np.isfinite(f) & ~np.isfinite(trace)).any():
+            # finite entries whose squares overflow: factor A / ||A||_F, scale R back
+            scale = np.where(np.isfinite(f) & (f > 0), f, 1.0)
+            q, r, _, bad = tall_qr(a / up(scale.reshape(b, 1, 1), a, dtype), fast=fast)
+            return q, r * up(scale.reshape(b, 1, 1), r, dtype), None, bad
+        stand = (bad > 0) | zero
+        # stand-ins: an orthonormal matrix; their results are replaced below
+        a = _a.where(up(stand.reshape(b, 1, 1), a, np.bool_), eye(1, m, n, dtype, dev), a)
+        gram = None
     res = None
     ladder = [(dtype, 4 if dtype == FLOAT32 else 40, False)]
     if dtype == FLOAT32 and has_float64(dev):
@@ -423,19 +478,19 @@ def tall_qr(a, *, fast=False):
     ladder.append((ladder[-1][0], 40, True))
     for work, steps, perturb in ladder:
         fast_cond = (100.0 if work == FLOAT32 else 1e6) if fast and not perturb else None
-        res = _cholesky_qr(a.astype(work), work, steps, perturb, fast_cond)
+        res = _cholesky_qr(a.astype(work, copy=False), work, steps, perturb, fast_cond,
+                           gram if work == dtype else None)
         if res is not None:
             break
     if res is None:
         return None
-    q, r = res
+    q, r, rh = res
     q, r = q.astype(dtype, copy=False), tri(r.astype(dtype, copy=False), False)
     if odd.any():
-        qz = up(zero.reshape(b, 1, 1), q, np.bool_)
-        qb = up(bad.reshape(b, 1, 1), q, np.bool_)
-        r = _a.where(qz, 0.0, _a.where(qb, math.nan, r))
-        q = _a.where(qb, math.nan, q)
-    return q, r
+        r = _a.where(up(zero.reshape(b, 1, 1), r, np.bool_), 0.0, r)
+        q, r = _nan_where(bad > 0, q), _nan_where(bad > 0, r)
+        rh = None
+    return q, r, rh, bad
 
 
 def complete_basis(q, dtype):
@@ -454,9 +509,9 @@ def complete_basis(q, dtype):
 # ---- SVD ----------------------------------------------------------------------------------------
 
 def svd(x, dtype, vectors=True, full_matrices=False):
-    """(U, S, Vh) (U, Vh None when not ``vectors``) of a stack (..., m, n) with finite entries
-    (the caller checks): S descending; U (..., m, k) and Vh (..., k, n), k = min(m, n), or square
-    with ``full_matrices``."""
+    """(U, S, Vh, bad) (U, Vh None when not ``vectors``) of a stack (..., m, n): S descending;
+    U (..., m, k) and Vh (..., k, n), k = min(m, n), or square with ``full_matrices``; ``bad``
+    per matrix as svd_rows's (NaN results where it is not 0)."""
     *batch, m, n = x.shape
     b = math.prod(batch)
     a = x.astype(dtype, copy=False).reshape(b, m, n)
@@ -464,7 +519,7 @@ def svd(x, dtype, vectors=True, full_matrices=False):
     if wide:
         a = a.mT
         m, n = n, m
-    u, s, vh = _svd_tall(a, dtype, vectors)
+    u, s, vh, bad = _svd_tall(a, dtype, vectors)
     if vectors and full_matrices and m > n:
         u = _m.concat([u, complete_basis(u, dtype)], axis=2)
     if wide:
@@ -473,34 +528,38 @@ def svd(x, dtype, vectors=True, full_matrices=False):
     k = min(m, n)
     s = s.reshape(tuple(batch) + (k,))
     if not vectors:
-        return None, s, None
-    return u.reshape(tuple(batch) + u.shape[1:]), s, vh.reshape(tuple(batch) + vh.shape[1:])
+        return None, s, None, bad
+    return (u.reshape(tuple(batch) + u.shape[1:]), s,
+            vh.reshape(tuple(batch) + vh.shape[1:]), bad)
 
 
 def _svd_tall(a, dtype, vectors):
-    """(U (b, m, n), s (b, n), Vh (b, n, n)) of a stack with m >= n."""
+    """(U (b, m, n), s (b, n), Vh (b, n, n), bad) of a stack with m >= n."""
     b, m, n = a.shape
-    if n == 0:
-        return (_a.zeros((b, m, 0), dtype, a.device), _a.zeros((b, 0), dtype, a.device),
-                _a.zeros((b, 0, 0), dtype, a.device))
     if m >= 2 * n:
         qr = tall_qr(a, fast=True)
         if qr is None:
             raise LinAlgError("SVD did not converge")
-        q, r = qr
-        left, s, vh = _svd_square(r, dtype, vectors)
-        return (q @ left if vectors else None), s, vh
+        q, r, rh, bad = qr
+        if (bad > 0).any():         # (NaN stand-ins; the caller raises or answers NaN)
+            r = _a.where(up((bad > 0).reshape(b, 1, 1), r, np.bool_), 0.0, r)
+        left, s, vh = _svd_square(r, rh, dtype, vectors)
+        if (bad > 0).any():
+            left, s, vh = (_nan_where(bad > 0, v) for v in (left, s, vh))
+        return (q @ left if vectors else None), s, vh, bad
     # rows of A^T: A^T = L diag(s) Rh, so A = Rh^T diag(s) L^T
-    left, s, rh = svd_rows(a.mT, dtype, vectors)
-    return (rh.mT if vectors else None), s, (left.mT if vectors else None)
+    left, s, rh, bad = svd_rows(a.mT, dtype, vectors)
+    return (rh.mT if vectors else None), s, (left.mT if vectors else None), bad
 
 
-def _svd_square(r, dtype, vectors):
-    """(U, s, Vh) of a stack of square matrices: LAPACK where small, else one-sided Jacobi."""
-    if on_host(r.size):
-        h = host("svd", r)
+def _svd_square(r, rh, dtype, vectors):
+    """(U, s, Vh) of a stack of square matrices R: LAPACK on its host copy ``rh`` where there
+    is one (a small stack), else one-sided Jacobi on the device."""
+    if rh is not None:
+        note_host("svd", rh.size)
         if vectors:
-            u, s, vh = np.linalg.svd(h)
+            u, s, vh = np.linalg.svd(rh)
             return up(u, r, dtype), up(s, r, dtype), up(vh, r, dtype)
-        return None, up(np.linalg.svd(h, compute_uv=False), r, dtype), None
-    return svd_rows(r, dtype, vectors)
+        return None, up(np.linalg.svd(rh, compute_uv=False), r, dtype), None
+    left, s, vh, _ = svd_rows(r, dtype, vectors)
+    return left, s, vh

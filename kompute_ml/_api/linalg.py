@@ -190,6 +190,14 @@ def _lapack(name, fn, *xs, **kwargs):
         raise LinAlgError(str(exc)) from None
 
 
+def _lapack_takes(x):
+    """Whether LAPACK factors the stack ``x`` of qr, svd and their kin: a small one (10^5
+    elements at most) that is not tall or wide (a side twice the other or more). The device path
+    of a tall matrix moves only its short side x short side factors: the matrix never crosses."""
+    m, n = x.shape[-2:]
+    return _d.on_host(x.size) and max(m, n) < 2 * min(m, n)
+
+
 def _up(h, like, dtype=None):
     return _a.asarray(np.asarray(h), dtype=_float_of(like) if dtype is None else dtype,
                       device=like.device)
@@ -352,7 +360,7 @@ def qr(x, /, *, mode="reduced"):
     ft = _float_of(x)
     *batch, m, n = x.shape
     k = min(m, n)
-    if x.size == 0 or _d.on_host(x.size):
+    if x.size == 0 or _lapack_takes(x):
         if x.size == 0:
             qh, rh = np.linalg.qr(np.zeros(x.shape), mode="complete" if mode == "complete"
                                   else "reduced")
@@ -362,12 +370,12 @@ def qr(x, /, *, mode="reduced"):
         return _up(rh, x) if mode == "r" else _QRResult(_up(qh, x), _up(rh, x))
     b = math.prod(batch)
     a = x.astype(ft, copy=False).reshape(b, m, n)
-    res = _d.tall_qr(a if m >= n else a[:, :, :m])
+    res = _d.tall_qr(a if m >= n else a[:, :, :m])       # (NaN and inf: NaN, as numpy's)
     if res is None:         # float32 past float32's reach on a device without float64
         qh, rh = _lapack("qr", np.linalg.qr, x, mode="complete" if mode == "complete"
                          else "reduced")
         return _up(rh, x) if mode == "r" else _QRResult(_up(qh, x), _up(rh, x))
-    q, r = res
+    q, r = res[:2]
     if m < n:
         r = _m.concat([r, q.mT @ a[:, :, m:]], axis=2)
     elif mode == "complete" and m > n:
@@ -399,30 +407,15 @@ def _svd(x, vectors, full_matrices):
         u = _a.broadcast_to(_d.eye(1, m, cu, ft, dev).reshape(m, cu), batch + (m, cu)).copy()
         vh = _a.broadcast_to(_d.eye(1, rv, n, ft, dev).reshape(rv, n), batch + (rv, n)).copy()
         return u, s, vh
-    if _d.on_host(x.size):
+    if _lapack_takes(x):
         if vectors:
             u, s, vh = _lapack("svd", np.linalg.svd, x, full_matrices=full_matrices)
             return _up(u, x), _up(s, x), _up(vh, x)
         return None, _up(_lapack("svdvals", np.linalg.svd, x, compute_uv=False), x), None
-    b = math.prod(batch)
-    a = x.astype(ft, copy=False).reshape(b, m, n)
-    fin = _a.absolute(a).reshape(b, -1).max(axis=1).numpy()
-    if np.isnan(fin).any():
+    u, s, vh, bad = _d.svd(x, ft, vectors, full_matrices)
+    if (bad == 2).any():
         raise LinAlgError("SVD did not converge")
-    inf = ~np.isfinite(fin)
-    if inf.any():
-        a = _a.where(_up(inf.reshape(b, 1, 1), x, np.bool_), 0.0, a)
-    u, s, vh = _d.svd(a, ft, vectors, full_matrices)
-    if inf.any():
-        mask = _up(inf, x, np.bool_)
-        s = _a.where(mask.reshape(b, 1), math.nan, s)
-        if vectors:
-            u = _a.where(mask.reshape(b, 1, 1), math.nan, u)
-            vh = _a.where(mask.reshape(b, 1, 1), math.nan, vh)
-    s = s.reshape(batch + (k,))
-    if not vectors:
-        return None, s, None
-    return u.reshape(batch + u.shape[1:]), s, vh.reshape(batch + vh.shape[1:])
+    return u, s, vh
 
 
 def svd(x, /, *, full_matrices=True):
@@ -537,7 +530,7 @@ def lstsq(x1, x2, /, rcond=None):
     k = b.shape[1]
     if rcond is None:
         rcond = float(np.finfo(ft).eps) * max(m, n)
-    if x1.size == 0 or _d.on_host(x1.size + b.size):
+    if x1.size == 0 or (_lapack_takes(x1) and _d.on_host(x1.size + b.size)):
         xs, res, rank, s = _lapack("lstsq", np.linalg.lstsq, x1, b, rcond=rcond)
         xs = xs[:, 0] if x2.ndim == 1 else xs
         return _LstsqResult(_up(xs, x1, ft), _up(res, x1, ft), int(rank), _up(s, x1, ft))
