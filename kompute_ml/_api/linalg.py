@@ -192,10 +192,15 @@ def _lapack(name, fn, *xs, **kwargs):
 
 def _lapack_takes(x):
     """Whether LAPACK factors the stack ``x`` of qr, svd and their kin: a small one (10^5
-    elements at most) that is not tall or wide (a side twice the other or more). The device path
-    of a tall matrix moves only its short side x short side factors: the matrix never crosses."""
+    elements at most) that is not tall or wide (a side twice the other or more), or a tiny one
+    (under 2^14 elements, 64 KB of float32: less than the device path's round trips move). A
+    tall matrix's device path moves only its short side x short side factors: the matrix itself
+    never crosses."""
     m, n = x.shape[-2:]
-    return _d.on_host(x.size) and max(m, n) < 2 * min(m, n)
+    return _d.on_host(x.size) and (max(m, n) < 2 * min(m, n) or x.size < _TINY)
+
+
+_TINY = 1 << 14
 
 
 def _up(h, like, dtype=None):
