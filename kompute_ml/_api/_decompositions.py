@@ -373,16 +373,19 @@ def _factor_gram(gram, shift, dtype):
     return rinv, info == 0, low.mT.copy()
 
 
-def _cholesky_qr(a, dtype, max_steps, perturb, fast_cond=None, gram=None):
+def _cholesky_qr(a, dtype, max_steps, perturb, fast=False, gram=None, max_shifted=None):
     """(Q, R, R on the host or None) of a stack of m x n matrices (m >= n, finite, none zero) by
     repeated shifted CholeskyQR in ``dtype``, or None where ``max_steps`` steps do not make Q
     orthonormal.
 
-    Each step factors Q's Gram matrix G (plus a shift where Q is far from orthonormal: max |G -
-    I| above 0.5 / n, or in the first step) and takes Q R_k^-1; it stops when max |G - I| <= 64 n
-    u. ``fast_cond``: where the first, unshifted factor shows a condition number at most this,
-    one more unshifted step (CholeskyQR2) is known to suffice and no check follows. ``gram``:
-    A's _Gram where it is at hand.
+    Each step factors Q's Gram matrix G, plus a shift s = 11 (mn + n(n+1)) u tr(G) where Q is
+    not known to be well enough conditioned for plain CholeskyQR: cond(G) above _UNSHIFTED_COND
+    (G's eigenvalues, where G is on the host; a device-sized G: max |G - I| above 0.5 / n, and
+    always in the first step), and takes Q R_k^-1; it stops when max |G - I| <= 64 n u.
+    ``fast``: where the first step is unshifted, the second (CholeskyQR2) is known to suffice
+    and no check follows (the SVD's Q). ``gram``: A's _Gram where it is at hand.
+    ``max_shifted``: give up rather than take more shifted steps (float32's shift, a large part
+    of the trace for a tall matrix, lifts small singular values too little).
     """
     b, m, n = a.shape
     u = _eps(dtype) / 2
@@ -396,6 +399,8 @@ def _cholesky_qr(a, dtype, max_steps, perturb, fast_cond=None, gram=None):
     r = np.broadcast_to(np.eye(n), (b, n, n)) if small else None
     gram = gram if gram is not None else _Gram(_gram(q))
     shift_of = 11 * (m * n + n * (n + 1)) * u
+    limit = _UNSHIFTED_COND[dtype]
+    n_shifted = 0
     for step in range(max_steps):
         trace = gram.trace()
         if not np.isfinite(trace).all():
@@ -406,39 +411,42 @@ def _cholesky_qr(a, dtype, max_steps, perturb, fast_cond=None, gram=None):
             err = gram.off_identity()
             if (err <= 64 * n * u).all():
                 return q, (up(r, q, dtype) if small else r), (r if small else None)
-            shifted = ~(err <= 0.5 / n)
+        if gram.h is not None:
+            lam = np.linalg.eigvalsh(gram.h)
+            shifted = ~(lam[:, -1] <= limit * lam[:, 0])         # (also where lam_min <= 0)
         else:
-            shifted = np.full(b, fast_cond is None)
+            shifted = np.full(b, True) if step == 0 and not fast else ~(err <= 0.5 / n) \
+                if step else np.full(b, False)
+        if shifted.any() and max_shifted is not None and n_shifted >= max_shifted:
+            return None
         rkinv, ok, rk = _factor_gram(gram, np.where(shifted, shift_of * trace, 0.0), dtype)
         if not ok.all():
             if shifted[~ok].any():
                 return None                 # not even the shift helps: give up
             shifted |= ~ok                  # an unshifted factor that does not exist: shift
-            fast_cond = None
             rkinv, ok, rk = _factor_gram(gram, np.where(shifted, shift_of * trace, 0.0), dtype)
             if not ok.all():
                 return None
-        if step == 0 and fast_cond is not None:
-            # the unshifted factor's condition number is A's (from its singular values on the
-            # host; from its diagonal, a lower bound, on the device)
-            if small:
-                sv = np.linalg.svd(rk, compute_uv=False)
-                cond = sv[:, 0] / sv[:, -1]
-            else:
-                dg = _read(_a.absolute(diag(rk)))
-                cond = dg.max(axis=1) / dg.min(axis=1)
-            if not (cond <= fast_cond).all():
-                fast_cond = None
+        n_shifted += int(shifted.any())
+        plain2 = fast and step == 0 and not shifted.any()
+        if plain2 and gram.h is None:
+            # a device-sized factor: its diagonal bounds A's condition number from below
+            dg = _read(_a.absolute(diag(rk)))
+            plain2 = bool((dg.max(axis=1) <= math.sqrt(limit) * dg.min(axis=1)).all())
         q = q @ rkinv
         r = rk if r is None else rk @ r
         gram = _Gram(_gram(q))
-        if step == 0 and fast_cond is not None:
+        if plain2:
             rkinv, ok, rk = _factor_gram(gram, np.zeros(b), dtype)
             if ok.all():
                 r = rk @ r
                 return q @ rkinv, (up(r, q, dtype) if small else r), (r if small else None)
-            fast_cond = None
     return None
+
+
+# the largest cond(G) = cond(Q)^2 at which a step goes without a shift: CholeskyQR2 from there
+# leaves Q orthonormal to about u cond(Q)^2 (cond(Q) 100 in float32, 1e6 in float64)
+_UNSHIFTED_COND = {FLOAT32: 1e4, FLOAT64: 1e12}
 
 
 def tall_qr(a, *, fast=False):
@@ -477,9 +485,9 @@ def tall_qr(a, *, fast=False):
         ladder.append((FLOAT64, 40, False))
     ladder.append((ladder[-1][0], 40, True))
     for work, steps, perturb in ladder:
-        fast_cond = (100.0 if work == FLOAT32 else 1e6) if fast and not perturb else None
-        res = _cholesky_qr(a.astype(work, copy=False), work, steps, perturb, fast_cond,
-                           gram if work == dtype else None)
+        res = _cholesky_qr(a.astype(work, copy=False), work, steps, perturb, fast and not perturb,
+                           gram if work == dtype else None,
+                           1 if work == FLOAT32 and len(ladder) > 2 else None)
         if res is not None:
             break
     if res is None:
