@@ -1,4 +1,5 @@
 #version 450
+#extension GL_GOOGLE_include_directive : require
 // la_gemm.comp — C = beta C + alpha A B on strided submatrices of a stack: the blocked
 // factorizations' updates (LU's A22 -= L21 U12, Cholesky's A22 -= L21 L21^T, a blocked
 // triangular solve's B2 -= T21 X1), where K is a block's width (at most 64).

@@ -1,4 +1,5 @@
 #version 450
+#extension GL_GOOGLE_include_directive : require
 // la_getrf.comp — LU with partial pivoting of one panel of each matrix of a stack, in place:
 // columns k0 .. k0 + w - 1 (w <= 32), rows k0 .. n - 1 of n x n row-major matrices mat_bs
 // elements apart, as LAPACK's getf2: per column, the row of the largest magnitude (the first

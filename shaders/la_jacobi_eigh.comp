@@ -1,4 +1,5 @@
 #version 450
+#extension GL_GOOGLE_include_directive : require
 // la_jacobi_eigh.comp — one round of the parallel cyclic Jacobi method for symmetric n x n
 // matrices (n even; a stack along z): every pair of positions (2i, 2i + 1) gets the rotation J_i
 // that zeroes its off-diagonal element, all n / 2 of them at once: A <- J^T A J, V <- V J, and

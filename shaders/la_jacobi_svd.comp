@@ -1,4 +1,5 @@
 #version 450
+#extension GL_GOOGLE_include_directive : require
 // la_jacobi_svd.comp — one round of the one-sided (Hestenes) Jacobi method on the p rows (p even)
 // of length q of each matrix W of a stack (z): every pair of rows (2i, 2i + 1) is rotated so
 // that the two are orthogonal, all p / 2 pairs at once, and P's rows with them (P W_0 = W after

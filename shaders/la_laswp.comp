@@ -1,4 +1,5 @@
 #version 450
+#extension GL_GOOGLE_include_directive : require
 // la_laswp.comp — LAPACK's laswp: rows j and piv[z * piv_bs + j] swapped, j = k0 .. k0 + w - 1
 // in order, in ncols columns of each stack entry z: element (i, col) at
 // off + z * mat_bs + i * rs + col * cs. Column x of the dispatch is col x, past skip_lo col

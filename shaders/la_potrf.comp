@@ -1,4 +1,5 @@
 #version 450
+#extension GL_GOOGLE_include_directive : require
 // la_potrf.comp — the Cholesky factor of one diagonal block of each matrix of a stack, in place:
 // rows and columns k0 .. k0 + w - 1 (w <= 32) of n x n row-major matrices mat_bs elements apart.
 // The block's lower triangle is read; L is written there and zeros above it. One workgroup per

@@ -1,4 +1,5 @@
 #version 450
+#extension GL_GOOGLE_include_directive : require
 // la_trsm.comp — X = T^-1 B for a w x w triangular block T (w <= 32) and nrhs right-hand sides
 // of each stack entry z, B overwritten by X: the diagonal-block step of the blocked triangular
 // solves (LU's U12 = L11^-1 A12, Cholesky's L21 = A21 L11^-T, solve's and inv's substitutions).
