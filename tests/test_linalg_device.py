@@ -529,3 +529,20 @@ def test_small_stacks_go_to_lapack_large_ones_never(fresh_stats):
     km.linalg.solve(km.asarray(b), km.asarray(np.ones(400, np.float32)))
     km.linalg.det(km.asarray(b))
     assert km.stats()["host_linalg_calls"] == 0
+
+
+def test_lu_panels_fit_the_loop_budget(device_only, monkeypatch):
+    """la_getrf.comp's panel narrows where lavapipe's loop budget would not cover it (wrong
+    values past it, not an error); a budget this tight forces 8- and 16-column panels here."""
+    from kompute_ml._array import factor
+    assert factor._panel_width(km.get_device(), 100) == factor.NB
+    monkeypatch.setattr(_stream, "loop_limit", lambda device: 4000)
+    widths = [factor._panel_width(km.get_device(), n) for n in (100, 700, 4096)]
+    assert widths == sorted(widths, reverse=True) and widths[-1] < factor.NB
+    for w, n in zip(widths, (100, 700, 4096)):
+        assert w * (-(-n // 256) * (w + 2) + 16) <= 2000 or w == 1
+    assert widths[1] == 16                   # the solve below runs 16-column panels
+    a = (_rng(1).standard_normal((700, 700)) + 30 * np.eye(700)).astype(np.float32)
+    b = _rng(2).standard_normal((700, 2)).astype(np.float32)
+    _close(km.linalg.solve(km.asarray(a), km.asarray(b)),
+           np.linalg.solve(a.astype(np.float64), b.astype(np.float64)), np.float32, factor=10)

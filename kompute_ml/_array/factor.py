@@ -14,6 +14,7 @@ in an ``info`` Buffer (0: none; else the first failing column + 1), for the call
 """
 
 from .._runtime import program as shaders
+from .._runtime import stream as _stream
 from . import buffers as _buffers
 from .dtypes import FLOAT64, UINT32
 
@@ -103,6 +104,21 @@ def cholesky(device, buf, n, batch, dtype):
     return info
 
 
+def _panel_width(device, n):
+    """la_getrf.comp's panel width for n x n matrices: NB, less where the device's loop budget
+    (lavapipe: 65535 iterations an invocation, then wrong values) would not cover a panel: an
+    invocation runs about w (n / 256) (w + 2) loop iterations in one."""
+    limit = _stream.loop_limit(device)
+    w = NB
+    while limit is not None and w > 1 and w * (-(-n // 256) * (w + 2) + 16) > limit // 2:
+        w //= 2
+    return w
+
+
+# the most row swaps one la_laswp.comp dispatch applies (its loop, for lavapipe's budget)
+_SWAPS_PER_DISPATCH = 4096
+
+
 def lu(device, buf, n, batch, dtype):
     """LU factors with partial pivoting (LAPACK's getrf: P A = L U, unit L below the diagonal, U
     on and above it) of a stack of ``batch`` n x n matrices in ``buf``, in place: (pivots, info)
@@ -112,8 +128,9 @@ def lu(device, buf, n, batch, dtype):
     info = _buffers.fill(device, (max(batch, 1),), UINT32, 0)
     getrf = _prog("la_getrf", dtype)
     nn = n * n
-    for k0 in range(0, n, NB):
-        w = min(NB, n - k0)
+    step = _panel_width(device, n)
+    for k0 in range(0, n, step):
+        w = min(step, n - k0)
         for b0, nb in _chunks(device.max_groups[0], batch):
             # la_getrf.comp — binding 0: the matrices, binding 1: pivots, binding 2: info
             getrf.dispatch(device, [buf, piv, info], (nb, 1, 1), push=(n, k0, w, nn, b0))
@@ -138,10 +155,12 @@ def laswp(device, dtype, buf, piv, k0, w, ncols, mat, piv_bs, batch, skip=(0, 0)
         return
     prog = _prog("la_laswp", dtype)
     gx = _quantized(-(-ncols // 64))
-    for b0, nb in _chunks(device.max_groups[2], batch):
-        # la_laswp.comp — binding 0: the matrices, binding 1: pivots
-        prog.dispatch(device, [buf, piv], (gx, 1, nb),
-                      push=(k0, w, ncols, skip[0], skip[1], *mat, piv_bs, b0))
+    for j0 in range(k0, k0 + w, _SWAPS_PER_DISPATCH):       # in order: a swap may move a row twice
+        wj = min(_SWAPS_PER_DISPATCH, k0 + w - j0)
+        for b0, nb in _chunks(device.max_groups[2], batch):
+            # la_laswp.comp — binding 0: the matrices, binding 1: pivots
+            prog.dispatch(device, [buf, piv], (gx, 1, nb),
+                          push=(j0, wj, ncols, skip[0], skip[1], *mat, piv_bs, b0))
 
 
 def solve_triangular(device, dtype, tbuf, bbuf, n, nrhs, batch, *, lower, unit=False,
