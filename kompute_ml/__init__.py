@@ -13,7 +13,8 @@ from .device import Device, DeviceInfo, devices, get_device, use_device
 from .kernel import Kernel
 from .pyshader import python2shader
 from .errors import (DeviceError, DeviceLimitError, DeviceNotFoundError, KomputeMLError,
-                     OutOfMemoryError, ShaderCompileError, SpirvError, TranslationError)
+                     LinAlgError, OutOfMemoryError, ShaderCompileError, SpirvError,
+                     TranslationError)
 # The Array API 2024.12 namespace (kompute_ml/_api/, built on array.py: its versions win where
 # the two differ) and array.py's numpy-style extras. Importing _api also installs the
 # handlers of the Array's numpy protocols.
@@ -80,7 +81,7 @@ __all__ = [
     "LogisticRegression",
     # errors
     "KomputeMLError", "DeviceNotFoundError", "DeviceError", "DeviceLimitError", "OutOfMemoryError",
-    "ShaderCompileError", "SpirvError", "TranslationError",
+    "ShaderCompileError", "SpirvError", "TranslationError", "LinAlgError",
     # arrays: the Array API namespace, then array.py's numpy-style extras
     '__array_api_version__', '__array_namespace_info__', 'float32', 'int32', 'uint32', 'bool', 'e',
     'float64', 'int64',

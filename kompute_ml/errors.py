@@ -9,6 +9,8 @@ for a subclass whose ``__init__`` takes other parameters than its message (OutOf
 ``size`` got the message, and the message was built again around it).
 """
 
+import numpy as _np
+
 __all__ = [
     "KomputeMLError",
     "DeviceNotFoundError",
@@ -18,6 +20,7 @@ __all__ = [
     "ShaderCompileError",
     "SpirvError",
     "TranslationError",
+    "LinAlgError",
 ]
 
 
@@ -88,3 +91,9 @@ class SpirvError(KomputeMLError, ValueError):
 
 class TranslationError(KomputeMLError, ValueError):
     """A Python function could not be translated to GLSL by python2shader."""
+
+
+class LinAlgError(KomputeMLError, _np.linalg.LinAlgError):
+    """A linear algebra function cannot give a result (a singular matrix for ``solve`` and
+    ``inv``, one not positive definite for ``cholesky``, a shape that is not a stack of square
+    matrices); numpy's ``numpy.linalg.LinAlgError`` (a ValueError) with numpy's message."""

@@ -47,6 +47,7 @@ else:
     from sklearn.utils.estimator_checks import check_array_api_input
 
     import kompute_ml as km
+    from kompute_ml._runtime import stream as _stream
     from kompute_ml.linear_model import LogisticRegression as KmLogisticRegression
 
     N, D, K = 4001, 33, 3          # odd sizes; K: classes or components
@@ -184,6 +185,29 @@ else:
         assert fit_down <= bound and fit_up <= bound, (fit_down, fit_up, bound)
         assert pred_down <= bound and pred_up <= bound, (pred_down, pred_up, bound)
 
+    # the rule of kompute_ml.linalg: LAPACK only ever sees a stack of at most 10^5 elements
+    HOST_LINALG_MAX = 10 ** 5
+
+    @pytest.mark.parametrize("name", list(CASES))
+    def test_estimator_makes_no_lapack_call_on_the_data(name):
+        # X is N x D = 132033 elements: a host LAPACK call on it, or on any n x d matrix
+        # derived from it, would be past the rule's 10^5; d x d ones (33 x 33) may go
+        make, kind, _ = CASES[name]
+        X, y_cls, y_reg = _data()
+        assert N * D > HOST_LINALG_MAX
+        y = _target(kind, y_cls, y_reg)
+        Xk = km.asarray(X)
+        yk = None if y is None else km.asarray(y)
+        km.synchronize()
+        _stream.reset_stats()
+        with sklearn.config_context(array_api_dispatch=True):
+            est = make().fit(Xk) if yk is None else make().fit(Xk, yk)
+            est.transform(Xk) if kind is None else est.predict(Xk)
+            km.synchronize()
+        st = km.stats()
+        assert st["host_linalg_largest"] <= HOST_LINALG_MAX, st["host_linalg"]
+        assert st["host_linalg_largest"] <= (D + 40) ** 2, st["host_linalg"]
+
     @pytest.mark.parametrize("shape", [(1001, 17), (17, 1001), (64, 63)])
     def test_svd_tall_and_wide_on_the_device(shape):
         rng = np.random.default_rng(3)
@@ -205,15 +229,20 @@ else:
         np.testing.assert_allclose(vn @ vn.T, np.eye(k), atol=1e-4)
 
     @pytest.mark.parametrize("kind", ["ill-conditioned", "rank-deficient"])
-    def test_svd_falls_back_to_the_host_when_the_device_path_would_be_inexact(kind):
+    def test_svd_of_hard_matrices_stays_on_the_device(kind):
+        # past float32's CholeskyQR2: float64 on the device where it has float64, and the
+        # repeated shifted CholeskyQR for the singular one; only 6 x 6 factors reach LAPACK
         rng = np.random.default_rng(4)
-        a = rng.standard_normal((500, 6))
+        a = rng.standard_normal((5000, 6))
         if kind == "ill-conditioned":
             a[:, 5] = a[:, 4] + 1e-4 * a[:, 5]               # condition number about 1e4
         else:
             a[:, 5] = a[:, 4]
         a = a.astype(np.float32)
+        km.synchronize()
+        _stream.reset_stats()
         u, s, vh = km.linalg.svd(km.asarray(a), full_matrices=False)
+        assert km.stats()["host_linalg_largest"] <= 6 * 6
         ref = np.linalg.svd(a.astype(np.float64), compute_uv=False)
         np.testing.assert_allclose(s.numpy(), ref, rtol=1e-4, atol=1e-6 * ref[0])
         np.testing.assert_allclose((u.numpy() * s.numpy()) @ vh.numpy(), a, atol=1e-5 * ref[0])

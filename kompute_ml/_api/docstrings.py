@@ -2755,6 +2755,12 @@ Returns
 Array
     The result.
 
+Raises
+------
+LinAlgError
+    A matrix is not positive definite (numpy's message), or the last two dimensions
+    are not square.
+
 Examples
 --------
 >>> import kompute_ml as km
@@ -2872,12 +2878,44 @@ Returns
 Array
     The result.
 
+Raises
+------
+LinAlgError
+    A matrix is exactly singular (numpy's "Singular matrix"), or not square.
+
 Examples
 --------
 >>> import kompute_ml as km
 >>> print(km.linalg.inv(km.asarray([[2.0, 0.0], [0.0, 4.0]])))
 [[0.5  0.  ]
  [0.   0.25]]
+""",
+    'lstsq': """The least-squares solution of ``x1 @ x = x2`` (numpy's ``lstsq``; not in the Array API).
+
+Parameters
+----------
+x1 : array_like
+    The coefficient matrix, M x N.
+x2 : array_like
+    The right-hand sides: a vector of M, or an M x K matrix.
+rcond : float, optional
+    Singular values at most ``rcond`` times the largest count as zero; default ``max(M, N)``
+    times the dtype's eps (numpy's ``rcond=None``).
+
+Returns
+-------
+tuple
+    A named tuple ``(x, residuals, rank, s)``: the solution (N or N x K), the squared residual
+    norm of each column where the rank is N and M > N (else empty), the rank (an int) and the
+    singular values of ``x1``.
+
+Examples
+--------
+>>> import kompute_ml as km
+>>> a = km.asarray([[1.0, 0.0], [0.0, 2.0], [0.0, 0.0]])
+>>> x, res, rank, s = km.linalg.lstsq(a, km.asarray([1.0, 4.0, 3.0]))
+>>> print(x, res, rank)
+[1. 2.] [9.] 2
 """,
     'matrix_norm': """A matrix norm of each matrix (``ord``: ``'fro'``, ``'nuc'``, 1, 2, inf, ...).
 
@@ -2927,13 +2965,14 @@ Parameters
 ----------
 x : array_like
     Input array (an Array, or anything ``asarray`` takes).
-rtol : float, optional
-    Tolerance relative to the largest singular value.
+rtol : float or Array, optional
+    Tolerance relative to the largest singular value; default ``max(M, N)`` times the dtype's
+    eps.
 
 Returns
 -------
 Array
-    The result.
+    The result (int32).
 
 Examples
 --------
@@ -2968,8 +3007,9 @@ Parameters
 ----------
 x : array_like
     Input array (an Array, or anything ``asarray`` takes).
-rtol : float, optional
-    Tolerance relative to the largest singular value.
+rtol : float or Array, optional
+    Tolerance relative to the largest singular value; default ``max(M, N)`` times the dtype's
+    eps (the Array API's; numpy's ``pinv`` defaults to 1e-15).
 
 Returns
 -------
@@ -3036,6 +3076,13 @@ Returns
 -------
 Array
     The result.
+
+Raises
+------
+LinAlgError
+    A matrix of ``x1`` is exactly singular, or not square.
+ValueError
+    ``x2``'s dimensions do not match ``x1``'s (numpy's message).
 
 Examples
 --------

@@ -1,12 +1,14 @@
-"""``kompute_ml.linalg``: the Array API linear algebra extension.
+"""``kompute_ml.linalg``: the Array API linear algebra extension (and numpy's ``lstsq``).
 
-On the device: matmul, vecdot, matrix_transpose, tensordot, outer, vector_norm,
-matrix_power (except n < 0), svd of a tall or wide well-conditioned matrix with
-full_matrices=False and qr of a tall matrix (only its short side's square crosses to the host;
-an ill-conditioned float32 matrix runs in float64 where the device has it). On the host also: diagonal and trace (a
-strided read). On the host (small matrices: a download, numpy in float64, the result converted
-to the input's float dtype, float32 or float64, and uploaded): cholesky, det, eigh, eigvalsh,
-inv, matrix_norm, matrix_rank, pinv, qr, slogdet, solve, svd, svdvals, cross.
+Everything runs on the device, stacks of matrices included: matmul, vecdot, tensordot, outer,
+cross, diagonal, trace, vector_norm and matrix_norm, matrix_power; cholesky (blocked), solve,
+inv, det and slogdet (blocked LU with partial pivoting), eigh and eigvalsh (parallel cyclic
+Jacobi), qr (shifted CholeskyQR), svd and svdvals (a tall matrix: its QR, then the SVD of R;
+any other: one-sided Jacobi), pinv, lstsq and matrix_rank (from the SVD) — see
+``_decompositions.py``. A stack of at most 10^5 elements (a single matrix up to 316 x 316) is
+factored by numpy's LAPACK on the host in float64 instead, and so are the n x n factors of a
+tall matrix's QR and SVD that small: that round trip costs less than a device factorization's
+dispatches. Results come in the input's float dtype (float64 for float64, else float32).
 """
 
 import collections
@@ -16,10 +18,12 @@ import operator
 import numpy as np
 
 from .. import array as _a
-from .._array import linalg as _linalg
-from .._array.dtypes import FLOAT32, FLOAT64, INT32, has_float64, result_dtype
+from .._array.dtypes import FLOAT32, FLOAT64, INT32, result_dtype
+from ..errors import LinAlgError
+from . import _decompositions as _d
+from . import manipulation as _m
 
-__all__ = ["cholesky", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv", "matmul",
+__all__ = ["cholesky", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv", "lstsq", "matmul",
            "matrix_norm", "matrix_power", "matrix_rank", "matrix_transpose", "outer", "pinv", "qr",
            "slogdet", "solve", "svd", "svdvals", "tensordot", "trace", "vecdot", "vector_norm"]
 
@@ -74,8 +78,18 @@ def outer(x1, x2, /):
 
 
 def diagonal(x, /, *, offset=0):
-    """The ``offset``-th diagonals of the last two axes (on the host: a strided read)."""
-    return _host(x, lambda h: np.diagonal(h, offset=offset, axis1=-2, axis2=-1).copy(), x.dtype)
+    """The ``offset``-th diagonals of the last two axes (a strided gather on the device)."""
+    x = _arr(x)
+    if x.ndim < 2:
+        raise ValueError(f"diagonal: x must have at least 2 dimensions, got {x.ndim}")
+    offset = operator.index(offset)
+    *batch, n, m = x.shape
+    length = max(0, min(n, m - offset) if offset >= 0 else min(n + offset, m))
+    if length == 0:
+        return _a.zeros(tuple(batch) + (0,), x.dtype, x.device)
+    start = offset if offset >= 0 else -offset * m
+    flat = x.reshape(tuple(batch) + (n * m,))
+    return flat[..., start:start + (length - 1) * (m + 1) + 1:m + 1]
 
 
 def trace(x, /, *, offset=0, dtype=None):
@@ -85,6 +99,7 @@ def trace(x, /, *, offset=0, dtype=None):
 
 def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
     """The ``ord``-norm of vectors along ``axis`` (device reductions)."""
+    x = _arr(x)
     if isinstance(axis, list):
         axis = tuple(axis)
     ft = _float_of(x)
@@ -132,20 +147,60 @@ def _eye_like(x):
     return (rows == cols).astype(x.dtype)
 
 
-# ---- small decompositions on the host -------------------------------------------------------------
+# ---- decompositions ---------------------------------------------------------------------------
+
+def _arr(x, device=None):
+    return x if isinstance(x, Array) else _a.asarray(x, device=device)
+
+
+def _on(*xs):
+    """Arrays on the device of the first Array among ``xs`` (host data uploaded there)."""
+    dev = next((x.device for x in xs if isinstance(x, Array)), None)
+    return [_arr(x, dev) for x in xs]
+
 
 def _float_of(x):
     """The float dtype results of ``x`` take: float64 for float64 input, else float32."""
     return FLOAT64 if x.dtype == FLOAT64 else FLOAT32
 
 
-def _host(x, fn, dtype=None):
-    return _a.asarray(fn(x.numpy()), dtype=_float_of(x) if dtype is None else dtype,
-                      device=x.device)
+def _matrices(x):
+    """``x`` as an Array with at least two dimensions (numpy's LinAlgError otherwise)."""
+    x = _arr(x)
+    if x.ndim < 2:
+        raise LinAlgError(f"{x.ndim}-dimensional array given. Array must be at least "
+                          f"two-dimensional")
+    return x
 
 
-def _f64(x):
-    return x.numpy().astype(np.float64)
+def _square(x):
+    x = _matrices(x)
+    if x.shape[-1] != x.shape[-2]:
+        raise LinAlgError("Last 2 dimensions of the array must be square")
+    return x
+
+
+def _lapack(name, fn, *xs, **kwargs):
+    """numpy's ``fn`` on ``xs`` downloaded in float64 (a small stack: see the module docstring),
+    its LinAlgError as ours."""
+    _d.note_host(name, sum(x.size for x in xs))
+    try:
+        return fn(*(x.numpy().astype(np.float64) for x in xs), **kwargs)
+    except np.linalg.LinAlgError as exc:
+        raise LinAlgError(str(exc)) from None
+
+
+def _lapack_takes(x):
+    """Whether LAPACK factors the stack ``x`` of qr, svd and their kin: a small one (10^5
+    elements at most) that is not tall or wide (a side twice the other or more), or a tiny one
+    (under 2^14 elements, 64 KB of float32: less than the device path's round trips move). A
+    tall matrix's device path moves only its short side x short side factors: the matrix itself
+    never crosses."""
+    m, n = x.shape[-2:]
+    return _d.on_host(x.size) and (max(m, n) < 2 * min(m, n) or x.size < _TINY)
+
+
+_TINY = 1 << 14
 
 
 def _up(h, like, dtype=None):
@@ -154,222 +209,359 @@ def _up(h, like, dtype=None):
 
 
 def cholesky(x, /, *, upper=False):
-    L = np.linalg.cholesky(_f64(x))
-    return _up(np.swapaxes(L, -1, -2) if upper else L, x)
+    """The lower (``upper``: upper) Cholesky factor of symmetric positive-definite matrices,
+    their lower triangles read: blocked right-looking on the device, 32 columns a step."""
+    x = _square(x)
+    ft = _float_of(x)
+    if x.size == 0:
+        return _a.zeros(x.shape, ft, x.device)
+    if _d.on_host(x.size):
+        low = _lapack("cholesky", np.linalg.cholesky, x)
+        return _up(np.swapaxes(low, -1, -2) if upper else low, x)
+    low, info = _d.cholesky(x, ft)
+    if info.any():
+        raise LinAlgError("Matrix is not positive definite")
+    return low.mT.copy() if upper else low
 
 
-def det(x, /):
-    return _up(np.linalg.det(_f64(x)), x)
+def _lu_checked(x, ft):
+    lus, piv, info = _d.lu(x, ft)
+    if info.any():
+        raise LinAlgError("Singular matrix")
+    return lus, piv
 
 
-def eigh(x, /):
-    w, v = np.linalg.eigh(_f64(x))
-    return collections.namedtuple("EighResult", ["eigenvalues", "eigenvectors"])(_up(w, x),
-                                                                                 _up(v, x))
-
-
-def eigvalsh(x, /):
-    return _up(np.linalg.eigvalsh(_f64(x)), x)
+def solve(x1, x2, /):
+    """The solution X of x1 X = x2 (x2 a vector where it is 1-D, else a stack of matrices;
+    batch dimensions broadcast): LU with partial pivoting on the device."""
+    x1, x2 = _on(x1, x2)
+    x1 = _square(x1)
+    n = x1.shape[-1]
+    ft = FLOAT64 if result_dtype(x1.device, x1.dtype, x2.dtype) == FLOAT64 else FLOAT32
+    vector = x2.ndim == 1
+    if vector:
+        if x2.shape[0] != n:
+            raise ValueError(f"solve1: Input operand 1 has a mismatch in its core dimension 0, "
+                             f"with gufunc signature (m,m),(m)->(m) (size {x2.shape[0]} is "
+                             f"different from {n})")
+        b = x2.reshape(n, 1)
+    else:
+        if x2.ndim < 2 or x2.shape[-2] != n:
+            raise ValueError(f"solve: Input operand 1 has a mismatch in its core dimension 0, "
+                             f"with gufunc signature (m,m),(m,n)->(m,n) (size "
+                             f"{x2.shape[-2] if x2.ndim >= 2 else x2.shape[0]} is different "
+                             f"from {n})")
+        b = x2
+    try:
+        batch = tuple(np.broadcast_shapes(x1.shape[:-2], b.shape[:-2]))
+    except ValueError:
+        raise ValueError(f"solve: operands could not be broadcast together with shapes "
+                         f"{x1.shape} and {x2.shape}") from None
+    k = b.shape[-1]
+    out_shape = batch + ((n,) if vector else (n, k))
+    nb = math.prod(batch)
+    if nb * n * max(k, 1) == 0:
+        if nb * n and math.prod(x1.shape[:-2]):        # no right-hand sides: still checked
+            _lu_checked(x1, ft)
+        return _a.zeros(out_shape, ft, x1.device)
+    a = _a.broadcast_to(x1, batch + (n, n))
+    rhs = _a.broadcast_to(b, batch + (n, k))
+    if _d.on_host(a.size + rhs.size):
+        return _up(_lapack("solve", np.linalg.solve, a, rhs), x1, ft).reshape(out_shape)
+    if math.prod(x1.shape[:-2]) == 1 and nb > 1:
+        # one matrix for every right-hand side: one LU, the stack's columns side by side
+        lus, piv = _lu_checked(x1.reshape(1, n, n), ft)
+        cols = _m.permute_dims(rhs.reshape(nb, n, k), (1, 0, 2)).reshape(1, n, nb * k)
+        x = _d.lu_solve(lus, piv, cols, ft)
+        return _m.permute_dims(x.reshape(n, nb, k), (1, 0, 2)).reshape(out_shape)
+    lus, piv = _lu_checked(a, ft)
+    return _d.lu_solve(lus, piv, rhs.reshape(nb, n, k), ft).reshape(out_shape)
 
 
 def inv(x, /):
-    return _up(np.linalg.inv(_f64(x)), x)
+    """The inverse of square matrices: LU with partial pivoting on the device, then the
+    identity's columns solved."""
+    x = _square(x)
+    ft = _float_of(x)
+    if x.size == 0:
+        return _a.zeros(x.shape, ft, x.device)
+    if _d.on_host(x.size):
+        return _up(_lapack("inv", np.linalg.inv, x), x)
+    n = x.shape[-1]
+    lus, piv = _lu_checked(x, ft)
+    b = lus.shape[0]
+    return _d.lu_solve(lus, piv, _d.eye(b, n, n, ft, x.device), ft).reshape(x.shape)
 
 
-def matrix_norm(x, /, *, keepdims=False, ord="fro"):
-    return _up(np.linalg.norm(_f64(x), ord=ord, axis=(-2, -1), keepdims=keepdims), x)
+_SlogdetResult = collections.namedtuple("SlogdetResult", ["sign", "logabsdet"])
 
 
-def matrix_rank(x, /, *, rtol=None):
-    h = _f64(x)
-    if rtol is not None:
-        s = np.linalg.svd(h, compute_uv=False)
-        r = rtol.numpy() if isinstance(rtol, Array) else rtol
-        tol = s.max(axis=-1, keepdims=True) * np.asarray(r)[..., None]
-        return _up((s > tol).sum(axis=-1), x, INT32)
-    return _up(np.linalg.matrix_rank(h), x, INT32)
+def _slogdet(x):
+    x = _square(x)
+    ft = _float_of(x)
+    batch = x.shape[:-2]
+    if x.shape[-1] == 0 or x.size == 0:
+        return _a.ones(batch, ft, x.device), _a.zeros(batch, ft, x.device)
+    if _d.on_host(x.size):
+        sign, logdet = _lapack("slogdet", np.linalg.slogdet, x)
+        return _up(sign, x), _up(logdet, x)
+    return _d.slogdet(x, ft)
 
 
-def pinv(x, /, *, rtol=None):
-    return _up(np.linalg.pinv(_f64(x), rcond=1e-15 if rtol is None else rtol), x)
+def slogdet(x, /):
+    """The sign and natural logarithm of the absolute determinant, from the device's LU factors
+    (0 and -inf for an exactly singular matrix, as numpy's)."""
+    return _SlogdetResult(*_slogdet(x))
+
+
+def det(x, /):
+    """The determinant: sign * exp(log|det|) of the device's LU factors (numpy's way)."""
+    x = _square(x)
+    if x.size and x.shape[-1] and _d.on_host(x.size):
+        return _up(_lapack("det", np.linalg.det, x), x)
+    sign, logdet = _slogdet(x)
+    return sign * _a.exp(logdet)
+
+
+_EighResult = collections.namedtuple("EighResult", ["eigenvalues", "eigenvectors"])
+
+
+def eigh(x, /):
+    """Eigenvalues (ascending) and eigenvectors of symmetric matrices, their lower triangles
+    read: parallel cyclic Jacobi on the device (a dispatch per round of n / 2 rotations)."""
+    x = _square(x)
+    ft = _float_of(x)
+    if x.size == 0:
+        return _EighResult(_a.zeros(x.shape[:-1], ft, x.device), _a.zeros(x.shape, ft, x.device))
+    if _d.on_host(x.size):
+        w, v = _lapack("eigh", np.linalg.eigh, x)
+        return _EighResult(_up(w, x), _up(v, x))
+    return _EighResult(*_d.eigh(x, ft))
+
+
+def eigvalsh(x, /):
+    """Eigenvalues (ascending) of symmetric matrices (Jacobi on the device, no eigenvectors
+    accumulated)."""
+    x = _square(x)
+    ft = _float_of(x)
+    if x.size == 0:
+        return _a.zeros(x.shape[:-1], ft, x.device)
+    if _d.on_host(x.size):
+        return _up(_lapack("eigvalsh", np.linalg.eigvalsh, x), x)
+    return _d.eigh(x, ft, vectors=False)[0]
 
 
 _QRResult = collections.namedtuple("QRResult", ["Q", "R"])
 
-# A tall matrix of at least this many elements is factored on the device (below it, the round
-# trip to LAPACK costs less than the device path's four Gram matrices)
-_QR_MIN_ELEMENTS = 1 << 15
-
 
 def qr(x, /, *, mode="reduced"):
-    """QR decomposition.
-
-    A tall 2-D matrix (m >= 4n, short side at most 4096, at least 2^15 elements) with
-    ``mode="reduced"`` is factored on the device by shifted CholeskyQR3 (Fukaya et al., SIAM J.
-    Sci. Comput. 2020): the Gram matrix of A plus a small shift, its Cholesky factor, Q = A R^-1,
-    then two CholeskyQR passes; only n x n matrices cross to the host. A float32 matrix too
-    ill-conditioned for float32 (Q's orthogonality checked) takes the same path in float64
-    where the device has it. R's diagonal is positive (LAPACK's signs may differ: Q R is the
-    same). Anything else, and a matrix whose Gram matrix is singular, is factored on the host
-    (numpy, float64).
-    """
-    if mode == "reduced" and x.ndim == 2 and x.shape[0] >= 4 * x.shape[1] > 0 \
-            and x.shape[1] <= _SVD_MAX_SIDE and x.size >= _QR_MIN_ELEMENTS:
-        res = _tall_qr(x)
-        if res is not None:
-            return _QRResult(*res)
-    q, r = np.linalg.qr(_f64(x), mode=mode)
-    return _QRResult(_up(q, x), _up(r, x))
-
-
-def _tall_qr(a):
-    """(Q, R) of a tall matrix on the device (see ``qr``), or None to use the host."""
-    dtype = _float_of(a)
-    res = _shifted_cholesky_qr3(a.astype(dtype, copy=False))
-    if res is None and dtype == FLOAT32 and has_float64(a.device):
-        res = _shifted_cholesky_qr3(a.astype(FLOAT64))
-    if res is None:
-        return None
-    q, r = res
-    return q.astype(dtype, copy=False), _up(r, a, dtype)
-
-
-def _shifted_cholesky_qr3(a):
-    """(Q on the device, R on the host) of a tall ``a`` in its own dtype, or None.
-
-    The shift s = 11 (mn + n(n+1)) u ||A||_F^2 makes the first Cholesky factor exist for any A
-    of condition number below about 1/u (u the unit roundoff); Q1 = A R1^-1 is then well enough
-    conditioned for CholeskyQR2 to make it orthonormal. None where a Gram matrix is not
-    positive definite in float64 or Q's orthogonality ||Q^T Q - I||_max misses 64 n u (a
-    condition number past the dtype's reach; rank deficiency).
-    """
-    m, n = a.shape
-    u = float(np.finfo(a.dtype).eps) / 2
-    g = _gram(a).numpy().astype(np.float64)
-    norm2 = float(np.trace(g))
-    if not 0 < norm2 < math.inf:
-        return None
-    g[np.diag_indices(n)] += 11 * (m * n + n * (n + 1)) * u * norm2
-    q, r = a, np.eye(n)
-    for _ in range(3):
-        try:
-            rk = np.linalg.cholesky(g).T
-        except np.linalg.LinAlgError:
-            return None
-        q = q @ _up(np.linalg.inv(rk), a, a.dtype)
-        r = rk @ r
-        g = _gram(q).numpy().astype(np.float64)
-    if not np.abs(g - np.eye(n)).max() <= 64 * n * u:      # also catches nan
-        return None
-    return q, r
-
-
-def slogdet(x, /):
-    s, ld = np.linalg.slogdet(_f64(x))
-    return collections.namedtuple("SlogdetResult", ["sign", "logabsdet"])(_up(s, x), _up(ld, x))
-
-
-def solve(x1, x2, /):
-    b = _f64(x2)
-    if x2.ndim == 1:
-        return _up(np.linalg.solve(_f64(x1), b[..., None])[..., 0], x1)
-    return _up(np.linalg.solve(_f64(x1), b), x1)
+    """QR decomposition: shifted CholeskyQR on the device, repeated until Q is orthonormal (any
+    condition number; R's diagonal is non-negative, where LAPACK's signs may differ: Q R is the
+    same). ``mode``: "reduced", "complete" or "r" (R alone)."""
+    if mode not in ("reduced", "complete", "r"):
+        raise ValueError(f"qr: unrecognized mode {mode!r}; kompute_ml has 'reduced', "
+                         f"'complete' and 'r'")
+    x = _matrices(x)
+    ft = _float_of(x)
+    *batch, m, n = x.shape
+    k = min(m, n)
+    if x.size == 0 or _lapack_takes(x):
+        if x.size == 0:
+            qh, rh = np.linalg.qr(np.zeros(x.shape), mode="complete" if mode == "complete"
+                                  else "reduced")
+        else:
+            qh, rh = _lapack("qr", np.linalg.qr, x, mode="complete" if mode == "complete"
+                             else "reduced")
+        return _up(rh, x) if mode == "r" else _QRResult(_up(qh, x), _up(rh, x))
+    b = math.prod(batch)
+    a = x.astype(ft, copy=False).reshape(b, m, n)
+    res = _d.tall_qr(a if m >= n else a[:, :, :m])       # (NaN and inf: NaN, as numpy's)
+    if res is None:         # float32 past float32's reach on a device without float64
+        qh, rh = _lapack("qr", np.linalg.qr, x, mode="complete" if mode == "complete"
+                         else "reduced")
+        return _up(rh, x) if mode == "r" else _QRResult(_up(qh, x), _up(rh, x))
+    q, r = res[:2]
+    if m < n:
+        r = _m.concat([r, q.mT @ a[:, :, m:]], axis=2)
+    elif mode == "complete" and m > n:
+        q = _m.concat([q, _d.complete_basis(q, ft)], axis=2)
+        r = _m.concat([r, _a.zeros((b, m - n, n), ft, x.device)], axis=1)
+    r = r.reshape(tuple(batch) + r.shape[1:])
+    if mode == "r":
+        return r
+    return _QRResult(q.reshape(tuple(batch) + q.shape[1:]), r)
 
 
 _SVDResult = collections.namedtuple("SVDResult", ["U", "S", "Vh"])
 
-# The device path of a tall svd (below) is taken for matrices whose short side is at most this
-# (its k x k factors go through the host) and whose condition number is at most _SVD_MAX_COND:
-# Q = X R^-1 is formed with a matmul in X's dtype, so X's reconstruction error grows as
-# eps * cond(X) (LAPACK's: eps); 100 keeps that under 1e-5 of the largest singular value in
-# float32. A float32 matrix past that, on a device with float64, runs the same path in float64 up
-# to _SVD_MAX_COND64: eps64 * 1e6 is far below float32's rounding, and CholeskyQR2 needs
-# eps * cond^2 well under 1 (2e-4 there) for its second pass to restore orthogonality.
-_SVD_MAX_SIDE = 4096
-_SVD_MAX_COND = 100.0
-_SVD_MAX_COND64 = 1e6
+
+def _svd(x, vectors, full_matrices):
+    """(U, S, Vh) of a stack (see svd) with numpy's answers for NaN (LinAlgError) and inf
+    (NaN) entries."""
+    x = _matrices(x)
+    ft = _float_of(x)
+    *batch, m, n = x.shape
+    batch = tuple(batch)
+    k = min(m, n)
+    dev = x.device
+    if x.size == 0:
+        s = _a.zeros(batch + (k,), ft, dev)
+        if not vectors:
+            return None, s, None
+        cu, rv = (m, n) if full_matrices else (k, k)
+        u = _a.broadcast_to(_d.eye(1, m, cu, ft, dev).reshape(m, cu), batch + (m, cu)).copy()
+        vh = _a.broadcast_to(_d.eye(1, rv, n, ft, dev).reshape(rv, n), batch + (rv, n)).copy()
+        return u, s, vh
+    if _lapack_takes(x):
+        if vectors:
+            u, s, vh = _lapack("svd", np.linalg.svd, x, full_matrices=full_matrices)
+            return _up(u, x), _up(s, x), _up(vh, x)
+        return None, _up(_lapack("svdvals", np.linalg.svd, x, compute_uv=False), x), None
+    u, s, vh, bad = _d.svd(x, ft, vectors, full_matrices)
+    if (bad == 2).any():
+        raise LinAlgError("SVD did not converge")
+    return u, s, vh
 
 
 def svd(x, /, *, full_matrices=True):
-    """Singular value decomposition.
-
-    A tall or wide 2-D matrix with ``full_matrices=False`` whose short side is at most 4096 and
-    whose condition number is at most 100 is decomposed on the device (CholeskyQR2 on its Gram
-    matrix; only k x k matrices cross to the host, k the short side): this is what keeps
-    scikit-learn's PCA(svd_solver='full') and Ridge(solver='svd') from downloading X. A float32
-    matrix of condition number up to 1e6 takes the same path in float64 where the device has it.
-    Anything else, and a matrix the device path finds ill-conditioned, is decomposed on the host
-    (numpy, float64).
-    """
-    if not full_matrices and x.ndim == 2 and x.size and x.shape[0] != x.shape[1] \
-            and min(x.shape) <= _SVD_MAX_SIDE:
-        wide = x.shape[1] > x.shape[0]
-        res = _tall_svd(x.mT if wide else x)
-        if res is not None:
-            u, s, vh = res
-            return _SVDResult(vh.mT, s, u.mT) if wide else _SVDResult(u, s, vh)
-    u, s, vh = np.linalg.svd(_f64(x), full_matrices=full_matrices)
-    return _SVDResult(_up(u, x), _up(s, x), _up(vh, x))
-
-
-def _tall_svd(a):
-    """(U, S, Vh) of a tall m x k matrix on the device (see ``svd``), or None to use the host."""
-    dtype = _float_of(a)
-    a = a.astype(dtype, copy=False)
-    res = _cholesky_qr2(a, _SVD_MAX_COND)
-    if res is None and dtype == FLOAT32 and has_float64(a.device):
-        res = _cholesky_qr2(a.astype(FLOAT64), _SVD_MAX_COND64)
-    if res is None:
-        return None
-    u, s, vh = res
-    return u.astype(dtype, copy=False), _up(s, a), _up(vh, a)
-
-
-def _cholesky_qr2(a, max_cond):
-    """(U on the device, S, Vh on the host) of a tall ``a`` by CholeskyQR2 in ``a``'s dtype, or
-    None when its condition number exceeds ``max_cond`` (or its Gram matrix is singular).
-
-    A = Q1 R1 with R1 from the Cholesky factor of A^T A and Q1 = A R1^-1 (device matmuls); the
-    second pass re-orthogonalizes: Q1 = Q R2. Then R2 R1 = Ur S Vh on the host (k x k, float64)
-    and U = Q1 (R2^-1 Ur), one more device matmul. Downloads: two k x k Gram matrices. The
-    condition number is R1's (its singular values are A's), known after the first Gram matrix.
-    """
-    r1 = _gram_cholesky(a)
-    if r1 is None:
-        return None
-    s1 = np.linalg.svd(r1, compute_uv=False)
-    if not s1[-1] * max_cond >= s1[0]:       # also catches nan
-        return None
-    q1 = a @ _up(np.linalg.inv(r1), a)
-    r2 = _gram_cholesky(q1)
-    if r2 is None:
-        return None
-    ur, s, vh = np.linalg.svd(r2 @ r1)
-    return q1 @ _up(np.linalg.solve(r2, ur), a), s, vh
-
-
-def _gram_cholesky(a):
-    """Upper R with R^T R = A^T A (the Gram matrix on the device, Cholesky in float64), or None."""
-    g = _gram(a).numpy().astype(np.float64)
-    try:
-        return np.linalg.cholesky(g).T
-    except np.linalg.LinAlgError:       # rank-deficient in float32: the host decomposes A
-        return None
-
-
-def _gram(a):
-    """``a.mT @ a`` of a matrix, ``a`` read in place (split over K, so a d x d result of a tall
-    ``a`` still fills the device)."""
-    buf, shape, dtype = _linalg.gram(a.device, (_a.buffer_of(a), a.shape), a.dtype)
-    return _a.from_buffer(buf, shape, dtype)
+    """Singular value decomposition on the device: a tall matrix (m >= 2n, or its transpose)
+    through its QR and the SVD of the n x n R, any other through one-sided Jacobi on its rows;
+    singular values descending."""
+    return _SVDResult(*_svd(x, True, full_matrices))
 
 
 def svdvals(x, /):
-    return _up(np.linalg.svd(_f64(x), compute_uv=False), x)
+    """Singular values, descending (svd's paths, no vectors accumulated)."""
+    return _svd(x, False, False)[1]
+
+
+def _rtol(rtol, x, ft):
+    """rtol as an Array broadcasting against the stack's per-matrix values (batch + (1,))."""
+    if rtol is None:
+        return _a.asarray(max(x.shape[-2:]) * float(np.finfo(ft).eps), dtype=ft,
+                          device=x.device)
+    r = _arr(rtol, x.device).astype(ft)
+    return r.reshape(r.shape + (1,))
+
+
+def pinv(x, /, *, rtol=None):
+    """The Moore-Penrose pseudo-inverse from the device's SVD: singular values at most rtol times
+    the largest (default max(M, N) eps, the Array API's) count as zero."""
+    x = _matrices(x)
+    ft = _float_of(x)
+    *batch, m, n = x.shape
+    if x.size == 0:
+        return _a.zeros(tuple(batch) + (n, m), ft, x.device)
+    u, s, vh = _svd(x, True, False)
+    cut = _rtol(rtol, x, ft) * s.max(axis=-1, keepdims=True)
+    keep = s > cut
+    sinv = _a.where(keep, 1.0 / _a.where(keep, s, 1.0), 0.0)
+    return (vh.mT * sinv.reshape(sinv.shape[:-1] + (1, sinv.shape[-1]))) @ u.mT
+
+
+def matrix_rank(x, /, *, rtol=None):
+    """The number of singular values above rtol times the largest (default max(M, N) eps) on
+    the device (int32)."""
+    x = _arr(x)
+    if x.ndim < 2:
+        return (x != 0).any().astype(INT32)
+    ft = _float_of(x)
+    if x.size == 0:
+        return _a.zeros(x.shape[:-2], INT32, x.device)
+    s = svdvals(x)
+    cut = _rtol(rtol, x, ft) * s.max(axis=-1, keepdims=True)
+    return (s > cut).astype(INT32).sum(axis=-1)
+
+
+_LEAST = "zero-size array to reduction operation minimum which has no identity"
+
+
+def matrix_norm(x, /, *, keepdims=False, ord="fro"):
+    """Matrix norms over the last two axes on the device: "fro", "nuc" (sum of singular
+    values), inf / -inf (largest / smallest row sum of magnitudes), 1 / -1 (column sums), 2 / -2
+    (largest / smallest singular value)."""
+    x = _matrices(x)
+    ft = _float_of(x)
+    *batch, m, n = x.shape
+    batch = tuple(batch)
+    if ord not in ("fro", "nuc", 1, -1, 2, -2, math.inf, -math.inf):
+        raise ValueError("Invalid norm order for matrices.")
+    a = _a.absolute(x.astype(ft, copy=False))
+    if ord == "fro":
+        r = vector_norm(a.reshape(batch + (m * n,)), axis=-1)
+    elif ord in (1, -1, math.inf, -math.inf):
+        sums = a.sum(axis=-2 if ord in (1, -1) else -1)
+        if ord in (1, math.inf):
+            r = sums.max(axis=-1) if sums.shape[-1] else _a.zeros(batch, ft, x.device)
+        else:
+            if not sums.shape[-1]:
+                raise ValueError(_LEAST)
+            r = sums.min(axis=-1)
+    else:
+        s = svdvals(x) if x.size else _a.zeros(batch + (0,), ft, x.device)
+        if ord == "nuc":
+            r = s.sum(axis=-1)
+        elif ord == 2:
+            r = s.max(axis=-1) if s.shape[-1] else _a.zeros(batch, ft, x.device)
+        else:
+            if not s.shape[-1]:
+                raise ValueError(_LEAST)
+            r = s.min(axis=-1)
+    r = r.astype(ft, copy=False)
+    return r.reshape(batch + (1, 1)) if keepdims else r
+
+
+_LstsqResult = collections.namedtuple("LstsqResult", ["x", "residuals", "rank", "s"])
+
+
+def lstsq(x1, x2, /, rcond=None):
+    """Least-squares solution of x1 @ x = x2 (numpy's ``lstsq``), from the device's SVD.
+
+    Singular values at most ``rcond`` times the largest (default max(M, N) eps) count as zero.
+    Returns (x, residuals, rank, s): residuals the squared 2-norms of each column's residual
+    where rank is N and M > N (else empty), rank a Python int.
+    """
+    x1, x2 = _on(x1, x2)
+    if x1.ndim != 2:
+        raise LinAlgError(f"{x1.ndim}-dimensional array given. Array must be two-dimensional")
+    if x2.ndim not in (1, 2):
+        raise LinAlgError(f"{x2.ndim}-dimensional array given. Array must be one or "
+                          f"two-dimensional")
+    m, n = x1.shape
+    if x2.shape[0] != m:
+        raise LinAlgError("Incompatible dimensions")
+    ft = FLOAT64 if result_dtype(x1.device, x1.dtype, x2.dtype) == FLOAT64 else FLOAT32
+    b = x2.reshape(m, 1) if x2.ndim == 1 else x2
+    k = b.shape[1]
+    if rcond is None:
+        rcond = float(np.finfo(ft).eps) * max(m, n)
+    if x1.size == 0 or (_lapack_takes(x1) and _d.on_host(x1.size + b.size)):
+        xs, res, rank, s = _lapack("lstsq", np.linalg.lstsq, x1, b, rcond=rcond)
+        xs = xs[:, 0] if x2.ndim == 1 else xs
+        return _LstsqResult(_up(xs, x1, ft), _up(res, x1, ft), int(rank), _up(s, x1, ft))
+    u, s, vh = _svd(x1.astype(ft, copy=False), True, False)
+    sh = s.numpy().astype(np.float64)
+    rank = int((sh > rcond * sh[0]).sum()) if sh.size else 0
+    keep = s > rcond * float(sh[0])
+    sinv = _a.where(keep, 1.0 / _a.where(keep, s, 1.0), 0.0)
+    sol = vh.mT @ ((u.mT @ b.astype(ft)) * sinv.reshape(-1, 1))
+    if rank == n and m > n:
+        resid = ((b.astype(ft) - x1.astype(ft) @ sol) ** 2).sum(axis=0)
+    else:
+        resid = _a.zeros((0,), ft, x1.device)
+    return _LstsqResult(sol[:, 0] if x2.ndim == 1 else sol, resid, rank, s)
 
 
 def cross(x1, x2, /, *, axis=-1):
-    if x1.shape[axis] != 3 or x2.shape[axis] != 3:
+    """The cross product of 3-element vectors along ``axis`` (elementwise on the device; the
+    other dimensions broadcast)."""
+    x1, x2 = _on(x1, x2)
+    if x1.ndim == 0 or x2.ndim == 0 or x1.shape[axis] != 3 or x2.shape[axis] != 3:
         raise ValueError("cross: both arrays need size 3 along axis")
     dt = result_dtype(x1.device, x1.dtype, x2.dtype)
-    return _up(np.cross(x1.numpy(), x2.numpy(), axis=axis), x1, dt)
+    a = _m.moveaxis(x1.astype(dt, copy=False), axis, -1)
+    b = _m.moveaxis(x2.astype(dt, copy=False), axis, -1)
+    a0, a1, a2 = a[..., 0], a[..., 1], a[..., 2]
+    b0, b1, b2 = b[..., 0], b[..., 1], b[..., 2]
+    out = _m.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=-1)
+    return _m.moveaxis(out, -1, axis)

@@ -36,7 +36,8 @@ from ..errors import DeviceError, DeviceLimitError
 __all__ = ["dispatch", "dispatch_1d", "prepare", "dispatch_ready", "groups_1d", "upload",
            "upload_new", "claim_staging", "upload_staged", "download", "stage_upload",
            "stage_download", "flush_staged",
-           "transfer", "flush", "synchronize", "stats", "reset_stats", "pack"]
+           "transfer", "flush", "synchronize", "stats", "reset_stats", "pack",
+           "note_host_linalg"]
 
 MAX_PENDING = 1024          # operations per submit before an automatic flush
 # A batch that repeats one of the last two submitted (its signature; a replayed command buffer
@@ -76,6 +77,17 @@ def _count(name, n=1):
 
 
 count = _count      # for counters of rare events (locked; per-op ones use add_counter_source)
+
+# host LAPACK calls of kompute_ml.linalg: function -> [calls, elements of the largest stack]
+_host_linalg = {}
+
+
+def note_host_linalg(name, elements):
+    """Count a call of numpy's linalg ``name`` on a stack of ``elements`` elements (stats())."""
+    with _counters_lock:
+        rec = _host_linalg.setdefault(name, [0, 0])
+        rec[0] += 1
+        rec[1] = max(rec[1], int(elements))
 
 
 def add_counter_source(counts, lock):
@@ -1136,6 +1148,10 @@ def stats():
         ``direct_uploads`` uploads written by the host into the device's memory in place,
         ``direct_downloads`` downloads read from it in place (a CPU device's memory, a GPU's
         BAR with streaming loads).
+        ``host_linalg_calls`` counts the matrix stacks ``kompute_ml.linalg`` handed to numpy's
+        LAPACK (only stacks of at most 10^5 elements ever are), ``host_linalg_largest`` the
+        elements of the largest, ``host_linalg`` the same per function: ``{name: {"calls": n,
+        "largest": elements}}``.
 
     Examples
     --------
@@ -1149,6 +1165,7 @@ def stats():
     with _counters_lock:
         totals = collections.Counter(_counters)
         sources = list(_sources.values())
+        host_linalg = {k: {"calls": v[0], "largest": v[1]} for k, v in _host_linalg.items()}
     for counts, _ in sources:
         for name, value in list(counts.items()):
             totals[name] += value
@@ -1163,6 +1180,9 @@ def stats():
     out["tensors_live"] = pool["tensors_live"]
     out["bytes_allocated"] = pool["bytes_allocated"]
     out["bytes_cached"] = pool["bytes_cached"]
+    out["host_linalg_calls"] = sum(v["calls"] for v in host_linalg.values())
+    out["host_linalg_largest"] = max((v["largest"] for v in host_linalg.values()), default=0)
+    out["host_linalg"] = host_linalg
     return out
 
 
@@ -1170,6 +1190,7 @@ def reset_stats():
     """Zero the event counters (occupancy counters are not events and stay)."""
     with _counters_lock:
         _counters.clear()
+        _host_linalg.clear()
         _counters["_compiles0"] = int(getattr(_glslang, "compile_count", 0))
         sources = list(_sources.values())
     for counts, lock in sources:
