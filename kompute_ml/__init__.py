@@ -54,6 +54,7 @@ from ._api.namespace import (
     triu_indices, triu_indices_from, unravel_index, intersect1d, isin, setdiff1d, setxor1d,
     union1d, argpartition, choose, compress, delete, extract, lexsort, partition, resize,
     trim_zeros, copyto, fill_diagonal, place, put, put_along_axis, putmask,
+    einsum, einsum_path,
 )
 from ._api.namespace import newaxis  # None, as numpy's: an attribute, not in __all__
 from .array import (
@@ -122,6 +123,7 @@ __all__ = [
     'triu_indices_from', 'unravel_index', 'intersect1d', 'isin', 'setdiff1d', 'setxor1d',
     'union1d', 'argpartition', 'choose', 'compress', 'delete', 'extract', 'lexsort', 'partition',
     'resize', 'trim_zeros', 'copyto', 'fill_diagonal', 'place', 'put', 'put_along_axis', 'putmask',
+    'einsum', 'einsum_path',
 ]
 
 
