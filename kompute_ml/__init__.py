@@ -54,7 +54,8 @@ from ._api.namespace import (
     triu_indices, triu_indices_from, unravel_index, intersect1d, isin, setdiff1d, setxor1d,
     union1d, argpartition, choose, compress, delete, extract, lexsort, partition, resize,
     trim_zeros, copyto, fill_diagonal, place, put, put_along_axis, putmask,
-    einsum, einsum_path,
+    einsum, einsum_path, bincount, digitize, histogram, histogram2d, histogram_bin_edges,
+    histogramdd, median, nanmedian, nanpercentile, nanquantile, percentile, quantile,
 )
 from ._api.namespace import newaxis  # None, as numpy's: an attribute, not in __all__
 from .array import (
@@ -123,7 +124,9 @@ __all__ = [
     'triu_indices_from', 'unravel_index', 'intersect1d', 'isin', 'setdiff1d', 'setxor1d',
     'union1d', 'argpartition', 'choose', 'compress', 'delete', 'extract', 'lexsort', 'partition',
     'resize', 'trim_zeros', 'copyto', 'fill_diagonal', 'place', 'put', 'put_along_axis', 'putmask',
-    'einsum', 'einsum_path',
+    'einsum', 'einsum_path', 'bincount', 'digitize', 'histogram', 'histogram2d',
+    'histogram_bin_edges', 'histogramdd', 'median', 'nanmedian', 'nanpercentile', 'nanquantile',
+    'percentile', 'quantile',
 ]
 
 
