@@ -72,7 +72,7 @@ def einsum_path(*operands, optimize="greedy", einsum_call=False):
     >>> import kompute_ml as km
     >>> a, b, c = km.ones((2, 3)), km.ones((3, 4)), km.ones((4, 5))
     >>> km.einsum_path("ij,jk,kl->il", a, b, c, optimize="greedy")[0]
-    ['einsum_path', (0, 1), (0, 1)]
+    ['einsum_path', (1, 2), (0, 1)]
     """
     if einsum_call:
         raise TypeError("einsum_path: einsum_call is numpy's internal argument")
@@ -177,6 +177,10 @@ def _diagonals(x, s):
         c = next(c for c in s if s.count(c) > 1)
         i = s.index(c)
         j = s.index(c, i + 1)
+        if x.shape[i] != x.shape[j]:
+            # (a repeated label never broadcasts: numpy's rule and message)
+            raise ValueError(f"dimensions in operand for collapsing index {c!r} don't match "
+                             f"({x.shape[i]} != {x.shape[j]})")
         x = _diagonal(x, i, j)                       # the diagonal becomes the last axis
         s = "".join(v for k, v in enumerate(s) if k not in (i, j)) + c
     return x, s
@@ -218,7 +222,8 @@ def _pair(a, sa, b, sb, res):
     size = {}
     for x, s in ((a, sa), (b, sb)):
         for c, n in zip(s, x.shape):
-            size[c] = builtins.max(size.get(c, 1), n)
+            if size.get(c, 1) == 1:
+                size[c] = n
     # a label of length 1 in one operand broadcasts against the other's (numpy's rule)
     a = _broadcast_labels(a, sa, size)
     b = _broadcast_labels(b, sb, size)
@@ -233,7 +238,7 @@ def _pair(a, sa, b, sb, res):
         vb = _view(b, sb, order)
         return _transpose_to(va * vb, "".join(order), res)
     nb, m, k, n = (math.prod(size[c] for c in g) for g in (batch, free_a, inner, free_b))
-    if m == 1 and n == 1:
+    if not free_a and not free_b:
         # a dot per batch element: an elementwise product reduced over the inner labels
         order = batch + inner
         p = _view(a, sa, order) * _view(b, sb, order)

@@ -25,7 +25,7 @@ from .._array import sort as _sort
 from .._array.dtypes import BOOL, FLOAT64, INT32, UINT32, device_dtype
 from . import elementwise as _ew
 from . import manipulation as _m
-from ._common import arr as _arr, gather_flat as _gather_flat, on as _on
+from ._common import gather_flat as _gather_flat, on as _on
 from ._common import read_back as _read_back
 
 __all__ = ["bincount", "digitize", "histogram", "histogram2d", "histogram_bin_edges",
@@ -80,21 +80,21 @@ def bincount(x, /, weights=None, minlength=0):
     if x.dtype not in (INT32, UINT32, BOOL):
         raise TypeError(f"Cannot cast array data from dtype({str(x.dtype)!r}) to "
                         f"dtype('int64') according to the rule 'safe'")
+    bins = x.astype(INT32, copy=False)
+    if x.size == 0:
+        return _counts(bins, minlength)     # numpy's int zeros, whatever the weights
     if weights is not None:
-        weights, = _on(weights) if isinstance(weights, Array) else [_a.asarray(
-            weights, device=x.device)]
+        weights = weights if isinstance(weights, Array) else _a.asarray(weights,
+                                                                         device=x.device)
         if weights.shape != x.shape:
             raise ValueError("The weights and list don't have the same length.")
-    nbins = minlength
-    if x.size:
-        low, high = _read_back(_m.min(x), _m.max(x))
-        if x.dtype == INT32 and low < 0:
-            raise ValueError("'list' argument must have no negative elements")
-        if int(high) >= 1 << 31:
-            raise ValueError(f"bincount: the element {int(high)} asks for more bins than an "
-                             f"int32 index reaches")
-        nbins = builtins.max(nbins, int(high) + 1)
-    bins = x.astype(INT32, copy=False)
+    low, high = _read_back(_m.min(x), _m.max(x))
+    if x.dtype == INT32 and low < 0:
+        raise ValueError("'list' argument must have no negative elements")
+    if int(high) >= 1 << 31:
+        raise ValueError(f"bincount: the element {int(high)} asks for more bins than an "
+                         f"int32 index reaches")
+    nbins = builtins.max(minlength, int(high) + 1)
     if weights is None:
         return _counts(bins, nbins)
     return _weighted_counts(bins, weights, nbins)

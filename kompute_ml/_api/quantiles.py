@@ -16,11 +16,11 @@ import math
 import numpy as np
 
 from .. import array as _a
-from .._array.dtypes import BOOL, FLOAT64, INT32, device_dtype
+from .._array.dtypes import FLOAT64, INT32, device_dtype
 from . import elementwise as _ew
 from . import manipulation as _m
 from ._common import arr as _arr, axis_tuple as _axis_tuple, floating as _floating
-from ._common import gather_flat as _gather_flat, no_out as _no_out, read_back as _read_back
+from ._common import gather_flat as _gather_flat, no_out as _no_out
 from .statistics import nanmean
 
 __all__ = ["median", "nanmedian", "nanpercentile", "nanquantile", "percentile", "quantile"]
@@ -140,13 +140,9 @@ def _offsets(rows, n, idx):
 
 def _lerp(lo, hi, gamma, gamma_c, upper, dtype):
     """numpy's ``_lerp``: ``lo + (hi - lo) * gamma``, and ``hi - (hi - lo) * (1 - gamma)``
-    where ``upper`` (gamma >= 0.5); the difference in the data's dtype for floats, as numpy's
-    (integers: in ``dtype``, exact where numpy's int64 is)."""
-    if lo.dtype.kind == "f":
-        diff = (hi - lo).astype(dtype, copy=False)
-    else:
-        lo, hi = lo.astype(dtype, copy=False), hi.astype(dtype, copy=False)
-        diff = hi - lo
+    where ``upper`` (gamma >= 0.5); the difference in the data's dtype, as numpy's (an int32
+    difference wraps there too)."""
+    diff = (hi - lo).astype(dtype, copy=False)
     lo, hi = lo.astype(dtype, copy=False), hi.astype(dtype, copy=False)
     return _a.where(upper, hi - diff * gamma_c, lo + diff * gamma)
 
@@ -335,7 +331,7 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
     >>> float(km.quantile(km.asarray([1.0, 2.0, 3.0, 4.0]), 0.5))
     2.5
     >>> km.quantile(km.asarray([1.0, 2.0, 3.0, 4.0]), [0.0, 1.0], method="lower").numpy()
-    array([1., 4.])
+    array([1., 4.], dtype=float32)
     """
     x = _common("quantile", a, axis, out, overwrite_input, method)
     q, weak = _check_q(q, "Quantiles", 1)

@@ -29,7 +29,8 @@ def bincount(bins_buf, n, nbins, device):
         table = 256
         while table < nbins:
             table *= 2
-        groups = max(1, min(GROUPS_MAX, -(-n // (LOCAL_SIZE * PER_INVOCATION))))
+        groups = max(1, min(GROUPS_MAX, device.max_groups[0],
+                            -(-n // (LOCAL_SIZE * PER_INVOCATION))))
         per_group = -(-n // groups)
         prog = shaders.get("bincount", {"KM_SHARED": table, "KM_LOCAL_SIZE": LOCAL_SIZE})
         # bincount.comp with KM_SHARED — binding 0: bins, 1: counts; push: n, nbins, per_group

@@ -1,0 +1,392 @@
+"""numpy's functions of the namespace's second part (einsum, histograms, quantiles, unique, pad,
+...) against numpy: ``km.<name>`` and numpy's own ``np.<name>`` on Arrays (through
+``__array_function__``) give numpy's values, shape and dtype mapped onto kompute_ml's, or raise
+numpy's error (see _numpy_checks.check)."""
+
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import kompute_ml as km
+
+from _numpy_checks import BIG, DTYPES, FLOATS, NUMERIC, assert_matches, check, data, ids
+
+INTS = [np.int32, np.uint32]
+
+
+# ---- einsum -------------------------------------------------------------------------------------
+
+EINSUM_CASES = [
+    ("ij,jk->ik", [(3, 4), (4, 5)]), ("ij,jk", [(3, 4), (4, 5)]), ("ii", [(4, 4)]),
+    ("ii->i", [(4, 4)]), ("ij->ji", [(3, 4)]), ("ij->", [(3, 4)]), ("ij->j", [(3, 4)]),
+    ("i,i", [(5,), (5,)]), ("i,i->i", [(5,), (5,)]), ("i,j->ij", [(3,), (4,)]),
+    ("bij,bjk->bik", [(2, 3, 4), (2, 4, 5)]), ("...ij,...jk->...ik", [(2, 3, 4), (4, 5)]),
+    ("ij...,jk...->ik...", [(3, 4, 2), (4, 5, 2)]), ("iij,jk->ik", [(3, 3, 4), (4, 5)]),
+    ("ij,ij->i", [(3, 4), (3, 4)]), ("i,i", [(3,), (1,)]), ("ijk,jil->kl", [(3, 4, 5), (4, 3, 2)]),
+    ("ij,jk,kl->il", [(3, 4), (4, 5), (5, 6)]), ("i,j,k->ijk", [(2,), (3,), (4,)]),
+    (",ij->ij", [(), (2, 3)]), ("ij,ij,ij->", [(2, 3), (2, 3), (2, 3)]), ("ab,ab->ba", [(0, 3), (0, 3)]),
+    ("ij,jk->ik", [(3, 0), (0, 5)]), ("iii->i", [(3, 3, 3)]), ("ji", [(3, 4)]),
+    ("i,i", [(BIG,), (BIG,)]), ("ij,kj->ik", [(70, 300), (60, 300)]),
+]
+
+
+@pytest.mark.parametrize("dtype", DTYPES, **ids)
+@pytest.mark.parametrize("subscripts,shapes", EINSUM_CASES, ids=lambda v: str(v))
+def test_einsum(subscripts, shapes, dtype):
+    ops = [data(s, dtype, seed=k, low=-3 if dtype != np.uint32 else 0, high=4) if
+           np.dtype(dtype).kind in "iu" else data(s, dtype, seed=k) for k, s in enumerate(shapes)]
+    rtol = 1e-4 if dtype == np.float32 else None
+    for optimize in (False, True, "greedy", "optimal"):
+        check("einsum", subscripts, *ops, optimize=optimize, rtol=rtol, atol=1e-3)
+
+
+def test_einsum_interleaved_dtype_and_errors():
+    a, b = data((3, 4), np.float32), data((4, 5), np.float32, seed=1)
+    check("einsum", a, [0, 1], b, [1, 2], [0, 2], rtol=1e-5)
+    check("einsum", a, [0, 1], b, [1, 2], rtol=1e-5)
+    check("einsum", a, [Ellipsis, 1], b, [1, Ellipsis], rtol=1e-5)
+    check("einsum", "ij,jk", a, b, dtype=np.float64)
+    check("einsum", "ij,jk", a, b, dtype=np.int32)                    # not 'safe': TypeError
+    check("einsum", "ij,jk", a, b, dtype=np.int32, casting="unsafe")
+    i = data((3, 4), np.int32)
+    check("einsum", "ij,jk", i, b)                                     # mixed: float64
+    check("einsum", "ij,jk", a, data((5, 6), np.float32))              # sizes differ
+    check("einsum", "ij->k", a)                                        # label not in the input
+    check("einsum", "i,i,i", data((3,), np.float32), data((3,), np.float32))   # too few operands
+    check("einsum", "ij,jk->ii", a, b)                                 # repeated output label
+    check("einsum", "i", a)                                            # too few labels
+    check("einsum", "ij,jk", a, b, optimize="bogus")
+    with pytest.raises(TypeError):
+        km.einsum("ij,jk", km.asarray(a), km.asarray(b), out=km.zeros((3, 5)))
+    with pytest.raises(ValueError):
+        km.einsum()
+
+
+@pytest.mark.parametrize("optimize", ["greedy", "optimal", False, True])
+def test_einsum_path_is_numpys(optimize):
+    shapes = [(2, 3), (3, 40), (40, 5), (5, 6)]
+    ops = [data(s, np.float32, seed=k) for k, s in enumerate(shapes)]
+    exp = np.einsum_path("ij,jk,kl,lm->im", *ops, optimize=optimize)
+    for fn in (km.einsum_path, np.einsum_path):
+        got = fn("ij,jk,kl,lm->im", *[km.asarray(o) for o in ops], optimize=optimize)
+        assert got == exp
+
+
+@st.composite
+def _einsum_problems(draw):
+    """A random einsum: 1-3 operands over labels a-e (repeats allowed), sizes 0-4 (1s to
+    broadcast), an explicit or implicit output."""
+    labels = "abcde"
+    size = {c: draw(st.integers(0, 4)) for c in labels}
+    n_ops = draw(st.integers(1, 3))
+    subs = [draw(st.text(alphabet=labels, min_size=0, max_size=4)) for _ in range(n_ops)]
+    used = sorted(set("".join(subs)))
+    out = None
+    if draw(st.booleans()):
+        out = "".join(draw(st.permutations(used))[:draw(st.integers(0, len(used)))])
+    shapes = []
+    for s in subs:
+        shapes.append(tuple(1 if draw(st.integers(0, 5)) == 0 else size[c] for c in s))
+    return ",".join(subs) + ("" if out is None else "->" + out), shapes
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(problem=_einsum_problems(), dtype=st.sampled_from([np.float64, np.int32, np.bool_]),
+       optimize=st.sampled_from([False, "greedy", "optimal"]), seed=st.integers(0, 99))
+def test_einsum_random_problems(problem, dtype, optimize, seed):
+    subscripts, shapes = problem
+    ops = [data(s, dtype, seed=seed + k, low=-3, high=4) if dtype == np.int32 else
+           data(s, dtype, seed=seed + k) for k, s in enumerate(shapes)]
+    check("einsum", subscripts, *ops, optimize=optimize, atol=1e-9)
+
+
+# ---- bincount, digitize, histograms -------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", INTS + [np.bool_], **ids)
+@pytest.mark.parametrize("shape", [(0,), (1,), (7,), (BIG,)], ids=str)
+def test_bincount(shape, dtype, sort_path):
+    x = data(shape, dtype, low=0, high=40)
+    check("bincount", x)
+    check("bincount", x, minlength=60)
+    for wt in (np.float32, np.float64, np.int32, np.bool_):
+        check("bincount", x, weights=data(shape, wt, seed=1), rtol=1e-9, atol=1e-9)
+    check("bincount", x, weights=data(shape, np.float32, seed=1)[:-1] if shape[0] else
+          data((3,), np.float32))                                        # lengths differ
+
+
+def test_bincount_many_bins_and_grids(narrow_grid_device):
+    # past the shared count table (4096 bins): one atomic add per element into device memory
+    x = data((BIG,), np.int32, low=0, high=50000)
+    check("bincount", x)
+    check("bincount", x, weights=data((BIG,), np.float64, seed=2), rtol=1e-9, atol=1e-9)
+    # a device of 8 workgroups along x: the per-element kernel's 2-D grid, the shared one capped
+    for high in (20, 9000):
+        h = data((5000,), np.int32, low=0, high=high)
+        res = km.bincount(km.asarray(h, device=narrow_grid_device))
+        assert res.device is narrow_grid_device
+        np.testing.assert_array_equal(res.numpy(), np.bincount(h))
+
+
+def test_bincount_refuses_what_numpy_refuses():
+    check("bincount", data((5,), np.float32))                          # not integers
+    check("bincount", np.array([1, -1, 2], np.int32))                  # negative
+    check("bincount", np.array(3, np.int32))                           # 0-d
+    check("bincount", data((2, 2), np.int32, low=0))                   # 2-D
+    check("bincount", data((5,), np.int32, low=0), minlength=-1)
+    check("bincount", data((5,), np.int32, low=0), minlength=None)
+    check("bincount", data((5,), np.int32, low=0), minlength=2.5)
+    with pytest.raises(ValueError):
+        km.bincount(km.asarray(np.array([2 ** 31 + 5], np.uint32)))   # no int32 bin index
+
+
+@pytest.mark.parametrize("dtype", NUMERIC, **ids)
+@pytest.mark.parametrize("shape", [(), (0,), (1,), (9,), (3, 4), (BIG,)], ids=str)
+def test_digitize(shape, dtype):
+    x = data(shape, dtype, special=dtype in FLOATS)
+    edges = [-5, 0, 3, 10] if dtype != np.uint32 else [1, 4, 9, 20]
+    for bins in (np.array(edges, dtype), np.array(edges[::-1], dtype),
+                 np.array([2, 2, 2], dtype), np.array([1], dtype), np.array([], dtype),
+                 np.array([-1.5, 0.5, 2.25]), np.array([3, 3, 5, 5, 8], dtype)):
+        check("digitize", x, bins)
+        check("digitize", x, bins, right=True)
+        check("digitize", x, km.asarray(bins))
+        check("digitize", x, km.asarray(bins), right=True)
+    check("digitize", x, np.array([0, 3, 1], dtype))                   # not monotonic
+    check("digitize", x, km.asarray(np.array([0, 3, 1], dtype)))
+    check("digitize", x, np.array([3, 3, 5, 4], dtype))
+    check("digitize", x, km.asarray(np.array([5, 5, 3, 4], dtype)))
+    check("digitize", x, np.zeros((2, 2), dtype))                       # 2-D bins
+    check("digitize", x, np.array(1, dtype))                            # 0-d bins
+    if dtype in FLOATS:
+        check("digitize", x, np.array([np.nan, 1.0, 2.0], dtype))      # not monotonic
+
+
+HIST_DTYPES = [np.float32, np.float64, np.int32, np.uint32]
+
+
+@pytest.mark.parametrize("dtype", HIST_DTYPES, **ids)
+@pytest.mark.parametrize("shape", [(0,), (1,), (9,), (4, 5), (BIG,)], ids=str)
+def test_histogram(shape, dtype, sort_path):
+    x = data(shape, dtype)
+    w = data(shape, np.float64, seed=1, low=0, high=2)
+    for bins in (10, 1, 7, 300, np.array([-30.0, -1.0, 0.0, 0.5, 3.0, 40.0]),
+                 np.array([0, 1, 1, 2], dtype)):
+        check("histogram", x, bins=bins)
+        check("histogram", x, bins=bins, range=(-5, 8))
+        check("histogram", x, bins=bins, density=True)
+        check("histogram", x, bins=bins, weights=w, rtol=1e-9, atol=1e-9)
+        check("histogram_bin_edges", x, bins=bins)
+    check("histogram", x, bins=4, weights=data(shape, np.float32, seed=2), rtol=2e-5, atol=1e-5)
+    check("histogram", x, bins=4, weights=data(shape, np.int32, seed=2))
+    check("histogram", x, bins=np.array([0.5, 1.5], dtype), range=(0, 1))   # bins win
+
+
+@pytest.mark.parametrize("bins", ["auto", "fd", "doane", "scott", "stone", "rice", "sturges",
+                                  "sqrt"])
+@pytest.mark.parametrize("dtype", [np.float64, np.int32], **ids)
+def test_histogram_bin_estimators(bins, dtype):
+    for shape in [(1,), (40,), (3000,)]:
+        x = data(shape, dtype, low=-100, high=100)
+        check("histogram", x, bins=bins)
+        check("histogram", x, bins=bins, range=(-20, 50))
+        check("histogram_bin_edges", x, bins=bins)
+    check("histogram", np.full((9,), 3.0), bins=bins)                   # no spread
+    check("histogram", np.zeros((0,)), bins=bins)
+
+
+def test_histogram_edges_and_nans():
+    x = np.array([0.0, 0.1, 0.2, 0.30000000000000004, 1.0, 1.0, np.nan, -np.inf, np.inf])
+    check("histogram", x, bins=3, range=(0, 1))                         # NaNs, infs outside
+    check("histogram", x[:6], bins=10)                                  # values on the edges
+    check("histogram", np.linspace(0, 1, 101, dtype=np.float32), bins=10)
+    check("histogram", np.linspace(-3, 7, 1001), bins=37)
+    check("histogram", np.array([5, 5, 5], np.int32))                   # one value: +-0.5
+
+
+def test_histogram_refuses_what_numpy_refuses():
+    x = data((9,), np.float32)
+    check("histogram", np.array([1.0, np.nan], np.float32))            # autodetected range: nan
+    check("histogram", np.array([1.0, np.inf], np.float32))
+    check("histogram", x, bins=0)
+    check("histogram", x, bins=2.5)
+    check("histogram", x, bins="bogus")
+    check("histogram", x, bins="auto", weights=data((9,), np.float32))
+    check("histogram", x, weights=data((8,), np.float32))
+    check("histogram", x, range=(2, 1))
+    check("histogram", x, range=(0, np.inf))
+    check("histogram", x, bins=np.array([3.0, 1.0, 2.0]))              # not increasing
+    check("histogram", x, bins=np.zeros((2, 2)))
+    check("histogram", x, bins=km.asarray(np.array([3.0, 1.0, 2.0])), dispatch=False)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32], **ids)
+def test_histogramdd_and_2d(dtype, sort_path):
+    for n in (0, 1, 50, BIG):
+        s = data((n, 3), dtype)
+        check("histogramdd", s)
+        check("histogramdd", s, bins=(2, 3, 4))
+        check("histogramdd", s, bins=[np.array([-10.0, 0.0, 10.0]), 3, np.array([-1.0, 1.0])])
+        check("histogramdd", s, bins=4, range=[(-5, 5), None, (0, 1)], density=True)
+        check("histogramdd", s, bins=3, weights=data((n,), np.float64, seed=1), rtol=1e-9,
+              atol=1e-9)
+        x, y = s[:, 0].copy(), s[:, 1].copy()
+        check("histogram2d", x, y)
+        check("histogram2d", x, y, bins=(3, 5))
+        check("histogram2d", x, y, bins=np.array([-20.0, 0.0, 20.0]))
+        check("histogram2d", x, y, bins=[np.array([-20.0, 0.0, 20.0]), 4], density=True)
+    s = data((20, 2), dtype)
+    check("histogramdd", s, bins=(2, 3, 4))                            # one bins too many
+    check("histogramdd", s, range=[(0, 1)])
+    check("histogramdd", s, bins=0)
+    check("histogramdd", s, bins=[np.array([2.0, 1.0]), 3])
+    check("histogramdd", data((20,), dtype))                           # 1-D: one dimension
+    check("histogramdd", [data((20,), dtype), data((20,), dtype, seed=1)], bins=3)
+
+
+# ---- quantiles ----------------------------------------------------------------------------------
+
+METHODS = ["inverted_cdf", "averaged_inverted_cdf", "closest_observation",
+           "interpolated_inverted_cdf", "hazen", "weibull", "linear", "median_unbiased",
+           "normal_unbiased", "lower", "higher", "midpoint", "nearest"]
+
+
+@pytest.mark.parametrize("method", METHODS)
+@pytest.mark.parametrize("dtype", NUMERIC, **ids)
+def test_quantile_methods(method, dtype):
+    for shape in [(1,), (2,), (7,), (8,), (3, 5), (2, 3, 4)]:
+        x = data(shape, dtype)
+        for q in (0.3, 0.0, 1.0, [0.0, 0.25, 0.5, 0.999, 1.0], np.array([[0.1], [0.9]]),
+                  np.float32(0.5)):
+            check("quantile", x, q, method=method)
+            if len(shape) > 1:
+                check("quantile", x, q, method=method, axis=-1)
+                check("quantile", x, q, method=method, axis=(0, -1), keepdims=True)
+        check("percentile", x, [5, 50, 95], method=method, axis=0)
+        check("percentile", x, 37.5, method=method, keepdims=True)
+
+
+@pytest.mark.parametrize("method", METHODS)
+@pytest.mark.parametrize("dtype", FLOATS, **ids)
+def test_nanquantile_methods(method, dtype):
+    for shape in [(1,), (7,), (8,), (4, 6), (2, 3, 4)]:
+        x = data(shape, dtype, special=True)
+        x.reshape(-1)[::4] = np.nan
+        if x.ndim == 2:
+            x[1] = np.nan                                   # a slice of NaNs only
+        for q in (0.3, [0.0, 0.5, 1.0]):
+            check("nanquantile", x, q, method=method)
+            check("quantile", x, q, method=method)                      # NaN propagates
+            if len(shape) > 1:
+                check("nanquantile", x, q, method=method, axis=-1)
+                check("nanquantile", x, q, method=method, axis=0, keepdims=True)
+                check("quantile", x, q, method=method, axis=-1)
+        check("nanpercentile", x, [10, 90], method=method)
+
+
+@pytest.mark.parametrize("method", ["linear", "lower", "midpoint", "hazen",
+                                    "closest_observation"])
+@pytest.mark.parametrize("dtype", NUMERIC, **ids)
+def test_quantiles_past_one_grid_on_both_sort_paths(method, dtype, sort_path):
+    x = data((BIG,), dtype, special=dtype in FLOATS)
+    m = data((7, BIG // 7 + 1), dtype, special=dtype in FLOATS)
+    check("quantile", x, [0.0, 0.3, 0.5, 1.0], method=method)
+    check("quantile", m, 0.7, method=method, axis=0)
+    check("nanquantile", x, [0.0, 0.3, 0.5, 1.0], method=method)
+    check("nanquantile", m, 0.2, method=method, axis=1)
+    check("nanquantile", m.T.copy(), [0.2, 0.9], method=method, axis=0)
+    check("median", x)
+    check("nanmedian", m, axis=1)
+
+
+@pytest.mark.parametrize("dtype", NUMERIC + [np.bool_], **ids)
+@pytest.mark.parametrize("shape", [(0,), (1,), (2,), (7,), (3, 4), (2, 3, 4), (3, 0)],
+                         ids=str)
+def test_median(shape, dtype, sort_path):
+    x = data(shape, dtype, special=dtype in FLOATS)
+    check("median", x)
+    for axis in range(-len(shape), len(shape)):
+        check("median", x, axis=axis)
+        check("median", x, axis=axis, keepdims=True)
+    if len(shape) > 1:
+        check("median", x, axis=(0, 1))
+    check("nanmedian", x)
+    if len(shape) > 1:
+        check("nanmedian", x, axis=-1)
+        check("nanmedian", x, axis=0, keepdims=True)
+
+
+def test_median_of_huge_floats_and_ties():
+    big = np.finfo(np.float32).max
+    check("median", np.array([big, big, 1.0], np.float32))              # no overflow of one
+    check("median", np.array([big, big], np.float32))                   # numpy's inf
+    check("median", np.array([2 ** 31 - 1, 2 ** 31 - 2], np.int32))     # exact, no wrap
+    check("quantile", np.array([1.0, np.inf]), 1.0)                     # numpy's nan
+    check("quantile", np.array([-(2 ** 31), 2 ** 31 - 1], np.int32), 0.5)
+
+
+def test_quantile_weights(sort_path):
+    x = data((30,), np.float64)
+    w = data((30,), np.float64, seed=1, low=0, high=3)
+    for q in (0.0, 0.2, [0.1, 0.5, 1.0]):
+        check("quantile", x, q, method="inverted_cdf", weights=w)
+        check("percentile", x, np.asarray(q) * 100, method="inverted_cdf", weights=w)
+    m = data((4, 30), np.float32)
+    check("quantile", m, [0.3, 0.6], axis=1, method="inverted_cdf", weights=w)
+    check("quantile", m, 0.5, axis=1, method="inverted_cdf", weights=data((4, 30), np.float64))
+    check("quantile", x, 0.5, weights=w)                                # not inverted_cdf
+    check("quantile", x, 0.5, method="inverted_cdf", weights=-w)
+    check("quantile", x, 0.5, method="inverted_cdf", weights=np.zeros(30))
+    check("quantile", m, 0.5, axis=1, method="inverted_cdf", weights=w[:7])
+
+
+def test_quantile_refuses_what_numpy_refuses():
+    x = data((9,), np.float32)
+    check("quantile", x, 1.5)
+    check("quantile", x, -0.1)
+    check("quantile", x, np.nan)
+    check("percentile", x, 101)
+    check("quantile", x, 0.5, method="bogus")
+    check("quantile", np.zeros((0,), np.float32), 0.5)                  # IndexError
+    check("quantile", x, np.zeros((2, 2, 2)))
+    check("quantile", data((3, 4), np.float32), 0.5, axis=(0, 0))
+    check("quantile", data((3, 4), np.float32), 0.5, axis=2)
+    check("quantile", data((5,), np.bool_), 0.5)                        # numpy's bool subtract
+    check("quantile", data((5,), np.bool_), 0.5, method="lower")
+    check("nanquantile", np.zeros((0, 3), np.float32), 0.5, axis=0)
+    check("nanmedian", np.zeros((0,), np.float32))
+    with pytest.raises(TypeError):
+        km.median(km.asarray(x), out=km.zeros(()))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(n=st.integers(1, 40), rows=st.integers(1, 4), q=st.lists(st.floats(0, 1), min_size=1,
+                                                                 max_size=4),
+       method=st.sampled_from(METHODS), dtype=st.sampled_from(NUMERIC),
+       nan=st.booleans(), seed=st.integers(0, 99))
+def test_quantiles_random_inputs(n, rows, q, method, dtype, nan, seed):
+    x = data((rows, n), dtype, seed=seed, special=nan and dtype in FLOATS)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for name in ("quantile", "nanquantile"):
+            check(name, x, q, method=method, axis=1)
+        check("median", x, axis=1)
+        check("nanmedian", x, axis=1)
+
+
+def test_functions_dispatch_and_have_examples():
+    """Every function of the modules here is numpy's through __array_function__, and each
+    has a docstring Example that runs."""
+    import doctest
+    from kompute_ml._api import einsum, histograms, protocols, quantiles
+    table = protocols._functions()
+    for mod in (einsum, histograms, quantiles):
+        for name in mod.__all__:
+            assert table.get(getattr(np, name)) is getattr(mod, name), name
+            assert ">>> " in (getattr(mod, name).__doc__ or ""), name
+        result = doctest.testmod(mod, optionflags=doctest.NORMALIZE_WHITESPACE)
+        assert result.attempted > 0 and result.failed == 0, (mod.__name__, result)
+    assert_matches(km.einsum("i,i", km.asarray([1.0, 2.0]), km.asarray([3.0, 4.0])),
+                   np.float32(11.0), rtol=0, atol=0)
