@@ -55,7 +55,7 @@ from ._api.namespace import (
     union1d, argpartition, choose, compress, delete, extract, lexsort, partition, resize,
     trim_zeros, copyto, fill_diagonal, place, put, put_along_axis, putmask,
     einsum, einsum_path, bincount, digitize, histogram, histogram2d, histogram_bin_edges,
-    histogramdd, median, nanmedian, nanpercentile, nanquantile, percentile, quantile,
+    histogramdd, median, nanmedian, nanpercentile, nanquantile, percentile, quantile, unique,
 )
 from ._api.namespace import newaxis  # None, as numpy's: an attribute, not in __all__
 from .array import (
@@ -126,7 +126,7 @@ __all__ = [
     'resize', 'trim_zeros', 'copyto', 'fill_diagonal', 'place', 'put', 'put_along_axis', 'putmask',
     'einsum', 'einsum_path', 'bincount', 'digitize', 'histogram', 'histogram2d',
     'histogram_bin_edges', 'histogramdd', 'median', 'nanmedian', 'nanpercentile', 'nanquantile',
-    'percentile', 'quantile',
+    'percentile', 'quantile', 'unique',
 ]
 
 

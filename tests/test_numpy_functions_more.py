@@ -390,3 +390,54 @@ def test_functions_dispatch_and_have_examples():
         assert result.attempted > 0 and result.failed == 0, (mod.__name__, result)
     assert_matches(km.einsum("i,i", km.asarray([1.0, 2.0]), km.asarray([3.0, 4.0])),
                    np.float32(11.0), rtol=0, atol=0)
+
+
+# ---- unique -------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", DTYPES, **ids)
+@pytest.mark.parametrize("shape", [(), (0,), (1,), (9,), (4, 6), (2, 3, 4), (0, 3), (3, 0),
+                                   (BIG,)], ids=str)
+def test_unique(shape, dtype, sort_path):
+    x = data(shape, dtype, special=dtype in FLOATS, low=0, high=4)
+    if x.dtype.kind == "f":
+        x = np.asarray(np.round(x / 8))                               # repeats
+    flags = [(False, False, False), (True, False, False), (False, True, False),
+             (False, False, True), (True, True, True)]
+    nans = x.dtype.kind == "f" and np.isnan(x).sum() > 1
+    for ri, rv, rc in flags:
+        for equal_nan in (True, False):
+            if nans and rv and not ri and not equal_nan:
+                # which of the distinct NaNs each NaN maps to is numpy's sort's choice (its
+                # quicksort here): the inverse must rebuild x
+                values, inverse = km.unique(km.asarray(x), False, True, equal_nan=False)
+                np.testing.assert_array_equal(values.numpy()[inverse.numpy()], x)
+                continue
+            check("unique", x, ri, rv, rc, equal_nan=equal_nan)
+        for axis in range(-len(shape), len(shape)):
+            if shape[axis] <= 300 or len(shape) == 1:
+                check("unique", x, ri, rv, rc, axis=axis)
+    check("unique", x, axis=len(shape))                               # AxisError
+    # sorted=False leaves numpy's order open (a hash table's for integers): ours is sorted
+    assert_matches(km.unique(km.asarray(x), sorted=False),
+                   np.sort(np.unique(x, sorted=False)), rtol=0, atol=0)
+
+
+def test_unique_rows_with_nans_and_negative_zero():
+    x = np.array([[np.nan, 1.0], [np.nan, 1.0], [0.0, 2.0], [-0.0, 2.0], [0.0, -1.0]])
+    for axis in (0, 1):
+        check("unique", x, True, True, True, axis=axis)
+    check("unique", np.array([np.nan, 0.0, -0.0, np.nan, 1.0]), True, True, True)
+    check("unique", np.array([np.nan, 0.0, -0.0, np.nan, 1.0]), True, True, True,
+          equal_nan=False)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(rows=st.integers(0, 12), cols=st.integers(0, 4), dtype=st.sampled_from(DTYPES),
+       axis=st.sampled_from([None, 0, 1]), flags=st.tuples(st.booleans(), st.booleans(),
+                                                           st.booleans()),
+       seed=st.integers(0, 99))
+def test_unique_random_inputs(rows, cols, dtype, axis, flags, seed):
+    x = data((rows, cols), dtype, seed=seed, low=0, high=3)
+    if x.dtype.kind == "f":
+        x = np.asarray(np.round(x / 10))
+    check("unique", x, *flags, axis=axis)
