@@ -56,6 +56,7 @@ from ._api.namespace import (
     trim_zeros, copyto, fill_diagonal, place, put, put_along_axis, putmask,
     einsum, einsum_path, bincount, digitize, histogram, histogram2d, histogram_bin_edges,
     histogramdd, median, nanmedian, nanpercentile, nanquantile, percentile, quantile, unique,
+    pad,
 )
 from ._api.namespace import newaxis  # None, as numpy's: an attribute, not in __all__
 from .array import (
@@ -126,7 +127,7 @@ __all__ = [
     'resize', 'trim_zeros', 'copyto', 'fill_diagonal', 'place', 'put', 'put_along_axis', 'putmask',
     'einsum', 'einsum_path', 'bincount', 'digitize', 'histogram', 'histogram2d',
     'histogram_bin_edges', 'histogramdd', 'median', 'nanmedian', 'nanpercentile', 'nanquantile',
-    'percentile', 'quantile', 'unique',
+    'percentile', 'quantile', 'unique', 'pad',
 ]
 
 

@@ -386,6 +386,8 @@ from .histograms import *                         # noqa: E402,F401,F403
 from .histograms import __all__ as _histograms_all  # noqa: E402
 from .quantiles import *                          # noqa: E402,F401,F403
 from .quantiles import __all__ as _quantiles_all  # noqa: E402
+from .padding import *                            # noqa: E402,F401,F403
+from .padding import __all__ as _padding_all      # noqa: E402
 from . import linalg           # noqa: E402
 from .linalg import matmul, matrix_transpose, tensordot, vecdot  # noqa: E402,F401
 
@@ -400,5 +402,5 @@ __all__ = ["__array_api_version__", "__array_namespace_info__", "float32", "int3
     # standard's, which it extends)
     n for names in (_shaping_all, _numeric_all, _statistics_all, _ufuncs_all, _index_all,
                     _sets_all, _selection_all, _assignment_all, _einsum_all, _histograms_all,
-                    _quantiles_all)
+                    _quantiles_all, _padding_all)
     for n in names if n != "round"]

@@ -10,8 +10,8 @@ import numpy as np
 
 from .. import array as _a
 from . import namespace as ns
-from . import (assignment, einsum, histograms, index_functions, numeric, quantiles,
-               selection, sets, shaping, statistics, ufuncs)
+from . import (assignment, einsum, histograms, index_functions, numeric, padding,
+               quantiles, selection, sets, shaping, statistics, ufuncs)
 from .._array.dtypes import canonical_dtype
 
 __all__ = ["array_ufunc", "array_function"]
@@ -315,7 +315,7 @@ def _functions():
     # reach their functions through NEP 13's table above)
     f.update({getattr(np, name): getattr(mod, name)
               for mod in (shaping, numeric, statistics, ufuncs, index_functions, sets, selection,
-                          assignment, einsum, histograms, quantiles)
+                          assignment, einsum, histograms, quantiles, padding)
               for name in mod.__all__ if name not in _NOT_DISPATCHED and hasattr(np, name)
               and not isinstance(getattr(np, name), np.ufunc)})
     if hasattr(np, "concat"):                  # numpy >= 2
