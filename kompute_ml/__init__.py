@@ -56,7 +56,12 @@ from ._api.namespace import (
     trim_zeros, copyto, fill_diagonal, place, put, put_along_axis, putmask,
     einsum, einsum_path, bincount, digitize, histogram, histogram2d, histogram_bin_edges,
     histogramdd, median, nanmedian, nanpercentile, nanquantile, percentile, quantile, unique,
-    pad,
+    pad, angle, bitwise_count, cbrt, frexp, gcd, i0, lcm, spacing,
+    apply_along_axis, bartlett, blackman, convolve, correlate, frombuffer, fromfunction, fromiter,
+    gradient, hamming, hanning, insert, interp, kaiser, may_share_memory, packbits,
+    piecewise, poly, polyadd, polyder, polydiv, polyfit, polyint, polymul,
+    polysub, polyval, require, rollaxis, roots, row_stack, shares_memory, unpackbits,
+    unwrap,
 )
 from ._api.namespace import newaxis  # None, as numpy's: an attribute, not in __all__
 from .array import (
@@ -127,7 +132,13 @@ __all__ = [
     'resize', 'trim_zeros', 'copyto', 'fill_diagonal', 'place', 'put', 'put_along_axis', 'putmask',
     'einsum', 'einsum_path', 'bincount', 'digitize', 'histogram', 'histogram2d',
     'histogram_bin_edges', 'histogramdd', 'median', 'nanmedian', 'nanpercentile', 'nanquantile',
-    'percentile', 'quantile', 'unique', 'pad',
+    'percentile', 'quantile', 'unique', 'pad', 'angle', 'bitwise_count', 'cbrt', 'frexp', 'gcd',
+    'i0', 'lcm', 'spacing',
+    'apply_along_axis', 'bartlett', 'blackman', 'convolve', 'correlate', 'frombuffer', 'fromfunction',
+    'fromiter', 'gradient', 'hamming', 'hanning', 'insert', 'interp', 'kaiser',
+    'may_share_memory', 'packbits', 'piecewise', 'poly', 'polyadd', 'polyder', 'polydiv',
+    'polyfit', 'polyint', 'polymul', 'polysub', 'polyval', 'require', 'rollaxis',
+    'roots', 'row_stack', 'shares_memory', 'unpackbits', 'unwrap',
 ]
 
 

@@ -380,14 +380,19 @@ def test_functions_dispatch_and_have_examples():
     """Every function of the modules here is numpy's through __array_function__, and each
     has a docstring Example that runs."""
     import doctest
-    from kompute_ml._api import einsum, histograms, padding, protocols, quantiles
+    from kompute_ml._api import (construction, einsum, histograms, padding, polynomial,
+                                 protocols, quantiles, signal, ufuncs)
     table = protocols._functions()
-    for mod in (einsum, histograms, quantiles, padding):
+    ufunc_table = protocols._ufuncs()
+    for mod in (einsum, histograms, quantiles, padding, signal, polynomial, construction):
         for name in mod.__all__:
-            assert table.get(getattr(np, name)) is getattr(mod, name), name
+            if name not in protocols._NOT_DISPATCHED:
+                assert table.get(getattr(np, name)) is getattr(mod, name), name
             assert ">>> " in (getattr(mod, name).__doc__ or ""), name
         result = doctest.testmod(mod, optionflags=doctest.NORMALIZE_WHITESPACE)
         assert result.attempted > 0 and result.failed == 0, (mod.__name__, result)
+    for name in ("cbrt", "gcd", "lcm", "frexp", "spacing", "bitwise_count"):
+        assert ufunc_table[name] is getattr(ufuncs, name), name      # numpy's ufuncs
     assert_matches(km.einsum("i,i", km.asarray([1.0, 2.0]), km.asarray([3.0, 4.0])),
                    np.float32(11.0), rtol=0, atol=0)
 
@@ -513,3 +518,343 @@ def test_pad_refuses_what_numpy_refuses():
 def test_pad_random_inputs(shape, widths, mode, dtype, seed):
     x = data(tuple(shape), dtype, seed=seed, low=0, high=30)
     check("pad", x, tuple(widths[:len(shape)]), mode[0], atol=1e-4, **mode[1])
+
+
+# ---- elementwise: cbrt, gcd, lcm, frexp, spacing, bitwise_count, angle, i0 ----------------------
+
+@pytest.mark.parametrize("name", ["cbrt", "spacing", "frexp", "angle", "i0"])
+@pytest.mark.parametrize("dtype", DTYPES, **ids)
+@pytest.mark.parametrize("shape", [(), (0,), (7,), (3, 5), (BIG,)], ids=str)
+def test_float_functions(name, shape, dtype):
+    x = data(shape, dtype, special=dtype in FLOATS)
+    if dtype == np.bool_ and name in ("cbrt", "spacing", "frexp"):
+        # numpy computes bools in float16 here; ours in float32 (float16's closest dtype)
+        exp = getattr(np, name)(x.astype(np.float32))
+        for fn in (getattr(km, name), getattr(np, name)):
+            assert_matches(fn(km.asarray(x)), exp, rtol=1e-6, atol=0)
+        return
+    check(name, x, atol=1e-300)
+
+
+def test_float_functions_special_values():
+    for dt in FLOATS:
+        info = np.finfo(dt)
+        x = np.array([info.smallest_subnormal, -info.smallest_subnormal, info.tiny / 3,
+                      info.tiny, info.max, -info.max, 0.0, -0.0, 1.0, 2.0, 0.5, -0.75,
+                      np.inf, -np.inf, np.nan, 3.0e-3, 7.0e20], dt)
+        for name in ("cbrt", "spacing", "frexp", "angle"):
+            check(name, x)
+        check("angle", x, deg=True)
+    check("i0", np.array([0.0, 1.0, 8.0, 8.5, 30.0, -30.0, 700.0, np.inf, np.nan]))
+
+
+@pytest.mark.parametrize("name", ["gcd", "lcm"])
+@pytest.mark.parametrize("dtypes", [(np.int32, np.int32), (np.uint32, np.uint32),
+                                    (np.int32, np.uint32), (np.float32, np.int32),
+                                    (np.bool_, np.bool_)], ids=str)
+@pytest.mark.parametrize("shapes", [((), ()), ((0,), (0,)), ((7,), (7,)), ((3, 1), (4,)),
+                                    ((BIG,), (BIG,))], ids=str)
+def test_gcd_lcm(name, dtypes, shapes):
+    a = data(shapes[0], dtypes[0], low=-60, high=60) if dtypes[0] == np.int32 else \
+        data(shapes[0], dtypes[0])
+    b = data(shapes[1], dtypes[1], seed=1, low=-60, high=60) if dtypes[1] == np.int32 else \
+        data(shapes[1], dtypes[1], seed=1)
+    check(name, a, b)
+    check(name, a, 12)
+
+
+def test_gcd_lcm_extremes():
+    lo = np.iinfo(np.int32).min
+    check("gcd", np.array([lo, lo, 0, 7, -7], np.int32), np.array([0, 2, 0, -14, 0], np.int32))
+    check("lcm", np.array([lo, 46341, 0, 4, -6], np.int32),
+          np.array([1, 46340, 0, 6, 4], np.int32))                    # products past int32 wrap
+    check("gcd", np.array([4294967295, 12], np.uint32), np.array([5, 4294967292], np.uint32))
+
+
+@pytest.mark.parametrize("dtype", DTYPES, **ids)
+def test_bitwise_count(dtype):
+    for shape in [(), (0,), (9,), (BIG,)]:
+        x = data(shape, dtype, low=-2 ** 31 if dtype == np.int32 else 0, high=2 ** 31 - 1)
+        check("bitwise_count", x)
+    check("bitwise_count", np.array([np.iinfo(np.int32).min, -1, 0], np.int32))
+    check("bitwise_count", np.array([np.iinfo(np.uint32).max], np.uint32))
+
+
+# ---- sequences: convolve, correlate, interp, gradient, unwrap, windows --------------------------
+
+@pytest.mark.parametrize("name", ["convolve", "correlate"])
+@pytest.mark.parametrize("dtype", DTYPES, **ids)
+def test_convolve_correlate(name, dtype):
+    for na, nv in [(1, 1), (7, 3), (3, 7), (8, 8), (BIG, 5), (40, 1)]:
+        a = data((na,), dtype, low=-4, high=5) if dtype == np.int32 else data((na,), dtype)
+        v = data((nv,), dtype, seed=1, low=-4, high=5) if dtype == np.int32 else \
+            data((nv,), dtype, seed=1)
+        for mode in ("full", "same", "valid"):
+            check(name, a, v, mode, rtol=1e-4 if dtype == np.float32 else None, atol=1e-4)
+    check(name, data((5,), dtype), data((0,), dtype))
+    check(name, data((0,), dtype), data((5,), dtype))
+    check(name, data((5,), dtype), data((3,), dtype), "bogus")
+    check(name, data((2, 5), dtype), data((3,), dtype))
+    check(name, np.array(3.0, np.float32), data((3,), np.float32))
+
+
+def test_convolve_in_blocks(monkeypatch):
+    from kompute_ml._api import signal
+    monkeypatch.setattr(signal, "_WINDOW_BLOCK", 64)          # many blocks of window rows
+    check("convolve", data((1001,), np.float64), data((9,), np.float64, seed=1))
+    check("correlate", data((1001,), np.float64), data((9,), np.float64, seed=1), "same")
+
+
+@pytest.mark.parametrize("dtype", NUMERIC, **ids)
+def test_interp(dtype):
+    xp = np.sort(data((20,), dtype, low=0, high=100))
+    if dtype in INTS:
+        xp = np.unique(xp)
+    fp = data(xp.shape, np.float64, seed=1)
+    for x in (data((50,), np.float64, seed=2, low=-10, high=110), xp.astype(np.float64),
+              data((3, 4), dtype, seed=3), data((BIG,), np.float32, seed=4, low=-10, high=110),
+              np.array([np.nan, np.inf, -np.inf, 0.0])):
+        check("interp", x, xp, fp)
+        check("interp", x, xp, fp, left=-1.0, right=99.0)
+        check("interp", x, xp, fp, period=150.0)              # (no two points coincide)
+    check("interp", np.array([0.5]), np.array([1.0]), np.array([2.0]))       # one point
+    check("interp", np.array([0.5]), np.array([1.0, 2.0]), np.array([2.0]))  # lengths differ
+    check("interp", np.array([0.5]), np.array([]), np.array([]))
+    check("interp", np.array([0.5]), np.array([1.0, 2.0]), np.array([2.0, 3.0]), period=0)
+    check("interp", np.array([1.5]), np.array([1.0, 2.0]), np.array([np.inf, np.inf]))
+
+
+@pytest.mark.parametrize("dtype", NUMERIC, **ids)
+def test_gradient(dtype):
+    for shape in [(5,), (4, 6), (3, 4, 5), (BIG,)]:
+        f = data(shape, dtype)
+        for edge_order in (1, 2):
+            check("gradient", f, edge_order=edge_order, rtol=1e-4, atol=1e-4)
+            check("gradient", f, 0.5, edge_order=edge_order, rtol=1e-4, atol=1e-4)
+            check("gradient", f, axis=0, edge_order=edge_order, rtol=1e-4, atol=1e-4)
+            coords = [np.cumsum(data((s,), np.float64, seed=k, low=0.5, high=2.0))
+                      for k, s in enumerate(shape)]
+            check("gradient", f, *coords, edge_order=edge_order, rtol=1e-4, atol=1e-4)
+            check("gradient", f, *[np.arange(s) * 2 for s in shape], edge_order=edge_order,
+                  rtol=1e-4, atol=1e-4)
+    f = data((4, 6), dtype)
+    check("gradient", f, 1.0, 2.0, axis=(1, 0))
+    check("gradient", data((1,), dtype))                                  # too short
+    check("gradient", data((2,), dtype), edge_order=2)
+    check("gradient", f, edge_order=3)
+    check("gradient", f, 1.0, 2.0, 3.0)                                   # too many spacings
+    check("gradient", f, np.arange(5), 1.0)                               # wrong length
+
+
+@pytest.mark.parametrize("dtype", NUMERIC, **ids)
+def test_unwrap(dtype):
+    for shape in [(1,), (9,), (4, 7), (BIG,)]:
+        p = np.cumsum(data(shape, np.float64, low=-2.5, high=2.5), axis=-1).astype(dtype) \
+            if dtype in FLOATS else data(shape, dtype, low=-20, high=20)
+        check("unwrap", p, rtol=1e-4 if dtype == np.float32 else None, atol=1e-3)
+        check("unwrap", p, discont=4.0, atol=1e-3)
+        if dtype != np.uint32:                # numpy's own arithmetic overflows for uint32
+            check("unwrap", p, period=7, atol=1e-3)
+            check("unwrap", p, period=360, atol=1e-3)
+        if len(shape) > 1:
+            check("unwrap", p, axis=0, atol=1e-3)
+
+
+@pytest.mark.parametrize("name", ["bartlett", "blackman", "hamming", "hanning"])
+def test_windows(name):
+    for m in (-1, 0, 1, 2, 5, 6, 1001):
+        exp = getattr(np, name)(m).astype(np.float32)
+        assert_matches(getattr(km, name)(m), exp, rtol=1e-6, atol=1e-7)
+    with pytest.raises(TypeError):
+        getattr(km, name)(2.5)
+
+
+def test_kaiser():
+    for m, beta in [(0, 1.0), (1, 5.0), (5, 0.0), (12, 14.0), (1001, 8.6)]:
+        assert_matches(km.kaiser(m, beta), np.kaiser(m, beta).astype(np.float32), rtol=1e-6,
+                       atol=1e-7)
+
+
+# ---- polynomials --------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", NUMERIC, **ids)
+def test_polyval_and_arithmetic(dtype):
+    p = data((5,), dtype, low=-3, high=4)
+    q = data((3,), dtype, seed=1, low=-3, high=4)
+    for x in (data((7,), dtype, low=-2, high=3), data((3, 4), np.float64), data((BIG,),
+                                                                             np.float32)):
+        check("polyval", p, x, rtol=1e-4 if x.dtype == np.float32 else None, atol=1e-3)
+    for a, b in ((p, q), (q, p), (p, p), (p[:1], q)):
+        for name in ("polyadd", "polysub", "polymul"):
+            check(name, a, b)
+    for m in (0, 1, 2, 7):
+        check("polyder", p, m)
+        check("polyint", p, m)
+        check("polyint", p, m, k=[1.5] * max(m, 1))
+    check("polyint", p, 2, k=3.0)
+    check("polyder", p, -1)
+    check("polyint", p, -1)
+    check("polyint", p, 3, k=[1.0, 2.0])
+
+
+def test_poly_roots_polydiv():
+    check("poly", np.array([1.0, 2.0, -3.0]))
+    check("poly", np.array([[1.0, 2.0], [3.0, 4.0]]))
+    check("roots", np.array([1.0, -6.0, 11.0, -6.0]))
+    check("roots", np.array([0.0, 1.0, -3.0, 0.0]))
+    for u, v in [([3.0, 5.0, 2.0], [2.0, 1.0]), ([1.0, 0.0, -1.0], [1.0, 1.0]),
+                 ([1.0], [2.0, 3.0])]:
+        check("polydiv", np.array(u), np.array(v))
+    with pytest.raises(TypeError):                            # complex roots: no dtype for them
+        km.roots(km.asarray([1.0, 0.0, 1.0]))
+
+
+@pytest.mark.parametrize("dtype", NUMERIC, **ids)
+def test_polyfit(dtype):
+    x = np.linspace(-1, 1, 40).astype(dtype) if dtype in FLOATS else \
+        np.arange(-20 if dtype == np.int32 else 0, 40).astype(dtype)[:40]
+    y = (3 * x.astype(np.float64) ** 2 - x + 0.5 + data((40,), np.float64, seed=1) * 0.01)
+    for deg in (0, 1, 2, 5):
+        check("polyfit", x, y, deg, rtol=1e-6, atol=1e-8)
+        check("polyfit", x, y, deg, w=data((40,), np.float64, seed=2, low=0.5, high=2),
+              rtol=1e-6, atol=1e-8)
+        check("polyfit", x, np.stack([y, 2 * y], axis=1), deg, rtol=1e-6, atol=1e-8)
+    res = km.polyfit(km.asarray(x), km.asarray(y), 2, full=True)
+    exp = np.polyfit(x, y, 2, full=True)
+    assert_matches(res[0], exp[0], rtol=1e-6, atol=1e-8)
+    assert_matches(res[1], exp[1], rtol=1e-5, atol=1e-12)
+    assert res[2] == exp[2]
+    np.testing.assert_allclose(res[3].numpy(), exp[3], rtol=1e-8)
+    for cov in (True, "unscaled"):
+        c, v = km.polyfit(km.asarray(x), km.asarray(y), 2, cov=cov)
+        np.testing.assert_allclose(v.numpy(), np.polyfit(x, y, 2, cov=cov)[1], rtol=1e-5,
+                                   atol=1e-14)
+    big = data((BIG,), np.float64, low=-1, high=1)
+    check("polyfit", big, 2 * big ** 3 - big, 3, rtol=1e-6, atol=1e-8)
+    with pytest.warns(np.exceptions.RankWarning):
+        km.polyfit(km.asarray(np.ones(5)), km.asarray(np.arange(5.0)), 2)
+    check("polyfit", x, y, -1)
+    check("polyfit", x.reshape(4, 10), y, 1)
+    check("polyfit", x[:0], y[:0], 1)
+    check("polyfit", x, y[:5], 1)
+    check("polyfit", x, y, 1, w=np.ones(3))
+    check("polyfit", x[:3], y[:3], 3, cov=True)
+
+
+# ---- building and rearranging -------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", DTYPES, **ids)
+def test_insert(dtype):
+    for shape in [(0,), (1,), (7,), (3, 4), (BIG,)]:
+        x = data(shape, dtype)
+        n = shape[-1]
+        for obj in (0, n, -1, [0, n], [1, 1, 0], slice(0, n, 2), [], np.array([2]), [-1]):
+            for values in (data((), dtype, seed=1), data((3,), dtype, seed=2)):
+                check("insert", x, obj, values)
+                if len(shape) > 1:
+                    one = np.atleast_1d(values)[:1]
+                    check("insert", x, obj, one, axis=1)
+                    check("insert", x, obj, data((shape[0],), dtype, seed=3) if
+                          np.ndim(obj) == 0 else one, axis=0)
+        check("insert", x, n + 1, 0)                               # out of bounds
+        check("insert", x, [[0]], 0)                               # 2-D index
+        check("insert", x, [0.5], 0)                               # not integers
+    check("insert", data((4,), np.int32), 1, 2.7)                  # floats truncate
+    check("insert", data((4,), np.int32), np.array([True, False, True, False]), 5)   # a mask
+    check("insert", data((4,), np.int32), np.array([[True, False]]), 5)
+    check("insert", data((4,), np.int32), [0.5, 1.5], 5)           # IndexError
+
+
+def test_rollaxis_row_stack():
+    x = data((2, 3, 4, 5), np.float32)
+    for axis in range(-4, 4):
+        for start in range(-4, 5):
+            check("rollaxis", x, axis, start)
+    check("rollaxis", x, 4)
+    check("rollaxis", x, 0, 6)
+    check("row_stack", [data((3,), np.float32), data((3,), np.float32, seed=1)])
+    check("row_stack", [data((2, 3), np.int32), data((1, 3), np.int32)])
+    with pytest.warns(DeprecationWarning):
+        km.row_stack([km.asarray([1.0])])
+
+
+def test_apply_along_axis():
+    x = data((3, 4, 5), np.float32)
+    for axis in (0, 1, 2, -1):
+        check("apply_along_axis", np.sum, axis, x, rtol=1e-5)
+        check("apply_along_axis", np.cumsum, axis, x, rtol=1e-5)
+        check("apply_along_axis", lambda v: np.stack([v.max(), v.min()]), axis, x)
+        check("apply_along_axis", lambda v: np.outer(v, v), axis, x, rtol=1e-5)
+    check("apply_along_axis", np.sum, 0, data((0, 3), np.float32))
+    check("apply_along_axis", np.sum, 3, x)
+
+
+@pytest.mark.parametrize("dtype", NUMERIC, **ids)
+def test_piecewise(dtype):
+    for shape in [(), (9,), (3, 4), (BIG,)]:
+        x = data(shape, dtype)
+        check("piecewise", x, [x < 0, x >= 5], [3, lambda v: v * 2])
+        check("piecewise", x, [x < 0], [lambda v: -v, 7])                     # the otherwise
+        check("piecewise", x, x > 3, [lambda v: v + 1])
+        check("piecewise", x, [x < 0, x > 0], [1])                            # too few
+    check("piecewise", np.array(3.0, np.float32), [True], [lambda v: v * 2])
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.uint32, np.bool_], **ids)
+def test_packbits_unpackbits(dtype):
+    for shape in [(0,), (1,), (9,), (3, 17), (2, 3, 9), (BIG,)]:
+        x = data(shape, dtype, low=0, high=2)
+        for bitorder in ("big", "little"):
+            check("packbits", x, bitorder=bitorder)
+            for axis in range(len(shape)):
+                check("packbits", x, axis=axis, bitorder=bitorder)
+    check("packbits", data((5,), np.float32))
+    check("packbits", data((5,), np.int32), bitorder="middle")
+    for shape in [(0,), (3,), (4, 5), (BIG,)]:
+        b = data(shape, np.uint8, low=0, high=256)
+        for bitorder in ("big", "little"):
+            check("unpackbits", b, bitorder=bitorder)
+            if b.size:                        # (numpy's counts past an empty b: its garbage)
+                check("unpackbits", b, axis=len(shape) - 1, count=5, bitorder=bitorder)
+            check("unpackbits", b, axis=0, count=-3, bitorder=bitorder)
+            if b.size:
+                check("unpackbits", b, count=8 * b.size + 4, bitorder=bitorder)
+    check("unpackbits", data((5,), np.int32))
+
+
+def test_creation_from_python_objects():
+    check("fromfunction", lambda i, j: i * 10 + j, (3, 4), dispatch=False)
+    check("fromfunction", lambda i, j: i * 10 + j, (3, 4), dtype=np.int32, dispatch=False)
+    check("fromfunction", lambda i: i % 3 == 0, (BIG,), dispatch=False)
+    raw = np.arange(10, dtype=np.float32).tobytes()
+    check("frombuffer", raw, dtype=np.float32, dispatch=False)
+    check("frombuffer", raw, dtype=np.int32, count=3, offset=8, dispatch=False)
+    check("frombuffer", raw, dtype=np.float64, dispatch=False)
+    check("frombuffer", b"abc", dtype=np.int32, dispatch=False)       # not a whole item
+    check("fromiter", [k * 0.5 for k in range(9)], dtype=np.float32, dispatch=False)
+    check("fromiter", range(5), dtype=np.int32, count=3, dispatch=False)
+    check("fromiter", range(2), dtype=np.int32, count=3, dispatch=False)     # too few
+    like = km.zeros(())
+    for res in (np.frombuffer(raw, dtype=np.float32, like=like),
+                np.fromiter(range(4), dtype=np.int32, like=like),
+                np.fromfunction(lambda i: i * 2, (4,), dtype=np.int32, like=like)):
+        assert isinstance(res, km.Array)
+
+
+def test_require_and_shared_memory():
+    x = data((3, 4), np.float32)
+    for req in (None, "C", "CW", ["A", "O"], "E", "F", ["C_CONTIGUOUS", "WRITEABLE"]):
+        check("require", x, requirements=req, dispatch=False)
+        check("require", x, np.float64, requirements=req, dispatch=False)
+        assert_matches(km.require(km.asarray(x), np.float64, req), x.astype(np.float64),
+                       rtol=0, atol=0)
+        # numpy's require dispatches on like= only: of an Array it converts (a download)
+        assert isinstance(np.require(km.asarray(x), requirements=req), np.ndarray)
+        assert isinstance(np.require(x, requirements=req, like=km.zeros(())), km.Array)
+    check("require", x, requirements="CF", dispatch=False)
+    a = km.asarray(x)
+    assert km.require(a) is a and km.require(a, requirements="O") is not a
+    r = a.reshape(12)
+    for fn in (km.shares_memory, km.may_share_memory, np.shares_memory, np.may_share_memory):
+        assert fn(a, a) and fn(a, r) and not fn(a, a.copy()) and not fn(a, x)
+        assert not fn(a, a + 1)
