@@ -55,6 +55,14 @@ from ._api.namespace import (
     triu_indices, triu_indices_from, unravel_index, intersect1d, isin, setdiff1d, setxor1d,
     union1d, argpartition, choose, compress, delete, extract, lexsort, partition, resize,
     trim_zeros, copyto, fill_diagonal, place, put, put_along_axis, putmask,
+    einsum, einsum_path, bincount, digitize, histogram, histogram2d, histogram_bin_edges,
+    histogramdd, median, nanmedian, nanpercentile, nanquantile, percentile, quantile, unique,
+    pad, angle, bitwise_count, cbrt, frexp, gcd, i0, lcm, spacing,
+    apply_along_axis, bartlett, blackman, convolve, correlate, frombuffer, fromfunction, fromiter,
+    gradient, hamming, hanning, insert, interp, kaiser, may_share_memory, packbits,
+    piecewise, poly, polyadd, polyder, polydiv, polyfit, polyint, polymul,
+    polysub, polyval, require, rollaxis, roots, row_stack, shares_memory, unpackbits,
+    unwrap,
 )
 from ._api.namespace import newaxis  # None, as numpy's: an attribute, not in __all__
 from .array import (
@@ -123,6 +131,15 @@ __all__ = [
     'triu_indices_from', 'unravel_index', 'intersect1d', 'isin', 'setdiff1d', 'setxor1d',
     'union1d', 'argpartition', 'choose', 'compress', 'delete', 'extract', 'lexsort', 'partition',
     'resize', 'trim_zeros', 'copyto', 'fill_diagonal', 'place', 'put', 'put_along_axis', 'putmask',
+    'einsum', 'einsum_path', 'bincount', 'digitize', 'histogram', 'histogram2d',
+    'histogram_bin_edges', 'histogramdd', 'median', 'nanmedian', 'nanpercentile', 'nanquantile',
+    'percentile', 'quantile', 'unique', 'pad', 'angle', 'bitwise_count', 'cbrt', 'frexp', 'gcd',
+    'i0', 'lcm', 'spacing',
+    'apply_along_axis', 'bartlett', 'blackman', 'convolve', 'correlate', 'frombuffer', 'fromfunction',
+    'fromiter', 'gradient', 'hamming', 'hanning', 'insert', 'interp', 'kaiser',
+    'may_share_memory', 'packbits', 'piecewise', 'poly', 'polyadd', 'polyder', 'polydiv',
+    'polyfit', 'polyint', 'polymul', 'polysub', 'polyval', 'require', 'rollaxis',
+    'roots', 'row_stack', 'shares_memory', 'unpackbits', 'unwrap',
 ]
 
 

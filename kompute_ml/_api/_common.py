@@ -1,13 +1,16 @@
 """Argument handling the numpy-namespace modules share (shaping, numeric, statistics, ufuncs,
-index_functions, sets): host data to Arrays, numpy's result dtypes, refused keywords."""
+index_functions, sets, ...): host data to Arrays, numpy's result dtypes, refused keywords,
+unchecked gathers and small readbacks."""
 
 import operator
 
 import numpy as np
 
 from .. import array as _a
-from .._array.dtypes import FLOAT32, FLOAT64, device_dtype
+from .._array import indexing as _indexing
+from .._array.dtypes import FLOAT32, FLOAT64, INT32, device_dtype
 from .._array.indexing import norm_axis
+from . import manipulation as _m
 
 Array = _a.Array
 
@@ -50,3 +53,26 @@ def axis_tuple(axis, ndim):
         return tuple(range(ndim))
     axes = (axis,) if np.ndim(axis) == 0 else tuple(axis)
     return tuple(norm_axis(operator.index(a), ndim) for a in axes)
+
+
+def gather_flat(x, offsets):
+    """The elements of ``x`` (C order) at ``offsets`` (integers of any shape, each in
+    [0, x.size): not checked, so no flag is read back): one gather on the device, of
+    ``offsets``' shape."""
+    off = offsets.astype(INT32, copy=False).reshape(-1)
+    buf, _, dtype = _indexing.gather(_a.buffer_of(x), (x.size,), x.dtype, x.device, 0,
+                                     (off.size,), [1], idim=0, off_buf=_a.buffer_of(off),
+                                     checked=False)
+    return _a.from_buffer(buf, (off.size,), dtype).reshape(offsets.shape)
+
+
+def read_back(*arrays):
+    """The values of 0-d Arrays on the host as numpy scalars of their dtypes: one download
+    per distinct dtype (one in all, usually), whatever their number."""
+    out = [None] * len(arrays)
+    for dt in dict.fromkeys(a.dtype for a in arrays):
+        places = [k for k, a in enumerate(arrays) if a.dtype == dt]
+        host = _m.stack([arrays[k].reshape(()) for k in places]).numpy()
+        for k, v in zip(places, host):
+            out[k] = v
+    return out

@@ -539,24 +539,27 @@ _UniqueAll = collections.namedtuple("UniqueAllResult",
                                     ["values", "indices", "inverse_indices", "counts"])
 
 
-def _unique(x, want_index, want_inverse, want_counts):
+def _unique(x, want_index, want_inverse, want_counts, equal_nan=False):
     """(values, indices, inverse, counts) of ``x`` flattened, those not wanted None: numpy's
-    ``unique`` with ``equal_nan=False``. On the device where it sorts (:func:`_sort.on_device`,
-    from SETS_MIN elements): the stable sort's permutation, the sorted elements, a flag where
-    each run of equal ones starts (NaN != NaN: every NaN its own run), the starts by nonzero
-    (their count, 4 bytes, is read back: it is the result's length) and gathers; the inverse
-    scatters each run's number to the places the permutation names. Else numpy's on a host
-    copy."""
+    ``unique`` (``equal_nan``: all NaNs one value, else each its own). On the device where it
+    sorts (:func:`_sort.on_device`, from SETS_MIN elements): the stable sort's permutation, the
+    sorted elements, a flag where each run of equal ones starts (NaN != NaN: every NaN its own
+    run unless ``equal_nan``), the starts by nonzero (their count, 4 bytes, is read back: it is
+    the result's length) and gathers; the inverse scatters each run's number to the places the
+    permutation names. Else numpy's on a host copy."""
     dev = x.device
     n = x.size
     if not _sort.on_device(dev, n, _sort.SETS_MIN):
-        return _host_unique(x, want_index, want_inverse, want_counts)
+        return _host_unique(x, want_index, want_inverse, want_counts, equal_nan)
     flat = x.reshape(-1)
     buf = flat._realize()
     perm, _ = _sort.sort_rows(buf, 1, n, x.dtype, dev)
     srt = flat._wrap(_indexing.gather(buf, (n,), x.dtype, dev, 0, (n,), [1], idim=0,
                                       off_buf=perm, checked=False))
-    flags = concat([_a.ones((1,), INT32, dev), (srt[1:] != srt[:-1]).astype(INT32)])
+    starts_run = srt[1:] != srt[:-1]
+    if equal_nan and x.dtype.kind == "f":
+        starts_run = starts_run & ((srt[1:] == srt[1:]) | (srt[:-1] == srt[:-1]))
+    flags = concat([_a.ones((1,), INT32, dev), starts_run.astype(INT32)])
     *starts, running = _scan.nonzero(flags._realize(), (n,), dev, running=True)
     k = starts[1][1]
     starts = starts[0]                   # (1, k): the sorted places where the runs start
@@ -580,11 +583,11 @@ def _unique(x, want_index, want_inverse, want_counts):
     return values, index, inverse, counts
 
 
-def _host_unique(x, want_index, want_inverse, want_counts):
+def _host_unique(x, want_index, want_inverse, want_counts, equal_nan=False):
     """:func:`_unique` by numpy on a host copy (stable: the first index of each value)."""
     h = x.numpy().reshape(-1)
     vals, idx, inv, counts = np.unique(h, return_index=True, return_inverse=True,
-                                       return_counts=True, equal_nan=False)
+                                       return_counts=True, equal_nan=equal_nan)
     d = x.device
     return (_a.asarray(vals, dtype=x.dtype, device=d),
             _a.asarray(idx, dtype=INT32, device=d) if want_index else None,

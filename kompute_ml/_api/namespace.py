@@ -380,6 +380,20 @@ from .selection import *                          # noqa: E402,F401,F403
 from .selection import __all__ as _selection_all  # noqa: E402
 from .assignment import *                         # noqa: E402,F401,F403
 from .assignment import __all__ as _assignment_all  # noqa: E402
+from .einsum import *                             # noqa: E402,F401,F403
+from .einsum import __all__ as _einsum_all        # noqa: E402
+from .histograms import *                         # noqa: E402,F401,F403
+from .histograms import __all__ as _histograms_all  # noqa: E402
+from .quantiles import *                          # noqa: E402,F401,F403
+from .quantiles import __all__ as _quantiles_all  # noqa: E402
+from .padding import *                            # noqa: E402,F401,F403
+from .padding import __all__ as _padding_all      # noqa: E402
+from .signal import *                             # noqa: E402,F401,F403
+from .signal import __all__ as _signal_all        # noqa: E402
+from .polynomial import *                         # noqa: E402,F401,F403
+from .polynomial import __all__ as _polynomial_all  # noqa: E402
+from .construction import *                       # noqa: E402,F401,F403
+from .construction import __all__ as _construction_all  # noqa: E402
 from . import linalg           # noqa: E402
 from .linalg import matmul, matrix_transpose, tensordot, vecdot  # noqa: E402,F401
 
@@ -393,4 +407,7 @@ __all__ = ["__array_api_version__", "__array_namespace_info__", "float32", "int3
     # numpy's functions beyond the standard (numeric's round, with decimals=, replaces the
     # standard's, which it extends)
     n for names in (_shaping_all, _numeric_all, _statistics_all, _ufuncs_all, _index_all,
-                    _sets_all, _selection_all, _assignment_all) for n in names if n != "round"]
+                    _sets_all, _selection_all, _assignment_all, _einsum_all, _histograms_all,
+                    _quantiles_all, _padding_all, _signal_all, _polynomial_all,
+                    _construction_all)
+    for n in names if n != "round"]

@@ -10,7 +10,8 @@ import numpy as np
 
 from .. import array as _a
 from . import namespace as ns
-from . import (assignment, index_functions, numeric, selection, sets, shaping, statistics,
+from . import (assignment, construction, einsum, histograms, index_functions, numeric,
+               padding, polynomial, quantiles, selection, sets, shaping, signal, statistics,
                ufuncs)
 from .._array.dtypes import canonical_dtype
 
@@ -44,7 +45,9 @@ def _ufuncs():
                   "degrees": ns.degrees, "fmax": ns.fmax, "fmin": ns.fmin, "fmod": ns.fmod,
                   "fabs": ns.fabs, "heaviside": ns.heaviside, "logaddexp2": ns.logaddexp2,
                   "divmod": ns.divmod, "modf": ns.modf, "float_power": ns.float_power,
-                  "matvec": ns.matvec, "vecmat": ns.vecmat, "ldexp": ns.ldexp})
+                  "matvec": ns.matvec, "vecmat": ns.vecmat, "ldexp": ns.ldexp,
+                  "cbrt": ns.cbrt, "gcd": ns.gcd, "lcm": ns.lcm, "frexp": ns.frexp,
+                  "spacing": ns.spacing, "bitwise_count": ns.bitwise_count})
     return table
 
 
@@ -309,13 +312,13 @@ def _functions():
          np.linalg.inv: lambda a: ns.linalg.inv(a),
          np.linalg.solve: lambda a, b: ns.linalg.solve(*_on([a, b])),
          np.linalg.cholesky: lambda a, **kw: ns.linalg.cholesky(a, **kw),
-         np.linalg.det: lambda a: ns.linalg.det(a),
-         np.may_share_memory: _shares_memory, np.shares_memory: _shares_memory}
+         np.linalg.det: lambda a: ns.linalg.det(a)}
     # the numpy functions of these modules take numpy's signatures: mapped directly (ufuncs
     # reach their functions through NEP 13's table above)
     f.update({getattr(np, name): getattr(mod, name)
               for mod in (shaping, numeric, statistics, ufuncs, index_functions, sets, selection,
-                          assignment)
+                          assignment, einsum, histograms, quantiles, padding, polynomial,
+                          signal, construction)
               for name in mod.__all__ if name not in _NOT_DISPATCHED and hasattr(np, name)
               and not isinstance(getattr(np, name), np.ufunc)})
     if hasattr(np, "concat"):                  # numpy >= 2
@@ -327,16 +330,8 @@ def _functions():
 # functions with no array argument to dispatch on (numpy's creation functions, pure Python)
 _NOT_DISPATCHED = {"identity", "logspace", "geomspace", "tri", "indices", "tril_indices",
                    "triu_indices", "diag_indices", "broadcast_shapes", "isscalar",
-                   "promote_types", "issubdtype", "iterable"}
-
-
-def _shares_memory(a, b, max_work=None):
-    # scikit-learn's check_array asks after np.asarray(X) whether the copy it was told to make is
-    # still needed: a host array never shares the device's memory; two Arrays do when they are
-    # the same one or one realized buffer
-    if not (isinstance(a, Array) and isinstance(b, Array)):
-        return False
-    return a is b or (a._node is None and b._node is None and a._buf is b._buf)
+                   "promote_types", "issubdtype", "iterable", "bartlett", "blackman",
+                   "hamming", "hanning", "kaiser"}
 
 
 def _norm(x, ord=None, axis=None, keepdims=False):

@@ -1,4 +1,4 @@
-"""numpy's set functions beyond the Array API's unique_*: isin, union1d, intersect1d,
+"""numpy's set functions beyond the Array API's unique_*: unique, isin, union1d, intersect1d,
 setdiff1d, setxor1d, on the device.
 
 ``isin`` sorts the test elements and finds each element by a binary search (``searchsorted``);
@@ -8,17 +8,20 @@ reads back its count, 4 bytes: the result's length). numpy's ``unique`` treats N
 count read back.
 """
 
+import math
+
 import numpy as np
 
 from .. import array as _a
 from .._array import indexing as _indexing
 from .._array.dtypes import BOOL, INT32
+from ._common import arr as _arr, gather_flat as _gather_flat
 from . import elementwise as _ew
 from . import manipulation as _m
 from ._common import floating as _floating, np_dtype as _np_dtype, on as _on
 from .shaping import ravel
 
-__all__ = ["intersect1d", "isin", "setdiff1d", "setxor1d", "union1d"]
+__all__ = ["intersect1d", "isin", "setdiff1d", "setxor1d", "union1d", "unique"]
 
 Array = _a.Array
 
@@ -209,3 +212,112 @@ def setxor1d(ar1, ar2, assume_unique=False):
     edge = _a.ones((1,), BOOL, aux.device)
     flag = _m.concat([edge, aux[1:] != aux[:-1], edge])
     return aux[flag[1:] & flag[:-1]]
+
+
+def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None, *,
+           equal_nan=True, sorted=True):
+    """The sorted distinct elements of ``ar`` (or, with ``axis``, its distinct slices along
+    that axis), and optionally where each first occurs, each element's place among them and
+    how many times each occurs: numpy's ``unique``, on the device where it sorts.
+
+    Parameters
+    ----------
+    ar : array_like
+        The input (flattened unless ``axis`` is given).
+    return_index : bool, default=False
+        Also return the index of each distinct value's first occurrence.
+    return_inverse : bool, default=False
+        Also return, for each element (of ``ar``'s shape; along ``axis``: 1-D), the index of
+        its value among the distinct ones.
+    return_counts : bool, default=False
+        Also return how many times each distinct value occurs.
+    axis : int, optional
+        Distinct slices along this axis, compared element by element (lexicographically
+        sorted; NaNs in them never equal).
+    equal_nan : bool, default=True
+        All NaNs are one value (False: each NaN distinct). Without ``axis`` only, as numpy's.
+    sorted : bool, default=True
+        Accepted for numpy's signature (the values are always sorted).
+
+    Returns
+    -------
+    unique : Array
+        The distinct values (or slices).
+    unique_indices : Array, optional
+        int32 indices of the first occurrences.
+    unique_inverse : Array, optional
+        int32 places among the distinct values.
+    unique_counts : Array, optional
+        int32 counts.
+
+    Examples
+    --------
+    >>> import kompute_ml as km
+    >>> km.unique(km.asarray([3, 1, 3, 2])).numpy()
+    array([1, 2, 3], dtype=int32)
+    >>> values, counts = km.unique(km.asarray([3, 1, 3]), return_counts=True)
+    >>> counts.numpy()
+    array([1, 2], dtype=int32)
+    """
+    x = _arr(ar)
+    if axis is not None and x.ndim == 1:
+        _m._axis(axis, 1)
+        axis = None                     # numpy's: a 1-D array's elements, NaNs as equal_nan says
+    if axis is None:
+        values, index, inverse, counts = _m._unique(x, return_index, return_inverse,
+                                                    return_counts, equal_nan=bool(equal_nan))
+    else:
+        values, index, inverse, counts = _unique_along(x, axis)
+    out = (values,) + tuple(r for r, want in ((index, return_index), (inverse, return_inverse),
+                                              (counts, return_counts)) if want)
+    return out[0] if len(out) == 1 else out
+
+
+def _unique_along(x, axis):
+    """(values, index, inverse, counts) of the distinct slices of ``x`` along ``axis``: the
+    slices as rows sorted lexicographically (a stable device sort per column, the first column
+    last), a flag where a row differs from the one before, their places by ``nonzero``, gathers
+    and a scatter of each row's run number (as :func:`manipulation._unique`)."""
+    axis = _m._axis(axis, x.ndim)
+    y = _m.moveaxis(x, axis, 0)
+    rest = y.shape[1:]
+    n = y.shape[0]
+    dev = x.device
+    if n == 0:
+        empty = _a.zeros((0,), INT32, dev)
+        return x.copy(), empty, empty, empty
+    m = math.prod(rest)
+    rows = y.reshape(n, m)
+    if m:
+        order = _lexsort_columns(rows)
+        cols = _a.arange(m, dtype=INT32, device=dev).reshape(1, m)
+        srt = _gather_flat(rows, order.reshape(n, 1) * m + cols)
+        differs = _m.any(srt[1:] != srt[:-1], axis=1)
+    else:
+        order = _a.arange(n, dtype=INT32, device=dev)
+        srt = rows
+        differs = _a.zeros((n - 1,), BOOL, dev)
+    flags = _m.concat([_a.ones((1,), BOOL, dev), differs])
+    starts = _m.nonzero(flags)[0]
+    k = starts.shape[0]
+    picked = _gather_flat(srt, starts.reshape(k, 1) * m + _a.arange(
+        m, dtype=INT32, device=dev).reshape(1, m)) if m else _a.zeros((k, 0), x.dtype, dev)
+    values = _m.moveaxis(picked.reshape((k,) + rest), 0, axis)
+    index = _gather_flat(order, starts)
+    counts = _m.diff(_m.concat([starts, _a.full((1,), n, INT32, dev)]))
+    run = _m.cumulative_sum(flags.astype(INT32)) - 1
+    inverse = _a.empty((n,), INT32, dev)
+    # scatter.comp — the sorted row i's run number to the place order[i] it came from
+    _indexing.scatter(_a.buffer_of(run), _a.writable_buffer_of(inverse), INT32, dev, 0, (n,),
+                      [1], idim=0, off_buf=_a.buffer_of(order), checked=False)
+    return values, index, inverse, counts
+
+
+def _lexsort_columns(rows):
+    """The stable order of the rows of the 2-D ``rows`` sorted by their first column, ties by
+    the second, ...: stable argsorts from the last column to the first."""
+    idx = _m.argsort(rows[:, -1])
+    for c in range(rows.shape[1] - 2, -1, -1):
+        step = _m.argsort(_gather_flat(rows[:, c], idx))
+        idx = _gather_flat(idx, step)
+    return idx

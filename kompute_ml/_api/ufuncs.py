@@ -2,9 +2,11 @@
 
 mod, deg2rad/rad2deg (radians/degrees), fabs, fix, rint, fmax/fmin (NaN-ignoring), fmod
 (C's remainder: exact, from the exact ``remainder``), heaviside, logaddexp2, sinc, isposinf/
-isneginf, divmod, modf, float_power, matvec/vecmat (matmuls), the real-dtype predicates
-(isreal, iscomplex, isrealobj, iscomplexobj, isscalar) and
-numpy's names for Array API functions (conjugate, bitwise_not, left_shift, right_shift).
+isneginf, divmod, modf, float_power, matvec/vecmat (matmuls), cbrt, frexp, spacing,
+bitwise_count, angle, i0, the real-dtype predicates (isreal, iscomplex, isrealobj,
+iscomplexobj, isscalar) and numpy's names for Array API functions (conjugate, bitwise_not,
+left_shift, right_shift). gcd and lcm loop per element in a kernel of their own
+(``_array/integers.py``).
 Each returns a lazy Array that fuses into one generated kernel with what surrounds it; the
 dtype is numpy's (computed on zero-size arrays), mapped onto kompute_ml's.
 """
@@ -14,12 +16,14 @@ import math
 import numpy as np
 
 from .. import array as _a
-from .._array.dtypes import BOOL, INT32, UINT32
+from .._array import integers as _integers
+from .._array.dtypes import BOOL, INT32, UINT32, device_dtype
 from . import elementwise as _ew
 from ._common import arr as _arr, floating as _floating, np_dtype as _np_dtype, on as _on
 from .numeric import round as _round
 
-__all__ = ["bitwise_not", "conjugate", "deg2rad", "degrees", "divmod", "fabs", "fix",
+__all__ = ["angle", "bitwise_count", "bitwise_not", "cbrt", "conjugate", "deg2rad", "degrees",
+           "divmod", "fabs", "fix", "frexp", "gcd", "i0", "lcm", "spacing",
            "float_power", "fmax", "fmin", "fmod", "heaviside", "iscomplex", "iscomplexobj",
            "isneginf", "isposinf", "isreal", "isrealobj", "isscalar", "ldexp", "left_shift",
            "logaddexp2", "matvec", "mod", "modf", "rad2deg", "radians", "right_shift", "rint",
@@ -680,3 +684,300 @@ def ldexp(x1, x2, /):
     half = _a.floor_divide(e, 2)
     two = _a.asarray(2.0, dtype=dt, device=m.device)
     return (m * _a.power(two, half) * _a.power(two, e - half)).astype(dt, copy=False)
+
+
+# ---- numpy 2's further elementwise functions -----------------------------------------------------
+
+def cbrt(x, /):
+    """The cube root (real, of negative numbers too): ``|x| ** (1/3)`` refined by one Newton
+    step, with the sign of ``x``; lazy and fused.
+
+    Parameters
+    ----------
+    x : array_like
+        The input.
+
+    Returns
+    -------
+    Array
+        The result, of numpy's float dtype.
+
+    Examples
+    --------
+    >>> import kompute_ml as km
+    >>> km.cbrt(km.asarray([27.0, -8.0, 0.0])).numpy().tolist()
+    [3.0, -2.0, 0.0]
+    """
+    (x,), dt = _to_dtype(np.cbrt, x)
+    ax = _a.absolute(x)
+    y = _a.power(ax, 1.0 / 3.0)
+    y = (2.0 * y + ax / (y * y)) / 3.0                 # Newton (no cube to overflow)
+    special = (ax == 0) | _ew.isinf(ax) | _ew.isnan(ax)
+    y = _a.where(special, ax, y)
+    return _a.where(_ew.signbit(x), -y, y).astype(dt, copy=False)
+
+
+def _integer_pair(name, x1, x2):
+    """The operands of gcd/lcm broadcast, in numpy's result dtype (a Python int is weak, as
+    in numpy; floats and two bools are refused with numpy's TypeError)."""
+    stand_in = [np.zeros((0,), v.dtype) if isinstance(v, Array) else
+                np.zeros((0,), np.asarray(v).dtype) if isinstance(v, np.ndarray) else v
+                for v in (x1, x2)]
+    dt = device_dtype(getattr(np, name)(*stand_in).dtype, next(
+        (v.device for v in (x1, x2) if isinstance(v, Array)), None) or _a._get_device(None))
+    a, b = _on(x1, x2)
+    shape = np.broadcast_shapes(a.shape, b.shape)
+    a, b = (_a.broadcast_to(v.astype(dt, copy=False), shape) for v in (a, b))
+    return a, b, dt, shape
+
+
+def gcd(x1, x2, /):
+    """The greatest common divisor of the magnitudes, elementwise (0 for two zeros): Euclid's
+    algorithm in a device kernel.
+
+    Parameters
+    ----------
+    x1 : array_like
+        Integers.
+    x2 : array_like
+        Integers (broadcast against the first).
+
+    Returns
+    -------
+    Array
+        The result, of numpy's integer dtype.
+
+    Examples
+    --------
+    >>> import kompute_ml as km
+    >>> km.gcd(km.asarray([12, -8, 0]), km.asarray([18, 12, 5])).numpy().tolist()
+    [6, 4, 5]
+    """
+    a, b, dt, shape = _integer_pair("gcd", x1, x2)
+    return a._wrap(_integers.gcd_lcm(_a.buffer_of(a), _a.buffer_of(b), shape, dt, a.device))
+
+
+def lcm(x1, x2, /):
+    """The least common multiple of the magnitudes, elementwise (0 where either is 0; a
+    product past the dtype wraps, as numpy's): a device kernel.
+
+    Parameters
+    ----------
+    x1 : array_like
+        Integers.
+    x2 : array_like
+        Integers (broadcast against the first).
+
+    Returns
+    -------
+    Array
+        The result, of numpy's integer dtype.
+
+    Examples
+    --------
+    >>> import kompute_ml as km
+    >>> km.lcm(km.asarray([4, -6, 0]), km.asarray([6, 4, 3])).numpy().tolist()
+    [12, 12, 0]
+    """
+    a, b, dt, shape = _integer_pair("lcm", x1, x2)
+    return a._wrap(_integers.gcd_lcm(_a.buffer_of(a), _a.buffer_of(b), shape, dt, a.device,
+                                     lcm=True))
+
+
+def frexp(x, /):
+    """Mantissa and exponent: ``x = m * 2**e`` with ``0.5 <= |m| < 1`` (``m = x``, ``e = 0``
+    for 0, infinities and NaN); lazy: log2 guesses the exponent, exact power-of-two scalings
+    correct it.
+
+    Parameters
+    ----------
+    x : array_like
+        The input.
+
+    Returns
+    -------
+    mantissa : Array
+        Of numpy's float dtype.
+    exponent : Array
+        int32.
+
+    Examples
+    --------
+    >>> import kompute_ml as km
+    >>> m, e = km.frexp(km.asarray([8.0, -3.0]))
+    >>> m.numpy().tolist(), e.numpy().tolist()
+    ([0.5, -0.75], [4, 2])
+    """
+    (x,), dt = _to_dtype(lambda v: np.frexp(v)[0], x)
+    x = x.astype(dt, copy=False)
+    ax = _a.absolute(x)
+    # subnormals: scaled up by 2**64 first (exact), the 64 taken back from the exponent
+    small = ax < float(np.finfo(dt).tiny)
+    scaled = _a.where(small, ax * 18446744073709551616.0, ax)
+    e = _ew.floor(_a.log2(_a.where(scaled == 0, 1.0, scaled))).astype(INT32) + 1
+    e = _a.where(_ew.isfinite(scaled), e, 0)
+    m = ldexp(scaled, -e)
+    up = m >= 1.0
+    e, m = _a.where(up, e + 1, e), _a.where(up, m * 0.5, m)
+    down = (m < 0.5) & (m > 0)
+    e, m = _a.where(down, e - 1, e), _a.where(down, m * 2.0, m)
+    e = e - _a.where(small, 64, 0)
+    regular = (ax != 0) & _ew.isfinite(ax)
+    mantissa = _a.where(regular, _a.where(_ew.signbit(x), -m, m), x).astype(dt, copy=False)
+    return mantissa, _a.where(regular, e, 0).astype(INT32, copy=False)
+
+
+def spacing(x, /):
+    """The distance from ``x`` to the next float of larger magnitude, with ``x``'s sign (the
+    least subnormal at 0; NaN for infinities and NaN): ``2**(e - p)`` of :func:`frexp`'s
+    exponent ``e`` and the dtype's precision ``p``, lazy.
+
+    Parameters
+    ----------
+    x : array_like
+        The input.
+
+    Returns
+    -------
+    Array
+        The result, of numpy's float dtype.
+
+    Examples
+    --------
+    >>> import kompute_ml as km
+    >>> km.spacing(km.asarray([1.0])).numpy().tolist() == [2.0 ** -23]
+    True
+    """
+    (x,), dt = _to_dtype(np.spacing, x)
+    x = x.astype(dt, copy=False)
+    info = np.finfo(dt)
+    _, e = frexp(x)
+    low = int(np.log2(float(info.smallest_subnormal)))
+    k = _a.maximum(e - (info.nmant + 1), low)
+    s = ldexp(_a.ones(x.shape, dt, x.device), k)
+    s = _a.where(x == 0, float(info.smallest_subnormal), s)
+    s = _a.where(_a.absolute(x) == float(info.max), np.inf, s)    # the next float is inf
+    s = _a.where(_ew.signbit(x) & (x != 0), -s, s)
+    return _a.where(_ew.isfinite(x), s, np.nan).astype(dt, copy=False)
+
+
+def bitwise_count(x, /):
+    """How many bits are set in the magnitude of each integer (popcount): lazy bit
+    arithmetic.
+
+    Parameters
+    ----------
+    x : array_like
+        Integers or bools.
+
+    Returns
+    -------
+    Array
+        uint32 counts (numpy's uint8).
+
+    Examples
+    --------
+    >>> import kompute_ml as km
+    >>> km.bitwise_count(km.asarray([7, -1, 1024])).numpy().tolist()
+    [3, 1, 1]
+    """
+    x = _arr(x)
+    if x.dtype not in (INT32, UINT32, BOOL):
+        raise TypeError(f"ufunc 'bitwise_count' not supported for the input types ({x.dtype}): "
+                        f"integers and bools only")
+    v = _a.absolute(x).astype(UINT32) if x.dtype == INT32 else x.astype(UINT32, copy=False)
+    # the classic SWAR popcount: pairs, nibbles, bytes, then a multiply adds the bytes
+    v = v - ((v >> 1) & 0x55555555)
+    v = (v & 0x33333333) + ((v >> 2) & 0x33333333)
+    v = (v + (v >> 4)) & 0x0F0F0F0F
+    return (v * 0x01010101) >> 24
+
+
+def angle(z, deg=False):
+    """The argument of each (real) number: 0 for non-negative numbers, pi for negative ones
+    (numpy's ``arctan2(0, x)``, lazy); complex inputs are not supported.
+
+    Parameters
+    ----------
+    z : array_like
+        Real numbers.
+    deg : bool, default=False
+        In degrees rather than radians.
+
+    Returns
+    -------
+    Array
+        The result, of numpy's float dtype.
+
+    Examples
+    --------
+    >>> import kompute_ml as km
+    >>> km.angle(km.asarray([1.0, -1.0]), deg=True).numpy().tolist()
+    [0.0, 180.0]
+    """
+    x = _arr(z)
+    dt = device_dtype(np.angle(np.zeros((0,), x.dtype)).dtype, x.device)
+    a = _ew.atan2(_a.zeros((), dt, x.device), x.astype(dt, copy=False))
+    return (a * (180 / math.pi)).astype(dt, copy=False) if deg else a
+
+
+# Cephes' Chebyshev coefficients of exp(-x) I0(x) on [0, 8] and of exp(-x) sqrt(x) I0(x) on
+# (8, inf) (numpy's _i0A and _i0B)
+_I0A = (-4.4153416464793395e-18, 3.3307945188222384e-17, -2.431279846547955e-16,
+        1.715391285555133e-15, -1.1685332877993451e-14, 7.676185498604936e-14,
+        -4.856446783111929e-13, 2.95505266312964e-12, -1.726826291441556e-11,
+        9.675809035373237e-11, -5.189795601635263e-10, 2.6598237246823866e-09,
+        -1.300025009986248e-08, 6.046995022541919e-08, -2.670793853940612e-07,
+        1.1173875391201037e-06, -4.4167383584587505e-06, 1.6448448070728896e-05,
+        -5.754195010082104e-05, 0.00018850288509584165, -0.0005763755745385824,
+        0.0016394756169413357, -0.004324309995050576, 0.010546460394594998,
+        -0.02373741480589947, 0.04930528423967071, -0.09490109704804764, 0.17162090152220877,
+        -0.3046826723431984, 0.6767952744094761)
+_I0B = (-7.233180487874754e-18, -4.830504485944182e-18, 4.46562142029676e-17,
+        3.461222867697461e-17, -2.8276239805165836e-16, -3.425485619677219e-16,
+        1.7725601330565263e-15, 3.8116806693526224e-15, -9.554846698828307e-15,
+        -4.150569347287222e-14, 1.54008621752141e-14, 3.8527783827421426e-13,
+        7.180124451383666e-13, -1.7941785315068062e-12, -1.3215811840447713e-11,
+        -3.1499165279632416e-11, 1.1889147107846439e-11, 4.94060238822497e-10,
+        3.3962320257083865e-09, 2.266668990498178e-08, 2.0489185894690638e-07,
+        2.8913705208347567e-06, 6.889758346916825e-05, 0.0033691164782556943,
+        0.8044904110141088)
+
+
+def _chbevl(x, coefficients):
+    b0, b1, b2 = coefficients[0], 0.0, 0.0
+    for c in coefficients[1:]:
+        b2, b1 = b1, b0
+        b0 = x * b1 - b2 + c
+    return 0.5 * (b0 - b2)
+
+
+def i0(x):
+    """The modified Bessel function of the first kind, order 0: numpy's Chebyshev expansions
+    (Clenshaw's, on [0, 8] and beyond), evaluated lazily on the device in float64 where it has
+    it.
+
+    Parameters
+    ----------
+    x : array_like
+        Real numbers.
+
+    Returns
+    -------
+    Array
+        The result, of numpy's float dtype.
+
+    Examples
+    --------
+    >>> import kompute_ml as km
+    >>> round(float(km.i0(km.asarray(1.0))), 6)
+    1.266066
+    """
+    x = _arr(x)
+    dt = device_dtype(np.i0(np.zeros((1,), x.dtype)).dtype, x.device)
+    f = device_dtype(np.float64, x.device)
+    ax = _a.absolute(x.astype(f, copy=False))
+    near = _a.exp(ax) * _chbevl(ax / 2.0 - 2.0, _I0A)
+    far = _a.exp(ax) * _chbevl(32.0 / _a.maximum(ax, 8.0) - 2.0, _I0B) / _a.sqrt(
+        _a.maximum(ax, 8.0))
+    return _a.where(ax <= 8.0, near, far).astype(dt, copy=False)
