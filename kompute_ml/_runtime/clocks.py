@@ -26,7 +26,7 @@ import ctypes
 import os
 import threading
 
-from . import vulkan as _vulkan
+from .. import config as _config
 
 __all__ = ["HOLD_ENV", "hold_allowed", "hold", "start", "release"]
 
@@ -56,9 +56,9 @@ if hasattr(os, "register_at_fork"):
 
 
 def hold_allowed():
-    """KOMPUTE_ML_HOLD_CLOCKS: 1 or unset (an NVIDIA GPU is held at its clocks), 0 (not);
-    read when a device opens."""
-    return _vulkan.env_switch(HOLD_ENV)
+    """The ``hold_clocks`` option (KOMPUTE_ML_HOLD_CLOCKS: 1 or unset, an NVIDIA GPU is held at
+    its clocks; 0, not); read when a device opens."""
+    return _config.get("hold_clocks")
 
 
 def _libcuda():
@@ -85,7 +85,8 @@ def _refusal(vendor, device_type, uuid):
     """Why nothing is held, where that needs no libcuda (the variable, the vendor, the UUID);
     None where libcuda must answer."""
     if not hold_allowed():
-        return f"off ({HOLD_ENV}=0)"
+        return f"off ({HOLD_ENV}=0)" if _config.source("hold_clocks") == "env" else \
+            "off (km.config hold_clocks=False)"
     if vendor != "NVIDIA" or device_type == "cpu":
         return "not an NVIDIA GPU"
     if not uuid:

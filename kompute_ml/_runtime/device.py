@@ -2,12 +2,12 @@
 
 import contextlib
 import dataclasses
-import functools
 import os
 import threading
 
 import kompute_ml._runtime.kp as _kp   # (the kp wrapper; only it imports kp itself)
 from .. import _locks
+from .. import config as _config
 from . import clocks as _clocks
 from . import vulkan as _vulkan
 from ..errors import DeviceError, DeviceNotFoundError
@@ -96,7 +96,7 @@ def _validation_layer():
     process creates from now on (it prints its messages to stdout unless a layer settings file
     says otherwise, as the test suite's does). The loader reads VK_INSTANCE_LAYERS at each
     vkCreateInstance, so this runs before the first one."""
-    if os.environ.get(VALIDATION_ENV) == "1":
+    if _config.get("validation"):
         layers = [x for x in os.environ.get("VK_INSTANCE_LAYERS", "").split(":") if x]
         if "VK_LAYER_KHRONOS_validation" not in layers:
             os.environ["VK_INSTANCE_LAYERS"] = ":".join(layers + ["VK_LAYER_KHRONOS_validation"])
@@ -150,7 +150,7 @@ def _resolve(spec):
     if spec is None:
         spec = getattr(_default, "spec", None) or _global_default[0]
         if spec is None:
-            spec = os.environ.get("KOMPUTE_ML_DEVICE") or None
+            spec = _config.get("device")
         if spec is None:
             return sorted(infos, key=lambda d: (_TYPE_RANK.get(d.type, 9), d.index))[0]
         if isinstance(spec, (Device, DeviceInfo)):
@@ -179,9 +179,10 @@ HOST_IMPORT_ENV = "KOMPUTE_ML_HOST_IMPORT"
 
 
 def _host_import_allowed():
-    """KOMPUTE_ML_HOST_IMPORT: 1 or unset (the device may import numpy's pages for transfers,
-    staging.py's rule decides), 0 (every large transfer through the staging ring)."""
-    return _vulkan.env_switch(HOST_IMPORT_ENV)
+    """The ``host_import`` option (KOMPUTE_ML_HOST_IMPORT: 1 or unset, the device may import
+    numpy's pages for transfers, staging.py's rule decides; 0, every large transfer through the
+    staging ring)."""
+    return _config.get("host_import")
 
 
 QUEUE_FAMILY_ENV = "KOMPUTE_ML_QUEUE_FAMILY"
@@ -200,15 +201,10 @@ def queue_family(info):
     (a compute family without graphics where the device has one: vulkan.compute_queue_family),
     or a family's index, which must offer compute (a kp.Manager on a transfer-only family lost
     the H100 at its first dispatch)."""
-    value = os.environ.get(QUEUE_FAMILY_ENV, "auto").strip().lower()
+    index = _config.get("queue_family")
     families = info.limits.get("queue_families") or ()
-    if value in ("", "auto"):
+    if index == "auto":
         return info.limits.get("compute_queue_family")
-    try:
-        index = int(value)
-    except ValueError:
-        raise ValueError(f"{QUEUE_FAMILY_ENV} must be 'auto' or a queue family's index, "
-                         f"got {value!r}") from None
     if not 0 <= index < len(families) or not _vulkan.offers_compute(families[index]):
         raise ValueError(f"{QUEUE_FAMILY_ENV}={index}: {info.name!r} has no compute queue family "
                          f"{index} (its families: {_describe_families(families) or 'none'})")
@@ -440,9 +436,9 @@ def interrupt_cpus(drivers, interrupts="/proc/interrupts", irq_dir="/proc/irq"):
 
 
 def _avoid_irq_allowed():
-    """KOMPUTE_ML_AVOID_IRQ_CPUS: 1 or unset (waits keep off the GPU's interrupt CPUs), 0 (not);
-    checked when a device opens."""
-    return _vulkan.env_switch(AVOID_IRQ_ENV)
+    """The ``avoid_irq_cpus`` option (KOMPUTE_ML_AVOID_IRQ_CPUS: 1 or unset, waits keep off the
+    GPU's interrupt CPUs; 0, not); checked when a device opens."""
+    return _config.get("avoid_irq_cpus")
 
 
 def _avoid_interrupt_cpus(info):
@@ -580,16 +576,16 @@ def get_device(spec=None):
     True
     """
     global _env_default
-    env = None
+    env = generation = None
     if spec is None:
         # use_device(Device(...)) means that Device object, not the registry's one of its index
         spec = getattr(_default, "spec", None) or _global_default[0]
         if spec is None:
-            # the default by KOMPUTE_ML_DEVICE (or the best device), found once per value of it:
+            # the default by the device option (or the best device), found once per value of it:
             # km.asarray(x) asks for it every call
-            env = _device_env()
-            raw, dev = _env_default
-            if dev is not None and raw == env and not dev._closed:
+            env, generation = _device_env(), _config.generation
+            raw, seen, dev = _env_default
+            if dev is not None and raw == env and seen == generation and not dev._closed:
                 return dev
     if isinstance(spec, Device) and not spec.closed:
         return spec
@@ -599,29 +595,14 @@ def get_device(spec=None):
         if dev is None:
             dev = _devices[info.index] = Device(info)
     if spec is None:
-        _env_default = (env, dev)
+        _env_default = (env, generation, dev)
     return dev
 
 
-def env_reader(name):
-    """A function returning environment variable ``name`` as os.environ holds it (None: unset),
-    for checks made per call: CPython's os.environ keeps the encoded environment in ``_data``
-    (updated by every write through os.environ), read without decoding (os.environ.get costs
-    ~1 us). Compare its results with each other only: they are bytes on CPython."""
-    data = getattr(os.environ, "_data", None)
-    try:
-        key = os.environ.encodekey(name)
-    except AttributeError:       # not CPython's os.environ
-        data = None
-    if data is None:
-        return functools.partial(os.environ.get, name)
-    return functools.partial(data.get, key)
-
-
 # get_device's default while no use_device is in force: (KOMPUTE_ML_DEVICE as _device_env reads
-# it, the Device)
-_env_default = (None, None)
-_device_env = env_reader("KOMPUTE_ML_DEVICE")
+# it, config.generation, the Device)
+_env_default = (None, 0, None)
+_device_env = _config.env_reader("device")
 
 
 def _device_from_description(index, name):
@@ -642,7 +623,7 @@ def default_is_pinned():
     """Whether this process or thread names its default device (use_device, KOMPUTE_ML_DEVICE),
     as each worker of a VulkanCluster does."""
     return (getattr(_default, "spec", None) is not None or _global_default[0] is not None
-            or bool(os.environ.get("KOMPUTE_ML_DEVICE")))
+            or _config.get("device") is not None)
 
 
 def find_device(index, name):

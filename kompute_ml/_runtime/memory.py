@@ -38,6 +38,7 @@ except ImportError:     # not on Windows: no address-space limits to check there
 
 import numpy as np
 
+from .. import config as _config
 from . import device as _device
 from . import staging as _staging
 import kompute_ml._runtime.kp as _kp   # (the kp wrapper; only it imports kp itself)
@@ -52,8 +53,8 @@ LIMIT_ENV = "KOMPUTE_ML_MEMORY_LIMIT"     # cap of each device pool (bytes; suff
 
 
 def _env_limit():
-    """The byte cap KOMPUTE_ML_MEMORY_LIMIT sets (0: none); a bad value is a ValueError."""
-    return _staging.env_bytes(LIMIT_ENV, 0, 0, "such as 2000000000, 512M or 2G")
+    """The byte cap the memory_limit option sets (KOMPUTE_ML_MEMORY_LIMIT; 0: none)."""
+    return _config.get("memory_limit")
 _uids = itertools.count(1)
 
 

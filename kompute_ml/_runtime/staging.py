@@ -40,6 +40,7 @@ import time
 
 import numpy as np
 
+from .. import config as _config
 from . import device as _device
 import kompute_ml._runtime.kp as _kp   # (the kp wrapper; only it imports kp itself)
 from . import native as _native
@@ -109,32 +110,12 @@ force_mapped = None
 _IMPORT_ALIGN = 64 << 10
 
 
-def env_bytes(name, default, minimum, example):
-    """The byte count environment variable ``name`` gives (suffix K, M or G), ``default`` when
-    unset; ValueError naming the variable and ``example`` for anything else below ``minimum``."""
-    raw = os.environ.get(name, "").strip()
-    if not raw:
-        return default
-    scale = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}.get(raw[-1].upper(), 1)
-    try:
-        value = int(float(raw[:-1] if scale > 1 else raw) * scale)
-    except (ValueError, OverflowError):    # OverflowError: inf (nan is a ValueError)
-        value = minimum - 1
-    if value < minimum:
-        raise ValueError(f"{name}={raw!r}: expected a byte count {example}")
-    return value
-
-
-def _env_slot():
-    return env_bytes(SLOT_ENV, _DEFAULT_SLOT, 4096, "of at least 4096, such as 33554432 or 32M")
-
-
-_slot_bytes = None     # set_slot_bytes(); None: the environment's value or 16 MiB
+_slot_bytes = None     # set_slot_bytes(); None: the staging_bytes option (16 MiB by default)
 
 
 def slot_bytes():
     """Bytes of one staging slot (the most host memory a chunk takes)."""
-    return _slot_bytes if _slot_bytes is not None else _env_slot()
+    return _slot_bytes if _slot_bytes is not None else _config.get("staging_bytes")
 
 
 def set_slot_bytes(nbytes):

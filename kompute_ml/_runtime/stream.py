@@ -16,13 +16,13 @@ import collections
 import hashlib
 import itertools
 import operator
-import os
 import struct
 import time
 
 import numpy as np
 
 from .. import _locks
+from .. import config as _config
 from .._compile import glslang as _glslang
 from .._compile import rewrite as _rewrite
 from .._compile import spirv as _spirv
@@ -412,7 +412,7 @@ def _land(st):
 # reused nor destroyed, so every later submit raises until that work finishes after all.
 
 TIMEOUT_ENV = "KOMPUTE_ML_KERNEL_TIMEOUT"
-_env_cache = (None, None)      # (raw value, parsed seconds)
+_env_cache = (None, 0, None)   # (KOMPUTE_ML_KERNEL_TIMEOUT as read, config.generation, seconds)
 _kernel_names = {}             # SPIR-V sha1 -> the kernel's name, for timeout messages
 
 
@@ -423,29 +423,18 @@ def name_spirv(spirv, name):
     _kernel_names[hashlib.sha1(spirv).digest()] = str(name)
 
 
-def _check_timeout(value, what):
-    try:
-        seconds = float(value)
-    except (TypeError, ValueError):
-        seconds = float("nan")
-    if not seconds > 0:        # also nan; inf waits forever, as no timeout does
-        raise ValueError(f"{what} must be a positive number of seconds, got {value!r}")
-    return seconds
-
-
-# read once per submit, without os.environ.get's decoding (device.env_reader)
-_timeout_env = _device.env_reader(TIMEOUT_ENV)
+_check_timeout = _config.check_timeout
+# read once per submit, cheaply (config.env_reader)
+_timeout_env = _config.env_reader("kernel_timeout")
 
 
 def _env_timeout():
-    """KOMPUTE_ML_KERNEL_TIMEOUT in seconds (None: unset, empty or 0)."""
+    """The kernel_timeout option in seconds (KOMPUTE_ML_KERNEL_TIMEOUT; None: no limit)."""
     global _env_cache
-    raw = _timeout_env()
-    if raw != _env_cache[0]:
-        text = os.environ.get(TIMEOUT_ENV, "").strip()
-        seconds = None if text in ("", "0") else _check_timeout(text, TIMEOUT_ENV)
-        _env_cache = (raw, seconds)
-    return _env_cache[1]
+    raw, generation = _timeout_env(), _config.generation
+    if raw != _env_cache[0] or generation != _env_cache[1]:
+        _env_cache = (raw, generation, _config.get("kernel_timeout"))
+    return _env_cache[2]
 
 
 def _batch_names(st, ops):

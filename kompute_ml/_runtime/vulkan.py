@@ -11,6 +11,8 @@ import ctypes.util
 import os
 import threading
 
+from .. import config as _config
+
 u32, i32, u64, f32, sz = ctypes.c_uint32, ctypes.c_int32, ctypes.c_uint64, ctypes.c_float, ctypes.c_size_t
 
 # VkPhysicalDeviceLimits, field for field (vulkan_core.h; the struct is ABI-stable since 1.0).
@@ -199,7 +201,7 @@ def _bundled_loader():
 
 
 def _load_loader():
-    chosen = os.environ.get("KOMPUTE_ML_VULKAN_LIBRARY")
+    chosen = _config.get("vulkan_library")
     # the bundled loader first: kp's (kompute_ml._kp is linked to it), so that enumeration
     # and kp see the same drivers; it needs no loader package on the machine. find_library
     # last but one and only if reached: on Linux it runs ldconfig (and the C compiler) in
@@ -224,15 +226,6 @@ def _load_loader():
             raise VulkanUnavailable(f"{what} is not a Vulkan loader (it has no vkCreateInstance)")
         return lib
     raise VulkanUnavailable("the Vulkan loader (libvulkan) could not be loaded: " + "; ".join(errors))
-
-
-def env_switch(name):
-    """An on/off environment variable of the device layer: 1 or unset (on), 0 (off); any other
-    value is a ValueError naming the variable (read when a device opens)."""
-    value = os.environ.get(name, "1").strip()
-    if value not in ("0", "1"):
-        raise ValueError(f"{name} must be 0 or 1, got {value!r}")
-    return value == "1"
 
 
 # The enumeration's instance, kept until a device is opened (release_enumeration): while an

@@ -27,11 +27,11 @@ on the host and no float64 or float32 temporary of X exists; finiteness is teste
 on the first evaluation (on the bits of each value), not by a host pass.
 """
 
-import os
 import threading
 
 import numpy as np
 
+from .. import config as _config
 from .._compile import spirv as _spirv
 from .._runtime import memory as _memory
 from .._runtime import program as _program
@@ -341,7 +341,7 @@ class FusedLogLoss(_loss.FitBuffers):
         # evaluation goes through the stream, whose submits honour it
         # (W or the gradient past the staging ring's bound, 1 MiB: no staging memory to replay
         # from, also the stream's way)
-        if self.checked and not os.environ.get(_stream.TIMEOUT_ENV) \
+        if self.checked and _config.get("kernel_timeout") is None \
                 and not (self.state.ringed or self.out.ringed):
             seq = self._replayed()
             _memory.write(self.state, W)
