@@ -239,6 +239,9 @@ OPTIONS = {o.name: o for o in (
            "when a device opens, and at each large transfer",
            "large transfers may map numpy's own pages where the driver offers it",
            _switch("KOMPUTE_ML_HOST_IMPORT"), _bool("host_import")),
+    Option("early_submit", _AUTO, None, "at each dispatch",
+           "a batch repeating a recent one is submitted as its last dispatch is recorded",
+           _no_env, _choice("early_submit", _TRI)),
     # kernels and shaders
     Option("glslang", "auto", "KOMPUTE_ML_GLSLANG", "at each compile",
            "the GLSL compiler: 'auto', 'library' (in-process) or 'program' (glslangValidator)",

@@ -25,10 +25,11 @@ def _delta(s0, s1, *names):
 
 
 @pytest.fixture(autouse=True)
-def early(monkeypatch):
+def early():
     """Early submits on every device (by default not on a CPU device, whose driver threads
     share the caller's cores: nothing to gain there)."""
-    monkeypatch.setattr(_stream, "early_submit", True)
+    with km.config.set(early_submit=True):
+        yield
 
 
 @pytest.fixture
@@ -94,9 +95,9 @@ def test_a_repeated_op_and_synchronize_goes_early(device, reads_in_place, monkey
     a, b = (km.asarray(h, device=device) for h in hosts)
     want = hosts[0] * hosts[1]
     st = _stream._stream(device)
-    for setting in (True, False, None):     # (the fixture restores the default)
-        _stream.early_submit = setting
-        early = setting if setting is not None else device.info.type != "cpu"
+    for setting in (True, False, "auto"):
+        km.config.set(early_submit=setting)  # (the fixture's block restores it)
+        early = setting if setting != "auto" else device.info.type != "cpu"
         for _ in range(2):
             (a * b)._realize()
             km.synchronize(device)

@@ -39,14 +39,6 @@ __all__ = ["dispatch", "dispatch_1d", "prepare", "dispatch_ready", "groups_1d", 
            "transfer", "flush", "synchronize", "stats", "reset_stats", "pack"]
 
 MAX_PENDING = 1024          # operations per submit before an automatic flush
-# A batch that repeats one of the last two submitted (its signature; a replayed command buffer
-# exists) is submitted as soon as its last dispatch is recorded, without waiting: the GPU starts
-# while the caller's Python finishes the op, releases what it dropped and calls synchronize,
-# which then only waits (see _launch). None: on devices other than CPUs (on lavapipe the
-# device's threads run on the cores the caller's Python runs on: early / late 0.97-1.05 on this
-# project's 2-core host, no gain to pay a missed guess's extra submit for); True: on every
-# device (the tests); False: never, every batch waits for its flush (the A/B's switch).
-early_submit = None
 # True: a kernel's pipeline is compiled once per device and new buffers are bound to it (kp
 # patch 0028); False: every new set of buffers gets a pipeline of its own (kp's way; the A/B's
 # switch, tools/perf/new_buffers.py --no-share)
@@ -127,7 +119,8 @@ class _DeviceStream:
         self.flight = None         # (sequence, ops, signature) submitted early, not waited for
         self.recent = (None, None)   # the last two batches submitted ending with a dispatch ...
         self.early_lens = ()       # ... and their lengths (_launch)
-        self.early_default = device.info.type != "cpu"     # early_submit None: see there
+        # config.early_submit "auto": early on devices other than CPUs (_launch)
+        self.early_default = device.info.type != "cpu"
         self.spin_us = device.spin_us      # each sequence's fence polling (Device.spin_us)
         self.counts = dict.fromkeys(_PER_OP, 0)     # incremented under device.lock only
         add_counter_source(self.counts, device.lock)
@@ -359,11 +352,12 @@ def _launch(st):
     whose result is still held while the next is made alternates between two output buffers).
     A batch that goes on past the point where the one it repeats ended (a guess that missed)
     costs one more submit, and that batch is then no longer expected (:func:`_forget_recent`)
-    until it is submitted on its own again.
+    until it is submitted on its own again. On devices other than CPUs (the ``early_submit``
+    option: docs/decisions/0010-early-submits-on-gpus.md).
     """
     ops = st.ops
-    if not (early_submit if early_submit is not None else st.early_default) or \
-            ops[-1][2] != "d":
+    early = _config.early_submit
+    if not (st.early_default if early == "auto" else early) or ops[-1][2] != "d":
         return False
     sig = _signature(ops)
     recent = st.recent
