@@ -112,13 +112,3 @@ def write_results(device, results, command=None, path=None, extra=None):
     return path
 
 
-def add_share_switch(ap):
-    """``--no-share``: every new set of buffers gets a pipeline compiled for it (kp's way before
-    patch 0028); :func:`apply_share_switch` sets the library's switch from the parsed args."""
-    ap.add_argument("--no-share", action="store_true",
-                    help="a pipeline compiled for every new set of buffers (before kp patch 0028)")
-
-
-def apply_share_switch(args):
-    from kompute_ml._runtime import stream
-    stream.share_pipelines = not args.no_share

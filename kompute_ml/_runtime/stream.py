@@ -39,10 +39,6 @@ __all__ = ["dispatch", "dispatch_1d", "prepare", "dispatch_ready", "groups_1d", 
            "transfer", "flush", "synchronize", "stats", "reset_stats", "pack"]
 
 MAX_PENDING = 1024          # operations per submit before an automatic flush
-# True: a kernel's pipeline is compiled once per device and new buffers are bound to it (kp
-# patch 0028); False: every new set of buffers gets a pipeline of its own (kp's way; the A/B's
-# switch, tools/perf/new_buffers.py --no-share)
-share_pipelines = True
 MAX_PIPELINES = 512         # cached kp.Algorithm per device (least recently used dropped first)
 MAX_REPLAYS = 64            # recorded command buffers kept per device for replay
 REPLAY_MAX_OPS = 64         # longer batches are recorded afresh every time (rarely repeated)
@@ -660,10 +656,6 @@ def _compile(st, device, spirv, info, tensors, groups, spec_words, push_words, k
     # kernel is checked as a user's is (Kernel), once per pipeline
     _spirv.check_device_limits(info, device.limits, f"a kernel on {device.name!r}")
     manager, name = device.manager, device.name
-    if not share_pipelines:
-        algo = _kp.algorithm_create(manager, tensors, run, groups, spec_words, push_words, name)
-        _count("pipelines_compiled")
-        return algo
     if st.stand_in is None:
         st.stand_in = _kp.tensor_create(manager, 16, name)
     base = _kp.algorithm_create(manager, [st.stand_in] * len(tensors), run, groups, spec_words,
