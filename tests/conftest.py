@@ -83,6 +83,17 @@ def device():
 
 
 @pytest.fixture
+def configure():
+    """``configure(**options)``: km.config.set(...) for this test only (undone after it, the
+    last first), as monkeypatch undoes its changes."""
+    import kompute_ml as km
+    made = []
+    yield lambda **options: made.append(km.config.set(**options))
+    for restore in reversed(made):
+        restore.__exit__(None, None, None)
+
+
+@pytest.fixture
 def fresh_stats():
     import kompute_ml as km
     from kompute_ml._runtime import stream as _stream

@@ -83,13 +83,13 @@ def _first_two(device, slow, a, b, host):
         _stream.synchronize(device)
 
 
-@pytest.mark.parametrize("reads_in_place", [None, False])
-def test_a_repeated_op_and_synchronize_goes_early(device, reads_in_place, monkeypatch):
+@pytest.mark.parametrize("reads_in_place", ["auto", False])
+def test_a_repeated_op_and_synchronize_goes_early(device, reads_in_place, configure):
     """`c = a * b` realized and synchronized in a loop: from its third run on the batch is
     submitted as the dispatch is recorded, and synchronize only waits; off, never. Each result
     is read back, in place where the device allows it, else (``reads_in_place`` False, as a GPU
     without resizable BAR) by a batch of its own between the op's batches."""
-    monkeypatch.setattr(_memory, "force_direct_reads", reads_in_place)
+    configure(direct_reads=reads_in_place)
     rng = np.random.default_rng(3)
     hosts = [rng.standard_normal(5000).astype(np.float32) for _ in range(2)]
     a, b = (km.asarray(h, device=device) for h in hosts)
@@ -139,11 +139,11 @@ def test_an_upload_into_a_buffer_the_early_batch_reads(device, slow, buffers):
         int(a._block.direct is not None)
 
 
-def test_a_staging_copy_in_the_early_batch_is_not_overwritten(device, slow, monkeypatch):
+def test_a_staging_copy_in_the_early_batch_is_not_overwritten(device, slow, configure):
     """Where uploads are copies out of a buffer's staging memory (no host-writable device
     memory, as on a GPU without resizable BAR), the early batch's copy reads that memory: the
     next upload into the same buffer waits for the batch before writing it."""
-    monkeypatch.setattr(_memory, "force_direct_writes", False)
+    configure(direct_writes=False)
     _stream.synchronize(device)
     _memory.free_all_blocks(device)
     a = _memory.alloc(device, 4 * N)
@@ -192,11 +192,11 @@ def test_a_batch_that_goes_on_past_the_last_one(device, slow, buffers, copy_add)
         c.release()
 
 
-def test_a_guess_that_keeps_missing_stops(device, monkeypatch):
+def test_a_guess_that_keeps_missing_stops(device, configure):
     """`c = a * b` synchronized, then a loop of `c = a * b; c.numpy()` read back through a
     recorded copy: the op goes early and the copy comes after it, once per output buffer;
     then the op is no longer expected and each readback is one submit again."""
-    monkeypatch.setattr(_memory, "force_direct_reads", False)
+    configure(direct_reads=False)
     host = np.arange(3000, dtype=np.float32)
     a = km.asarray(host, device=device)
     _synced(lambda: a * 2, device, 3)
@@ -334,12 +334,13 @@ def test_closing_a_device_with_a_batch_in_flight(device):
 
 
 @pytest.mark.parametrize("in_place", [True, False])
-def test_a_repeated_sum_read_goes_early_where_it_is_read_in_place(device, monkeypatch, in_place):
+def test_a_repeated_sum_read_goes_early_where_it_is_read_in_place(device, monkeypatch, in_place,
+                                                                   configure):
     """`float((x * x).sum())` in a loop: where the result is read from the device's memory in
     place (a GPU's BAR; forced here on any device), its batch is the sum's dispatch alone and
     goes early; else the result's copy ends the batch and nothing goes early. Both numpy's."""
     from kompute_ml._array import fusion as _fusion
-    monkeypatch.setattr(_memory, "force_direct_reads", True if in_place else False)
+    configure(direct_reads=in_place)
     host = np.random.default_rng(8).random(5003, dtype=np.float32)
     want = float((host.astype(np.float64) ** 2).sum())
     x = km.asarray(host, device=device)

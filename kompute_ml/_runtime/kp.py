@@ -26,7 +26,7 @@ from ..errors import DeviceError, DeviceLimitError, KomputeMLError, OutOfMemoryE
 from . import native as _native
 
 __all__ = ["classify", "make_manager", "destroy_manager", "tensor_create", "tensor_destroy",
-           "tensor_data", "tensor_create_storage", "tensor_create_writable",
+           "tensor_data", "tensor_create_storage",
            "primary_mapping", "segments_create", "segments_release_empty", "segments_stats",
            "tensor_create_in_segments", "segment_range", "storage_mapping",
            "tensor_create_host", "tensor_create_upload",
@@ -118,17 +118,6 @@ def tensor_create(manager, nbytes, device_name=""):
     return _tensor(manager, nbytes, "device", device_name)
 
 
-def tensor_create_writable(manager, nbytes, device_name="", storage=False):
-    """A kp "device" (``storage``: "storage") tensor whose device memory the host can write in
-    place where the device has a device-local, host-visible type (patch 0019:
-    :func:`primary_mapping`), else as :func:`tensor_create` (:func:`tensor_create_storage`)."""
-    kp = _module()
-    kind = "storage" if storage else "device"
-    return _call(f"creating a {nbytes}-byte {kind} buffer", device_name,
-                 manager.tensor_device_writable, int(nbytes) // 4,
-                 kp.TensorTypes.storage if storage else kp.TensorTypes.device, nbytes=nbytes)
-
-
 def segments_create(manager, segment_bytes):
     """A sub-allocator of the device's memory in segments of ``segment_bytes`` (patch 0020)."""
     return manager.segments(int(segment_bytes))
@@ -162,8 +151,8 @@ def tensor_create_in_segments(manager, nbytes, segments, writable=False, device_
                               storage=False):
     """A kp "device" tensor whose device and staging memory are ranges of ``segments``
     (:func:`segments_create`; ``storage``: a "storage" tensor, its memory), its device memory
-    host-writable where ``writable`` and the device has such memory (as
-    :func:`tensor_create_writable`'s)."""
+    host-writable where ``writable`` and the device has a device-local, host-visible memory
+    type (:func:`primary_mapping` then maps it)."""
     global _tensor_kinds
     kinds = _tensor_kinds
     if kinds is None:

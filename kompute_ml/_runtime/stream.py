@@ -944,9 +944,9 @@ def download(buf, count, dtype, offset=0):
     with device.lock:
         st = _stream(device)
         block = buf._block
-        if block is not None and block.direct is not None and \
-                _memory.force_direct_reads is not False:
-            if device.info.type == "cpu" and _memory.force_direct_reads is None:
+        reads = _config.direct_reads
+        if block is not None and block.direct is not None and reads is not False:
+            if device.info.type == "cpu" and reads == "auto":
                 # a CPU device's memory is the host's (cached): read in place once the pending
                 # work has run, as its storage buffers are
                 buf.tensor              # (a closed device or a released buffer raises)
