@@ -442,7 +442,7 @@ def create_started(device, nbytes):
     if pool.free.get(size) or not _use_ring(size) or \
             (pool.limit and pool.total() + size > pool.limit):
         return None
-    if _staging.force_mapped is not False and _direct_storage(device, size, pool):
+    if _config.storage_in_place is not False and _direct_storage(device, size, pool):
         # a range of a segment, written in place: made at once and written faster than through
         # the slots beside its creation (decision 0012)
         return None

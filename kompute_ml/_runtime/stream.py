@@ -840,7 +840,8 @@ def upload_new(device, nbytes, array, dtype=None):
     with device.lock:
         st = _stream(device)
         started = None
-        if not st.capturing and (device.info.type != "cpu" or _staging.force_mapped is False) \
+        if not st.capturing and (device.info.type != "cpu" or
+                                 _config.storage_in_place is False) \
                 and not _staging.use_direct(device):
             started = _memory.create_started(device, nbytes)
         if started is not None:
@@ -871,8 +872,8 @@ def upload_new(device, nbytes, array, dtype=None):
 
 def _mapped(buf):
     """The host mapping of ``buf``'s memory where transfers use it in place (a CPU device's
-    storage tensor, memory.py; not while staging.force_mapped is False), else None."""
-    return buf._block.mapped if _staging.force_mapped is not False else None
+    storage tensor, memory.py; not while km.config's storage_in_place is False), else None."""
+    return buf._block.mapped if _config.storage_in_place is not False else None
 
 
 def _upload_ringed(buf, array, offset, dtype, nbytes):
@@ -889,7 +890,7 @@ def _upload_ringed(buf, array, offset, dtype, nbytes):
         # first; later work is recorded after the copies, which have finished by then
         _submit(_stream(device))
         mapped = _mapped(buf)
-        direct = buf._block.direct if _staging.force_mapped is not False else None
+        direct = buf._block.direct if _config.storage_in_place is not False else None
         if mapped is not None:          # host-visible (a CPU device): written in place
             _staging.write_mapped(mapped, array, offset, dtype)
         elif direct is not None:        # host-writable device memory (BAR): the same
