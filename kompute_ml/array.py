@@ -454,7 +454,7 @@ class Array:
         if len(axes) == 1 and not isinstance(axes[0], (numbers.Integral, np.integer)):
             axes = axes[0]
         axes = None if not axes or axes == (None,) else axes
-        if lazy_transpose and len(self.shape) == 2 and (axes is None or _is_swap(axes)):
+        if len(self.shape) == 2 and (axes is None or _is_swap(axes)):
             src = self._realize()
             src.tensor                       # (raises now, as a copy would: a closed device)
             out = Array._new(self.device, self.shape[::-1], self.dtype)
@@ -961,10 +961,6 @@ def _fast_pair(op, a, b):
 def _binop(op, a, b):
     out = _fast_pair(op, a, b)
     return out if out is not None else _full_binop(op, a, b)
-
-
-# a matrix's transpose is made when first read (False: at once, the benchmarks' A/B)
-lazy_transpose = True
 
 
 def _is_swap(axes):

@@ -254,6 +254,9 @@ OPTIONS = {o.name: o for o in (
     Option("early_submit", _AUTO, None, "at each dispatch",
            "a batch repeating a recent one is submitted as its last dispatch is recorded",
            _no_env, _choice("early_submit", _TRI)),
+    Option("device_sort", _AUTO, None, "at each sort",
+           "sorts (and unique_*) on the device ('auto': a GPU, from a few thousand elements)",
+           _no_env, _choice("device_sort", _TRI)),
     # kernels and shaders
     Option("glslang", "auto", "KOMPUTE_ML_GLSLANG", "at each compile",
            "the GLSL compiler: 'auto', 'library' (in-process) or 'program' (glslangValidator)",

@@ -172,18 +172,10 @@ void main() {
 
 
 @pytest.fixture(params=["device", "host"])
-def sort_path(request, monkeypatch):
+def sort_path(request, configure):
     """Each test on both paths of sorting and of what rides on it (unique_*): the radix sort
     (forced at every size, lavapipe included) and the host round trip (never the device)."""
-    from kompute_ml._array import sort as _sort
-    if request.param == "device":
-        monkeypatch.setattr(_sort, "cpu_devices", True)
-        monkeypatch.setattr(_sort, "DEVICE_MIN", 0)
-        monkeypatch.setattr(_sort, "SETS_MIN", 0)
-    else:
-        monkeypatch.setattr(_sort, "cpu_devices", False)
-        monkeypatch.setattr(_sort, "DEVICE_MIN", float("inf"))
-        monkeypatch.setattr(_sort, "SETS_MIN", float("inf"))
+    configure(device_sort=request.param == "device")
     return request.param
 
 

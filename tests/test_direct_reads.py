@@ -126,9 +126,7 @@ def test_the_size_bound(device, in_place, configure):
 
 def test_arrays_and_scalars_through_the_public_api(device, in_place):
     """``numpy()``, ``item()``, ``bool(...)`` and a fused sum's ``float(x.sum())`` of small
-    arrays read in place (the sum's result copied to its staging memory in the sum's own submit
-    instead where ``fusion.sum_reads_in_place`` is off), and agree with numpy."""
-    from kompute_ml._array import fusion as _fusion
+    arrays read in place, and agree with numpy."""
     rng = np.random.default_rng(11)
     for n in (1, 5, 999, 2000):
         h1 = rng.standard_normal(n).astype(np.float32)
@@ -143,7 +141,7 @@ def test_arrays_and_scalars_through_the_public_api(device, in_place):
         assert a[n - 1].item() == h1[n - 1]
         assert bool(km.any(a > 0)) == bool((h1 > 0).any())
         d = _delta(s0, km.stats(), "direct_downloads")["direct_downloads"]
-        assert d == ((3 + bool(_fusion.sum_reads_in_place)) if in_place else 0)
+        assert d == (4 if in_place else 0)
 
 
 def test_the_copy_path_when_disabled(device, configure):
