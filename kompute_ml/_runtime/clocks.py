@@ -37,10 +37,6 @@ _lock = threading.Lock()
 _cuda = []          # [libcuda handle] once loaded in this process ([None]: it could not be)
 _held = {}          # device UUID (hex) -> [pid, CUdevice ordinal, holders in this process]
 _init_pid = []      # [pid] of the process whose cuInit succeeded
-# True: start() makes the hold on a thread of its own, so that libcuda's start (~0.25 s on the
-# H100) overlaps the first work; False: on the caller's thread, the device's opening waiting
-# for it, as in session 23 (the A/B's switch: benchmarks/startup.py)
-asynchronous = True
 
 
 def _after_fork_in_child():
@@ -168,12 +164,11 @@ def start(vendor, device_type, uuid):
     """:func:`hold` begun: a :class:`Hold` whose ``result()`` is its answer. What needs no
     libcuda (the variable, the vendor, the UUID) is answered at once; the rest runs on a
     thread of its own (a non-daemon thread: an interpreter exiting meanwhile waits for it, so
-    libcuda is never torn down mid-call) where :data:`asynchronous` is True."""
+    libcuda is never torn down mid-call), so that libcuda's start (about a quarter of a second)
+    overlaps the first work."""
     refused = _refusal(vendor, device_type, uuid)
     if refused is not None:
         return Hold(refused)
-    if not asynchronous:
-        return Hold(hold(vendor, device_type, uuid))
     pending = Hold()
     pending._thread = threading.Thread(target=pending._run, args=((vendor, device_type, uuid),),
                                        name="kompute_ml clock hold")

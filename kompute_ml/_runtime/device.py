@@ -211,16 +211,6 @@ def queue_family(info):
     return index
 
 
-# Whether a GPU's clock hold (clocks.start, on a thread of its own) begins before its Vulkan
-# device is made, the two overlapping (True), or once it is made (False). On the H100
-# (benchmarks/startup.py, five fresh processes each): made before the device's opening returned,
-# as in session 23, the device opened in 392 ms after the enumeration and the first op was done
-# 846 ms into the process; begun before, 259 / 716 (libcuda's start and Vulkan's device creation
-# slow each other); begun after, 160 / 642, where without any hold it is 158 / 612. False; True
-# is the A/B's way.
-hold_during_open = False
-
-
 class Device:
     """One Vulkan device and its kp.Manager (created on first use, then reused).
 
@@ -299,20 +289,16 @@ class Device:
                     if self.host_import:
                         ext.append(_vulkan.HOST_IMPORT_EXTENSION)
                     family = queue_family(self.info)
-                    uuid = self.limits.get("device_uuid")
-                    clock = _clocks.start(self.info.vendor, self.info.type, uuid) \
-                        if hold_during_open else None
                     try:
                         self._manager = _kp.make_manager(self.index, self.name, ext, family)
-                    except BaseException:
-                        if clock is not None and clock.result() == _clocks.HELD:
-                            _clocks.release(uuid)
-                        raise
                     finally:
                         # kp's instance has the drivers loaded now (or failed): the
                         # enumeration's instance, kept for that, is not needed any more
                         _vulkan.release_enumeration()
-                    self._clock = clock or _clocks.start(self.info.vendor, self.info.type, uuid)
+                    # the clock hold begins once the Vulkan device is made, on a thread of its
+                    # own while the first work runs (decision 0015)
+                    self._clock = _clocks.start(self.info.vendor, self.info.type,
+                                                self.limits.get("device_uuid"))
                     self.queue_family = family
                     if avoid_irq and self.info.type != "cpu":
                         _avoid_interrupt_cpus(self.info)
@@ -322,8 +308,7 @@ class Device:
     def clock_hold(self):
         """Whether this NVIDIA GPU is held at its application clocks (``_runtime/clocks.py``):
         "held", or why not; None until the device is opened. The hold is made on a thread of
-        its own while the first work runs (device.hold_during_open): reading this waits for
-        it."""
+        its own while the first work runs: reading this waits for it."""
         clock = self._clock
         return None if clock is None else clock.result()
 
