@@ -1136,8 +1136,7 @@ def _upload(data, device):
 # (float64 on a device with float64; elsewhere it narrows), so a C-contiguous ndarray of one needs
 # no conversion, no copy and no check but the device's buffer limit. km.asarray(h) of one skips
 # the general path's steps (_to_numpy's conversions, check_size, the contiguous copy), which cost
-# a 4 KB upload about as much as the copy into the device's memory itself (lavapipe host: ~2 of
-# 8 us; H100, in one lease's interleaved A/B: 18.5-26.5 -> 8.6-13.7 us)
+# a 4 KB upload about as much as the copy into the device's memory itself (decision 0021)
 _AS_IS = frozenset(map(np.dtype, (np.float32, np.int32, np.uint32, np.float64)))
 
 
@@ -1412,7 +1411,7 @@ def _reduce(a, op, axis, keepdims, dtype, out):
                 and a.size <= _FUSED_SUM_REALIZED_MAX:
             # a realized float array sums as the (identity) expression over it: one dispatch
             # (past _FUSED_SUM_REALIZED_MAX elements the reduction's vec4 passes are faster:
-            # on the H100 a 2^26 sum ran at 2337 GB/s this way, 2870 through them)
+            # decision 0021)
             node = _fusion.node(a.device, "cast", (a._operand(),), a.dtype, a.shape, (a.dtype,))
             buf = _fusion.fused_sum(node, a.device)
         if buf is not None:

@@ -368,8 +368,8 @@ def _gemm_tile(M, N, K, stack):
     if min(M, N) <= _SMALL_TILE:
         # a side of at most 64 would leave half or more of each 128 x 128 tile padding
         return _SMALL_TILE
-    # few 128-tiles leave most of a large GPU idle (1024^3 on the H100: 64 workgroups on 132 SMs,
-    # 17.7 TFLOP/s; 64-tiles 26.4, session 25), unless _k_slice spreads a long K over it
+    # few 128-tiles leave most of a large GPU idle (decision 0021), unless _k_slice spreads a
+    # long K over it
     split = stack == 1 and K // _SPLIT_MIN_K > 1
     tiles = -(-M // _TILE) * -(-N // _TILE) * stack
     return _SMALL_TILE if tiles < _FEW_TILES and not split else _TILE

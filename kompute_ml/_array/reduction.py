@@ -43,7 +43,6 @@ _KIND = {FLOAT32: 0, INT32: 1, UINT32: 2, BOOL: 2, FLOAT64: 3}
 _DOUBLE = 3               # reduce.glsl's kind of float64 (8-byte values, a two-word mean scale)
 PER_THREAD = 32           # elements each invocation of reduce_rows combines before the tree
 _CHUNK = 16               # elements per invocation of reduce_axis (KM_CHUNK)
-VEC4 = True               # rows of a multiple of 4 elements are read as 4-vectors
 ROWS_MIN = 512            # contiguous rows at least this long use reduce_rows
 # A one-dispatch reduction of a long row doubles PER_THREAD up to FINISH_PER_MAX while its grid
 # keeps FINISH_GROUPS workgroups (finish_per_thread). A CPU device runs a workgroup's barriers
@@ -139,7 +138,7 @@ def _one_axis(device, buf, outer, r, inner, op, in_kind, acc_kind, scale, passes
         if nblk > 1:
             # one dispatch: the last workgroup combines the partials (reduce_rows.comp)
             prog = _kernel("reduce_rows", in_kind, acc_kind, code, arg, subgroup,
-                           VEC4 and r % 4 == 0, finish=True, per=per)
+                           r % 4 == 0, finish=True, per=per)
             scratch_bytes = 8 + nblk * acc_bytes
             dst = _memory.alloc(device, acc_bytes)
             groups = _stream.groups_1d(device, nblk, 1)
@@ -154,7 +153,7 @@ def _one_axis(device, buf, outer, r, inner, op, in_kind, acc_kind, scale, passes
         if rows_kernel:
             nblk = -(-r // (256 * PER_THREAD))
             count = outer * nblk
-            vec4 = VEC4 and not arg and r % 4 == 0
+            vec4 = not arg and r % 4 == 0     # rows of a multiple of 4 read as 4-vectors
             prog = _kernel("reduce_rows", kind, acc_kind, code, arg, subgroup, vec4)
         else:
             nblk = -(-r // _CHUNK)

@@ -440,7 +440,7 @@ _system = []        # [the system's candidates] once looked up
 def _system_candidates():
     """The system's glslang libraries by ctypes.util.find_library, looked up once per process:
     on Linux it runs ldconfig and the C compiler in subprocesses, 50 ms for the three names on
-    the lavapipe host (a fresh process's first kernel paid it twice, session 24)."""
+    the lavapipe host (a fresh process's first kernel paid it twice before)."""
     if not _system:
         g = ctypes.util.find_library("glslang")
         r = ctypes.util.find_library("glslang-default-resource-limits")

@@ -1,25 +1,20 @@
 """An NVIDIA GPU held at its application clocks while this process uses it through Vulkan.
 
 NVIDIA's driver lowers an idle GPU's clocks and raises them again for CUDA work; Vulkan compute
-work does not raise them. Measured on the H100 (driver 580.159, ``tools/perf/clock_diag.py``):
-in a process with no CUDA context, two seconds without GPU work took the SM clock from 1980 to
-345 MHz, and twelve seconds of back-to-back Vulkan kernels after that left it there: ``a * b``
-at 2^26 took 459 µs of device time instead of 265 (1.73x), and every later kernel was as slow.
-A process that held a CUDA context kept 1980 MHz through the same idle time (torch's, in the
-benchmarks that import it, or a bare primary context), and retaining one in the slowed process
-brought 1980 MHz back at once.
+work does not raise them: after two idle seconds, back-to-back Vulkan kernels ran at the lowest
+clock, 1.7 times slower, for as long as they ran. A process that holds a CUDA context keeps
+its clocks (decision 0004; ``tools/perf/clock_diag.py``, ``tools/perf/idle_clocks.py``).
 
 So opening an NVIDIA GPU retains the CUDA driver's primary context of the same GPU (matched by
 the UUID Vulkan and CUDA both report), through ``libcuda.so.1``, the driver's own library (part
 of NVIDIA's driver, not of the CUDA toolkit; nothing is compiled or launched through it), and
 releases it when the device closes. libcuda's start takes about a quarter of a second, on a
 thread of its own (:func:`start`) begun once the Vulkan device is made, while the first work
-runs; the context takes some device memory, and the application clocks their power while the
-process lives (the H100 idled at 124 W held, 72 W at 345 MHz): what a process using torch or
-CuPy on the GPU pays anyway. ``KOMPUTE_ML_HOLD_CLOCKS=0`` turns it off. Where libcuda is
-missing, fails, or has no device of that UUID (``CUDA_VISIBLE_DEVICES``), nothing is held and
-the device works as before; :func:`hold` returns why, and the Device keeps it as
-``clock_hold``.
+runs (decision 0015); the context takes some device memory, and the application clocks their
+power while the process lives: what a process using torch or CuPy on the GPU pays anyway. The
+``hold_clocks`` option (``KOMPUTE_ML_HOLD_CLOCKS=0``) turns it off. Where libcuda is missing,
+fails, or has no device of that UUID (``CUDA_VISIBLE_DEVICES``), nothing is held and the
+device works as before; :func:`hold` returns why, and the Device keeps it as ``clock_hold``.
 """
 
 import ctypes

@@ -200,7 +200,7 @@ def queue_family(info):
     """The queue family a device's work is submitted to: KOMPUTE_ML_QUEUE_FAMILY unset or "auto"
     (a compute family without graphics where the device has one: vulkan.compute_queue_family),
     or a family's index, which must offer compute (a kp.Manager on a transfer-only family lost
-    the H100 at its first dispatch)."""
+    the GPU at its first dispatch)."""
     index = _config.get("queue_family")
     families = info.limits.get("queue_families") or ()
     if index == "auto":
@@ -314,15 +314,13 @@ class Device:
 
     @property
     def spin_us(self):
-        """How long a wait for this device's work polls its fence before it blocks, in µs
-        (kp patches 0008, 0027: set on each sequence), or None where KP_SEQUENCE_SPIN_US is set
-        (kp reads it once per process: the user's value, for every device). On a CPU device
-        (lavapipe) the poll competes with the driver's own worker threads: none. On a GPU,
-        longer than kp's 200: a streaming kernel over a few hundred MB outlasts that, and a
-        blocking wait wakes 25-35 µs late (H100, a*b at 2^26: 1574 GB/s wall clock at 200 µs,
-        2653 at 2000, torch 2776, whose synchronize spins too; kp's own eval of the 265 µs
-        kernel 313 µs at 200, 278 at 5000). A process holding both kinds polls each as it should
-        (the process-wide variable could not)."""
+        """How long a wait for this device's work polls its fence before it blocks, in µs (set
+        on each sequence), or None where KP_SEQUENCE_SPIN_US is set (kp reads it once per
+        process: the user's value, for every device). On a CPU device (lavapipe) the poll
+        competes with the driver's own worker threads: none. On a GPU, longer than kp's 200: a
+        streaming kernel over a few hundred MB outlasts that, and a blocking wait wakes tens of
+        µs late (decision 0020). A process holding both kinds polls each as it should (the
+        process-wide variable could not)."""
         if "KP_SEQUENCE_SPIN_US" in os.environ:
             return None
         return 0 if self.info.type == "cpu" else GPU_SPIN_US
@@ -370,12 +368,10 @@ class Device:
 
 
 # A thread polling a GPU's fence on the CPU that takes the GPU's interrupts is preempted by the
-# driver's interrupt work just as the fence signals: on the H100 (NVIDIA's driver, its interrupt
-# routed to CPU 14 of 16) a process whose thread ran there waited 70-80 us for a one-dispatch
-# realize + synchronize, 30-50 on any other CPU (ten processes, session 15). Opening a GPU hands
-# the CPUs of its driver's interrupts to kp (patch 0025), whose waits move a thread found on one
-# of them off it before they poll (the thread's affinity mask is restored at once) and whose
-# copy workers keep off them. KOMPUTE_ML_AVOID_IRQ_CPUS=0 turns it off.
+# driver's interrupt work just as the fence signals (decision 0005). Opening a GPU hands the
+# CPUs of its driver's interrupts to kp, whose waits move a thread found on one of them off it
+# before they poll (the thread's affinity mask is restored at once) and whose copy workers keep
+# off them. The avoid_irq_cpus option (KOMPUTE_ML_AVOID_IRQ_CPUS=0) turns it off.
 AVOID_IRQ_ENV = "KOMPUTE_ML_AVOID_IRQ_CPUS"
 _IRQ_DRIVERS = {"NVIDIA": ("nvidia", "nouveau"), "AMD": ("amdgpu", "radeon"),
                 "Intel": ("i915", "xe")}

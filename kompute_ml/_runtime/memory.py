@@ -11,13 +11,12 @@ Two kinds of tensor, by bucket size:
   buffer of its own. An upload writes the staging now and records its copy into the stream's
   pending batch: many small uploads ride one submit with the dispatches around them (and replay
   with them), where a shared staging ring would need a submit and wait per upload.
-- from RING_MIN_BYTES on, a kp "storage" tensor (device-local only; patch 0014 gives it
-  transfer usage and creates it with no host copy): its bytes travel through the device's
-  bounded staging ring (staging.py) in chunks. Creating it allocates no host memory (a device
-  tensor of n bytes took n bytes of staging, plus the zeroed n-byte array kp copied in), and a
-  transfer never holds more than two slots of host memory.
-
-A kp without patch 0014 (no region copy) gets device tensors for every size.
+- from RING_MIN_BYTES on, a kp "storage" tensor (device-local only, with transfer usage, made
+  with no host copy): its bytes travel through the device's bounded staging ring (staging.py)
+  in chunks, or by host copies in place where the host maps or writes its memory. Creating it
+  allocates no host memory (a device tensor of n bytes takes n bytes of staging, plus the
+  zeroed n-byte array kp would copy in), and a transfer never holds more than a few slots of
+  host memory.
 
 Lifetimes: a pending (not yet submitted) kp sequence may still use a tensor whose Buffer was
 released. That is safe: later users of the same tensor are recorded after it, and barriers order
@@ -86,10 +85,10 @@ class _Block:
         # a CPU device: a GPU's host-visible device memory, an integrated GPU's, would also need
         # a device-to-host barrier after the kernels that wrote it; untested, so not used.)
         self.mapped = _mapping(tensor) if storage and mappable else None
-        # the tensor's own device memory, where the host can write it (kp patch 0019: a GPU's
-        # resizable BAR, a CPU driver's memory; see host_writable): an upload writes it in
-        # place once no pending work can read it (stream.upload); None elsewhere. Never read
-        # by the host on a GPU: BAR memory reads back at ~30 MB/s (H100, 4 KiB)
+        # the tensor's own device memory, where the host can write it (a GPU's resizable BAR, a
+        # CPU driver's memory; see host_writable): an upload writes it in place once no pending
+        # work can read it (stream.upload); None elsewhere. Never read by the host on a GPU with
+        # plain loads: BAR memory reads back at tens of MB/s (decision 0013)
         self.direct = _kp.primary_mapping(tensor) if direct else None
         self.stale = False        # a direct write left the staging memory older than the device's
 
@@ -127,11 +126,10 @@ def _mapping(tensor):
 
 def default_cache_limit(device):
     """Bytes a device's pool keeps cached for reuse by default: an eighth of a GPU's device-local
-    memory (a buffer not carved from a segment's room costs the driver's allocation: 25 ms for 1 GiB
-    on the H100, a third of uploading it, so arrays of a few GB made in a loop should find theirs
-    cached, as CuPy's and torch's pools keep theirs; an allocation that fails drops the cache
-    first); on a CPU device, whose "device" memory is the host's, a quarter of it and at most
-    1 GiB."""
+    memory (a buffer not carved from a segment's room costs the driver's allocation, a third of
+    uploading it, so arrays of a few GB made in a loop should find theirs cached, as CuPy's and
+    torch's pools keep theirs; an allocation that fails drops the cache first); on a CPU device,
+    whose "device" memory is the host's, a quarter of it and at most 1 GiB."""
     local = int(device.limits.get("device_local_memory") or 0)
     if not local:
         return 1 << 30
@@ -719,13 +717,13 @@ _UNLIMITED = resource.RLIM_INFINITY if resource else None
 
 
 # A small buffer carved from a segment takes host memory only where kp adds a segment for it:
-# the host-room check (two getrlimit calls: 0.8 us of a 3 us creation on the CI's host, 1.4 of 6
-# on an H100's; tools/perf/host_room_ab.py) runs for the first small buffer and then once per
+# the host-room check (two getrlimit calls: about a quarter of a small buffer's creation,
+# tools/perf/host_room_ab.py) runs for the first small buffer and then once per
 # CHECK_CARVED_BYTES of small buffers made. Between two checks less than that is carved, so kp
 # adds at most one segment per memory type (a new one is at least SEGMENT_BYTES / 8, more than
 # all those carves): at most 2 * SEGMENT_BYTES of host memory on a CPU device, within the
-# check's _HOST_SLACK. (kp patch 0011 reports a failed driver allocation as an OutOfMemoryError
-# in any case; the check is what makes it one on every driver.)
+# check's _HOST_SLACK. (kp reports a failed driver allocation as an OutOfMemoryError in any
+# case; the check is what makes it one on every driver.)
 CHECK_CARVED_BYTES = 256 << 10
 
 
@@ -900,7 +898,7 @@ def pool_stats(device=None):
         "bytes_live": sum(p.live_bytes for p in pools),
         "bytes_cached": sum(p.free_bytes for p in pools),
         "bytes_allocated": sum(p.total() for p in pools),
-        # the buffers' segments (kp patch 0020): how many, the device and host bytes
+        # the buffers' segments: how many, the device and host bytes
         # they hold, the bytes of those in ranges (the blocks' sizes rounded to the driver's)
         "segments": sum(s[0] for s in segments),
         "segment_bytes_reserved": sum(s[1] for s in segments),

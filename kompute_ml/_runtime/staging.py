@@ -167,7 +167,7 @@ class _Lane:
 
 class _Slot(_Lane):
     """One host-visible staging tensor, its mapping and the sequence of its copies. An upload
-    slot (``upload``) is made in the device's own memory where it can be (kp patch 0017);
+    slot (``upload``) is made in the device's own memory where it can be;
     ``in_device`` says whether it was: such a slot is only ever written by the host."""
 
     def __init__(self, device, nbytes, upload=False):
@@ -247,8 +247,8 @@ class _Ring:
         (at least _MIN_SLOT, at most slot_bytes()), where one chunk holds it; ``count`` (two;
         more for an upload's prefill, :func:`prefill_slots`) of slot_bytes() otherwise, or as
         many as the ring has made before. Made as first needed and kept: host-visible memory is
-        pinned by a GPU's driver, ~7 ms for two 16 MiB slots on the H100, which a process's
-        first 4 MiB upload no longer pays in full. A slot grows (is made again) at most
+        pinned by a GPU's driver (milliseconds for two 16 MiB slots), which a process's first
+        4 MiB upload then does not pay in full. A slot grows (is made again) at most
         log2(slot / _MIN_SLOT) times; a lowered bound makes the slots again."""
         size = slot_bytes()
         if nbytes <= size:
@@ -375,8 +375,8 @@ def use_direct(device):
 
 def _direct(device, tensor, array, tensor_offset, to_tensor):
     """Copy between the C-contiguous ``array`` and ``tensor`` at ``tensor_offset`` (into the
-    tensor when ``to_tensor``) with no staging: the driver imports the array's own pages (kp
-    patch 0015) and the device copies them. In chunks of one slot's size on two sequences, so the
+    tensor when ``to_tensor``) with no staging: the driver imports the array's own pages and the
+    device copies them. In chunks of one slot's size on two sequences, so the
     driver pins chunk k+1's pages while the device copies chunk k; interior chunk boundaries lie on
     _IMPORT_ALIGN addresses, so no page is imported twice at once. Returns False, having waited
     for every copy it started, where the driver refuses the memory (the caller stages it
@@ -478,10 +478,10 @@ def upload(device, tensor, array, dst_offset=0, dtype=None):
 
 # An upload of several chunks through device slots keeps up to this many device slots and as
 # many host slots filled (_upload_two_lanes): into a new buffer (memory.create_started) they are
-# filled before its first copy to the device, while the driver allocates the buffer (on the H100
-# ~9 ms for 381 MiB, 23 ms for 1 GiB: it clears the memory). Where the host can write a large
-# part of the device's memory (resizable BAR: all of it on the H100) four of each, 128 MiB of
-# 16 MiB slots, kept in the ring as its other slots are; two (the ring's usual) elsewhere.
+# filled before its first copy to the device, while the driver allocates the buffer (it clears
+# the memory: milliseconds for hundreds of MiB). Where the host can write a large part of the
+# device's memory (a resizable BAR: all of it) four of each, 128 MiB of 16 MiB slots, kept in
+# the ring as its other slots are; two (the ring's usual) elsewhere.
 _PREFILL_SLOTS = 4
 _PREFILL_BAR_MIN = 4 << 30
 
@@ -695,7 +695,7 @@ def workers_hot():
 
 
 def workers_spin():
-    """Whether kp's copy workers look for work for a window after their last (patch 0023) and
+    """Whether kp's copy workers look for work for a window after their last and
     the process has the cores for SPIN_THREADS of them (at least four) and the caller: then a
     copy or read split in small parts costs no wake-up (kp lets nothing spin where the workers
     and the caller outnumber the cores)."""

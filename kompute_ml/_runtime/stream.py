@@ -604,7 +604,7 @@ def dispatch(device, spirv, buffers, groups, push=b"", spec=None, info=None):
         if hit is None:
             tensors = [b.tensor for b in buffers]
             # the shader's pipeline, compiled once per device (digest, bindings, push size,
-            # specialization): new buffers get a descriptor set bound to it (kp patch 0028)
+            # specialization): new buffers get a descriptor set bound to it
             kernel = (key[0], nbind, key[3], key[4])
             algo = _bind_compiled(st, device, kernel, tensors, groups)
             if algo is None:
@@ -621,7 +621,7 @@ def dispatch(device, spirv, buffers, groups, push=b"", spec=None, info=None):
 
 def _bind_compiled(st, device, kernel, tensors, groups):
     """``tensors`` bound to the pipeline compiled before for ``kernel`` (digest, bindings, push
-    size, specialization) on ``device`` (kp patch 0028: a descriptor set, no compile); None
+    size, specialization) on ``device`` (a descriptor set, no compile); None
     where none was compiled."""
     base = st.templates.get(kernel)
     if base is None:

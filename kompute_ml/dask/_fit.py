@@ -134,9 +134,9 @@ def _evaluate(shard, W):
 
 async def _evaluate_on(dask_worker, keys, W):
     """One evaluation of this worker's shard (``keys``: worker address -> the shard's key), run
-    through ``client.run``: a direct call from the scheduler, no task to schedule (a two-worker
-    evaluation as tasks took 10-20 ms on the H100's host, as one ``client.run`` 3-5). The device
-    work runs on an executor thread, so the worker's event loop stays free."""
+    through ``client.run``: a direct call from the scheduler, no task to schedule (a few times
+    faster than an evaluation as tasks; decision 0019). The device work runs on an executor
+    thread, so the worker's event loop stays free."""
     shard = dask_worker.data[keys[dask_worker.address]]
     return await asyncio.get_running_loop().run_in_executor(None, _evaluate, shard, W)
 
@@ -326,7 +326,7 @@ def fit_logistic_regression(est, X, y, sample_weight=None, client=None):
         raise ValueError("the Dask cluster has no workers to fit on")
     if len(workers) == 1:
         # a lone worker fits in one task over its blocks, as a single device does: no task per
-        # block or per evaluation (a scheduler round trip: ~6-12 ms each on the H100's host)
+        # block or per evaluation (each a scheduler round trip of milliseconds)
         # (not pinned to the worker: a restarted one, under another address, runs it again)
         task = client.compute(dask.delayed(_fit_here, pure=False)(est, xs, ys, ws))
         try:

@@ -120,8 +120,7 @@ def lanes_layout(device, d, K, *, lanes=None, unroll=None):
     C = -(-nv // L)
     if C * K > LANES_MAX_ACC:
         return None
-    # rows in flight per slot: one on a GPU (measured on the H100, 1e6 x 256: 2967 GB/s with one,
-    # 1645 with four, benchmarks/logreg_fullbatch.py), more on a CPU device, which has no
+    # rows in flight per slot: one on a GPU (decision 0022), more on a CPU device, which has no
     # other latency hiding
     U = unroll or (1 if device.info.type != "cpu" else max(1, min(4, 8 // (C * K))))
     lay = {"WG": wg, "D": d, "KL": K, "L": L, "C": C, "U": U,
