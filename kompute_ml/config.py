@@ -278,15 +278,23 @@ OPTIONS = {o.name: o for o in (
            _switch("KOMPUTE_ML_AVOID_IRQ_CPUS"), _bool("avoid_irq_cpus")),
 )}
 
-# values set from Python, by name; the options without a variable are also attributes of this
-# module (read per op by the layers below: an attribute costs what a module global did)
+class _Values:
+    """The current values of the options without a variable, and ``generation`` (the changes
+    made from Python: caches of values read per call check it). The layers below read these per
+    op, as attributes of this one plain object (as cheap as the module globals they replace);
+    only :func:`set` and :func:`reset` write them."""
+
+    __slots__ = tuple(o.name for o in OPTIONS.values() if o.env is None) + ("generation",)
+
+    def __init__(self):
+        for name in self.__slots__[:-1]:
+            setattr(self, name, OPTIONS[name].default)
+        self.generation = 0
+
+
+_values = _Values()
 _lock = threading.Lock()
-_set_values = {}
-generation = 0         # counts the changes made from Python (caches of per-call reads check it)
-for _o in OPTIONS.values():
-    if _o.env is None:
-        globals()[_o.name] = _o.default
-del _o
+_set_values = {}       # values set from Python, by name
 
 
 def _option(name):
@@ -343,8 +351,8 @@ def _assign(name, value):
     else:
         _set_values[name] = value
     if opt.env is None:
-        _module.__dict__[name] = opt.default if value is _UNSET else value
-    _module.__dict__["generation"] += 1
+        setattr(_values, name, opt.default if value is _UNSET else value)
+    _values.generation += 1
 
 
 def set(**options):
@@ -391,8 +399,8 @@ def describe():
 
 def env_reader(name):
     """A function returning option ``name``'s variable as os.environ holds it (None: unset),
-    for caches of values read per call, which check it and :data:`generation` (the changes made
-    from Python) before they call :func:`get` again. CPython's os.environ keeps the encoded
+    for caches of values read per call, which check it and ``_values.generation`` (the changes
+    made from Python) before they call :func:`get` again. CPython's os.environ keeps the encoded
     environment in ``_data`` (updated by every write through os.environ), read here without
     decoding (os.environ.get costs ~1 us). Compare its results with each other only: they are
     bytes on CPython."""
@@ -407,18 +415,21 @@ def env_reader(name):
     return functools.partial(data.get, key)
 
 
+def __getattr__(name):
+    """``km.config.<option>``: the option's value now, as :func:`get` gives it."""
+    if name in OPTIONS:
+        return get(name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 class _ConfigModule(types.ModuleType):
-    """This module, whose options are set through :func:`set` only (checked)."""
+    """This module, whose options are set through :func:`set` only (checked). (Its attributes
+    are read as any module's: the class adds no ``__getattr__`` of its own.)"""
 
     def __setattr__(self, name, value):
         if name in OPTIONS:
             raise AttributeError(f"use km.config.set({name}=...) to set an option (checked)")
         super().__setattr__(name, value)
-
-    def __getattr__(self, name):
-        if name in OPTIONS:             # (an option with a variable: read now)
-            return get(name)
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 _module = sys.modules[__name__]

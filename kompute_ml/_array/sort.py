@@ -7,7 +7,7 @@ tile of 2048 items, an inclusive scan of the counts (scan.comp) and a scatter: t
 no readback, so a sort is recorded with the work around it and waits for nothing.
 """
 
-from .. import config as _config
+from ..config import _values as _cfg
 from .._runtime import program as shaders
 from . import buffers as _buffers
 from . import scan as _scan
@@ -39,7 +39,7 @@ SETS_MIN = 1 << 16
 def on_device(device, total, minimum=None):
     """Whether a sort of ``total`` elements runs on ``device`` (else on the host), from
     ``minimum`` elements (None: DEVICE_MIN); the device_sort option forces it."""
-    forced = _config.device_sort
+    forced = _cfg.device_sort
     if forced != "auto":
         return forced
     if device.info.type == "cpu":

@@ -8,6 +8,7 @@ import threading
 import kompute_ml._runtime.kp as _kp   # (the kp wrapper; only it imports kp itself)
 from .. import _locks
 from .. import config as _config
+from ..config import _values as _cfg
 from . import clocks as _clocks
 from . import vulkan as _vulkan
 from ..errors import DeviceError, DeviceNotFoundError
@@ -564,7 +565,7 @@ def get_device(spec=None):
         if spec is None:
             # the default by the device option (or the best device), found once per value of it:
             # km.asarray(x) asks for it every call
-            env, generation = _device_env(), _config.generation
+            env, generation = _device_env(), _cfg.generation
             raw, seen, dev = _env_default
             if dev is not None and raw == env and seen == generation and not dev._closed:
                 return dev

@@ -38,6 +38,7 @@ except ImportError:     # not on Windows: no address-space limits to check there
 import numpy as np
 
 from .. import config as _config
+from ..config import _values as _cfg
 from . import device as _device
 from . import staging as _staging
 import kompute_ml._runtime.kp as _kp   # (the kp wrapper; only it imports kp itself)
@@ -440,7 +441,7 @@ def create_started(device, nbytes):
     if pool.free.get(size) or not _use_ring(size) or \
             (pool.limit and pool.total() + size > pool.limit):
         return None
-    if _config.storage_in_place is not False and _direct_storage(device, size, pool):
+    if _cfg.storage_in_place is not False and _direct_storage(device, size, pool):
         # a range of a segment, written in place: made at once and written faster than through
         # the slots beside its creation (decision 0012)
         return None
@@ -535,7 +536,7 @@ def reads_in_place(buf, nbytes):
     this one's split sets them spinning for the next), else the recorded copy, which costs no
     wake-up of sleeping workers (faster than a split between woken workers)."""
     block = buf._block
-    forced = _config.direct_reads
+    forced = _cfg.direct_reads
     if block is None or block.direct is None or forced is False or \
             (buf.device.info.type == "cpu" and forced is not True):
         return False
@@ -582,7 +583,7 @@ def _read_threads(nbytes):
 def host_writable(device, pool=None):
     """Whether ``device``'s small buffers are made in memory the host writes in place (its
     pool's answer once asked: the device's limits do not change)."""
-    if _config.direct_writes is False:
+    if _cfg.direct_writes is False:
         return False
     pool = pool or _pool(device)
     if pool.writable is None:

@@ -38,6 +38,7 @@ import time
 import numpy as np
 
 from .. import config as _config
+from ..config import _values as _cfg
 from . import device as _device
 import kompute_ml._runtime.kp as _kp   # (the kp wrapper; only it imports kp itself)
 from . import native as _native
@@ -211,7 +212,7 @@ class _Slot(_Lane):
 def _device_slots(device):
     """Whether uploads to ``device`` stage in its own memory (see above; km.config's
     device_slots)."""
-    forced = _config.device_slots
+    forced = _cfg.device_slots
     if forced != "auto":
         return forced
     return device.info.type != "cpu" and \
@@ -370,7 +371,7 @@ def _rows(array, itemsize, limit):
 def use_direct(device):
     """Whether a large transfer copies straight from / into the numpy array's pages (the rule
     above: a CPU device that imports host memory, unless the host_import option is off)."""
-    return device.host_import and device.info.type == "cpu" and _config.host_import
+    return device.host_import and device.info.type == "cpu" and _config.get("host_import")
 
 
 def _direct(device, tensor, array, tensor_offset, to_tensor):

@@ -23,6 +23,7 @@ import numpy as np
 
 from .. import _locks
 from .. import config as _config
+from ..config import _values as _cfg
 from .._compile import glslang as _glslang
 from .._compile import rewrite as _rewrite
 from .._compile import spirv as _spirv
@@ -352,7 +353,7 @@ def _launch(st):
     option: docs/decisions/0010-early-submits-on-gpus.md).
     """
     ops = st.ops
-    early = _config.early_submit
+    early = _cfg.early_submit
     if not (st.early_default if early == "auto" else early) or ops[-1][2] != "d":
         return False
     sig = _signature(ops)
@@ -421,7 +422,7 @@ _timeout_env = _config.env_reader("kernel_timeout")
 def _env_timeout():
     """The kernel_timeout option in seconds (KOMPUTE_ML_KERNEL_TIMEOUT; None: no limit)."""
     global _env_cache
-    raw, generation = _timeout_env(), _config.generation
+    raw, generation = _timeout_env(), _cfg.generation
     if raw != _env_cache[0] or generation != _env_cache[1]:
         _env_cache = (raw, generation, _config.get("kernel_timeout"))
     return _env_cache[2]
@@ -841,7 +842,7 @@ def upload_new(device, nbytes, array, dtype=None):
         st = _stream(device)
         started = None
         if not st.capturing and (device.info.type != "cpu" or
-                                 _config.storage_in_place is False) \
+                                 _cfg.storage_in_place is False) \
                 and not _staging.use_direct(device):
             started = _memory.create_started(device, nbytes)
         if started is not None:
@@ -873,7 +874,7 @@ def upload_new(device, nbytes, array, dtype=None):
 def _mapped(buf):
     """The host mapping of ``buf``'s memory where transfers use it in place (a CPU device's
     storage tensor, memory.py; not while km.config's storage_in_place is False), else None."""
-    return buf._block.mapped if _config.storage_in_place is not False else None
+    return buf._block.mapped if _cfg.storage_in_place is not False else None
 
 
 def _upload_ringed(buf, array, offset, dtype, nbytes):
@@ -890,7 +891,7 @@ def _upload_ringed(buf, array, offset, dtype, nbytes):
         # first; later work is recorded after the copies, which have finished by then
         _submit(_stream(device))
         mapped = _mapped(buf)
-        direct = buf._block.direct if _config.storage_in_place is not False else None
+        direct = buf._block.direct if _cfg.storage_in_place is not False else None
         if mapped is not None:          # host-visible (a CPU device): written in place
             _staging.write_mapped(mapped, array, offset, dtype)
         elif direct is not None:        # host-writable device memory (BAR): the same
@@ -945,7 +946,7 @@ def download(buf, count, dtype, offset=0):
     with device.lock:
         st = _stream(device)
         block = buf._block
-        reads = _config.direct_reads
+        reads = _cfg.direct_reads
         if block is not None and block.direct is not None and reads is not False:
             if device.info.type == "cpu" and reads == "auto":
                 # a CPU device's memory is the host's (cached): read in place once the pending
