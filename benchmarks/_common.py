@@ -112,18 +112,6 @@ def write_results(device, results, command=None, path=None, extra=None):
     return path
 
 
-def add_share_switch(ap):
-    """``--no-share``: every new set of buffers gets a pipeline compiled for it (kp's way before
-    patch 0028); :func:`apply_share_switch` sets the library's switch from the parsed args."""
-    ap.add_argument("--no-share", action="store_true",
-                    help="a pipeline compiled for every new set of buffers (before kp patch 0028)")
-
-
-def apply_share_switch(args):
-    from kompute_ml._runtime import stream
-    stream.share_pipelines = not args.no_share
-
-
 def torch_lbfgs(torch, Xh, yh, k, C=1.0, max_iter=100, tol=1e-4):
     """torch's full-batch L-BFGS (strong Wolfe) on scikit-learn's objective (mean log-loss +
     ||W||^2 / (2 C n)), float32 on CUDA; the upload of X is inside the timing."""

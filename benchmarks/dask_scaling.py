@@ -7,8 +7,8 @@ row and column, + 1, mean. Configurations, each timed end to end (generation inc
   all      a VulkanCluster with one worker per device (e.g. the H100 and lavapipe)
   cupy     CuPy chunks, one worker process of one thread (where CuPy and a CUDA GPU are)
 and, with --fit, LogisticRegression(lbfgs) on an n_fit x d dask array: single device without Dask,
-then 1dev and all (``--configs``; 2on1: two workers on the default device): the first fit and the median of warm ones (``--ab``: warm fits with Dask's
-own message batching interleaved, the A/B of the fit's prompt messages).
+then 1dev and all (``--configs``; 2on1: two workers on the default device): the first fit and the
+median of warm ones.
 
     python benchmarks/dask_scaling.py --n 100000 --chunk 10000          # the seeds' size (40 GB f32)
     python benchmarks/dask_scaling.py --n 8000 --chunk 2000 --fit-rows 200000   # small, any machine
@@ -123,7 +123,6 @@ def run_fit(args, results):
     import dask.array as da
     import kompute_ml as km
     import kompute_ml.dask as kmd
-    from kompute_ml.dask import _fit
     from distributed import Client
     rng = np.random.default_rng(0)
     n, d = args.fit_rows, args.fit_features
@@ -134,7 +133,7 @@ def run_fit(args, results):
     fit = lambda a, b: km.LogisticRegression(**kw).fit(a, b)  # noqa: E731
     t_cold, single = _time(lambda: fit(X, y))
     warm = [_time(lambda: fit(X, y))[0] for _ in range(args.fit_reps)]
-    rows = {"single": (statistics.median(warm), t_cold, None, single, "one device, no Dask")}
+    rows = {"single": (statistics.median(warm), t_cold, single, "one device, no Dask")}
     chunks = max(1, n // 16)
     for cfg, devices in _CONFIGS.items():
         if cfg not in args.configs or cfg == "all" and len(kmd.device_specs("all")) < 2:
@@ -144,29 +143,22 @@ def run_fit(args, results):
             dX = da.from_array(X, chunks=(chunks, d)).persist()
             dy = da.from_array(y, chunks=chunks).persist()
             t_cold, est = _time(lambda: fit(dX, dy))
-            # warm fits, Dask's batching (prompt_messages False) interleaved with the fit's
-            # messages sent at once (True, the default)
-            times = {False: [], True: []}
+            times = []
             for _ in range(args.fit_reps):
-                for prompt in ((False, True) if args.ab else (True,)):
-                    _fit.prompt_messages = prompt
-                    t, est = _time(lambda: fit(dX, dy))
-                    times[prompt].append(t)
-            _fit.prompt_messages = True
+                t, est = _time(lambda: fit(dX, dy))
+                times.append(t)
             share = {k.rsplit(":", 1)[-1]: v for k, v in est.rows_per_worker_.items()}
-            batched = statistics.median(times[False]) if times[False] else None
-            rows[cfg] = (statistics.median(times[True]), t_cold, batched, est,
+            rows[cfg] = (statistics.median(times), t_cold, est,
                          ", ".join(i.name for i in cluster.device_infos) + f" rows {share}")
             client.cancel([dX, dy])
-    for cfg, (t, t_cold, batched, est, what) in rows.items():
+    for cfg, (t, t_cold, est, what) in rows.items():
         acc = float((est.predict(X) == y).mean())
         diff = float(np.max(np.abs(est.coef_ - single.coef_)))
-        extra = "" if batched is None else f"  (Dask's batching: {batched:.3f} s)"
-        print(f"fit {n}x{d}: {cfg:6s} {t:8.3f} s warm, {t_cold:8.3f} s first{extra}  iterations "
+        print(f"fit {n}x{d}: {cfg:6s} {t:8.3f} s warm, {t_cold:8.3f} s first  iterations "
               f"{int(est.n_iter_[0])}  accuracy {acc:.4f}  max|coef - single| {diff:.2e}  "
               f"({what})")
         results.append({"name": f"dask_fit_{cfg}", "unit": "s", "kompute_ml": t,
-                        "first_fit_s": t_cold, "batched_messages_s": batched,
+                        "first_fit_s": t_cold,
                         "iterations": int(est.n_iter_[0]), "accuracy": acc,
                         "max_coef_diff_vs_single": diff, "config": what, "n": n, "d": d})
 
@@ -178,8 +170,6 @@ def main(argv=None):
     p.add_argument("--fit-rows", type=int, default=0, help="rows of the LR fit (0: no fit)")
     p.add_argument("--fit-features", type=int, default=256)
     p.add_argument("--fit-reps", type=int, default=3, help="warm fits timed (median)")
-    p.add_argument("--ab", action="store_true",
-                   help="also time warm fits with Dask's message batching (interleaved)")
     p.add_argument("--no-mean", action="store_true", help="only the fit")
     p.add_argument("--no-numpy", action="store_true", help="the mean without numpy's chunks")
     p.add_argument("--profile", action="store_true",

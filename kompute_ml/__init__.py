@@ -5,7 +5,7 @@ Importing never touches a Vulkan driver; the first call that needs a device does
 
 from typing import TYPE_CHECKING
 
-from . import errors
+from . import config, errors
 from ._version import __version__
 from ._compile.glslang import compile_glsl
 from ._runtime.stream import stats, synchronize
@@ -77,7 +77,7 @@ if TYPE_CHECKING:
     from .linear_model import LogisticRegression
 
 __all__ = [
-    "__version__", "errors",
+    "__version__", "errors", "config",
     # devices and the stream
     "devices", "get_device", "use_device", "Device", "DeviceInfo", "stats", "synchronize",
     "benchmark",

@@ -44,9 +44,20 @@ def _info(args):
     try:
         dev = km.get_device()
         print(f"default device: [{dev.index}] {dev.name}")
-    except km.KomputeMLError as exc:
+    except (km.KomputeMLError, ValueError) as exc:
         print(f"default device: none ({exc})")
+    _print_config(km.config)
     return 0
+
+
+def _print_config(config):
+    """The options of ``km.config``: value, where it comes from (docs/config.md)."""
+    print("configuration (km.config; docs/config.md):")
+    rows = [(name, repr(value), source if env is None or source != "env" else f"env {env}")
+            for name, value, source, env, _ in config.describe()]
+    widths = [max(len(r[i]) for r in rows) for i in range(2)]
+    for name, value, source in rows:
+        print(f"  {name.ljust(widths[0])}  {value.ljust(widths[1])}  ({source})")
 
 
 def _selftest(args):

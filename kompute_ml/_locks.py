@@ -21,15 +21,15 @@ before it blocks and raise :class:`LockOrderError` naming both locks; without it
 plain ``threading`` locks and costs nothing.
 """
 
-import os
 import threading
 
+from . import config as _config
 from .errors import KomputeMLError
 
 __all__ = ["DEBUG", "LockOrderError", "make", "held"]
 
 DEBUG_ENV = "KOMPUTE_ML_DEBUG_LOCKS"
-DEBUG = os.environ.get(DEBUG_ENV, "").strip().lower() in ("1", "true", "yes", "on")
+DEBUG = _config.get("debug_locks")
 
 RANKS = {"realize": 1, "device": 2, "per-device": 3, "registry": 4, "leaf": 5}
 

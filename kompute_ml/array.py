@@ -454,7 +454,7 @@ class Array:
         if len(axes) == 1 and not isinstance(axes[0], (numbers.Integral, np.integer)):
             axes = axes[0]
         axes = None if not axes or axes == (None,) else axes
-        if lazy_transpose and len(self.shape) == 2 and (axes is None or _is_swap(axes)):
+        if len(self.shape) == 2 and (axes is None or _is_swap(axes)):
             src = self._realize()
             src.tensor                       # (raises now, as a copy would: a closed device)
             out = Array._new(self.device, self.shape[::-1], self.dtype)
@@ -963,10 +963,6 @@ def _binop(op, a, b):
     return out if out is not None else _full_binop(op, a, b)
 
 
-# a matrix's transpose is made when first read (False: at once, the benchmarks' A/B)
-lazy_transpose = True
-
-
 def _is_swap(axes):
     """True where ``axes`` (of a 2-D transpose) are (1, 0) in any valid spelling (anything else,
     an error included, is left to indexing.transpose, which raises it)."""
@@ -1140,8 +1136,7 @@ def _upload(data, device):
 # (float64 on a device with float64; elsewhere it narrows), so a C-contiguous ndarray of one needs
 # no conversion, no copy and no check but the device's buffer limit. km.asarray(h) of one skips
 # the general path's steps (_to_numpy's conversions, check_size, the contiguous copy), which cost
-# a 4 KB upload about as much as the copy into the device's memory itself (lavapipe host: ~2 of
-# 8 us; H100, in one lease's interleaved A/B: 18.5-26.5 -> 8.6-13.7 us)
+# a 4 KB upload about as much as the copy into the device's memory itself (decision 0021)
 _AS_IS = frozenset(map(np.dtype, (np.float32, np.int32, np.uint32, np.float64)))
 
 
@@ -1416,7 +1411,7 @@ def _reduce(a, op, axis, keepdims, dtype, out):
                 and a.size <= _FUSED_SUM_REALIZED_MAX:
             # a realized float array sums as the (identity) expression over it: one dispatch
             # (past _FUSED_SUM_REALIZED_MAX elements the reduction's vec4 passes are faster:
-            # on the H100 a 2^26 sum ran at 2337 GB/s this way, 2870 through them)
+            # decision 0021)
             node = _fusion.node(a.device, "cast", (a._operand(),), a.dtype, a.shape, (a.dtype,))
             buf = _fusion.fused_sum(node, a.device)
         if buf is not None:

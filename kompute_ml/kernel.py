@@ -11,6 +11,7 @@ import os
 
 import numpy as np
 
+from . import config as _config
 from ._compile import glslang as _glslang
 from ._compile import rewrite as _rewrite
 from ._compile import spirv as _spirv
@@ -41,7 +42,7 @@ SHADER_PATH_ENV = "KOMPUTE_ML_SHADER_PATH"
 
 
 def _shader_path_dirs():
-    return [d for d in os.environ.get(SHADER_PATH_ENV, "").split(os.pathsep) if d]
+    return list(_config.get("shader_path"))
 
 
 def find_shader(name):

@@ -12,9 +12,7 @@
 // step into registers before it multiplies the current one and stores them afterwards, so the
 // device-memory latency hides behind the multiply-adds and one barrier per step suffices. It
 // takes twice the shared memory: 16 KiB for 32-bit types (Vulkan's minimum), 32 KiB for double,
-// where KM_PIPE 0, the single tile, fits the minimum. (H100, 4096^3 float, session 25: 38.5
-// TFLOP/s against 34.5 for the single tile with TK = 16, the form before, and 38.1 without
-// KM_INTERIOR; TK = 16 with two tiles 32.3: `tools/perf/gemm_ab.py`.)
+// where KM_PIPE 0, the single tile, fits the minimum. (The faster on a GPU: docs/decisions/0021.)
 // a_trans: A is stored transposed (K x M row-major, e.g. X for X^T X), read strided in place of a
 // copy; bit 1 of it (a_trans 3: a Gram product, B = A, M = N) skips the tiles below the diagonal,
 // which mirror.comp then copies from those above. k_slice (split-K): z selects a slice of
@@ -23,8 +21,8 @@
 // over the whole device.
 // binding 0: A, binding 1: B, binding 2: C
 // K elements an invocation covers per loop iteration, measured on lavapipe's loop budget
-// (65535 iterations: one product without split-K sums at most K = 52429 there, 43690 before
-// session 25's form); the host sizes split-K slices by it (_array/linalg.py)
+// (65535 iterations: one product without split-K sums at most K = 52429 there); the host sizes
+// split-K slices by it (_array/linalg.py)
 // @kompute_ml k_per_loop_iteration = 0.8
 #ifndef KM_KIND
 #define KM_KIND 0

@@ -53,7 +53,7 @@
 #ifndef KM_E
 #define KM_E 16
 #endif
-#define E uint(KM_E)              // items a run: 16 (32, 17 KiB, was slower on the H100)
+#define E uint(KM_E)              // items a run: 16 (32, 17 KiB, was slower: decision 0018)
 #define TILE (WG * E)
 #define RADIX 16u
 layout(local_size_x = 128) in;

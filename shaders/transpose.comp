@@ -1,9 +1,8 @@
 #version 450
 // transpose.comp — dst[b, c, r] = src[offset + b * R * C + r * C + c] for B matrices of R x C
 // elements: a matrix transpose through 32 x 32 tiles in shared memory, so that both the reads of
-// src and the writes of dst are whole rows of 32 consecutive words (the strided gather read one
-// and wrote the other 32 words apart: a 10^6 x 256 float32 transpose took 9 ms on an H100, ~220
-// GB/s). Workgroups walk the tiles grid-stride on every axis (grids past the device's limits).
+// src and the writes of dst are whole rows of 32 consecutive words (a strided gather reads one
+// and writes the other 32 words apart, several times slower: docs/decisions/0021). Workgroups walk the tiles grid-stride on every axis (grids past the device's limits).
 // 32-bit words, so it serves every 4-byte dtype; KM_WORDS2: elements of two words (float64).
 // binding 0: src, binding 1: dst; push: B, R, C, offset (in elements)
 #extension GL_GOOGLE_include_directive : require

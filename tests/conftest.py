@@ -83,6 +83,17 @@ def device():
 
 
 @pytest.fixture
+def configure():
+    """``configure(**options)``: km.config.set(...) for this test only (undone after it, the
+    last first), as monkeypatch undoes its changes."""
+    import kompute_ml as km
+    made = []
+    yield lambda **options: made.append(km.config.set(**options))
+    for restore in reversed(made):
+        restore.__exit__(None, None, None)
+
+
+@pytest.fixture
 def fresh_stats():
     import kompute_ml as km
     from kompute_ml._runtime import stream as _stream
@@ -161,18 +172,10 @@ void main() {
 
 
 @pytest.fixture(params=["device", "host"])
-def sort_path(request, monkeypatch):
+def sort_path(request, configure):
     """Each test on both paths of sorting and of what rides on it (unique_*): the radix sort
     (forced at every size, lavapipe included) and the host round trip (never the device)."""
-    from kompute_ml._array import sort as _sort
-    if request.param == "device":
-        monkeypatch.setattr(_sort, "cpu_devices", True)
-        monkeypatch.setattr(_sort, "DEVICE_MIN", 0)
-        monkeypatch.setattr(_sort, "SETS_MIN", 0)
-    else:
-        monkeypatch.setattr(_sort, "cpu_devices", False)
-        monkeypatch.setattr(_sort, "DEVICE_MIN", float("inf"))
-        monkeypatch.setattr(_sort, "SETS_MIN", float("inf"))
+    configure(device_sort=request.param == "device")
     return request.param
 
 

@@ -167,8 +167,7 @@ def test_a_forked_child_never_calls_libcuda():
 
 def test_start_answers_at_once_or_on_a_thread(monkeypatch):
     """start(): what needs no libcuda is answered at once, with no thread; an NVIDIA UUID goes
-    to a thread of its own (asynchronous) or is made on the caller's (not), with the answer
-    hold() gives either way; reading it waits for the thread."""
+    to a thread of its own, with the answer hold() gives; reading it waits for the thread."""
     monkeypatch.setenv(_clocks.HOLD_ENV, "0")
     off = _clocks.start("NVIDIA", "discrete", "ab" * 16)
     assert off._thread is None and off.result() == "off (KOMPUTE_ML_HOLD_CLOCKS=0)"
@@ -184,9 +183,6 @@ def test_start_answers_at_once_or_on_a_thread(monkeypatch):
     assert pending.result() == want
     pending._thread.join(5)
     assert not pending._thread.is_alive()
-    monkeypatch.setattr(_clocks, "asynchronous", False)
-    made = _clocks.start("NVIDIA", "discrete", none)
-    assert made._thread is None and made.result() == want
     assert none not in _clocks._held
 
 

@@ -249,7 +249,7 @@ def test_fit_on_a_cluster_without_workers_raises():
                                         da.from_array(np.arange(10) % 2, chunks=5))
 
 
-def _intervals(client):
+def _transport(client):
     """The batching intervals of the client's, the scheduler's and the workers' streams."""
     sched = client.run_on_scheduler(
         lambda dask_scheduler, cid=client.id: (
@@ -259,19 +259,30 @@ def _intervals(client):
         lambda dask_worker: dask_worker.batched_stream.interval).values())
 
 
-def test_fit_sends_dask_messages_at_once_and_restores_batching(client):
-    """Within a fit every stream it uses sends at once (Dask's batching made each L-BFGS
-    evaluation wait ~11 ms); afterwards each has its own interval back."""
+def _quiet_filters(client):
+    """How many of the fit's log filters each worker has."""
+    import logging
     from kompute_ml.dask import _fit
-    before = _intervals(client)
+    return sorted(client.run(lambda: sum(isinstance(f, _fit._QuietEvaluations) for f in
+                                         logging.getLogger("distributed.worker").filters)).values())
+
+
+def test_a_fit_leaves_dasks_transport_alone(client):
+    """A fit edits no stream of the client, the scheduler or the workers (their batching is
+    the user's Dask configuration); within it the workers' log line per evaluation is filtered,
+    and afterwards not. Two fits at once (threads): the first sets the filter up, the last
+    takes it away."""
+    from kompute_ml.dask import _fit
+    before = _transport(client)
     assert before[0] > 0 and all(v > 0 for v in before[1][0]) and before[1][1] > 0
-    with _fit._prompt_messages(client):
-        assert _intervals(client) == (0.0, ([0.0, 0.0], 0.0), [0.0, 0.0])
-    assert _intervals(client) == before
+    assert _quiet_filters(client) == [0, 0]
+    with _fit._quiet_workers(client) as devices:
+        assert _transport(client) == before and _quiet_filters(client) == [1, 1]
+        assert sorted(devices) == sorted(client.scheduler_info()["workers"])
+    assert _quiet_filters(client) == [0, 0]
     X, y = _fit_problem()
     km.LogisticRegression().fit(da.from_array(X, chunks=(700, 12)), da.from_array(y, chunks=700))
-    assert _intervals(client) == before
-    # two fits at once (threads): the first sets the streams up, the last gives them back
+    assert _transport(client) == before and _quiet_filters(client) == [0, 0]
     import threading
     dX, dy = da.from_array(X, chunks=(700, 12)), da.from_array(y, chunks=700)
     fits = [km.LogisticRegression(max_iter=m) for m in (5, 200)]
@@ -281,8 +292,8 @@ def test_fit_sends_dask_messages_at_once_and_restores_batching(client):
     for t in threads:
         t.join(120)
     assert all(hasattr(f, "coef_") for f in fits)
-    assert _intervals(client) == before
-    assert not _fit._prompt_fits
+    assert _transport(client) == before and _quiet_filters(client) == [0, 0]
+    assert not _fit._fits
 
 
 def test_shard_evaluates_with_the_full_batch_pass():

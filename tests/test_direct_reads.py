@@ -1,11 +1,12 @@
-"""Small downloads read from the device's memory in place (kp patch 0021, memory.reads_in_place).
+"""Small downloads read from the device's memory in place (memory.reads_in_place).
 
 On a GPU whose small buffers the host writes in place (a resizable BAR, memory.host_writable), a
 download of up to memory.DIRECT_READ_MAX bytes reads the device memory with streaming loads once
 the pending work has run, instead of recording a copy into staging memory and waiting for it.
-lavapipe's buffers are host memory, which its downloads copy with numpy; ``force_direct_reads``
-makes them take the streaming reads here, so the same code runs on this machine's driver and on a
-GPU's (where the rule takes it without forcing). These tests run the real driver.
+lavapipe's buffers are host memory, which its downloads copy with numpy; km.config's
+``direct_reads=True`` makes them take the streaming reads here, so the same code runs on this
+machine's driver and on a GPU's (where the rule takes it without forcing). These tests run the
+real driver.
 """
 
 import numpy as np
@@ -24,12 +25,12 @@ def _delta(s0, s1, *names):
 
 
 @pytest.fixture
-def in_place(device, monkeypatch):
+def in_place(device, configure):
     """Whether ``device``'s small buffers are read in place (forced on a CPU device)."""
     _stream.synchronize(device)
     _memory.free_all_blocks(device)
     if device.info.type == "cpu":
-        monkeypatch.setattr(_memory, "force_direct_reads", True)
+        configure(direct_reads=True)
     probe = _memory.alloc(device, 16)
     try:
         return _memory.reads_in_place(probe, 16)
@@ -103,11 +104,11 @@ def test_a_download_after_pending_kernels_reads_their_results(device, in_place, 
         b.release()
 
 
-def test_the_size_bound(device, in_place, monkeypatch):
+def test_the_size_bound(device, in_place, configure):
     """Up to the bound (DIRECT_READ_MAX, more where kp splits reads between threads) in place;
     past it the recorded copy (both exact)."""
     if in_place:            # (past DIRECT_READ_MAX: whether or not the workers spin now)
-        monkeypatch.setattr(_memory, "force_direct_reads", True)
+        configure(direct_reads=True)
     top = _memory._direct_read_max() // 4
     host = _host(top + 64, np.float32, 9)
     buf = _memory.alloc(device, host.nbytes)
@@ -125,9 +126,7 @@ def test_the_size_bound(device, in_place, monkeypatch):
 
 def test_arrays_and_scalars_through_the_public_api(device, in_place):
     """``numpy()``, ``item()``, ``bool(...)`` and a fused sum's ``float(x.sum())`` of small
-    arrays read in place (the sum's result copied to its staging memory in the sum's own submit
-    instead where ``fusion.sum_reads_in_place`` is off), and agree with numpy."""
-    from kompute_ml._array import fusion as _fusion
+    arrays read in place, and agree with numpy."""
     rng = np.random.default_rng(11)
     for n in (1, 5, 999, 2000):
         h1 = rng.standard_normal(n).astype(np.float32)
@@ -142,12 +141,12 @@ def test_arrays_and_scalars_through_the_public_api(device, in_place):
         assert a[n - 1].item() == h1[n - 1]
         assert bool(km.any(a > 0)) == bool((h1 > 0).any())
         d = _delta(s0, km.stats(), "direct_downloads")["direct_downloads"]
-        assert d == ((3 + bool(_fusion.sum_reads_in_place)) if in_place else 0)
+        assert d == (4 if in_place else 0)
 
 
-def test_the_copy_path_when_disabled(device, monkeypatch):
+def test_the_copy_path_when_disabled(device, configure):
     _stream.synchronize(device)
-    monkeypatch.setattr(_memory, "force_direct_reads", False)
+    configure(direct_reads=False)
     host = _host(777, np.float32, 3)
     buf = _memory.alloc(device, host.nbytes)
     try:
@@ -226,11 +225,11 @@ def test_reads_split_between_threads_get_exactly_their_bytes(device, parallel_re
 
 
 def test_downloads_up_to_the_bound_read_in_place_on_threads(device, parallel_reads,
-                                                            monkeypatch):
+                                                            configure):
     """Where kp splits reads, the bound grows with the threads (at least DIRECT_READ_MAX, at
     most DIRECT_READ_MAX_PARALLEL) and a public download of a size between the two bounds reads
     in place, exactly, with no submit."""
-    monkeypatch.setattr(_memory, "force_direct_reads", True)
+    configure(direct_reads=True)
     bound = _memory._direct_read_max()
     assert _memory.DIRECT_READ_MAX <= bound <= _memory.DIRECT_READ_MAX_PARALLEL
     if _staging.workers_spin():
@@ -274,7 +273,7 @@ def test_copy_workers_spin_window_is_set_and_reads_stay_exact(device, parallel_r
 
 
 def test_past_the_small_bound_reads_in_place_only_while_the_workers_spin(device, parallel_reads,
-                                                                         monkeypatch):
+                                                                         monkeypatch, configure):
     """Between DIRECT_READ_MAX and the bound a download reads in place (split between threads)
     only when the copy workers spin now (a split ended within staging.HOT_S) or the previous
     such download was that recent (a loop of downloads); otherwise, the workers asleep, it
@@ -296,7 +295,7 @@ def test_past_the_small_bound_reads_in_place_only_while_the_workers_spin(device,
     if device.info.type == "cpu":
         return
     monkeypatch.setattr(_staging, "_spinning", True)
-    monkeypatch.setattr(_memory, "force_direct_reads", None)
+    configure(direct_reads="auto")
     monkeypatch.setattr(_memory, "_read_max", 64 << 10)
     n = 5000                            # 20 KB: past DIRECT_READ_MAX, within the bound
     host = _host(n, np.float32, 13)

@@ -161,10 +161,10 @@ def test_staging_written_by_the_caller_then_copied(device, writable):
         buf.release()
 
 
-def test_without_writable_memory_small_buffers_use_their_staging(device, monkeypatch):
-    """force_direct_writes=False (a device whose BAR is a small window): a new small buffer's
+def test_without_writable_memory_small_buffers_use_their_staging(device, configure):
+    """direct_writes=False (as a device whose BAR is a small window): a new small buffer's
     device memory is not mapped, and its uploads are recorded copies."""
-    monkeypatch.setattr(_memory, "force_direct_writes", False)
+    configure(direct_writes=False)
     _stream.synchronize(device)
     _memory.free_all_blocks(device)
     arr = np.arange(100, dtype=np.float32)

@@ -25,10 +25,11 @@ def _delta(s0, s1, *names):
 
 
 @pytest.fixture(autouse=True)
-def early(monkeypatch):
+def early():
     """Early submits on every device (by default not on a CPU device, whose driver threads
     share the caller's cores: nothing to gain there)."""
-    monkeypatch.setattr(_stream, "early_submit", True)
+    with km.config.set(early_submit=True):
+        yield
 
 
 @pytest.fixture
@@ -82,21 +83,21 @@ def _first_two(device, slow, a, b, host):
         _stream.synchronize(device)
 
 
-@pytest.mark.parametrize("reads_in_place", [None, False])
-def test_a_repeated_op_and_synchronize_goes_early(device, reads_in_place, monkeypatch):
+@pytest.mark.parametrize("reads_in_place", ["auto", False])
+def test_a_repeated_op_and_synchronize_goes_early(device, reads_in_place, configure):
     """`c = a * b` realized and synchronized in a loop: from its third run on the batch is
     submitted as the dispatch is recorded, and synchronize only waits; off, never. Each result
     is read back, in place where the device allows it, else (``reads_in_place`` False, as a GPU
     without resizable BAR) by a batch of its own between the op's batches."""
-    monkeypatch.setattr(_memory, "force_direct_reads", reads_in_place)
+    configure(direct_reads=reads_in_place)
     rng = np.random.default_rng(3)
     hosts = [rng.standard_normal(5000).astype(np.float32) for _ in range(2)]
     a, b = (km.asarray(h, device=device) for h in hosts)
     want = hosts[0] * hosts[1]
     st = _stream._stream(device)
-    for setting in (True, False, None):     # (the fixture restores the default)
-        _stream.early_submit = setting
-        early = setting if setting is not None else device.info.type != "cpu"
+    for setting in (True, False, "auto"):
+        km.config.set(early_submit=setting)  # (the fixture's block restores it)
+        early = setting if setting != "auto" else device.info.type != "cpu"
         for _ in range(2):
             (a * b)._realize()
             km.synchronize(device)
@@ -138,11 +139,11 @@ def test_an_upload_into_a_buffer_the_early_batch_reads(device, slow, buffers):
         int(a._block.direct is not None)
 
 
-def test_a_staging_copy_in_the_early_batch_is_not_overwritten(device, slow, monkeypatch):
+def test_a_staging_copy_in_the_early_batch_is_not_overwritten(device, slow, configure):
     """Where uploads are copies out of a buffer's staging memory (no host-writable device
     memory, as on a GPU without resizable BAR), the early batch's copy reads that memory: the
     next upload into the same buffer waits for the batch before writing it."""
-    monkeypatch.setattr(_memory, "force_direct_writes", False)
+    configure(direct_writes=False)
     _stream.synchronize(device)
     _memory.free_all_blocks(device)
     a = _memory.alloc(device, 4 * N)
@@ -191,11 +192,11 @@ def test_a_batch_that_goes_on_past_the_last_one(device, slow, buffers, copy_add)
         c.release()
 
 
-def test_a_guess_that_keeps_missing_stops(device, monkeypatch):
+def test_a_guess_that_keeps_missing_stops(device, configure):
     """`c = a * b` synchronized, then a loop of `c = a * b; c.numpy()` read back through a
     recorded copy: the op goes early and the copy comes after it, once per output buffer;
     then the op is no longer expected and each readback is one submit again."""
-    monkeypatch.setattr(_memory, "force_direct_reads", False)
+    configure(direct_reads=False)
     host = np.arange(3000, dtype=np.float32)
     a = km.asarray(host, device=device)
     _synced(lambda: a * 2, device, 3)
@@ -333,12 +334,11 @@ def test_closing_a_device_with_a_batch_in_flight(device):
 
 
 @pytest.mark.parametrize("in_place", [True, False])
-def test_a_repeated_sum_read_goes_early_where_it_is_read_in_place(device, monkeypatch, in_place):
+def test_a_repeated_sum_read_goes_early_where_it_is_read_in_place(device, in_place, configure):
     """`float((x * x).sum())` in a loop: where the result is read from the device's memory in
     place (a GPU's BAR; forced here on any device), its batch is the sum's dispatch alone and
     goes early; else the result's copy ends the batch and nothing goes early. Both numpy's."""
-    from kompute_ml._array import fusion as _fusion
-    monkeypatch.setattr(_memory, "force_direct_reads", True if in_place else False)
+    configure(direct_reads=in_place)
     host = np.random.default_rng(8).random(5003, dtype=np.float32)
     want = float((host.astype(np.float64) ** 2).sum())
     x = km.asarray(host, device=device)
@@ -350,10 +350,3 @@ def test_a_repeated_sum_read_goes_early_where_it_is_read_in_place(device, monkey
     d = _delta(s0, km.stats(), "early_submits", "submits", "direct_downloads")
     assert d == ({"early_submits": 5, "submits": 5, "direct_downloads": 5} if in_place else
                  {"early_submits": 0, "submits": 5, "direct_downloads": 0})
-    monkeypatch.setattr(_fusion, "sum_reads_in_place", False)      # (the A/B's switch)
-    for _ in range(3):
-        assert abs(float((x * x).sum()) - want) < 1e-3 * want
-    s0 = km.stats()
-    float((x * x).sum())
-    assert _delta(s0, km.stats(), "direct_downloads", "submits") == \
-        {"direct_downloads": 0, "submits": 1}

@@ -15,7 +15,7 @@ PACKAGE = pathlib.Path(kompute_ml.__file__).resolve().parent
 # Bottom-up. A module may import from its own layer or any layer beneath it, never from above;
 # within a layer, only without a cycle (checked below). "pkg.*" is the package and all its modules.
 LAYERS = [
-    ("errors",        ["errors", "_version", "_locks", "_stamp"]),
+    ("errors",        ["errors", "config", "_version", "_locks", "_stamp"]),
     ("compile",       ["_compile.*"]),
     ("vulkan loader", ["_runtime", "_runtime.vulkan", "_runtime.clocks"]),  # __init__: a docstring
     ("native calls",  ["_runtime.native"]),     # the one wrapper of kompute_ml._native

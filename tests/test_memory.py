@@ -134,10 +134,11 @@ def test_a_buffer_released_on_a_thread_the_lock_holder_waits_for(device):
 def test_new_small_buffers_made_directly_or_the_general_way_are_alike(device, monkeypatch,
                                                                       direct):
     """A new small buffer made by the pool's direct step (memory._create_small: one kp call where
-    no host-room check is due) or by the general loop is a range of the small segments,
-    host-writable exactly where the pool's rule says, counted live, and holds what was uploaded
-    (odd sizes, a new buffer each: the cache dropped before each)."""
-    monkeypatch.setattr(_memory, "direct_small_creation", direct)
+    no host-room check is due) or by the general loop (where one is due: here every time) is a
+    range of the small segments, host-writable exactly where the pool's rule says, counted live,
+    and holds what was uploaded (odd sizes, a new buffer each: the cache dropped before each)."""
+    if not direct:
+        monkeypatch.setattr(_memory, "CHECK_CARVED_BYTES", 0)    # a host-room check each time
     made = []
     real = _memory._create_small
 
@@ -160,7 +161,7 @@ def test_new_small_buffers_made_directly_or_the_general_way_are_alike(device, mo
         h = rng.standard_normal(n).astype(np.float32)
         arrays.append(km.asarray(h, device=device))
         hosts.append(h)
-    assert made == ([True] * 5 if direct else [])
+    assert made == [direct] * 5
     assert _memory.pool_stats(device)["tensors_live"] == live + 5
     writable = _memory.host_writable(device)
     for arr, h in zip(arrays, hosts):

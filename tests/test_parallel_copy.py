@@ -27,9 +27,9 @@ def test_every_byte_lands_where_it_belongs(nbytes, most):
     np.testing.assert_array_equal(dst, src)
 
 
-@pytest.mark.parametrize("native", [None, False])
-def test_conversions_and_strided_sources_still_copy(native, monkeypatch):
-    monkeypatch.setattr(_staging, "native_copies", native)
+def test_conversions_and_strided_sources_still_copy():
+    """A copy that cannot go native (a cast, a strided or broadcast source) goes to Python's
+    workers, exactly."""
     src = np.random.default_rng(1).standard_normal(3 << 18)
     dst = np.zeros(src.shape, np.float32)
     _staging._split_copy(dst, src)                    # float64 -> float32: numpy's cast
@@ -166,13 +166,13 @@ def test_started_copies_finish_and_keep_their_arrays():
     np.testing.assert_array_equal(dst, src)
 
 
-def test_a_ringed_transfer_through_native_and_python_copies(device, monkeypatch):
+def test_a_ringed_transfer_through_native_and_python_copies(device, monkeypatch, configure):
     """A transfer of several chunks through the staging slots (the ring forced: lavapipe maps
-    its buffers otherwise), the slots' host copies started on the native workers, then on Python's:
-    the same bytes both ways, up and down."""
-    import kompute_ml as km
-    monkeypatch.setattr(_staging, "force_mapped", False)
-    monkeypatch.setattr(_staging, "force_direct", False)
+    its buffers otherwise), the slots' host copies started on the native workers, then, for an
+    upload that converts (float64 to float32), on Python's: the same bytes both ways."""
+    from kompute_ml._runtime import memory as _memory
+    from kompute_ml._runtime import stream as _stream
+    configure(storage_in_place=False, host_import=False)
     started = []
     real_start = _native.parallel_copy_start
 
@@ -182,12 +182,16 @@ def test_a_ringed_transfer_through_native_and_python_copies(device, monkeypatch)
     monkeypatch.setattr(_native, "parallel_copy_start", counted)
     _staging.set_slot_bytes(1 << 20)
     try:
-        x = np.random.default_rng(4).standard_normal((5 << 20) // 4 + 3).astype(np.float32)
-        for native in (None, False):
-            monkeypatch.setattr(_staging, "native_copies", native)
+        x = np.random.default_rng(4).standard_normal((5 << 20) // 4 + 3)
+        buf = _memory.alloc(device, 4 * x.size)
+        for source in (x.astype(np.float32), x):
             del started[:]
-            a = km.asarray(x, device=device)
-            np.testing.assert_array_equal(a.numpy(), x)
-            assert (len(started) > 0) == (native is None)
+            _stream.upload(buf, source, 0, np.float32)
+            uploaded = len(started)
+            np.testing.assert_array_equal(_stream.download(buf, x.size, np.float32),
+                                          x.astype(np.float32))
+            assert (uploaded > 0) == (source.dtype == np.float32)
+            assert len(started) > uploaded           # the download: one dtype, native
+        buf.release()
     finally:
         _staging.set_slot_bytes(None)

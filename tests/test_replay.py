@@ -44,14 +44,14 @@ def test_repeated_op_records_nothing_new(device):
     assert d == {"ops_recorded": 0, "replays": 10, "submits": 10, "dispatches": 10}
 
 
-def test_replay_carries_new_push_values_and_host_data(device, monkeypatch):
+def test_replay_carries_new_push_values_and_host_data(device, configure):
     """A replay is keyed by push words (new scalars record anew) and re-reads staging memory.
 
     The buffer is one whose device memory the host cannot write in place (as a discrete GPU's
     without resizable BAR): its upload and download are commands of the replayed batch."""
     spirv = km.compile_glsl(ADD)
     n = 100
-    monkeypatch.setattr(_memory, "force_direct_writes", False)
+    configure(direct_writes=False)
     _memory.free_all_blocks(device)         # (a cached buffer of this size may be writable)
     buf = _memory.alloc(device, 4 * n)
     assert buf._block.direct is None
@@ -213,11 +213,11 @@ def test_realized_subexpression_sends_its_parents_back_to_the_trace(device):
     assert d == {"fast_realizations": 0, "traces": 1}
 
 
-def test_repeated_download_replays_its_copy(device, monkeypatch):
+def test_repeated_download_replays_its_copy(device, configure):
     """A download of a buffer read before, with nothing pending, replays the recorded copy to its
     staging memory (nothing recorded, one submit) and returns what the device wrote since; with
     work pending it goes with that work in one batch; a read past the end is a ValueError."""
-    monkeypatch.setattr(_memory, "force_direct_reads", False)   # the copy path on any device
+    configure(direct_reads=False)   # the copy path on any device
     spirv = km.compile_glsl(ADD)
     n = 10007
     buf = _memory.alloc(device, 4 * n)

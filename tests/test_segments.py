@@ -138,20 +138,6 @@ def test_many_live_arrays_stay_exact(device):
         np.testing.assert_allclose(a.numpy(), h * 3 - 1, rtol=1e-6, atol=1e-6)
 
 
-def test_without_segments_each_buffer_has_its_own_memory(clean, monkeypatch):
-    monkeypatch.setattr(_memory, "force_segments", False)
-    device = clean
-    b = _memory.alloc(device, 4096)
-    try:
-        assert _kp.segment_range(b.tensor) is None
-        _stream.upload(b, np.arange(1024, dtype=np.float32))
-        np.testing.assert_array_equal(_stream.download(b, 1024, np.float32),
-                                      np.arange(1024, dtype=np.float32))
-    finally:
-        b.release()
-        _memory.free_all_blocks(device)
-
-
 def test_closing_the_device_with_segments_alive():
     """Arrays in segments, a pending dispatch on them, then close: the manager frees the
     segments after their tensors and before the device (a separate process: closing the
@@ -176,7 +162,7 @@ print("ok", float(km.asarray(np.arange(10, dtype=np.float32)).sum()))
 def test_storage_buffers_up_to_the_bound_share_segments(clean):
     """Storage (ringed) buffers up to SEGMENT_STORAGE_MAX are ranges of segments too, without
     overlap and exact; a larger one is the first range of a segment as large as itself (the
-    large buffers' segments: memory.LARGE_SEGMENTS)."""
+    large buffers' segments)."""
     device = clean
     MiB = 1 << 20
     sizes = [MiB + 4, 3 * MiB, 5 * MiB + 12, 2 * MiB, _memory.SEGMENT_STORAGE_MAX]
@@ -200,11 +186,11 @@ def test_storage_buffers_up_to_the_bound_share_segments(clean):
             b.release()
 
 
-def test_a_large_buffer_of_a_new_size_takes_a_cached_ones_range(clean, monkeypatch):
+def test_a_large_buffer_of_a_new_size_takes_a_cached_ones_range(clean):
     """Past SEGMENT_STORAGE_MAX, a buffer of a size the pool has not cached takes the range of a
     larger cached buffer (dropped for it: no new segment, no driver allocation) and holds its
     values; the segment's room left over counts in the pool's bytes; an empty segment is freed
-    with the cache; LARGE_SEGMENTS=False gives each buffer memory of its own."""
+    with the cache."""
     device = clean
     MiB = 1 << 20
     big, small = 24 * MiB, 18 * MiB                 # buckets of 24 and 20 MiB
@@ -245,14 +231,6 @@ def test_a_large_buffer_of_a_new_size_takes_a_cached_ones_range(clean, monkeypat
     after = _memory.pool_stats(device)
     assert after["segments"] == before["segments"]
     assert after["segment_bytes_reserved"] == before["segment_bytes_reserved"]
-    # the switch: memory of its own, as before
-    monkeypatch.setattr(_memory, "LARGE_SEGMENTS", False)
-    d = _memory.alloc(device, big)
-    try:
-        assert _kp.segment_range(d.tensor) is None
-    finally:
-        d.release()
-        _memory.free_all_blocks(device)
 
 
 def test_a_large_range_is_not_taken_while_pending_work_holds_its_tensor(clean, copy_add):
@@ -292,7 +270,7 @@ def test_a_large_range_is_not_taken_while_pending_work_holds_its_tensor(clean, c
     assert after["segment_bytes_reserved"] == before["segment_bytes_reserved"]
 
 
-# -- small buffers as ranges of their segment's one buffer (kp patch 0026, SHARED_BUFFERS) ----------
+# -- small buffers as ranges of their segment's one buffer ---------------------------------------
 
 def test_small_buffers_are_ranges_of_one_buffer_at_aligned_offsets(clean, copy_add):
     """A new small buffer is a range of its segment's shared buffer, bound at an offset that is a
@@ -352,25 +330,3 @@ def test_arrays_in_shared_buffers_compute_as_numpy(device):
     np.testing.assert_allclose((a @ b).numpy(),
                                hs[5][:33 * 31].reshape(33, 31).astype(np.float64)
                                @ hs[6][:31 * 17].reshape(31, 17), rtol=1e-4, atol=1e-4)
-
-
-def test_own_buffers_when_shared_buffers_are_off():
-    """memory.SHARED_BUFFERS = False before the first small buffer: each small buffer a Vulkan
-    buffer of its own bound in its segment (the path before patch 0026), values as exact (a
-    separate process: the shared test device's segments are made already)."""
-    code = """
-import numpy as np, kompute_ml as km
-from kompute_ml._runtime import kp as _kp, memory as _memory
-_memory.SHARED_BUFFERS = False
-dev = km.get_device()
-hs = [np.arange(k + 1, dtype=np.float32) * 0.5 for k in range(0, 3000, 37)]
-xs = [km.asarray(h, device=dev) for h in hs]
-assert not any(_kp.in_shared_buffer(x._buf.tensor) for x in xs)
-assert all(_kp.segment_range(x._buf.tensor) is not None for x in xs)
-for x, h in zip(xs, hs):
-    assert np.array_equal((x + 1).numpy(), h + 1)
-print("ok", len(xs))
-"""
-    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
-    assert r.returncode == 0, r.stderr
-    assert r.stdout.split() == ["ok", "82"], r.stdout

@@ -100,10 +100,8 @@ def test_unique_waits_once(sort_path, fresh_stats):
     assert r.counts.numpy().sum() == 9000
 
 
-def test_unique_grid_past_the_x_limit(narrow_grid_device, monkeypatch):
-    from kompute_ml._array import sort as _sort
-    monkeypatch.setattr(_sort, "cpu_devices", True)
-    monkeypatch.setattr(_sort, "SETS_MIN", 0)
+def test_unique_grid_past_the_x_limit(narrow_grid_device, configure):
+    configure(device_sort=True)
     _check_unique(_floats(2048 * 21 + 5, np.float32, 7), device=narrow_grid_device)
 
 

@@ -111,20 +111,24 @@ def test_bad_axis(sort_path):
         km.argsort(km.asarray(np.float32(1.0)))
 
 
-def test_grid_past_the_x_limit(narrow_grid_device, monkeypatch):
-    monkeypatch.setattr(_sort, "cpu_devices", True)
-    monkeypatch.setattr(_sort, "DEVICE_MIN", 0)
+def test_grid_past_the_x_limit(narrow_grid_device, configure):
+    configure(device_sort=True)
     _check(_floats(2048 * 21 + 5, np.float32, 7), device=narrow_grid_device)
     h = np.random.default_rng(8).integers(0, 9, (700, 45)).astype(np.int32)
     _check(h, 0, True, device=narrow_grid_device)
 
 
 def test_which_path():
-    """The policy: a GPU sorts from DEVICE_MIN elements; a CPU device on the host."""
+    """The policy: a GPU sorts from DEVICE_MIN elements; a CPU device on the host; the
+    device_sort option forces either way at any size."""
     dev = km.get_device()
     cpu = dev.info.type == "cpu"
     assert _sort.on_device(dev, _sort.DEVICE_MIN) == (not cpu)
     assert not _sort.on_device(dev, _sort.DEVICE_MIN - 1)
+    for forced in (True, False):
+        with km.config.set(device_sort=forced):
+            assert _sort.on_device(dev, 1) is forced
+            assert _sort.on_device(dev, 10 * _sort.SETS_MIN, _sort.SETS_MIN) is forced
     assert _sort.passes(np.dtype(np.float32), 1) == (8, 0)
     assert _sort.passes(np.dtype(np.float64), 17) == (16, 2)
     assert _sort.passes(np.dtype(np.bool_), 16) == (1, 1)

@@ -1,11 +1,10 @@
 """Large buffers: storage tensors filled and read through the bounded staging ring (staging.py).
 
-These need kp's patch 0014 (region copies, storage tensors without host copies), 0015 (copies
-straight between numpy's pages and a tensor) and 0016 (storage tensors in host-visible memory
-mapped); `make test` builds kp with them, and a kp without them fails here. On a CPU device
-(lavapipe) storage tensors are mapped and transfers happen in place; the tests of the ring and of
-the direct copies turn that off (``staging.force_mapped = False``) to exercise the paths a GPU
-takes.
+These need the patched kp's region copies (storage tensors without host copies), its copies
+straight between numpy's pages and a tensor, and its storage tensors in host-visible memory
+mapped. On a CPU device (lavapipe) storage tensors are mapped and transfers happen in place; the
+tests of the ring and of the direct copies turn that off (km.config's
+``storage_in_place=False``) to exercise the paths a GPU takes.
 """
 
 import gc
@@ -29,15 +28,16 @@ from kompute_ml.errors import DeviceError
 MiB = 1 << 20
 
 
-def test_direct_copy_rule(device, monkeypatch):
+def test_direct_copy_rule(device, monkeypatch, configure):
     """Direct copies on a CPU device, the ring on a GPU (pinning costs more than the ring's host
-    copy there); never where the device cannot import; force_direct overrides."""
+    copy there); never where the device cannot import, nor while the host_import option is
+    off."""
     device.manager
     assert _staging.use_direct(device) == (device.info.type == "cpu")
-    monkeypatch.setattr(_staging, "force_direct", False)
+    configure(host_import=False)
     assert not _staging.use_direct(device)
-    monkeypatch.setattr(_staging, "force_direct", True)
-    assert _staging.use_direct(device)
+    configure(host_import=True)
+    assert _staging.use_direct(device) == (device.info.type == "cpu")
     monkeypatch.setattr(device, "host_import", False)
     assert not _staging.use_direct(device)
 
@@ -55,9 +55,9 @@ def test_host_import_variable(monkeypatch):
 
 
 @pytest.fixture
-def unmapped(monkeypatch):
+def unmapped(configure):
     """Storage tensors through the ring or the direct copies even where they are mapped."""
-    monkeypatch.setattr(_staging, "force_mapped", False)
+    configure(storage_in_place=False)
 
 
 def test_a_device_opened_with_host_import_off_stages(device, monkeypatch, unmapped):
@@ -82,15 +82,15 @@ def test_devices_import_host_memory(device):
 
 
 @pytest.fixture(params=["ring", "direct", "device slots"])
-def small_slots(request, device, monkeypatch, unmapped):
+def small_slots(request, device, configure, unmapped):
     """Chunks of 1 MiB, so that a 10 MiB array takes ten; through the staging ring (host slots
     both ways, or uploads through slots in the device's own memory, as a discrete GPU with a
-    host-visible device-local type does), or straight from the array's imported pages (what a
-    device with VK_EXT_external_memory_host does)."""
+    host-visible device-local type does), or where the device takes them (a CPU device) straight
+    from the array's imported pages."""
     device.manager                            # (host_import is decided with the manager)
     assert device.host_import
-    monkeypatch.setattr(_staging, "force_direct", request.param == "direct")
-    monkeypatch.setattr(_staging, "force_device_slots", request.param == "device slots")
+    configure(host_import=request.param == "direct",
+              device_slots=request.param == "device slots")
     _staging.set_slot_bytes(MiB)
     _staging.reset_stats()
     yield MiB
@@ -112,7 +112,7 @@ def test_upload_never_stages_more_than_the_bound(device, small_slots):
     np.testing.assert_array_equal(a.numpy(), x)
     stats = _staging.stats()
     assert stats["largest_slot"] <= small_slots
-    if _staging.force_direct:
+    if _staging.use_direct(device):
         # no staging at all: ten imported chunks up, ten down (an unaligned start may add one)
         assert stats["slots_created"] == 0 and stats["chunks"] == 0
         assert stats["imported_chunks"] >= 20 and stats["imports_refused"] == 0
@@ -121,13 +121,14 @@ def test_upload_never_stages_more_than_the_bound(device, small_slots):
         # the upload slots in device memory (prefill_slots: four on a GPU whose memory the host
         # writes, two elsewhere) besides the host slots
         assert stats["device_slots"] == \
-            (_staging.prefill_slots(device) if _staging.force_device_slots else 0)
+            (_staging.prefill_slots(device) if km.config.device_slots is True else 0)
 
 
-def test_direct_copies_of_unaligned_and_read_only_memory(device, monkeypatch, unmapped):
+def test_direct_copies_of_unaligned_and_read_only_memory(device, unmapped):
     device.manager
     assert device.host_import
-    monkeypatch.setattr(_staging, "force_direct", True)
+    if not _staging.use_direct(device):
+        pytest.skip("direct copies are a CPU device's way (staging.use_direct); a GPU stages")
     _staging.reset_stats()
     rng = np.random.default_rng(7)
     base = rng.random(3 * MiB // 4 + 11, dtype=np.float32)
@@ -266,21 +267,20 @@ def test_upload_peak_host_memory_is_the_array_plus_the_ring():
     assert int(grew_mib) <= device_mib + 64 + 24, out.stdout
 
 
-def _fresh_ring(device, monkeypatch, device_slots):
+def _fresh_ring(device, configure, device_slots):
     """No ring yet on ``device``, counters at zero, transfers through the ring (never the direct
     copies), uploads through device slots or not (``device_slots``)."""
     device.manager
-    monkeypatch.setattr(_staging, "force_direct", False)
-    monkeypatch.setattr(_staging, "force_device_slots", device_slots)
+    configure(host_import=False, device_slots=device_slots)
     _staging.drop_rings(device)
     _staging.reset_stats()
 
 
-def test_slots_are_made_as_first_needed(device, monkeypatch, unmapped):
+def test_slots_are_made_as_first_needed(device, unmapped, configure):
     # a transfer that fits one slot makes one, of the power of two that holds it (at least 1
     # MiB); several chunks make two full slots; a smaller transfer later reuses what is there
     # (host slots both ways here; the upload slots in device memory follow the same rule, below)
-    _fresh_ring(device, monkeypatch, False)
+    _fresh_ring(device, configure, False)
     rng = np.random.default_rng(4)
 
     def roundtrip(nbytes, strided=False):
@@ -306,12 +306,12 @@ def test_slots_are_made_as_first_needed(device, monkeypatch, unmapped):
         _staging.set_slot_bytes(None)
 
 
-def test_upload_slots_in_device_memory(device, monkeypatch, unmapped):
+def test_upload_slots_in_device_memory(device, unmapped, configure):
     """kp patch 0017: upload slots are made in a device-local, host-visible memory type where
     there is one (a discrete GPU's BAR; all of a CPU driver's memory), apart from the host slots
     downloads read; uploads through them are exact, and the rule picks them on a discrete GPU
     with such memory only."""
-    _fresh_ring(device, monkeypatch, True)
+    _fresh_ring(device, configure, True)
     rng = np.random.default_rng(7)
     up_chunks = []
     for n in (3 * MiB // 4 + 5, 20 * MiB // 4 + 3):       # one chunk, then two full slots
@@ -336,36 +336,34 @@ def test_upload_slots_in_device_memory(device, monkeypatch, unmapped):
     # a float64, Fortran-ordered source cast row block by row block, through device slots
     X = np.asfortranarray(rng.standard_normal((3000, 700)))
     buf = _memory.alloc(device, 4 * X.size)
-    for lanes in (True, False):
-        monkeypatch.setattr(_staging, "two_lanes", lanes)
-        _staging.set_slot_bytes(4 * MiB)                     # three chunks of at most 4 MiB
-        try:
-            before = _staging.stats()["device_chunks"]
-            _stream.upload(buf, X, dtype=np.float32)
-            got = _staging.stats()["device_chunks"] - before
-        finally:
-            _staging.set_slot_bytes(None)
-        np.testing.assert_array_equal(
-            _stream.download(buf, X.size, np.float32).reshape(X.shape), X.astype(np.float32))
-        # three chunks: two lanes send the first and third through device slots, one lane all
-        assert got == (2 if lanes else 3)
+    _staging.set_slot_bytes(4 * MiB)                         # three chunks of at most 4 MiB
+    try:
+        before = _staging.stats()["device_chunks"]
+        _stream.upload(buf, X, dtype=np.float32)
+        got = _staging.stats()["device_chunks"] - before
+    finally:
+        _staging.set_slot_bytes(None)
+    np.testing.assert_array_equal(
+        _stream.download(buf, X.size, np.float32).reshape(X.shape), X.astype(np.float32))
+    # three chunks: the two lanes send the first and third through device slots
+    assert got == 2
     buf.release()
     # the rule: not on a CPU device (its storage tensors are written in place), nor without
     # host-writable device memory
-    monkeypatch.setattr(_staging, "force_device_slots", None)
+    configure(device_slots="auto")
     writable = device.limits["host_writable_device_memory"]
     assert _staging._device_slots(device) == (device.info.type != "cpu" and writable > 0)
     if device.info.type == "cpu":
         assert writable > 0                                    # lavapipe: one type, all flags
 
 
-def test_refused_upload_slots_fall_back_to_host_slots(device, monkeypatch, unmapped):
+def test_refused_upload_slots_fall_back_to_host_slots(device, monkeypatch, unmapped, configure):
     # a driver that refuses device memory for an upload slot (a full 256 MiB BAR window): the
     # upload goes through host slots, now and later, and is exact. The refusal is injected
     # where the driver's answer arrives (the wrapper raising what it raises for an allocation
     # failure); nothing else is replaced.
     from kompute_ml.errors import OutOfMemoryError
-    _fresh_ring(device, monkeypatch, True)
+    _fresh_ring(device, configure, True)
     asked = []
 
     def refuse(manager, nbytes, device_name=""):
@@ -391,7 +389,7 @@ def _drop_cached(device):
 
 @pytest.mark.parametrize("device_slots", [False, True], ids=["host slots", "device slots"])
 def test_a_new_buffer_is_created_while_its_upload_is_staged(device, monkeypatch, unmapped,
-                                                            device_slots):
+                                                            device_slots, configure):
     """An upload that needs a new buffer creates it while the workers copy the first chunks
     into the slots (stream.upload_new): when the driver is asked for the buffer, those copies
     have been given to the workers and not yet waited for (one chunk through host slots; through
@@ -400,7 +398,7 @@ def test_a_new_buffer_is_created_while_its_upload_is_staged(device, monkeypatch,
     one chunk, several, a ragged last one and a cast of a Fortran-ordered float64 source; a
     size the pool has cached takes that buffer instead; the pool's counts are those of alloc +
     upload."""
-    _fresh_ring(device, monkeypatch, device_slots)
+    _fresh_ring(device, configure, device_slots)
     monkeypatch.setattr(_staging, "_PREFILL_BAR_MIN", 0)
     assert _staging.prefill_slots(device) == 4
     real_create = _memory._storage_tensor      # (the pool's one way to a new storage tensor)
@@ -456,7 +454,7 @@ def test_a_new_buffer_is_created_while_its_upload_is_staged(device, monkeypatch,
     # GPU's new buffer is created while its upload is staged
     before = km.stats()["creations_overlapped"]
     km.asarray(np.ones(1000, np.float32), device=device).numpy()
-    monkeypatch.setattr(_staging, "force_mapped", None)
+    configure(storage_in_place="auto")
     for n in (MiB, _memory.SEGMENT_STORAGE_MAX // 4 + MiB):
         _drop_cached(device)
         np.testing.assert_array_equal(km.asarray(np.ones(n, np.float32), device=device).numpy(),
@@ -466,13 +464,14 @@ def test_a_new_buffer_is_created_while_its_upload_is_staged(device, monkeypatch,
         (1 if in_place else 2)
 
 
-def test_an_upload_of_several_chunks_keeps_every_slot_filled(device, monkeypatch, unmapped):
+def test_an_upload_of_several_chunks_keeps_every_slot_filled(device, monkeypatch, unmapped,
+                                                              configure):
     """Through device slots, an upload of several chunks (into a buffer that exists) keeps
     prefill_slots pairs of chunks (four slots of each kind) in flight: when pair p goes to the
     device the host copies of the next pairs are already on the workers (three at the first
     pair; two later, the slots of pair p - 1 taking pair p + 3 once p is sent). Exact for 2 to
     13 chunks."""
-    _fresh_ring(device, monkeypatch, True)
+    _fresh_ring(device, configure, True)
     monkeypatch.setattr(_staging, "_PREFILL_BAR_MIN", 0)
     real_submit = _staging._Slot.submit
     staged = []     # at each device slot's copy to the device: device slots still staging
@@ -501,13 +500,13 @@ def test_an_upload_of_several_chunks_keeps_every_slot_filled(device, monkeypatch
         _staging.set_slot_bytes(None)
 
 
-def test_a_failed_creation_or_copy_during_an_upload(device, monkeypatch, unmapped):
+def test_a_failed_creation_or_copy_during_an_upload(device, monkeypatch, unmapped, configure):
     """The creation failing (injected where the pool asks for a new storage tensor: raising
     what the kp wrapper raises for an allocation failure), the upload is made again through alloc, which
     recovers from it as it does; the host copy failing (injected: a worker's copy raising), the
     created buffer is destroyed and the error raised, the pool's counts unchanged."""
     from kompute_ml.errors import OutOfMemoryError
-    _fresh_ring(device, monkeypatch, False)
+    _fresh_ring(device, configure, False)
     x = np.arange(3 * MiB // 4, dtype=np.float32)
     real_create = _memory._storage_tensor      # (the pool's one way to a new storage tensor)
     calls = []
@@ -539,9 +538,9 @@ def test_a_failed_creation_or_copy_during_an_upload(device, monkeypatch, unmappe
     def broken(dst, src):
         raise RuntimeError("copy failed")
     monkeypatch.setattr(_staging, "_copy", broken)
-    monkeypatch.setattr(_staging, "native_copies", False)   # (kp's memcpy parts cannot fail)
     with pytest.raises(RuntimeError, match="copy failed"):
-        km.asarray(x + 1, device=device)
+        # a converting upload (its copies on Python's workers: kp's memcpy parts cannot fail)
+        _stream.upload_new(device, x.nbytes, x.astype(np.float64) + 1, np.float32)
     monkeypatch.setattr(_staging, "_copy", real_copy)
     assert live() == counts             # (the buffer created for it is gone)
     np.testing.assert_array_equal(km.asarray(x + 2, device=device).numpy(), x + 2)

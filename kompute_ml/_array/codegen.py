@@ -255,11 +255,8 @@ def generate(plan, bake_scalars, bake_dims):
 
 
 # 4-vectors each invocation of a fused sum adds: SUM_VEC4_PER_THREAD (32 elements), doubled up to
-# SUM_VEC4_MAX while the grid keeps at least SUM_GROUPS workgroups (sum_vec4_per_thread). On the
-# H100 (tools/perf/reduce_shapes.py) (a*b).sum() at 2^26 took 199.9 us of device time with 8,
-# 190.2 / 182.8 / 180.9 with 16 / 32 / 64 (8192 workgroups' tails and trees against 1024's); at
-# 2^24 53.4 against 50.7 with 16; at 2^20, 128 workgroups with 8, fewer were slower (6.6 us
-# against 8.1 with 16).
+# SUM_VEC4_MAX while the grid keeps at least SUM_GROUPS workgroups (sum_vec4_per_thread): fewer
+# workgroups' tails and trees for a long sum, enough workgroups for a short one (decision 0021).
 SUM_VEC4_PER_THREAD = 8
 SUM_VEC4_MAX = 64
 SUM_GROUPS = 1024

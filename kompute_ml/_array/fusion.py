@@ -654,18 +654,17 @@ def fused_sum(root, device):
         return out
 
 
-# A fused sum's result read from the device's memory in place where the host can (a GPU's
+# A fused sum's result is read from the device's memory in place where the host can (a GPU's
 # host-writable buffer: memory.reads_in_place) instead of copied into its staging memory in the
 # same submit: the sum's batch is then its dispatch alone, which a repeated readback submits
-# early (stream._launch). False: always the copy (the A/B's switch).
-sum_reads_in_place = True
+# early (stream._launch).
 
 
 def read_scalar(buf, dtype):
     """The first element of ``buf`` as a Python scalar (submits pending work and waits).
 
     A fused sum's result buffer is read in place where the device's memory allows it (see
-    ``sum_reads_in_place``), else copied into its staging memory within the same submit and
+    above), else copied into its staging memory within the same submit and
     read from there (no copy into a new array); any other buffer takes ``buffers.read_scalar``.
     """
     device = buf.device
@@ -673,7 +672,7 @@ def read_scalar(buf, dtype):
     if slots is not None and dtype in _VIEW_DTYPES:
         outs = slots.outs
         k = 0 if outs[0] is buf else 1 if outs[1] is buf else -1
-        if k >= 0 and not (sum_reads_in_place and _memory.reads_in_place(buf, dtype.itemsize)):
+        if k >= 0 and not _memory.reads_in_place(buf, dtype.itemsize):
             with device.lock:
                 _stream.flush_staged(buf, dtype.itemsize)
                 value = slots.views[k][dtype][0].item()

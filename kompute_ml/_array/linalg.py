@@ -251,9 +251,6 @@ _SPLIT_GROUPS = 512
 _SPLIT_MIN_K = 4096
 _SPLIT_MAX_BYTES = 64 << 20
 _FEW_TILES = 128        # a product of fewer 128 x 128 tiles takes 64 x 64 ones (_gemm_tile)
-# X.T @ X computes the tiles on and above the diagonal and mirrors them (False: every tile, the
-# benchmarks' A/B)
-symmetric_gram = True
 
 
 def _k_slice(device, shader, groups, K, out_bytes, fill, min_k, step):
@@ -294,7 +291,8 @@ def matmul_at(device, a, b, out_dtype):
         # X.T @ y is y @ X: gevm.comp reads X's rows as they are stored, split along K
         buf, shape = _vector_product(device, bbuf, bshape, abuf, ashape, out_dtype)
         return buf, shape, out_dtype
-    gram = symmetric_gram and bbuf is abuf and bshape == ashape
+    # X.T @ X: the tiles on and above the diagonal, mirrored (decision 0016)
+    gram = bbuf is abuf and bshape == ashape
     buf, shape = _gemm(device, abuf, ashape, bbuf, bshape, out_dtype, a_trans=True, gram=gram)
     return buf, shape, out_dtype
 
@@ -370,8 +368,8 @@ def _gemm_tile(M, N, K, stack):
     if min(M, N) <= _SMALL_TILE:
         # a side of at most 64 would leave half or more of each 128 x 128 tile padding
         return _SMALL_TILE
-    # few 128-tiles leave most of a large GPU idle (1024^3 on the H100: 64 workgroups on 132 SMs,
-    # 17.7 TFLOP/s; 64-tiles 26.4, session 25), unless _k_slice spreads a long K over it
+    # few 128-tiles leave most of a large GPU idle (decision 0021), unless _k_slice spreads a
+    # long K over it
     split = stack == 1 and K // _SPLIT_MIN_K > 1
     tiles = -(-M // _TILE) * -(-N // _TILE) * stack
     return _SMALL_TILE if tiles < _FEW_TILES and not split else _TILE

@@ -13,8 +13,8 @@ each run in passes until one value per output is left:
 
 A reduction of all elements along one long row (``a.sum()`` of a realized array) is one dispatch
 of ``reduce_rows.comp`` (KM_FINISH): the last workgroup to finish combines the others' partials,
-counted in through a per-device scratch buffer, where a second pass cost a dispatch after a
-barrier (~5 us of a 2^26 sum's ~117 on the H100).
+counted in through a per-device scratch buffer, where a second pass would cost a dispatch after
+a barrier (decision 0017).
 
 Both keep float sums pairwise-like (error O(block + log n) ulps instead of O(n)); ``mean``
 multiplies by 1/r on the last pass. Accumulators follow numpy's result dtypes mapped onto ours
@@ -43,16 +43,10 @@ _KIND = {FLOAT32: 0, INT32: 1, UINT32: 2, BOOL: 2, FLOAT64: 3}
 _DOUBLE = 3               # reduce.glsl's kind of float64 (8-byte values, a two-word mean scale)
 PER_THREAD = 32           # elements each invocation of reduce_rows combines before the tree
 _CHUNK = 16               # elements per invocation of reduce_axis (KM_CHUNK)
-VEC4 = True               # rows of a multiple of 4 elements are read as 4-vectors
 ROWS_MIN = 512            # contiguous rows at least this long use reduce_rows
-FINISH = True             # one row in one dispatch (KM_FINISH); False: passes (tests, A/B)
 # A one-dispatch reduction of a long row doubles PER_THREAD up to FINISH_PER_MAX while its grid
-# keeps FINISH_GROUPS workgroups (finish_per_thread): on the H100 a.sum() at 2^26 took 92.3-92.6
-# us of device time with 128 against 93.5-94.0 with 32 (tools/perf/reduce_shapes.py), ~1 us of
-# a 112 us op's wall clock; 2^24 27.3-27.5 against 27.7. A CPU device runs a workgroup's
-# barriers and tree at a cost per workgroup: lavapipe (2 cores) summed 2^22 floats in 3.9 ms
-# with 32 per invocation (512 workgroups), 2.1-2.2 with 128, 1.9 with 512 (32 workgroups), 2.2
-# with 2048 (8 workgroups), hence its own pair.
+# keeps FINISH_GROUPS workgroups (finish_per_thread). A CPU device runs a workgroup's barriers
+# and tree at a cost per workgroup, hence its own pair: fewer, longer workgroups (decision 0017).
 FINISH_PER_MAX, FINISH_GROUPS = 128, 1024
 FINISH_PER_MAX_CPU, FINISH_GROUPS_CPU = 512, 32
 
@@ -138,13 +132,13 @@ def _one_axis(device, buf, outer, r, inner, op, in_kind, acc_kind, scale, passes
     acc_bytes = 8 if acc_kind == _DOUBLE else 4
     rows_kernel = inner == 1 and r >= ROWS_MIN
     src, src_idx, first = buf, None, True
-    if rows_kernel and outer == 1 and not arg and FINISH:
+    if rows_kernel and outer == 1 and not arg:
         per = finish_per_thread(r, device.info.type == "cpu")
         nblk = -(-r // (256 * per))
         if nblk > 1:
             # one dispatch: the last workgroup combines the partials (reduce_rows.comp)
             prog = _kernel("reduce_rows", in_kind, acc_kind, code, arg, subgroup,
-                           VEC4 and r % 4 == 0, finish=True, per=per)
+                           r % 4 == 0, finish=True, per=per)
             scratch_bytes = 8 + nblk * acc_bytes
             dst = _memory.alloc(device, acc_bytes)
             groups = _stream.groups_1d(device, nblk, 1)
@@ -159,7 +153,7 @@ def _one_axis(device, buf, outer, r, inner, op, in_kind, acc_kind, scale, passes
         if rows_kernel:
             nblk = -(-r // (256 * PER_THREAD))
             count = outer * nblk
-            vec4 = VEC4 and not arg and r % 4 == 0
+            vec4 = not arg and r % 4 == 0     # rows of a multiple of 4 read as 4-vectors
             prog = _kernel("reduce_rows", kind, acc_kind, code, arg, subgroup, vec4)
         else:
             nblk = -(-r // _CHUNK)

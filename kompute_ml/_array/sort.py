@@ -7,6 +7,7 @@ tile of 2048 items, an inclusive scan of the counts (scan.comp) and a scatter: t
 no readback, so a sort is recorded with the work around it and waits for nothing.
 """
 
+from ..config import _values as _cfg
 from .._runtime import program as shaders
 from . import buffers as _buffers
 from . import scan as _scan
@@ -18,32 +19,30 @@ __all__ = ["sort_rows", "on_device"]
 KEY_KIND = {FLOAT32: 0, INT32: 1, UINT32: 2, BOOL: 2, FLOAT64: 3}
 WG = 128                # invocations a workgroup of the count and scatter phases (radix_sort.comp)
 # items an invocation of the scatter sorts (its tile: 128 runs, 2048 items, 8.7 KiB of shared
-# memory, within Vulkan's 16). Runs of 32 (17 KiB) were slower on the H100: 1e8 float32 24.4 ms
-# against 20.3 (benchmarks/sort_bench.py --runs 16,32)
+# memory, within Vulkan's 16; runs of 32, 17 KiB, were slower: decision 0018)
 RUN = 16
 RADIX_BITS = 4
 RADIX = 1 << RADIX_BITS  # digits a pass: the counts per tile
 
 
-# Where the device sorts: a GPU from DEVICE_MIN elements (below it the passes' ~30 dispatches
-# cost more than a host round trip of the few bytes: H100, 1e3 float32 0.55-0.66 ms against
-# 0.13-0.16, 1e4 0.59 against 1.43); a CPU device (lavapipe) never by default, as its host round
-# trip is two memory copies around numpy's sort on the same cores (benchmarks/sort_bench.py:
-# lavapipe on 2 cores, 1e6 float32 406 ms on the device against 78). Tests set cpu_devices to
-# run the device's sort on lavapipe.
+# Where the device sorts (decision 0018): a GPU from DEVICE_MIN elements (below it the passes'
+# ~30 dispatches cost more than a host round trip of the few bytes); a CPU device (lavapipe)
+# never, as its host round trip is two memory copies around numpy's sort on the same cores.
+# km.config's device_sort forces either way (True: the device at every size, as the tests run
+# it on lavapipe).
 DEVICE_MIN = 1 << 12
 # ... and what rides on the sort (unique_*, repeat by counts: _api/manipulation.py): its ~40
-# dispatches and one wait beat the host round trip from about 1e5 elements on the H100
-# (benchmarks/sets_bench.py: 1e4 unique_values 0.86 ms against 0.15, repeat 0.40 against 0.22;
-# 1e5 1.10 against 1.32, 0.52 against 1.61; numpy's unique without indices is a quicksort)
+# dispatches and one wait beat the host round trip from about 1e5 elements on a GPU
 SETS_MIN = 1 << 16
-cpu_devices = False
 
 
 def on_device(device, total, minimum=None):
     """Whether a sort of ``total`` elements runs on ``device`` (else on the host), from
-    ``minimum`` elements (None: DEVICE_MIN)."""
-    if device.info.type == "cpu" and not cpu_devices:
+    ``minimum`` elements (None: DEVICE_MIN); the device_sort option forces it."""
+    forced = _cfg.device_sort
+    if forced != "auto":
+        return forced
+    if device.info.type == "cpu":
         return False
     return total >= (DEVICE_MIN if minimum is None else minimum)
 

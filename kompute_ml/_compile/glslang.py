@@ -22,6 +22,7 @@ import tempfile
 import threading
 import warnings
 
+from .. import config as _config
 from ..errors import ShaderCompileError
 
 __all__ = ["compile_glsl", "builtin_shader_dir", "compiler_identity", "cache_dir"]
@@ -74,7 +75,7 @@ def builtin_shader_dir():
 
 def cache_dir():
     """The SPIR-V disk-cache folder (it may not exist yet)."""
-    base = os.environ.get("KOMPUTE_ML_CACHE_DIR")
+    base = _config.get("cache_dir")
     if not base:
         xdg = os.environ.get("XDG_CACHE_HOME")
         base = os.path.join(xdg or os.path.join(os.path.expanduser("~"), ".cache"), "kompute_ml")
@@ -439,7 +440,7 @@ _system = []        # [the system's candidates] once looked up
 def _system_candidates():
     """The system's glslang libraries by ctypes.util.find_library, looked up once per process:
     on Linux it runs ldconfig and the C compiler in subprocesses, 50 ms for the three names on
-    the lavapipe host (a fresh process's first kernel paid it twice, session 24)."""
+    the lavapipe host (a fresh process's first kernel paid it twice before)."""
     if not _system:
         g = ctypes.util.find_library("glslang")
         r = ctypes.util.find_library("glslang-default-resource-limits")
@@ -491,10 +492,7 @@ def _find_program():
 def _backend():
     """(compiler, identity) chosen by KOMPUTE_ML_GLSLANG."""
     global _library
-    mode = os.environ.get("KOMPUTE_ML_GLSLANG", "auto").strip().lower() or "auto"
-    if mode not in ("auto", "library", "program"):
-        raise ValueError(f"KOMPUTE_ML_GLSLANG must be 'auto', 'library' or 'program', "
-                         f"got {mode!r}")
+    mode = _config.get("glslang")
     if mode != "program":
         with _state_lock:
             if _library is None:

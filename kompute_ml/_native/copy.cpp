@@ -35,8 +35,8 @@ namespace native {
 
 // Reads of a GPU's device memory mapped for the host (_native.read_primary). That mapping is
 // write-combining: an ordinary load waits for its own round trip over the bus, so memcpy out of
-// the H100's BAR ran at ~30 MB/s (4 KB: 67 us). A streaming load (MOVNTDQA, SSE4.1) fetches a
-// whole 64-byte line, and the lines of a batch are in flight together: 4 KB in ~4 us there.
+// a BAR runs at tens of MB/s. A streaming load (MOVNTDQA, SSE4.1) fetches a whole 64-byte line,
+// and the lines of a batch are in flight together: about twenty times faster (decision 0013).
 // Lines are read whole (a line holding any byte of the range lies in the same mapped page) into
 // a bounce buffer, and the range's bytes copied out of it.
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -133,8 +133,9 @@ readStreaming(uint8_t* dst, const uint8_t* src, size_t n)
 
 // Host copies split between native worker threads and, for a copy the caller waits for, the
 // calling thread (_native.parallel_copy, _native.parallel_copy_start). Python's thread pool
-// hands a part to a worker in tens of microseconds (the worker must take the GIL to start), so a 4 MiB copy into
-// the H100's BAR split in two took ~380 us where two native threads take ~155 (one: ~325). A
+// hands a part to a worker in tens of microseconds (the worker must take the GIL to start), so
+// a copy split between Python's threads was slower than one thread's, and native threads'
+// halves it (decision 0006). A
 // copy is a job of fixed-size parts taken from an atomic counter; jobs queue in order, workers
 // woken through a condition variable take parts of the first job with parts left, and a worker
 // that wakes late finds the counters spent. Workers are made as first needed, detached, and
@@ -143,8 +144,8 @@ namespace {
 // How long a worker that finished its parts keeps looking for new ones before it sleeps on the
 // pool's condition variable (and a caller waits for a job's last parts before it sleeps). A
 // sleeping worker takes 10-50 us to wake, where the parts of a small copy or read (a few KiB of
-// a GPU's BAR) take a few: H100, 40 KB read in place in 1 KiB parts on 12 threads, 13 us with
-// the workers spinning, 27-39 us woken. The workers spin only this long after work, so an idle
+// a GPU's BAR) take a few: a 40 KB read in place took twice as long with the workers woken as
+// with them spinning (decision 0013). The workers spin only this long after work, so an idle
 // process spends no CPU time on them. 0: sleep at once (_native.copy_workers_spin). Nobody spins
 // where the workers and the caller outnumber the CPU's cores: a spinning thread would then
 // take a core that a thread with work needs.
@@ -250,8 +251,8 @@ std::atomic<bool> gUseSlot{ true };
 // The pool's one job slot: a copy that its caller waits for (parallel_copy, read_primary) goes
 // here while no other thread's copy does, with no allocation, no queue lock and no reference
 // count for the workers to take in turn; a worker counts the parts it did once, after its last.
-// A 40 KB read of the H100's BAR on twelve threads took 18 us through the queue against 13 in
-// session 14's probe of such a slot. The part counter carries the job's generation in its high
+// (A small read through the queue took about a third longer than through such a slot.) The part
+// counter carries the job's generation in its high
 // 32 bits, as does the part count the workers compare it with: a worker whose claim lands on a
 // job already done (or the next one's count) takes nothing. While a worker holds a part, the
 // job stays open, so the fields it reads are its job's.
@@ -543,7 +544,7 @@ readPrimary(uint8_t* dst, const uint8_t* src, size_t nbytes, size_t threads, siz
         return;
     }
     // each thread's streaming loads keep a few lines in flight: BAR reads scale with threads
-    // (H100, 40 KB: 71 us on one, 12-15 on twelve spinning)
+    // (decision 0013)
     size_t p = part, parts;
     CopyPool::shape(nbytes, p, threads, true, parts);
     if (std::min<size_t>(parts, threads) > 1 &&

@@ -1,32 +1,27 @@
 """An NVIDIA GPU held at its application clocks while this process uses it through Vulkan.
 
 NVIDIA's driver lowers an idle GPU's clocks and raises them again for CUDA work; Vulkan compute
-work does not raise them. Measured on the H100 (driver 580.159, ``tools/perf/clock_diag.py``):
-in a process with no CUDA context, two seconds without GPU work took the SM clock from 1980 to
-345 MHz, and twelve seconds of back-to-back Vulkan kernels after that left it there: ``a * b``
-at 2^26 took 459 µs of device time instead of 265 (1.73x), and every later kernel was as slow.
-A process that held a CUDA context kept 1980 MHz through the same idle time (torch's, in the
-benchmarks that import it, or a bare primary context), and retaining one in the slowed process
-brought 1980 MHz back at once.
+work does not raise them: after two idle seconds, back-to-back Vulkan kernels ran at the lowest
+clock, 1.7 times slower, for as long as they ran. A process that holds a CUDA context keeps
+its clocks (decision 0004; ``tools/perf/clock_diag.py``, ``tools/perf/idle_clocks.py``).
 
 So opening an NVIDIA GPU retains the CUDA driver's primary context of the same GPU (matched by
 the UUID Vulkan and CUDA both report), through ``libcuda.so.1``, the driver's own library (part
 of NVIDIA's driver, not of the CUDA toolkit; nothing is compiled or launched through it), and
 releases it when the device closes. libcuda's start takes about a quarter of a second, on a
 thread of its own (:func:`start`) begun once the Vulkan device is made, while the first work
-runs; the context takes some device memory, and the application clocks their power while the
-process lives (the H100 idled at 124 W held, 72 W at 345 MHz): what a process using torch or
-CuPy on the GPU pays anyway. ``KOMPUTE_ML_HOLD_CLOCKS=0`` turns it off. Where libcuda is
-missing, fails, or has no device of that UUID (``CUDA_VISIBLE_DEVICES``), nothing is held and
-the device works as before; :func:`hold` returns why, and the Device keeps it as
-``clock_hold``.
+runs (decision 0015); the context takes some device memory, and the application clocks their
+power while the process lives: what a process using torch or CuPy on the GPU pays anyway. The
+``hold_clocks`` option (``KOMPUTE_ML_HOLD_CLOCKS=0``) turns it off. Where libcuda is missing,
+fails, or has no device of that UUID (``CUDA_VISIBLE_DEVICES``), nothing is held and the
+device works as before; :func:`hold` returns why, and the Device keeps it as ``clock_hold``.
 """
 
 import ctypes
 import os
 import threading
 
-from . import vulkan as _vulkan
+from .. import config as _config
 
 __all__ = ["HOLD_ENV", "hold_allowed", "hold", "start", "release"]
 
@@ -37,10 +32,6 @@ _lock = threading.Lock()
 _cuda = []          # [libcuda handle] once loaded in this process ([None]: it could not be)
 _held = {}          # device UUID (hex) -> [pid, CUdevice ordinal, holders in this process]
 _init_pid = []      # [pid] of the process whose cuInit succeeded
-# True: start() makes the hold on a thread of its own, so that libcuda's start (~0.25 s on the
-# H100) overlaps the first work; False: on the caller's thread, the device's opening waiting
-# for it, as in session 23 (the A/B's switch: benchmarks/startup.py)
-asynchronous = True
 
 
 def _after_fork_in_child():
@@ -56,9 +47,9 @@ if hasattr(os, "register_at_fork"):
 
 
 def hold_allowed():
-    """KOMPUTE_ML_HOLD_CLOCKS: 1 or unset (an NVIDIA GPU is held at its clocks), 0 (not);
-    read when a device opens."""
-    return _vulkan.env_switch(HOLD_ENV)
+    """The ``hold_clocks`` option (KOMPUTE_ML_HOLD_CLOCKS: 1 or unset, an NVIDIA GPU is held at
+    its clocks; 0, not); read when a device opens."""
+    return _config.get("hold_clocks")
 
 
 def _libcuda():
@@ -85,7 +76,8 @@ def _refusal(vendor, device_type, uuid):
     """Why nothing is held, where that needs no libcuda (the variable, the vendor, the UUID);
     None where libcuda must answer."""
     if not hold_allowed():
-        return f"off ({HOLD_ENV}=0)"
+        return f"off ({HOLD_ENV}=0)" if _config.source("hold_clocks") == "env" else \
+            "off (km.config hold_clocks=False)"
     if vendor != "NVIDIA" or device_type == "cpu":
         return "not an NVIDIA GPU"
     if not uuid:
@@ -167,12 +159,11 @@ def start(vendor, device_type, uuid):
     """:func:`hold` begun: a :class:`Hold` whose ``result()`` is its answer. What needs no
     libcuda (the variable, the vendor, the UUID) is answered at once; the rest runs on a
     thread of its own (a non-daemon thread: an interpreter exiting meanwhile waits for it, so
-    libcuda is never torn down mid-call) where :data:`asynchronous` is True."""
+    libcuda is never torn down mid-call), so that libcuda's start (about a quarter of a second)
+    overlaps the first work."""
     refused = _refusal(vendor, device_type, uuid)
     if refused is not None:
         return Hold(refused)
-    if not asynchronous:
-        return Hold(hold(vendor, device_type, uuid))
     pending = Hold()
     pending._thread = threading.Thread(target=pending._run, args=((vendor, device_type, uuid),),
                                        name="kompute_ml clock hold")

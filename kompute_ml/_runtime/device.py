@@ -2,12 +2,13 @@
 
 import contextlib
 import dataclasses
-import functools
 import os
 import threading
 
 import kompute_ml._runtime.kp as _kp   # (the kp wrapper; only it imports kp itself)
 from .. import _locks
+from .. import config as _config
+from ..config import _values as _cfg
 from . import clocks as _clocks
 from . import vulkan as _vulkan
 from ..errors import DeviceError, DeviceNotFoundError
@@ -96,7 +97,7 @@ def _validation_layer():
     process creates from now on (it prints its messages to stdout unless a layer settings file
     says otherwise, as the test suite's does). The loader reads VK_INSTANCE_LAYERS at each
     vkCreateInstance, so this runs before the first one."""
-    if os.environ.get(VALIDATION_ENV) == "1":
+    if _config.get("validation"):
         layers = [x for x in os.environ.get("VK_INSTANCE_LAYERS", "").split(":") if x]
         if "VK_LAYER_KHRONOS_validation" not in layers:
             os.environ["VK_INSTANCE_LAYERS"] = ":".join(layers + ["VK_LAYER_KHRONOS_validation"])
@@ -150,7 +151,7 @@ def _resolve(spec):
     if spec is None:
         spec = getattr(_default, "spec", None) or _global_default[0]
         if spec is None:
-            spec = os.environ.get("KOMPUTE_ML_DEVICE") or None
+            spec = _config.get("device")
         if spec is None:
             return sorted(infos, key=lambda d: (_TYPE_RANK.get(d.type, 9), d.index))[0]
         if isinstance(spec, (Device, DeviceInfo)):
@@ -179,9 +180,10 @@ HOST_IMPORT_ENV = "KOMPUTE_ML_HOST_IMPORT"
 
 
 def _host_import_allowed():
-    """KOMPUTE_ML_HOST_IMPORT: 1 or unset (the device may import numpy's pages for transfers,
-    staging.py's rule decides), 0 (every large transfer through the staging ring)."""
-    return _vulkan.env_switch(HOST_IMPORT_ENV)
+    """The ``host_import`` option (KOMPUTE_ML_HOST_IMPORT: 1 or unset, the device may import
+    numpy's pages for transfers, staging.py's rule decides; 0, every large transfer through the
+    staging ring)."""
+    return _config.get("host_import")
 
 
 QUEUE_FAMILY_ENV = "KOMPUTE_ML_QUEUE_FAMILY"
@@ -199,30 +201,15 @@ def queue_family(info):
     """The queue family a device's work is submitted to: KOMPUTE_ML_QUEUE_FAMILY unset or "auto"
     (a compute family without graphics where the device has one: vulkan.compute_queue_family),
     or a family's index, which must offer compute (a kp.Manager on a transfer-only family lost
-    the H100 at its first dispatch)."""
-    value = os.environ.get(QUEUE_FAMILY_ENV, "auto").strip().lower()
+    the GPU at its first dispatch)."""
+    index = _config.get("queue_family")
     families = info.limits.get("queue_families") or ()
-    if value in ("", "auto"):
+    if index == "auto":
         return info.limits.get("compute_queue_family")
-    try:
-        index = int(value)
-    except ValueError:
-        raise ValueError(f"{QUEUE_FAMILY_ENV} must be 'auto' or a queue family's index, "
-                         f"got {value!r}") from None
     if not 0 <= index < len(families) or not _vulkan.offers_compute(families[index]):
         raise ValueError(f"{QUEUE_FAMILY_ENV}={index}: {info.name!r} has no compute queue family "
                          f"{index} (its families: {_describe_families(families) or 'none'})")
     return index
-
-
-# Whether a GPU's clock hold (clocks.start, on a thread of its own) begins before its Vulkan
-# device is made, the two overlapping (True), or once it is made (False). On the H100
-# (benchmarks/startup.py, five fresh processes each): made before the device's opening returned,
-# as in session 23, the device opened in 392 ms after the enumeration and the first op was done
-# 846 ms into the process; begun before, 259 / 716 (libcuda's start and Vulkan's device creation
-# slow each other); begun after, 160 / 642, where without any hold it is 158 / 612. False; True
-# is the A/B's way.
-hold_during_open = False
 
 
 class Device:
@@ -303,20 +290,16 @@ class Device:
                     if self.host_import:
                         ext.append(_vulkan.HOST_IMPORT_EXTENSION)
                     family = queue_family(self.info)
-                    uuid = self.limits.get("device_uuid")
-                    clock = _clocks.start(self.info.vendor, self.info.type, uuid) \
-                        if hold_during_open else None
                     try:
                         self._manager = _kp.make_manager(self.index, self.name, ext, family)
-                    except BaseException:
-                        if clock is not None and clock.result() == _clocks.HELD:
-                            _clocks.release(uuid)
-                        raise
                     finally:
                         # kp's instance has the drivers loaded now (or failed): the
                         # enumeration's instance, kept for that, is not needed any more
                         _vulkan.release_enumeration()
-                    self._clock = clock or _clocks.start(self.info.vendor, self.info.type, uuid)
+                    # the clock hold begins once the Vulkan device is made, on a thread of its
+                    # own while the first work runs (decision 0015)
+                    self._clock = _clocks.start(self.info.vendor, self.info.type,
+                                                self.limits.get("device_uuid"))
                     self.queue_family = family
                     if avoid_irq and self.info.type != "cpu":
                         _avoid_interrupt_cpus(self.info)
@@ -326,22 +309,19 @@ class Device:
     def clock_hold(self):
         """Whether this NVIDIA GPU is held at its application clocks (``_runtime/clocks.py``):
         "held", or why not; None until the device is opened. The hold is made on a thread of
-        its own while the first work runs (device.hold_during_open): reading this waits for
-        it."""
+        its own while the first work runs: reading this waits for it."""
         clock = self._clock
         return None if clock is None else clock.result()
 
     @property
     def spin_us(self):
-        """How long a wait for this device's work polls its fence before it blocks, in µs
-        (kp patches 0008, 0027: set on each sequence), or None where KP_SEQUENCE_SPIN_US is set
-        (kp reads it once per process: the user's value, for every device). On a CPU device
-        (lavapipe) the poll competes with the driver's own worker threads: none. On a GPU,
-        longer than kp's 200: a streaming kernel over a few hundred MB outlasts that, and a
-        blocking wait wakes 25-35 µs late (H100, a*b at 2^26: 1574 GB/s wall clock at 200 µs,
-        2653 at 2000, torch 2776, whose synchronize spins too; kp's own eval of the 265 µs
-        kernel 313 µs at 200, 278 at 5000). A process holding both kinds polls each as it should
-        (the process-wide variable could not)."""
+        """How long a wait for this device's work polls its fence before it blocks, in µs (set
+        on each sequence), or None where KP_SEQUENCE_SPIN_US is set (kp reads it once per
+        process: the user's value, for every device). On a CPU device (lavapipe) the poll
+        competes with the driver's own worker threads: none. On a GPU, longer than kp's 200: a
+        streaming kernel over a few hundred MB outlasts that, and a blocking wait wakes tens of
+        µs late (decision 0020). A process holding both kinds polls each as it should (the
+        process-wide variable could not)."""
         if "KP_SEQUENCE_SPIN_US" in os.environ:
             return None
         return 0 if self.info.type == "cpu" else GPU_SPIN_US
@@ -389,12 +369,10 @@ class Device:
 
 
 # A thread polling a GPU's fence on the CPU that takes the GPU's interrupts is preempted by the
-# driver's interrupt work just as the fence signals: on the H100 (NVIDIA's driver, its interrupt
-# routed to CPU 14 of 16) a process whose thread ran there waited 70-80 us for a one-dispatch
-# realize + synchronize, 30-50 on any other CPU (ten processes, session 15). Opening a GPU hands
-# the CPUs of its driver's interrupts to kp (patch 0025), whose waits move a thread found on one
-# of them off it before they poll (the thread's affinity mask is restored at once) and whose
-# copy workers keep off them. KOMPUTE_ML_AVOID_IRQ_CPUS=0 turns it off.
+# driver's interrupt work just as the fence signals (decision 0005). Opening a GPU hands the
+# CPUs of its driver's interrupts to kp, whose waits move a thread found on one of them off it
+# before they poll (the thread's affinity mask is restored at once) and whose copy workers keep
+# off them. The avoid_irq_cpus option (KOMPUTE_ML_AVOID_IRQ_CPUS=0) turns it off.
 AVOID_IRQ_ENV = "KOMPUTE_ML_AVOID_IRQ_CPUS"
 _IRQ_DRIVERS = {"NVIDIA": ("nvidia", "nouveau"), "AMD": ("amdgpu", "radeon"),
                 "Intel": ("i915", "xe")}
@@ -440,9 +418,9 @@ def interrupt_cpus(drivers, interrupts="/proc/interrupts", irq_dir="/proc/irq"):
 
 
 def _avoid_irq_allowed():
-    """KOMPUTE_ML_AVOID_IRQ_CPUS: 1 or unset (waits keep off the GPU's interrupt CPUs), 0 (not);
-    checked when a device opens."""
-    return _vulkan.env_switch(AVOID_IRQ_ENV)
+    """The ``avoid_irq_cpus`` option (KOMPUTE_ML_AVOID_IRQ_CPUS: 1 or unset, waits keep off the
+    GPU's interrupt CPUs; 0, not); checked when a device opens."""
+    return _config.get("avoid_irq_cpus")
 
 
 def _avoid_interrupt_cpus(info):
@@ -580,16 +558,16 @@ def get_device(spec=None):
     True
     """
     global _env_default
-    env = None
+    env = generation = None
     if spec is None:
         # use_device(Device(...)) means that Device object, not the registry's one of its index
         spec = getattr(_default, "spec", None) or _global_default[0]
         if spec is None:
-            # the default by KOMPUTE_ML_DEVICE (or the best device), found once per value of it:
+            # the default by the device option (or the best device), found once per value of it:
             # km.asarray(x) asks for it every call
-            env = _device_env()
-            raw, dev = _env_default
-            if dev is not None and raw == env and not dev._closed:
+            env, generation = _device_env(), _cfg.generation
+            raw, seen, dev = _env_default
+            if dev is not None and raw == env and seen == generation and not dev._closed:
                 return dev
     if isinstance(spec, Device) and not spec.closed:
         return spec
@@ -599,29 +577,14 @@ def get_device(spec=None):
         if dev is None:
             dev = _devices[info.index] = Device(info)
     if spec is None:
-        _env_default = (env, dev)
+        _env_default = (env, generation, dev)
     return dev
 
 
-def env_reader(name):
-    """A function returning environment variable ``name`` as os.environ holds it (None: unset),
-    for checks made per call: CPython's os.environ keeps the encoded environment in ``_data``
-    (updated by every write through os.environ), read without decoding (os.environ.get costs
-    ~1 us). Compare its results with each other only: they are bytes on CPython."""
-    data = getattr(os.environ, "_data", None)
-    try:
-        key = os.environ.encodekey(name)
-    except AttributeError:       # not CPython's os.environ
-        data = None
-    if data is None:
-        return functools.partial(os.environ.get, name)
-    return functools.partial(data.get, key)
-
-
 # get_device's default while no use_device is in force: (KOMPUTE_ML_DEVICE as _device_env reads
-# it, the Device)
-_env_default = (None, None)
-_device_env = env_reader("KOMPUTE_ML_DEVICE")
+# it, config.generation, the Device)
+_env_default = (None, 0, None)
+_device_env = _config.env_reader("device")
 
 
 def _device_from_description(index, name):
@@ -642,7 +605,7 @@ def default_is_pinned():
     """Whether this process or thread names its default device (use_device, KOMPUTE_ML_DEVICE),
     as each worker of a VulkanCluster does."""
     return (getattr(_default, "spec", None) is not None or _global_default[0] is not None
-            or bool(os.environ.get("KOMPUTE_ML_DEVICE")))
+            or _config.get("device") is not None)
 
 
 def find_device(index, name):

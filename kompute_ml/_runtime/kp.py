@@ -26,7 +26,7 @@ from ..errors import DeviceError, DeviceLimitError, KomputeMLError, OutOfMemoryE
 from . import native as _native
 
 __all__ = ["classify", "make_manager", "destroy_manager", "tensor_create", "tensor_destroy",
-           "tensor_data", "tensor_create_storage", "tensor_create_writable",
+           "tensor_data", "tensor_create_storage",
            "primary_mapping", "segments_create", "segments_release_empty", "segments_stats",
            "tensor_create_in_segments", "segment_range", "storage_mapping",
            "tensor_create_host", "tensor_create_upload",
@@ -118,30 +118,19 @@ def tensor_create(manager, nbytes, device_name=""):
     return _tensor(manager, nbytes, "device", device_name)
 
 
-def tensor_create_writable(manager, nbytes, device_name="", storage=False):
-    """A kp "device" (``storage``: "storage") tensor whose device memory the host can write in
-    place where the device has a device-local, host-visible type (patch 0019:
-    :func:`primary_mapping`), else as :func:`tensor_create` (:func:`tensor_create_storage`)."""
-    kp = _module()
-    kind = "storage" if storage else "device"
-    return _call(f"creating a {nbytes}-byte {kind} buffer", device_name,
-                 manager.tensor_device_writable, int(nbytes) // 4,
-                 kp.TensorTypes.storage if storage else kp.TensorTypes.device, nbytes=nbytes)
-
-
 def segments_create(manager, segment_bytes):
-    """A sub-allocator of the device's memory in segments of ``segment_bytes`` (patch 0020)."""
+    """A sub-allocator of the device's memory in segments of ``segment_bytes``."""
     return manager.segments(int(segment_bytes))
 
 
 def segments_set_shared(segments, shared):
     """Bind the device tensors made in ``segments`` as ranges of one buffer per segment, with no
-    buffer of their own (patch 0026; only before the set's first segment): whether it took."""
+    buffer of their own (only before the set's first segment): whether it took."""
     return bool(segments.set_shared(bool(shared)))
 
 
 def in_shared_buffer(tensor):
-    """Whether a tensor's device memory is a range of a segment's shared buffer (patch 0026)."""
+    """Whether a tensor's device memory is a range of a segment's shared buffer."""
     return bool(tensor.in_shared_buffer())
 
 
@@ -162,8 +151,8 @@ def tensor_create_in_segments(manager, nbytes, segments, writable=False, device_
                               storage=False):
     """A kp "device" tensor whose device and staging memory are ranges of ``segments``
     (:func:`segments_create`; ``storage``: a "storage" tensor, its memory), its device memory
-    host-writable where ``writable`` and the device has such memory (as
-    :func:`tensor_create_writable`'s)."""
+    host-writable where ``writable`` and the device has a device-local, host-visible memory
+    type (:func:`primary_mapping` then maps it)."""
     global _tensor_kinds
     kinds = _tensor_kinds
     if kinds is None:
@@ -185,7 +174,7 @@ def segment_range(tensor):
 
 def primary_mapping(tensor):
     """A tensor's own device memory as a uint8 numpy view, where kp mapped it for the host to
-    write (patch 0019); None otherwise."""
+    write; None otherwise."""
     try:
         return tensor.primary_data()
     except RuntimeError:                      # not host-visible
@@ -195,8 +184,8 @@ def primary_mapping(tensor):
 def avoid_cpus(cpus=None):
     """The CPUs a thread waiting for the GPU moves off before it polls its fence, and the native
     copy workers keep off (those taking the GPU's interrupts: kompute_ml/_native), set to
-    ``cpus`` when given; returns the previous list. kp calls the native hook before each poll
-    (patch 0025), installed here with the first list."""
+    ``cpus`` when given; returns the previous list. kp calls the native hook before each poll,
+    installed here with the first list."""
     global _hooked
     if cpus is not None and not _hooked:
         _module().set_before_poll_hook(_native.before_poll_hook())
@@ -209,13 +198,13 @@ _hooked = False           # whether kp calls the native before-poll hook
 
 def tensor_create_storage(manager, nbytes, device_name=""):
     """A kp "storage" tensor: device-local memory only, filled and read through
-    :func:`op_copy_region` from a host tensor (needs patch 0014); mapped where that memory is
-    host-visible (patch 0016: see :func:`storage_mapping`)."""
+    :func:`op_copy_region` from a host tensor; mapped where that memory is
+    host-visible (see :func:`storage_mapping`)."""
     return _tensor(manager, nbytes, "storage", device_name)
 
 
 def storage_mapping(tensor):
-    """A storage tensor's own memory as a uint8 numpy view, where kp mapped it (patch 0016: its
+    """A storage tensor's own memory as a uint8 numpy view, where kp mapped it (its
     memory type is host-visible, coherent and cached, as on a CPU driver); None otherwise."""
     try:
         data = tensor.data()
@@ -231,7 +220,7 @@ def tensor_create_host(manager, nbytes, device_name=""):
 
 def tensor_create_upload(manager, nbytes, device_name=""):
     """A host tensor for upload staging: in the device's own memory where it has a device-local,
-    host-visible type (patch 0017: a discrete GPU's BAR), else as :func:`tensor_create_host`.
+    host-visible type (a discrete GPU's BAR), else as :func:`tensor_create_host`.
     Never read by the host (BAR memory reads back at well under 1 GB/s)."""
     return _call(f"creating a {nbytes}-byte upload staging buffer", device_name,
                  manager.tensor_upload_slot, int(nbytes) // 4, nbytes=nbytes)
@@ -239,7 +228,7 @@ def tensor_create_upload(manager, nbytes, device_name=""):
 
 def memory_flags(tensor):
     """VkMemoryPropertyFlags of the tensor's memory type (1 device-local, 2 host-visible,
-    4 host-coherent, 8 host-cached; patch 0017)."""
+    4 host-coherent, 8 host-cached)."""
     return tensor.memory_flags()
 
 
@@ -257,7 +246,7 @@ def tensor_data(tensor):
 
 def sequence_create(manager, device_name="", timestamps=0, spin_us=None):
     """A kp.Sequence on queue 0; ``timestamps`` > 0 latches that many GPU timestamps;
-    ``spin_us``: how long its waits poll the fence before blocking (patch 0027; None: kp's
+    ``spin_us``: how long its waits poll the fence before blocking (None: kp's
     process default, KP_SEQUENCE_SPIN_US or 200)."""
     if timestamps:
         seq = _call("creating a timed sequence", device_name, manager.sequence, 0,
@@ -280,7 +269,7 @@ def sequence_eval(seq, device_name=""):
 
 
 def sequence_submit(seq, device_name=""):
-    """Submit ``seq`` without waiting and without holding the GIL (patch 0014; kp's own
+    """Submit ``seq`` without waiting and without holding the GIL (kp's own
     ``eval_async()`` without an operation waits: it calls ``eval()``). ``sequence_wait``,
     ``sequence_await`` or ``sequence_await_for`` waits for it."""
     _call("submitting work", device_name, seq.submit)
@@ -386,7 +375,7 @@ def algorithm_create(manager, tensors, spirv, groups, spec_words, push_count, de
 
 def algorithm_like(manager, base, tensors, groups, device_name=""):
     """A kp.Algorithm binding ``tensors`` to the pipeline of ``base`` (the same shader, as many
-    tensors; its push-constant size and specialization): a descriptor set is made, no pipeline
-    (patch 0028)."""
+    tensors; its push-constant size and specialization): a descriptor set is made, no
+    pipeline."""
     return _call("binding a pipeline", device_name, manager.algorithm_like, base, list(tensors),
                  list(groups))

@@ -11,13 +11,12 @@ Two kinds of tensor, by bucket size:
   buffer of its own. An upload writes the staging now and records its copy into the stream's
   pending batch: many small uploads ride one submit with the dispatches around them (and replay
   with them), where a shared staging ring would need a submit and wait per upload.
-- from RING_MIN_BYTES on, a kp "storage" tensor (device-local only; patch 0014 gives it
-  transfer usage and creates it with no host copy): its bytes travel through the device's
-  bounded staging ring (staging.py) in chunks. Creating it allocates no host memory (a device
-  tensor of n bytes took n bytes of staging, plus the zeroed n-byte array kp copied in), and a
-  transfer never holds more than two slots of host memory.
-
-A kp without patch 0014 (no region copy) gets device tensors for every size.
+- from RING_MIN_BYTES on, a kp "storage" tensor (device-local only, with transfer usage, made
+  with no host copy): its bytes travel through the device's bounded staging ring (staging.py)
+  in chunks, or by host copies in place where the host maps or writes its memory. Creating it
+  allocates no host memory (a device tensor of n bytes takes n bytes of staging, plus the
+  zeroed n-byte array kp would copy in), and a transfer never holds more than a few slots of
+  host memory.
 
 Lifetimes: a pending (not yet submitted) kp sequence may still use a tensor whose Buffer was
 released. That is safe: later users of the same tensor are recorded after it, and barriers order
@@ -38,6 +37,8 @@ except ImportError:     # not on Windows: no address-space limits to check there
 
 import numpy as np
 
+from .. import config as _config
+from ..config import _values as _cfg
 from . import device as _device
 from . import staging as _staging
 import kompute_ml._runtime.kp as _kp   # (the kp wrapper; only it imports kp itself)
@@ -52,8 +53,8 @@ LIMIT_ENV = "KOMPUTE_ML_MEMORY_LIMIT"     # cap of each device pool (bytes; suff
 
 
 def _env_limit():
-    """The byte cap KOMPUTE_ML_MEMORY_LIMIT sets (0: none); a bad value is a ValueError."""
-    return _staging.env_bytes(LIMIT_ENV, 0, 0, "such as 2000000000, 512M or 2G")
+    """The byte cap the memory_limit option sets (KOMPUTE_ML_MEMORY_LIMIT; 0: none)."""
+    return _config.get("memory_limit")
 _uids = itertools.count(1)
 
 
@@ -85,10 +86,10 @@ class _Block:
         # a CPU device: a GPU's host-visible device memory, an integrated GPU's, would also need
         # a device-to-host barrier after the kernels that wrote it; untested, so not used.)
         self.mapped = _mapping(tensor) if storage and mappable else None
-        # the tensor's own device memory, where the host can write it (kp patch 0019: a GPU's
-        # resizable BAR, a CPU driver's memory; see host_writable): an upload writes it in
-        # place once no pending work can read it (stream.upload); None elsewhere. Never read
-        # by the host on a GPU: BAR memory reads back at ~30 MB/s (H100, 4 KiB)
+        # the tensor's own device memory, where the host can write it (a GPU's resizable BAR, a
+        # CPU driver's memory; see host_writable): an upload writes it in place once no pending
+        # work can read it (stream.upload); None elsewhere. Never read by the host on a GPU with
+        # plain loads: BAR memory reads back at tens of MB/s (decision 0013)
         self.direct = _kp.primary_mapping(tensor) if direct else None
         self.stale = False        # a direct write left the staging memory older than the device's
 
@@ -126,11 +127,10 @@ def _mapping(tensor):
 
 def default_cache_limit(device):
     """Bytes a device's pool keeps cached for reuse by default: an eighth of a GPU's device-local
-    memory (a buffer not carved from a segment's room costs the driver's allocation: 25 ms for 1 GiB
-    on the H100, a third of uploading it, so arrays of a few GB made in a loop should find theirs
-    cached, as CuPy's and torch's pools keep theirs; an allocation that fails drops the cache
-    first); on a CPU device, whose "device" memory is the host's, a quarter of it and at most
-    1 GiB."""
+    memory (a buffer not carved from a segment's room costs the driver's allocation, a third of
+    uploading it, so arrays of a few GB made in a loop should find theirs cached, as CuPy's and
+    torch's pools keep theirs; an allocation that fails drops the cache first); on a CPU device,
+    whose "device" memory is the host's, a quarter of it and at most 1 GiB."""
     local = int(device.limits.get("device_local_memory") or 0)
     if not local:
         return 1 << 30
@@ -154,9 +154,9 @@ class _Pool:
         self.sizes = {}           # requested bytes -> bucket (the per-op path skips the checks)
         self.pressure_listeners = []  # called when an allocation failed (the stream submits)
         self.deferred = []        # blocks released while another thread held the lock
-        self.segments = None      # small buffers' sub-allocator (kp patch 0020), made on use
+        self.segments = None      # small buffers' sub-allocator (_segments), made on use
         self.storage_segments = None  # storage buffers' (up to SEGMENT_STORAGE_MAX)
-        self.large_segments = None    # larger storage buffers' (LARGE_SEGMENTS)
+        self.large_segments = None    # larger storage buffers'
         self.room_drops = 0           # cached blocks dropped for their ranges (_make_room)
         self.writable = None          # host_writable's rule for this device, once asked
         self.carved_unchecked = CHECK_CARVED_BYTES  # small bytes made since the last host-room
@@ -347,8 +347,7 @@ def _create(device, pool, size):
             raise OutOfMemoryError(size, device.name,
                                    f"pool limit {pool.limit} bytes, {pool.live_bytes} in use")
     manager = device.manager
-    if size < RING_MIN_BYTES and pool.segments and force_segments is not False \
-            and direct_small_creation:
+    if size < RING_MIN_BYTES and pool.segments:
         # a small buffer carved from the segments made before: _create_small's steps (the path
         # of a new small array; the general loop below makes them, and recovers, otherwise)
         block = _create_small(device, pool, size, manager)
@@ -365,14 +364,9 @@ def _create(device, pool, size):
                               device.info.type == "cpu", direct)
             writable = host_writable(device, pool)
             segments = _segments(pool, "segments", SEGMENT_BYTES)
-            _check_small_room(device, pool, size, segments)
-            if segments:
-                return _Block(_kp.tensor_create_in_segments(manager, size, segments, writable,
-                                                            device.name), size, direct=writable)
-            if writable:
-                return _Block(_kp.tensor_create_writable(manager, size, device.name), size,
-                              direct=True)
-            return _Block(_kp.tensor_create(manager, size, device.name), size)
+            _check_small_room(device, pool, size)
+            return _Block(_kp.tensor_create_in_segments(manager, size, segments, writable,
+                                                        device.name), size, direct=writable)
         except OutOfMemoryError as exc:   # any other failure (DeviceError, ...) goes up at once
             last = exc
             # free what we cache, then what Python holds, then give up (as CuPy's pool does);
@@ -385,9 +379,6 @@ def _create(device, pool, size):
             if attempt == 1:
                 gc.collect()
     raise last
-
-
-direct_small_creation = True   # False: every new buffer the general way (benchmarks' A/B)
 
 
 def _create_small(device, pool, size, manager):
@@ -406,17 +397,12 @@ def _create_small(device, pool, size, manager):
 
 
 # -- a new storage tensor created while its upload is staged -----------------------------------
-# Creating a GPU buffer is the driver's allocation (on the H100 ~120 us + 25 us per MiB: 1 ms for
-# 38 MiB, 25 ms for 1 GiB). An upload into a buffer the pool must create (create_started) starts
-# the first chunks' host copies into the staging slots on the workers, which need no destination
-# yet, and then creates the buffer on the calling thread (Started.result) while they copy: kp
-# patch 0018 lets the driver's allocation run without the GIL. (Session 7 created it on a
-# creation thread instead: that thread, woken while the caller held the GIL, began the allocation
-# ~140 us into a 4 MiB upload on the H100, against ~50 now.) A buffer carved from a large
-# segment's room (LARGE_SEGMENTS) costs no driver allocation: its creation is then ~40 us.
-
-overlap_creation = True   # False: create then upload, one after the other (benchmarks' A/B)
-
+# Creating a GPU buffer may be a driver allocation (a new segment: about a millisecond for tens
+# of MiB). An upload into a buffer the pool must create (create_started) starts the first
+# chunks' host copies into the staging slots on the workers, which need no destination yet, and
+# then creates the buffer on the calling thread (Started.result) while they copy: kp releases
+# the GIL during the allocation. (On a thread of its own the creation started late: woken while
+# the caller held the GIL. Decision 0012.)
 
 class Started:
     """A storage tensor of ``size`` bytes to create: :meth:`result` creates it (once)."""
@@ -446,8 +432,6 @@ def create_started(device, nbytes):
     The caller holds the device's lock until :func:`adopt` or :func:`discard`. The creation is
     tried once, no retry: a failure is the caller's to redo through :func:`alloc`.
     """
-    if not overlap_creation:
-        return None
     pool = _pool(device)
     size = pool.sizes.get(nbytes) if type(nbytes) is int else None
     if size is None:
@@ -457,11 +441,9 @@ def create_started(device, nbytes):
     if pool.free.get(size) or not _use_ring(size) or \
             (pool.limit and pool.total() + size > pool.limit):
         return None
-    if _staging.force_mapped is not False and _direct_storage(device, size, pool) and \
-            _storage_segments(pool, size):
-        # a range of a segment, written in place: made at once, nothing to overlap (H100,
-        # transfer_sweep.py "auto new buffer" at 4 / 15 MiB: 721 / 1086 us through the slots
-        # beside the creation, 383 / 788 made at once and written in place)
+    if _cfg.storage_in_place is not False and _direct_storage(device, size, pool):
+        # a range of a segment, written in place: made at once and written faster than through
+        # the slots beside its creation (decision 0012)
         return None
     try:
         _check_host_room(device, size, True)
@@ -494,56 +476,42 @@ def discard(started):
         _kp.tensor_destroy(tensor)
 
 
-# The host writes small buffers' device memory in place (kp patch 0019) where a device-local,
-# host-visible type covers at least this share of the device's memory: a CPU driver's (all of
-# it), an integrated GPU's, a discrete GPU's resizable BAR (the H100's 80 GB). Not through a
-# 256 MiB BAR window, which the upload slots use (staging.py).
+# The host writes small buffers' device memory in place where a device-local, host-visible type
+# covers at least this share of the device's memory: a CPU driver's (all of it), an integrated
+# GPU's, a discrete GPU's resizable BAR. Not through a 256 MiB BAR window, which the upload
+# slots use (staging.py). The direct_writes option of km.config (False) turns it off.
 _WRITABLE_SHARE = 0.5
-# force_direct_writes: None (the rule above), False (never: the tests of the staging path)
-force_direct_writes = None
 
 
 # Storage (ringed) buffers up to this size are made host-writable too, on a GPU (a CPU device's
-# are mapped anyway, memory.py's top): their upload is a host copy into the device's memory
-# (H100 BAR: 13-17 GB/s from 1-2 threads at 4 MiB) where the staging ring would copy the same
-# bytes into a slot in that memory and then submit a device copy: 4 / 10 / 15 MiB uploads took
-# 320-342 / 519-549 / 716-740 us instead of 400-437 / 661-672 / 902-969 (H100, same lease).
-# Larger uploads keep the ring, whose two lanes (BAR slots and DMA from host slots, staging.py)
-# reach ~35 GB/s. A new mapping's pages fault in on the host's first write (~0.5 us a 4 KiB
-# page on the H100, not faster from more threads; madvise cannot populate such a mapping): a
-# buffer's first direct write costs about three later ones (4 MiB: 0.9-1.2 ms, then ~0.3), once
-# per page of a segment (below): a range whose pages an earlier buffer wrote does not pay it.
+# are mapped anyway, memory.py's top): their upload is one host copy into the device's memory,
+# where the staging ring would copy the same bytes into a slot in that memory and then submit a
+# device copy. Larger uploads keep the ring, whose two lanes (BAR slots and DMA from host
+# slots, staging.py) are faster there. A new mapping's pages fault in on the host's first write
+# (madvise cannot populate such a mapping): a buffer's first direct write costs about three
+# later ones, once per page of a segment: a range whose pages an earlier buffer wrote does not
+# pay it. (Decision 0013.)
 DIRECT_STORAGE_MAX = 16 << 20
 
 
 # Downloads up to this size from a GPU buffer the host can write in place (_Block.direct) read
-# its device memory in place too, with streaming loads (kp patch 0021), once the pending work has
-# run: no copy recorded, no second submit and wait. A GPU's BAR is write-combining: numpy's copy
-# out of it runs at ~30 MB/s (4 KB: 67 us on the H100), streaming loads at 0.5-1 GB/s, where a
-# recorded copy's submit and wait cost 28-33 us at any of these sizes. H100, session 10, one
-# process, interleaved, a whole ``a.numpy()`` (torch's ``.cpu().numpy()`` in brackets): 64 B 8.2
-# against 27.5 through the copy (18.5), 4 KB 13.5 against 29.5 (19.0), 10 KB 23.4 against 32
-# (19.5), 16 KiB 38-45 against 29 (20.0): larger reads record the copy.
+# its device memory in place too, with streaming loads (the native read_primary), once the
+# pending work has run: no copy recorded, no second submit and wait. A GPU's BAR is
+# write-combining: numpy's copy out of it is a thousand times slower than a cached read, streaming
+# loads much less so; past this size the recorded copy's submit and wait is the faster.
 DIRECT_READ_MAX = 8 << 10
 # Each thread's streaming loads keep a batch of lines in flight, so BAR reads scale with threads:
-# where kp's copy workers look for work for 100 us after their last before they sleep (patch
-# 0023, staging.workers_spin) a read past DIRECT_READ_MAX is split in READ_PART-byte parts
-# between up to READ_THREADS threads (the caller and the workers), and downloads up to
-# READ_MAX_PER_THREAD bytes a thread (at most DIRECT_READ_MAX_PARALLEL) read in place. H100,
-# session 14's probe, one process, µs (torch's ``.cpu().numpy()`` in brackets), back to back: 10
-# / 40 / 64 / 100 KB read in 7.7 / 13.1 / 18.4 / 26.4 on twelve threads in 1 KiB parts (16.7 /
-# 19.4 / 24.2 / 26.7), where the recorded copy's whole ``a.numpy()`` took 26.4 / 25.3 / 30.7 /
-# 33.1; with 0.5 ms between reads (the workers asleep) 40 KB 39.2 against 48.9 (38.7), 64 KB
-# 40.5 against 39.3 (32.5). Whole downloads: BENCHMARKS.md, "Reads and writes of the device's
-# memory on spinning workers".
+# where kp's copy workers look for work for a while after their last before they sleep
+# (staging.workers_spin) a read past DIRECT_READ_MAX is split in READ_PART-byte parts between up
+# to READ_THREADS threads (the caller and the workers), and downloads up to READ_MAX_PER_THREAD
+# bytes a thread (at most DIRECT_READ_MAX_PARALLEL) read in place. (Decision 0013.)
 DIRECT_READ_MAX_PARALLEL = 64 << 10
 READ_MAX_PER_THREAD = 6 << 10
 READ_THREADS = _staging.SPIN_THREADS
 READ_PART = 1 << 10
-# force_direct_reads: None (the rule above), False (never, nor a CPU device's numpy copy out
-# of its mapping: the tests of the copy path), True (up to the bound whether the workers spin
-# or not, a CPU device's buffers with streaming loads too: the tests of those reads)
-force_direct_reads = None
+# The direct_reads option of km.config: "auto" (the rules above), False (never, nor a CPU
+# device's numpy copy out of its mapping: always the recorded copy), True (up to the bound
+# whether the workers spin or not, a CPU device's buffers with streaming loads too)
 _read_max = None          # the largest download read in place (asked once)
 
 
@@ -566,18 +534,18 @@ def reads_in_place(buf, nbytes):
     download: past DIRECT_READ_MAX only where the copy workers spin now (a split just ended,
     staging.workers_hot) or the last download was within staging.HOT_S (downloads in a loop:
     this one's split sets them spinning for the next), else the recorded copy, which costs no
-    wake-up of sleeping workers (H100, 40 KB with 1 ms between downloads: 44 us through the copy,
-    52-60 split between woken workers)."""
+    wake-up of sleeping workers (faster than a split between woken workers)."""
     block = buf._block
-    if block is None or block.direct is None or force_direct_reads is False or \
-            (buf.device.info.type == "cpu" and force_direct_reads is not True):
+    forced = _cfg.direct_reads
+    if block is None or block.direct is None or forced is False or \
+            (buf.device.info.type == "cpu" and forced is not True):
         return False
     bound = _direct_read_max()
     if nbytes <= DIRECT_READ_MAX:
         return bound > 0
     if nbytes > bound:
         return False
-    return force_direct_reads is True or _split_read_now()
+    return forced is True or _split_read_now()
 
 
 def _split_read_now():
@@ -615,7 +583,7 @@ def _read_threads(nbytes):
 def host_writable(device, pool=None):
     """Whether ``device``'s small buffers are made in memory the host writes in place (its
     pool's answer once asked: the device's limits do not change)."""
-    if force_direct_writes is False:
+    if _cfg.direct_writes is False:
         return False
     pool = pool or _pool(device)
     if pool.writable is None:
@@ -643,64 +611,50 @@ def _storage_tensor(device, size, pool=None, writable=None):
     pool = pool or _pool(device)
     if writable is None:
         writable = _direct_storage(device, size, pool)
-    segments = _storage_segments(pool, size)
-    if segments:
-        return _kp.tensor_create_in_segments(device.manager, size, segments, writable,
-                                             device.name, storage=True)
-    if writable:
-        return _kp.tensor_create_writable(device.manager, size, device.name, storage=True)
-    return _kp.tensor_create_storage(device.manager, size, device.name)
+    return _kp.tensor_create_in_segments(device.manager, size, _storage_segments(pool, size),
+                                         writable, device.name, storage=True)
 
 
-# Small buffers (below RING_MIN_BYTES) take their device and staging memory as ranges of
-# segments of up to SEGMENT_BYTES (kp patch 0020), one driver allocation per segment instead of
-# two per buffer: on the H100 a 4 KB array of a new size cost 165-281 us of allocation (the
-# driver clears new memory), ten times its upload. Storage buffers up to SEGMENT_STORAGE_MAX take
-# ranges of segments of up to SEGMENT_STORAGE_BYTES. A new segment is as large as its kind's
-# segments together, from an eighth of the maximum (kp), so a process's first array does not pay
-# for a whole one. A segment is freed once it holds no range and the pool drops blocks
-# (_drop_free: the cache trimmed, free_all_blocks, an allocation failing), or when the device
-# closes. force_segments=False: each buffer its own memory (the tests of that path).
+# Every pooled buffer is a range of a segment (kp's sub-allocator), never memory of its own: a
+# driver allocation per segment instead of one or two per buffer (a GPU's driver clears new
+# memory; decision 0012). Small buffers (below RING_MIN_BYTES) take their device and staging
+# memory from segments of up to SEGMENT_BYTES, and are ranges of one Vulkan buffer per segment,
+# bound at an offset (no vkCreateBuffer of their own). Storage buffers up to SEGMENT_STORAGE_MAX
+# take ranges of segments of up to SEGMENT_STORAGE_BYTES. A new segment is as large as its
+# kind's segments together, from an eighth of the maximum (kp), so a process's first array does
+# not pay for a whole one. Larger storage buffers take ranges of segments each made as large as
+# the buffer that first needs it: a range given back (the buffer's tensor dropped from the pool)
+# is carved again for the next large buffer that fits, and on a miss the pool drops a larger
+# cached block for its range (_make_room), so a new array of a size not cached costs no driver
+# allocation where one of at least its size was made before. A segment's room that no range
+# holds counts in the pool's bytes (set_limit). A segment is freed once it holds no range and
+# the pool drops blocks (_drop_free: the cache trimmed, free_all_blocks, an allocation failing),
+# or when the device closes.
 SEGMENT_BYTES = 4 << 20
 SEGMENT_STORAGE_BYTES = 64 << 20
 SEGMENT_STORAGE_MAX = 16 << 20
-force_segments = None
-# Small buffers are ranges of one Vulkan buffer per segment (kp patch 0026), bound at an offset:
-# making one is a carve of two ranges (device memory and staging), no vkCreateBuffer and
-# vkBindBufferMemory of its own. False (before the pool's first small buffer): a buffer each, as
-# before (the A/B of tools/perf/transfer_sweep.py, and the tests of that path).
-SHARED_BUFFERS = True
-# Storage buffers past SEGMENT_STORAGE_MAX take ranges of segments too, each segment made as
-# large as the buffer that first needs it: a range given back (the buffer's tensor dropped from
-# the pool) is carved again for the next large buffer that fits, and on a miss the pool drops a
-# larger cached block for its range (_make_room), so a new array of a size not cached costs no
-# driver allocation where one of at least its size was made before (H100: a 381 MiB buffer
-# 9.9 ms of its own memory, 0.04 ms as a range; 38 MiB 1.36 / 0.03). A segment's room that no
-# range holds counts in the pool's bytes (set_limit) and is freed with the segment once empty.
-# False: each such buffer its own memory, as before (the A/B of tools/perf/transfer_sweep.py).
-LARGE_SEGMENTS = True
 
 
 def _segments(pool, kind, nbytes):
-    """The pool's sub-allocator of ``kind`` ("segments" or "storage_segments") in segments of up
-    to ``nbytes`` (False where kp lacks patch 0020 or force_segments is False)."""
+    """The pool's sub-allocator of ``kind`` ("segments", "storage_segments" or
+    "large_segments") in segments of up to ``nbytes``, made on first use; the small buffers'
+    bind their device memory as ranges of one buffer per segment."""
     segments = getattr(pool, kind)
     if segments is None:
         segments = _kp.segments_create(pool.device.manager, nbytes)
-        if segments and kind == "segments" and SHARED_BUFFERS:
+        if kind == "segments":
             _kp.segments_set_shared(segments, True)
         setattr(pool, kind, segments)
-    return segments if force_segments is not False else False
+    return segments
 
 
 def _storage_segments(pool, size):
-    """The segments a storage buffer of ``size`` bytes is carved from (False: memory of its
-    own, without segments, or past SEGMENT_STORAGE_MAX where LARGE_SEGMENTS is off)."""
+    """The segments a storage buffer of ``size`` bytes is carved from."""
     if size <= SEGMENT_STORAGE_MAX:
         return _segments(pool, "storage_segments", SEGMENT_STORAGE_BYTES)
     # (segments made as large as their first range: kp's rule gives a new segment at most
     # SEGMENT_STORAGE_MAX bytes beyond the range, and these ranges are larger)
-    return LARGE_SEGMENTS and _segments(pool, "large_segments", SEGMENT_STORAGE_MAX)
+    return _segments(pool, "large_segments", SEGMENT_STORAGE_MAX)
 
 
 def _make_room(pool, size):
@@ -710,7 +664,7 @@ def _make_room(pool, size):
     (as CuPy's and torch's allocators split a larger cached block). Its kp tensor goes (and its
     range back to its segment) at once unless pending work still holds it; then the new buffer
     has a segment of its own, as without this step. The device's lock is held."""
-    if size <= SEGMENT_STORAGE_MAX or not LARGE_SEGMENTS or not pool.large_segments:
+    if size <= SEGMENT_STORAGE_MAX or not pool.large_segments:
         return
     for bucket in sorted(b for b in pool.free if b > size):
         blocks = pool.free[bucket]
@@ -764,21 +718,21 @@ _UNLIMITED = resource.RLIM_INFINITY if resource else None
 
 
 # A small buffer carved from a segment takes host memory only where kp adds a segment for it:
-# the host-room check (two getrlimit calls: 0.8 us of a 3 us creation on the CI's host, 1.4 of 6
-# on an H100's; tools/perf/host_room_ab.py) runs for the first small buffer and then once per
+# the host-room check (two getrlimit calls: about a quarter of a small buffer's creation,
+# tools/perf/host_room_ab.py) runs for the first small buffer and then once per
 # CHECK_CARVED_BYTES of small buffers made. Between two checks less than that is carved, so kp
 # adds at most one segment per memory type (a new one is at least SEGMENT_BYTES / 8, more than
 # all those carves): at most 2 * SEGMENT_BYTES of host memory on a CPU device, within the
-# check's _HOST_SLACK. (kp patch 0011 reports a failed driver allocation as an OutOfMemoryError
-# in any case; the check is what makes it one on every driver.)
+# check's _HOST_SLACK. (kp reports a failed driver allocation as an OutOfMemoryError in any
+# case; the check is what makes it one on every driver.)
 CHECK_CARVED_BYTES = 256 << 10
 
 
-def _check_small_room(device, pool, size, segmented):
-    """The host-room check of a small buffer of ``size`` bytes about to be made, where it is due:
-    always where it is not a range of segments, else once CHECK_CARVED_BYTES were carved since
-    the last check that passed (a refusal leaves it due: the pool's retry is checked again)."""
-    if segmented and _carved_unchecked(pool, size):
+def _check_small_room(device, pool, size):
+    """The host-room check of a small buffer of ``size`` bytes about to be made (a range of the
+    small segments), where it is due: once CHECK_CARVED_BYTES were carved since the last check
+    that passed (a refusal leaves it due: the pool's retry is checked again)."""
+    if _carved_unchecked(pool, size):
         return
     _check_host_room(device, size)
     pool.carved_unchecked = 0
@@ -945,7 +899,7 @@ def pool_stats(device=None):
         "bytes_live": sum(p.live_bytes for p in pools),
         "bytes_cached": sum(p.free_bytes for p in pools),
         "bytes_allocated": sum(p.total() for p in pools),
-        # the buffers' segments (kp patch 0020): how many, the device and host bytes
+        # the buffers' segments: how many, the device and host bytes
         # they hold, the bytes of those in ranges (the blocks' sizes rounded to the driver's)
         "segments": sum(s[0] for s in segments),
         "segment_bytes_reserved": sum(s[1] for s in segments),

@@ -6,27 +6,24 @@ bytes travel through the device's ring: host-visible kp "host" tensors of at mos
 for a transfer of several chunks; four of each kind for an upload through device slots where
 the host writes much of the device's memory, :func:`prefill_slots`) and reused. A transfer
 goes in chunks of one slot, double-buffered (or deeper: _upload_two_lanes): while the device
-copies chunk k between one slot and the buffer (a region copy, patch 0014), worker threads copy
+copies chunk k between one slot and the buffer (a region copy), worker threads copy
 chunk k+1 between numpy and another slot (numpy's copies release the GIL, and so does kp's
 submit and wait). So an n-byte transfer holds at most those few slots besides the caller's
 array (never a staging buffer of n bytes, never the data twice on the host), and the host copy
 and the device transfer overlap.
 
 Where the host can write the device's own memory (a discrete GPU's BAR: a device-local,
-host-visible type; kp patch 0017) uploads use slots there instead: the host copy *is* the trip
-over the bus, and the device's copy from the slot into the buffer is a copy within its own
-memory. Measured on the H100 (scratch probe, session 5 of 2026-11-24): writes into its BAR reach
-13 GB/s on one thread, 17 on two at 4 MiB, 25-29 on four; host-cached slot 11-14 at 4 MiB,
-and then the chunk still crossed the bus by DMA (~200 us for 4 MiB). The host reads such memory
-at 0.03-0.2 GB/s: downloads keep host-cached slots.
+host-visible type) uploads use slots there instead: the host copy *is* the trip over the bus,
+and the device's copy from the slot into the buffer is a copy within its own memory. The host
+reads such memory slowly: downloads keep host-cached slots. (Decision 0014.)
 
-Where the device imports host memory (VK_EXT_external_memory_host, kp patch 0015), no dtype
+Where the device imports host memory (VK_EXT_external_memory_host), no dtype
 conversion is asked for and :func:`use_direct` finds it faster, a contiguous array skips the
 ring: the driver imports the array's own pages and the device copies straight from (or into)
 them, chunk by chunk, pinning chunk k+1 while it copies chunk k. One copy instead of two, and no
 host thread touches the bytes.
 
-A storage tensor whose memory the host can map (a CPU device's, kp patch 0016) needs neither:
+A storage tensor whose memory the host can map (a CPU device's) needs neither:
 :func:`write_mapped` and :func:`read_mapped` copy between numpy and that memory itself, split
 between the calling thread and the workers.
 
@@ -40,6 +37,8 @@ import time
 
 import numpy as np
 
+from .. import config as _config
+from ..config import _values as _cfg
 from . import device as _device
 import kompute_ml._runtime.kp as _kp   # (the kp wrapper; only it imports kp itself)
 from . import native as _native
@@ -51,9 +50,8 @@ __all__ = ["upload", "download", "write_mapped", "write_direct", "read_mapped", 
 SLOT_ENV = "KOMPUTE_ML_STAGING_BYTES"    # bytes of one staging slot (suffix K, M or G)
 _DEFAULT_SLOT = 16 << 20
 _MIN_SLOT = 1 << 20        # the smallest slot made for a one-chunk transfer (see _Ring.get)
-# a chunk's host copy is split between worker threads in parts of at least this many bytes: on
-# the H100's host a 4 MiB copy took 346 us on one thread, 318 on two, 241 on four and 383 on
-# eight (scratch diagnostic, session 3 of 2026-11-24); below it one thread copies
+# a chunk's host copy is split between worker threads in parts of at least this many bytes
+# (below it one thread copies: a hand-over costs more than it saves)
 _SPLIT_MIN = 1 << 20
 
 _workers = None       # (pid, ThreadPoolExecutor) of the host copy threads
@@ -61,80 +59,44 @@ _WORKERS = max(2, min(8, (os.cpu_count() or 2) - 1))   # host copy threads
 _stats = {"largest_slot": 0, "slots_created": 0, "chunks": 0, "imported_chunks": 0,
           "imports_refused": 0, "device_slots": 0, "device_chunks": 0}
 # a host copy into a slot in device memory (BAR) is split in parts of at least this many bytes,
-# at most _DEVICE_PARTS of them, the calling thread copying one (H100 BAR writes: 4 MiB 13.1 /
-# 17.4 / 15.9 / 10.1 GB/s on 1 / 2 / 4 / 8 threads, 16 MiB 12.9 / 21.5 / 25.3 / 21.3)
+# at most _DEVICE_PARTS of them, the calling thread copying one (more threads write a BAR no
+# faster)
 _DEVICE_PART_MIN = 2 << 20
 _DEVICE_PARTS = 4
 # Host writes into a GPU's device memory in place (write_direct, memory.write_into: buffers up to
-# memory.DIRECT_STORAGE_MAX) where kp's copy workers spin for a window after work (patch 0023):
-# from DIRECT_SPLIT_MIN bytes on, split in parts of DIRECT_PART bytes (at most DIRECT_PARTS
-# parts, SPIN_THREADS below), the handing over then costs no wake-up. H100, session 14's probe,
-# twelve threads spinning: 400 KB 15 us against 24 on one thread, 1 MiB 34 against 61; whole
-# uploads (``km.asarray`` + synchronize) in one process, interleaved, 8 parts of 64 KiB / 12 of
-# 32 KiB / the old split: 400 KB 35.0 / 30.7 / 50.4, 4 MB 151 / 140 / 186, 16 MB 603 / 537 / 632.
+# memory.DIRECT_STORAGE_MAX) where kp's copy workers spin for a window after work: from
+# DIRECT_SPLIT_MIN bytes on, split in parts of DIRECT_PART bytes (at most DIRECT_PARTS parts,
+# SPIN_THREADS below); the handing over then costs no wake-up. (Decision 0014.)
 DIRECT_SPLIT_MIN = 128 << 10
 DIRECT_PART = 32 << 10
 # Copies out of a buffer's own staging memory (host memory, cached: memory.read_from, what a
 # download of a small buffer reads after its recorded copy) are split the same way from
 # STAGING_SPLIT_MIN bytes on, and the download wakes the workers before it waits for the copy
-# (kp.copy_workers_wake, patch 0024), so they spin when it starts. H100, session 15, one
-# process, interleaved: ``a.numpy()`` of 400 / 800 KB 103 / 136 us copied out on the calling
-# thread, 78 / 92 split with the wake (torch 59 / 101 in that lease; latency.py's 400 KB download
-# in the final lease 45 us against torch's 58).
+# (kp.copy_workers_wake), so they spin when it starts.
 STAGING_SPLIT_MIN = 128 << 10
-# Upload slots in device memory (see the module's text): None (where the device has a
-# device-local, host-visible type and is not a CPU device, whose storage tensors are mapped
-# anyway), True or False (tools/perf/transfer_sweep.py, the tests).
-force_device_slots = None
-# Uploads of several chunks through device slots also send every other chunk through host slots
-# by DMA (see _upload_two_lanes); False: device slots only (tools/perf/transfer_sweep.py).
-two_lanes = True
-# Where a direct copy (no staging: the driver imports the numpy array's pages) is taken, by
-# use_direct: on a CPU device (lavapipe), where the import costs nothing: 4 / 16 / 64 MiB uploads
-# took 0.28 / 1.65-2.04 / 5.7-6.3 ms where the ring took 0.77-0.86 / 3.1-3.2 / 11.2-12.3
-# (downloads alike). Not on a GPU: the driver pins the pages (~11-14 GB/s on the H100), and
-# tools/perf/transfer_sweep.py measured the ring faster at every size from 4 MiB to 381 MiB
-# (uploads 583 us / 2.6 / 5.1 / 18.9 ms against 883 us / 3.3 / 9.4 / 27.7 ms direct at 4 / 38 /
-# 95 / 381 MiB; downloads 2-3x slower direct, pinning a new array's pages faults them in).
-# force_direct: None (the rule), True or False (tools/perf/transfer_sweep.py, the tests).
-force_direct = None
-# A storage tensor in host-visible memory (a CPU device's; kp patch 0016) is written and read in
-# place by the host (write_mapped / read_mapped), bypassing both the ring and the direct copies:
-# on lavapipe a new 64 MiB array took 11 ms to make instead of 34 (the copy faults in huge pages,
-# memory.py), and a 64 MiB download 9 ms instead of 19. force_mapped=False sends such tensors
-# through the paths above instead (the tests of those paths); None: in place where mapped.
-force_mapped = None
+# Which way a large transfer takes, by device (decision 0014; km.config's options force the
+# others, for the tests):
+# - upload slots in device memory where the device has a device-local, host-visible type and is
+#   not a CPU device (whose storage tensors are mapped anyway): _device_slots, the device_slots
+#   option; uploads of several chunks through them also send every other chunk through host
+#   slots by DMA (_upload_two_lanes);
+# - a direct copy (no staging: the driver imports the numpy array's pages) on a CPU device,
+#   where the import costs nothing; not on a GPU, where the driver pins the pages and the ring
+#   is faster at every size: use_direct, the host_import option;
+# - a storage tensor in host-visible memory (a CPU device's) written and read in place by the
+#   host (write_mapped / read_mapped), bypassing both the ring and the direct copies (a new
+#   array's copy faults in huge pages, memory.py): the storage_in_place option.
 # interior chunk boundaries of a direct copy (a multiple of every minImportedHostPointerAlignment
-# seen: 4096 on lavapipe and the H100)
+# seen)
 _IMPORT_ALIGN = 64 << 10
 
 
-def env_bytes(name, default, minimum, example):
-    """The byte count environment variable ``name`` gives (suffix K, M or G), ``default`` when
-    unset; ValueError naming the variable and ``example`` for anything else below ``minimum``."""
-    raw = os.environ.get(name, "").strip()
-    if not raw:
-        return default
-    scale = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}.get(raw[-1].upper(), 1)
-    try:
-        value = int(float(raw[:-1] if scale > 1 else raw) * scale)
-    except (ValueError, OverflowError):    # OverflowError: inf (nan is a ValueError)
-        value = minimum - 1
-    if value < minimum:
-        raise ValueError(f"{name}={raw!r}: expected a byte count {example}")
-    return value
-
-
-def _env_slot():
-    return env_bytes(SLOT_ENV, _DEFAULT_SLOT, 4096, "of at least 4096, such as 33554432 or 32M")
-
-
-_slot_bytes = None     # set_slot_bytes(); None: the environment's value or 16 MiB
+_slot_bytes = None     # set_slot_bytes(); None: the staging_bytes option (16 MiB by default)
 
 
 def slot_bytes():
     """Bytes of one staging slot (the most host memory a chunk takes)."""
-    return _slot_bytes if _slot_bytes is not None else _env_slot()
+    return _slot_bytes if _slot_bytes is not None else _config.get("staging_bytes")
 
 
 def set_slot_bytes(nbytes):
@@ -206,7 +168,7 @@ class _Lane:
 
 class _Slot(_Lane):
     """One host-visible staging tensor, its mapping and the sequence of its copies. An upload
-    slot (``upload``) is made in the device's own memory where it can be (kp patch 0017);
+    slot (``upload``) is made in the device's own memory where it can be;
     ``in_device`` says whether it was: such a slot is only ever written by the host."""
 
     def __init__(self, device, nbytes, upload=False):
@@ -248,9 +210,11 @@ class _Slot(_Lane):
 
 
 def _device_slots(device):
-    """Whether uploads to ``device`` stage in its own memory (see force_device_slots)."""
-    if force_device_slots is not None:
-        return force_device_slots
+    """Whether uploads to ``device`` stage in its own memory (see above; km.config's
+    device_slots)."""
+    forced = _cfg.device_slots
+    if forced != "auto":
+        return forced
     return device.info.type != "cpu" and \
         int(device.limits.get("host_writable_device_memory") or 0) > 0
 
@@ -284,8 +248,8 @@ class _Ring:
         (at least _MIN_SLOT, at most slot_bytes()), where one chunk holds it; ``count`` (two;
         more for an upload's prefill, :func:`prefill_slots`) of slot_bytes() otherwise, or as
         many as the ring has made before. Made as first needed and kept: host-visible memory is
-        pinned by a GPU's driver, ~7 ms for two 16 MiB slots on the H100, which a process's
-        first 4 MiB upload no longer pays in full. A slot grows (is made again) at most
+        pinned by a GPU's driver (milliseconds for two 16 MiB slots), which a process's first
+        4 MiB upload then does not pay in full. A slot grows (is made again) at most
         log2(slot / _MIN_SLOT) times; a lowered bound makes the slots again."""
         size = slot_bytes()
         if nbytes <= size:
@@ -352,13 +316,10 @@ def _step(dst, part=None, most=None):
     return -(-len(dst) // parts)
 
 
-# Host copies of one dtype between C-contiguous arrays run on kp's native threads (patch 0022:
-# _split_copy's with the calling thread, _parallel's started on the workers alone) in parts of at
-# least _NATIVE_PART bytes: handing a part to a Python worker costs tens of microseconds (it must
-# take the GIL to start). H100, session 10's probe, 4 MiB into the BAR: one thread ~325 us, two
-# native threads ~155, four ~144, where the Python split took ~380; 1 MiB: 65 us on one thread, 36
-# on two. native_copies=False: the Python workers (benchmarks' A/B); None: where kp has the patch.
-native_copies = None
+# Host copies of one dtype between C-contiguous arrays run on kp's native threads (_split_copy's
+# with the calling thread, _parallel's started on the workers alone) in parts of at least
+# _NATIVE_PART bytes: handing a part to a Python worker costs tens of microseconds (it must take
+# the GIL to start; decision 0006). Converting copies run on the Python workers.
 _NATIVE_PART = 512 << 10
 
 
@@ -409,18 +370,14 @@ def _rows(array, itemsize, limit):
 
 def use_direct(device):
     """Whether a large transfer copies straight from / into the numpy array's pages (the rule
-    above; the device must import host memory)."""
-    if not device.host_import:
-        return False
-    if force_direct is not None:
-        return force_direct
-    return device.info.type == "cpu"
+    above: a CPU device that imports host memory, unless the host_import option is off)."""
+    return device.host_import and device.info.type == "cpu" and _config.get("host_import")
 
 
 def _direct(device, tensor, array, tensor_offset, to_tensor):
     """Copy between the C-contiguous ``array`` and ``tensor`` at ``tensor_offset`` (into the
-    tensor when ``to_tensor``) with no staging: the driver imports the array's own pages (kp
-    patch 0015) and the device copies them. In chunks of one slot's size on two sequences, so the
+    tensor when ``to_tensor``) with no staging: the driver imports the array's own pages and the
+    device copies them. In chunks of one slot's size on two sequences, so the
     driver pins chunk k+1's pages while the device copies chunk k; interior chunk boundaries lie on
     _IMPORT_ALIGN addresses, so no page is imported twice at once. Returns False, having waited
     for every copy it started, where the driver refuses the memory (the caller stages it
@@ -522,10 +479,10 @@ def upload(device, tensor, array, dst_offset=0, dtype=None):
 
 # An upload of several chunks through device slots keeps up to this many device slots and as
 # many host slots filled (_upload_two_lanes): into a new buffer (memory.create_started) they are
-# filled before its first copy to the device, while the driver allocates the buffer (on the H100
-# ~9 ms for 381 MiB, 23 ms for 1 GiB: it clears the memory). Where the host can write a large
-# part of the device's memory (resizable BAR: all of it on the H100) four of each, 128 MiB of
-# 16 MiB slots, kept in the ring as its other slots are; two (the ring's usual) elsewhere.
+# filled before its first copy to the device, while the driver allocates the buffer (it clears
+# the memory: milliseconds for hundreds of MiB). Where the host can write a large part of the
+# device's memory (a resizable BAR: all of it) four of each, 128 MiB of 16 MiB slots, kept in
+# the ring as its other slots are; two (the ring's usual) elsewhere.
 _PREFILL_SLOTS = 4
 _PREFILL_BAR_MIN = 4 << 30
 
@@ -541,26 +498,21 @@ def _upload_two_lanes(device, tensor, rows, width, dst_offset, dev_slots, chunks
                       new=False):
     """An upload through slots in device memory (``dev_slots``), in ``chunks`` (row ranges of at
     most one slot: :func:`upload`'s) into ``tensor()`` (asked at each copy to the device). Where it
-    takes several chunks and two_lanes is on, every other chunk goes through a host slot at the
-    same time: even chunks are written by the calling thread (and up to _DEVICE_PARTS - 1
-    workers) straight into a device slot and copied on by the device, odd ones are copied by
-    the other workers into a host slot meanwhile and sent by DMA. The two lanes take different
-    paths over the bus (the CPU's posted writes, the device's DMA reads), so their rates add:
-    on the H100 38 / 100 / 381 MiB uploads took 1.7 / 4.1-4.3 / 15.0 ms where device slots
-    alone took 2.1 / 5.3 / 21.0. A one-chunk upload stays in one lane: halving it measured
-    slower (4 / 8 / 16 MiB: 458 / 834 / 1207 us against 423 / 586 / 898).
+    takes several chunks, every other chunk goes through a host slot at the same time: even
+    chunks are written by the calling thread (and up to _DEVICE_PARTS - 1 workers) straight into
+    a device slot and copied on by the device, odd ones are copied by the other workers into a
+    host slot meanwhile and sent by DMA. The two lanes take different paths over the bus (the
+    CPU's posted writes, the device's DMA reads), so their rates add. A one-chunk upload stays
+    in one lane: halving it measured slower. (Decision 0014.)
 
     With several chunks (:func:`prefill_slots` slots of each kind: _upload_slots) the workers are
     given the host copies of one pair of chunks a device slot, every slot, before the first copy
     to the device, and once pair p is sent the slots of pair p - 1 (sent one pair before, so
     most likely copied on by now) are given the next pair: the workers do not wait for the
-    calling thread (on the H100 95 / 381 / 1022 MiB took 3.2-3.8 / 11.1-11.5 / 27.5-29.8 ms
-    where two slots of each kind, the device chunks' copies split with the calling thread, took
-    3.6-4.2 / 14.8-17.8 / 39.8-46.6: interleaved runs of one lease, session 8). Into a ``new`` buffer (``tensor()`` creates it) the first pair's host
-    copies at least are started before ``tensor()`` is called, and copy while the driver
-    allocates."""
+    calling thread. Into a ``new`` buffer (``tensor()`` creates it) the first pair's host copies
+    at least are started before ``tensor()`` is called, and copy while the driver allocates."""
     host_slots = _rings.get(device).get(len(rows) * width, len(dev_slots)) \
-        if two_lanes and len(chunks) > 1 else []
+        if len(chunks) > 1 else []
     # the workers: at most _DEVICE_PARTS - 1 for the device chunk, the rest for the host chunk
     host_most = max(1, _WORKERS - _DEVICE_PARTS + 1)
     step = 2 if host_slots else 1
@@ -648,10 +600,8 @@ def download(device, tensor, out, src_offset=0):
 
 def _goes_native(dst, src):
     """Whether a copy of ``src`` into ``dst`` runs on the native threads (see above)."""
-    if native_copies is False or dst.dtype != src.dtype or not dst.flags.c_contiguous or \
-            not src.flags.c_contiguous or dst.shape != src.shape:
-        return False
-    return True
+    return dst.dtype == src.dtype and dst.flags.c_contiguous and src.flags.c_contiguous and \
+        dst.shape == src.shape
 
 
 def _split_copy(dst, src, part=None, most=None, native_part=None, native_most=None):
@@ -707,9 +657,9 @@ def direct_split():
     """(part, most, native part, native most) of a host write into a GPU's mapped device
     memory: as a copy into a device slot (parts of at least 2 MiB, at most four: woken workers
     cost more than they save below that, and a converting copy's Python workers always do),
-    and where kp's copy workers spin after work (patch 0023) a copy on them in parts of
-    DIRECT_PART bytes, at most DIRECT_PARTS (else None, None)."""
-    if workers_spin() and native_copies is not False:
+    and where kp's copy workers spin after work a copy on them in parts of DIRECT_PART bytes,
+    at most DIRECT_PARTS (else None, None)."""
+    if workers_spin():
         return _DEVICE_PART_MIN, _DEVICE_PARTS, DIRECT_PART, DIRECT_PARTS
     return _DEVICE_PART_MIN, _DEVICE_PARTS, None, None
 
@@ -746,7 +696,7 @@ def workers_hot():
 
 
 def workers_spin():
-    """Whether kp's copy workers look for work for a window after their last (patch 0023) and
+    """Whether kp's copy workers look for work for a window after their last and
     the process has the cores for SPIN_THREADS of them (at least four) and the caller: then a
     copy or read split in small parts costs no wake-up (kp lets nothing spin where the workers
     and the caller outnumber the cores)."""

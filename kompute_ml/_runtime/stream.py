@@ -16,13 +16,14 @@ import collections
 import hashlib
 import itertools
 import operator
-import os
 import struct
 import time
 
 import numpy as np
 
 from .. import _locks
+from .. import config as _config
+from ..config import _values as _cfg
 from .._compile import glslang as _glslang
 from .._compile import rewrite as _rewrite
 from .._compile import spirv as _spirv
@@ -40,18 +41,6 @@ __all__ = ["dispatch", "dispatch_1d", "prepare", "dispatch_ready", "groups_1d", 
            "note_host_linalg"]
 
 MAX_PENDING = 1024          # operations per submit before an automatic flush
-# A batch that repeats one of the last two submitted (its signature; a replayed command buffer
-# exists) is submitted as soon as its last dispatch is recorded, without waiting: the GPU starts
-# while the caller's Python finishes the op, releases what it dropped and calls synchronize,
-# which then only waits (see _launch). None: on devices other than CPUs (on lavapipe the
-# device's threads run on the cores the caller's Python runs on: early / late 0.97-1.05 on this
-# project's 2-core host, no gain to pay a missed guess's extra submit for); True: on every
-# device (the tests); False: never, every batch waits for its flush (the A/B's switch).
-early_submit = None
-# True: a kernel's pipeline is compiled once per device and new buffers are bound to it (kp
-# patch 0028); False: every new set of buffers gets a pipeline of its own (kp's way; the A/B's
-# switch, tools/perf/new_buffers.py --no-share)
-share_pipelines = True
 MAX_PIPELINES = 512         # cached kp.Algorithm per device (least recently used dropped first)
 MAX_REPLAYS = 64            # recorded command buffers kept per device for replay
 REPLAY_MAX_OPS = 64         # longer batches are recorded afresh every time (rarely repeated)
@@ -139,7 +128,8 @@ class _DeviceStream:
         self.flight = None         # (sequence, ops, signature) submitted early, not waited for
         self.recent = (None, None)   # the last two batches submitted ending with a dispatch ...
         self.early_lens = ()       # ... and their lengths (_launch)
-        self.early_default = device.info.type != "cpu"     # early_submit None: see there
+        # config.early_submit "auto": early on devices other than CPUs (_launch)
+        self.early_default = device.info.type != "cpu"
         self.spin_us = device.spin_us      # each sequence's fence polling (Device.spin_us)
         self.counts = dict.fromkeys(_PER_OP, 0)     # incremented under device.lock only
         add_counter_source(self.counts, device.lock)
@@ -371,11 +361,12 @@ def _launch(st):
     whose result is still held while the next is made alternates between two output buffers).
     A batch that goes on past the point where the one it repeats ended (a guess that missed)
     costs one more submit, and that batch is then no longer expected (:func:`_forget_recent`)
-    until it is submitted on its own again.
+    until it is submitted on its own again. On devices other than CPUs (the ``early_submit``
+    option: docs/decisions/0010-early-submits-on-gpus.md).
     """
     ops = st.ops
-    if not (early_submit if early_submit is not None else st.early_default) or \
-            ops[-1][2] != "d":
+    early = _cfg.early_submit
+    if not (st.early_default if early == "auto" else early) or ops[-1][2] != "d":
         return False
     sig = _signature(ops)
     recent = st.recent
@@ -424,7 +415,7 @@ def _land(st):
 # reused nor destroyed, so every later submit raises until that work finishes after all.
 
 TIMEOUT_ENV = "KOMPUTE_ML_KERNEL_TIMEOUT"
-_env_cache = (None, None)      # (raw value, parsed seconds)
+_env_cache = (None, 0, None)   # (KOMPUTE_ML_KERNEL_TIMEOUT as read, config.generation, seconds)
 _kernel_names = {}             # SPIR-V sha1 -> the kernel's name, for timeout messages
 
 
@@ -435,29 +426,18 @@ def name_spirv(spirv, name):
     _kernel_names[hashlib.sha1(spirv).digest()] = str(name)
 
 
-def _check_timeout(value, what):
-    try:
-        seconds = float(value)
-    except (TypeError, ValueError):
-        seconds = float("nan")
-    if not seconds > 0:        # also nan; inf waits forever, as no timeout does
-        raise ValueError(f"{what} must be a positive number of seconds, got {value!r}")
-    return seconds
-
-
-# read once per submit, without os.environ.get's decoding (device.env_reader)
-_timeout_env = _device.env_reader(TIMEOUT_ENV)
+_check_timeout = _config.check_timeout
+# read once per submit, cheaply (config.env_reader)
+_timeout_env = _config.env_reader("kernel_timeout")
 
 
 def _env_timeout():
-    """KOMPUTE_ML_KERNEL_TIMEOUT in seconds (None: unset, empty or 0)."""
+    """The kernel_timeout option in seconds (KOMPUTE_ML_KERNEL_TIMEOUT; None: no limit)."""
     global _env_cache
-    raw = _timeout_env()
-    if raw != _env_cache[0]:
-        text = os.environ.get(TIMEOUT_ENV, "").strip()
-        seconds = None if text in ("", "0") else _check_timeout(text, TIMEOUT_ENV)
-        _env_cache = (raw, seconds)
-    return _env_cache[1]
+    raw, generation = _timeout_env(), _cfg.generation
+    if raw != _env_cache[0] or generation != _env_cache[1]:
+        _env_cache = (raw, generation, _config.get("kernel_timeout"))
+    return _env_cache[2]
 
 
 def _batch_names(st, ops):
@@ -637,7 +617,7 @@ def dispatch(device, spirv, buffers, groups, push=b"", spec=None, info=None):
         if hit is None:
             tensors = [b.tensor for b in buffers]
             # the shader's pipeline, compiled once per device (digest, bindings, push size,
-            # specialization): new buffers get a descriptor set bound to it (kp patch 0028)
+            # specialization): new buffers get a descriptor set bound to it
             kernel = (key[0], nbind, key[3], key[4])
             algo = _bind_compiled(st, device, kernel, tensors, groups)
             if algo is None:
@@ -654,7 +634,7 @@ def dispatch(device, spirv, buffers, groups, push=b"", spec=None, info=None):
 
 def _bind_compiled(st, device, kernel, tensors, groups):
     """``tensors`` bound to the pipeline compiled before for ``kernel`` (digest, bindings, push
-    size, specialization) on ``device`` (kp patch 0028: a descriptor set, no compile); None
+    size, specialization) on ``device`` (a descriptor set, no compile); None
     where none was compiled."""
     base = st.templates.get(kernel)
     if base is None:
@@ -689,10 +669,6 @@ def _compile(st, device, spirv, info, tensors, groups, spec_words, push_words, k
     # kernel is checked as a user's is (Kernel), once per pipeline
     _spirv.check_device_limits(info, device.limits, f"a kernel on {device.name!r}")
     manager, name = device.manager, device.name
-    if not share_pipelines:
-        algo = _kp.algorithm_create(manager, tensors, run, groups, spec_words, push_words, name)
-        _count("pipelines_compiled")
-        return algo
     if st.stand_in is None:
         st.stand_in = _kp.tensor_create(manager, 16, name)
     base = _kp.algorithm_create(manager, [st.stand_in] * len(tensors), run, groups, spec_words,
@@ -877,7 +853,8 @@ def upload_new(device, nbytes, array, dtype=None):
     with device.lock:
         st = _stream(device)
         started = None
-        if not st.capturing and (device.info.type != "cpu" or _staging.force_mapped is False) \
+        if not st.capturing and (device.info.type != "cpu" or
+                                 _cfg.storage_in_place is False) \
                 and not _staging.use_direct(device):
             started = _memory.create_started(device, nbytes)
         if started is not None:
@@ -908,8 +885,8 @@ def upload_new(device, nbytes, array, dtype=None):
 
 def _mapped(buf):
     """The host mapping of ``buf``'s memory where transfers use it in place (a CPU device's
-    storage tensor, memory.py; not while staging.force_mapped is False), else None."""
-    return buf._block.mapped if _staging.force_mapped is not False else None
+    storage tensor, memory.py; not while km.config's storage_in_place is False), else None."""
+    return buf._block.mapped if _cfg.storage_in_place is not False else None
 
 
 def _upload_ringed(buf, array, offset, dtype, nbytes):
@@ -926,7 +903,7 @@ def _upload_ringed(buf, array, offset, dtype, nbytes):
         # first; later work is recorded after the copies, which have finished by then
         _submit(_stream(device))
         mapped = _mapped(buf)
-        direct = buf._block.direct if _staging.force_mapped is not False else None
+        direct = buf._block.direct if _cfg.storage_in_place is not False else None
         if mapped is not None:          # host-visible (a CPU device): written in place
             _staging.write_mapped(mapped, array, offset, dtype)
         elif direct is not None:        # host-writable device memory (BAR): the same
@@ -981,9 +958,9 @@ def download(buf, count, dtype, offset=0):
     with device.lock:
         st = _stream(device)
         block = buf._block
-        if block is not None and block.direct is not None and \
-                _memory.force_direct_reads is not False:
-            if device.info.type == "cpu" and _memory.force_direct_reads is None:
+        reads = _cfg.direct_reads
+        if block is not None and block.direct is not None and reads is not False:
+            if device.info.type == "cpu" and reads == "auto":
                 # a CPU device's memory is the host's (cached): read in place once the pending
                 # work has run, as its storage buffers are
                 buf.tensor              # (a closed device or a released buffer raises)

@@ -11,6 +11,8 @@ import ctypes.util
 import os
 import threading
 
+from .. import config as _config
+
 u32, i32, u64, f32, sz = ctypes.c_uint32, ctypes.c_int32, ctypes.c_uint64, ctypes.c_float, ctypes.c_size_t
 
 # VkPhysicalDeviceLimits, field for field (vulkan_core.h; the struct is ABI-stable since 1.0).
@@ -140,7 +142,7 @@ _FEATURE_FLOAT64 = 39   # index of shaderFloat64 in VkPhysicalDeviceFeatures (55
 _INDEPENDENCE = {0: "32-bit only", 1: "all", 2: "none"}
 FLOAT_CONTROLS_EXTENSION = "VK_KHR_shader_float_controls"
 # host memory imported as a buffer: transfers copy between numpy's pages and the device with no
-# staging (kp patch 0015)
+# staging
 HOST_IMPORT_EXTENSION = "VK_EXT_external_memory_host"
 _MEMORY_HEAP_DEVICE_LOCAL = 1
 _HOST_WRITABLE_DEVICE = 7     # VK_MEMORY_PROPERTY_DEVICE_LOCAL | HOST_VISIBLE | HOST_COHERENT
@@ -165,11 +167,10 @@ def offers_compute(family):
 
 def compute_queue_family(families, timestamps=True):
     """The queue family kompute_ml submits to, of ``families`` ((flags, count, timestamp bits)
-    each): a compute family without graphics (a GPU's compute engines: on an NVIDIA H100 kp's
-    submit + wait of a recorded dispatch took 13.4-14.4 us there against 17.0-18.1 on the
-    graphics-and-compute family kp picks, tools/perf/dispatch.py with KOMPUTE_ML_QUEUE_FAMILY=0
-    and auto) with timestamps where the device has them, else the first compute family (kp's own
-    choice); None without one."""
+    each): a compute family without graphics (a GPU's compute engines: a dispatch's round trip is
+    shorter there than on the graphics-and-compute family kp picks; decision 0020) with
+    timestamps where the device has them, else the first compute family (kp's own choice); None
+    without one."""
     compute = [i for i, family in enumerate(families) if offers_compute(family)]
     for i in compute:
         flags, _, bits = families[i]
@@ -199,7 +200,7 @@ def _bundled_loader():
 
 
 def _load_loader():
-    chosen = os.environ.get("KOMPUTE_ML_VULKAN_LIBRARY")
+    chosen = _config.get("vulkan_library")
     # the bundled loader first: kp's (kompute_ml._kp is linked to it), so that enumeration
     # and kp see the same drivers; it needs no loader package on the machine. find_library
     # last but one and only if reached: on Linux it runs ldconfig (and the C compiler) in
@@ -226,19 +227,10 @@ def _load_loader():
     raise VulkanUnavailable("the Vulkan loader (libvulkan) could not be loaded: " + "; ".join(errors))
 
 
-def env_switch(name):
-    """An on/off environment variable of the device layer: 1 or unset (on), 0 (off); any other
-    value is a ValueError naming the variable (read when a device opens)."""
-    value = os.environ.get(name, "1").strip()
-    if value not in ("0", "1"):
-        raise ValueError(f"{name} must be 0 or 1, got {value!r}")
-    return value == "1"
-
-
 # The enumeration's instance, kept until a device is opened (release_enumeration): while an
 # instance is alive the loader keeps the drivers' libraries loaded, so kp's own instance does
-# not load them again (H100: kp's Manager 117-130 ms after a destroyed instance, 62-68 after a
-# held one; benchmarks/results/logs/session32-h100.log). (lib, instance, pid) or None.
+# not load them again (about half of kp's Manager creation; decision 0020). (lib, instance, pid)
+# or None.
 _kept = None
 _kept_lock = threading.Lock()
 

@@ -134,9 +134,9 @@ def _evaluate(shard, W):
 
 async def _evaluate_on(dask_worker, keys, W):
     """One evaluation of this worker's shard (``keys``: worker address -> the shard's key), run
-    through ``client.run``: a direct call from the scheduler, no task to schedule (a two-worker
-    evaluation as tasks took 10-20 ms on the H100's host, as one ``client.run`` 3-5). The device
-    work runs on an executor thread, so the worker's event loop stays free."""
+    through ``client.run``: a direct call from the scheduler, no task to schedule (a few times
+    faster than an evaluation as tasks; decision 0019). The device work runs on an executor
+    thread, so the worker's event loop stays free."""
     shard = dask_worker.data[keys[dask_worker.address]]
     return await asyncio.get_running_loop().run_in_executor(None, _evaluate, shard, W)
 
@@ -205,115 +205,56 @@ def _plan(client, workers, blocks, sizes, fit_intercept, info, devices=None):
     return _assign(sizes, speeds, holders)
 
 
-# Dask batches the messages of each stream (client -> scheduler every 10 ms, scheduler -> worker
-# every 5 ms, worker -> scheduler and scheduler -> client every 2 ms): a message sent within that
-# time of the stream's last one waits for it. An L-BFGS evaluation is a few messages each way
-# between the client, the scheduler and the workers, each sent within milliseconds of the last,
-# so each evaluation waited ~11 ms for the batches. A fit sends its messages at once (interval
-# 0) on the streams it uses, and gives the streams their intervals back at the end.
-def _worker_fit_state(dask_worker, interval, quiet):
-    """Set this worker's stream interval (None: leave it) and (``quiet``) filter its log line
-    per evaluation or (not ``quiet``) remove the filter; return (the interval it had, the name of
-    its device where a VulkanCluster or the preload opened one, else None)."""
-    stream = dask_worker.batched_stream
-    old = stream.interval
-    if interval is not None:
-        stream.interval = interval
+# A fit leaves Dask's transport as the user configured it: it edits no stream of the client, the
+# scheduler or the workers (decision 0019). While it runs, each worker's log line per evaluation
+# is filtered (a public logging filter on the worker's own logger), and the workers say which
+# device they opened.
+def _worker_fit_state(dask_worker, quiet):
+    """(``quiet``) filter this worker's log line per evaluation or (not ``quiet``) remove the
+    filter; return the name of its device where a VulkanCluster or the preload opened one, else
+    None."""
     log = logging.getLogger("distributed.worker")
     for f in [f for f in log.filters if isinstance(f, _QuietEvaluations)]:
         log.removeFilter(f)
     if quiet:
         log.addFilter(_QuietEvaluations())
-    return old, getattr(dask_worker, "kompute_ml_device", None)
+    return getattr(dask_worker, "kompute_ml_device", None)
 
 
-def _set_scheduler_intervals(dask_scheduler, client_id, values):
-    """Set the scheduler's streams to the workers and to ``client_id`` (``values``: a dict of
-    stream name -> interval, or a number for all); return the intervals they had."""
-    streams = dict(dask_scheduler.stream_comms)
-    if client_id in dask_scheduler.client_comms:
-        streams["client"] = dask_scheduler.client_comms[client_id]
-    old = {}
-    for name, stream in streams.items():
-        old[name] = stream.interval
-        value = values.get(name) if isinstance(values, dict) else values
-        if value is not None:
-            stream.interval = value
-    return old
-
-
-prompt_messages = True     # False: each stream keeps Dask's batching (the benchmarks' A/B)
-
-
-_prompt_lock = threading.Lock()
-_prompt_fits = {}       # client id -> [fits inside _prompt_messages, the first's saved state, set]
+_fits_lock = threading.Lock()
+_fits = {}       # client id -> [fits inside _quiet_workers, the workers' states, set when known]
 
 
 @contextlib.contextmanager
-def _prompt_messages(client):
-    """Within the block, the client's, the scheduler's and the workers' streams send each message
-    at once (see above; not where ``prompt_messages`` is False) and the workers' log lines per
-    evaluation are filtered; all is given back on the way out (a worker lost meanwhile is
-    skipped). Fits of one client running at once (threads) share it: the first sets it up, the
-    last gives it back. Yields {worker: its device's name or None}."""
-    with _prompt_lock:
-        entry = _prompt_fits.setdefault(client.id, [0, None, threading.Event()])
+def _quiet_workers(client):
+    """Within the block the workers' log lines per evaluation are filtered; the filter goes on
+    the way out (a worker lost meanwhile is skipped). Fits of one client running at once
+    (threads) share it: the first sets it up, the last takes it away. Yields {worker: its
+    device's name or None}."""
+    with _fits_lock:
+        entry = _fits.setdefault(client.id, [0, None, threading.Event()])
         entry[0] += 1
         first = entry[0] == 1
     try:
         if first:
             try:
-                entry[1] = _prompt_set(client)
+                entry[1] = client.run(_worker_fit_state, quiet=True, on_error="return")
             finally:
                 entry[2].set()
         else:
             entry[2].wait()
-        state = entry[1][3] if entry[1] else {}
-        yield {addr: v[1] for addr, v in state.items() if not isinstance(v, Exception)}
+        state = entry[1] or {}
+        yield {addr: v for addr, v in state.items() if not isinstance(v, Exception)}
     finally:
-        with _prompt_lock:
+        with _fits_lock:
             entry[0] -= 1
             last = entry[0] == 0
             if last:
-                del _prompt_fits[client.id]
+                del _fits[client.id]
         if last and entry[1]:
-            _prompt_restore(client, *entry[1])
-
-
-def _prompt_set(client):
-    """(prompt, the client's interval, the scheduler's, the workers' states) as they were; the
-    streams set to send at once where ``prompt_messages``, the workers' filter added."""
-    prompt = prompt_messages
-    comm = client.scheduler_comm
-    saved = [prompt, comm.interval, None, {}]
-    try:
-        if prompt:
-            comm.interval = 0.0
-            saved[2] = client.run_on_scheduler(_set_scheduler_intervals, client_id=client.id,
-                                               values=0.0)
-        saved[3] = client.run(_worker_fit_state, interval=0.0 if prompt else None, quiet=True,
-                              on_error="return")
-    except BaseException:
-        _prompt_restore(client, *saved)
-        raise
-    return saved
-
-
-def _prompt_restore(client, prompt, old_client, old_scheduler, state):
-    by_value = {}
-    for addr, v in state.items():
-        if not isinstance(v, Exception):
-            by_value.setdefault(v[0] if prompt else None, []).append(addr)
-    for value, addrs in by_value.items():          # one call per interval (mostly one)
-        client.run(_worker_fit_state, interval=value, quiet=False, workers=addrs,
-                   on_error="ignore")
-    if old_scheduler is not None:
-        try:
-            client.run_on_scheduler(_set_scheduler_intervals, client_id=client.id,
-                                    values=old_scheduler)
-        except OSError:     # the scheduler gone (CommClosedError): nothing to give back
-            pass
-    client.scheduler_comm.interval = old_client
+            addrs = [a for a, v in entry[1].items() if not isinstance(v, Exception)]
+            if addrs:
+                client.run(_worker_fit_state, quiet=False, workers=addrs, on_error="ignore")
 
 
 def fit_logistic_regression(est, X, y, sample_weight=None, client=None):
@@ -385,7 +326,7 @@ def fit_logistic_regression(est, X, y, sample_weight=None, client=None):
         raise ValueError("the Dask cluster has no workers to fit on")
     if len(workers) == 1:
         # a lone worker fits in one task over its blocks, as a single device does: no task per
-        # block or per evaluation (a scheduler round trip: ~6-12 ms each on the H100's host)
+        # block or per evaluation (each a scheduler round trip of milliseconds)
         # (not pinned to the worker: a restarted one, under another address, runs it again)
         task = client.compute(dask.delayed(_fit_here, pure=False)(est, xs, ys, ws))
         try:
@@ -400,7 +341,7 @@ def fit_logistic_regression(est, X, y, sample_weight=None, client=None):
                              *[client.submit(_summary, b, pure=False) for b in blocks],
                              pure=False)
         try:
-            with _prompt_messages(client) as devices:
+            with _quiet_workers(client) as devices:
                 fitted, plan = _fit_across(est, client, workers, blocks, sizes, info, d,
                                            devices)
         finally:

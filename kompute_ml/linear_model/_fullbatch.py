@@ -27,11 +27,11 @@ on the host and no float64 or float32 temporary of X exists; finiteness is teste
 on the first evaluation (on the bits of each value), not by a host pass.
 """
 
-import os
 import threading
 
 import numpy as np
 
+from .. import config as _config
 from .._compile import spirv as _spirv
 from .._runtime import memory as _memory
 from .._runtime import program as _program
@@ -120,8 +120,7 @@ def lanes_layout(device, d, K, *, lanes=None, unroll=None):
     C = -(-nv // L)
     if C * K > LANES_MAX_ACC:
         return None
-    # rows in flight per slot: one on a GPU (measured on the H100, 1e6 x 256: 2967 GB/s with one,
-    # 1645 with four, benchmarks/logreg_fullbatch.py), more on a CPU device, which has no
+    # rows in flight per slot: one on a GPU (decision 0022), more on a CPU device, which has no
     # other latency hiding
     U = unroll or (1 if device.info.type != "cpu" else max(1, min(4, 8 // (C * K))))
     lay = {"WG": wg, "D": d, "KL": K, "L": L, "C": C, "U": U,
@@ -375,7 +374,7 @@ class FusedLogLoss(_loss.FitBuffers):
         # evaluation goes through the stream, whose submits honour it
         # (W or the gradient past the staging ring's bound, 1 MiB: no staging memory to replay
         # from, also the stream's way)
-        return self.checked and not os.environ.get(_stream.TIMEOUT_ENV) \
+        return self.checked and _config.get("kernel_timeout") is None \
             and not (self.state.ringed or self.out.ringed)
 
     def _read_out(self):

@@ -64,7 +64,7 @@ STEP_ROWS_GPU = 16          # rows per workgroup of a small batch's step on a GP
 STEP_MAX_GROUPS = 4096
 # one dispatch per step (logreg_step.comp with FUSED) for at most this many parameters: past it
 # the one last workgroup's sum (64 invocations over P / 64 parameters x the groups' partials)
-# would cost more than the second dispatch it saves (~5-7 us on an H100)
+# would cost more than the second dispatch it saves (decision 0022)
 STEP_FUSED_MAX_PARAMS = 4096
 
 MODE_GRADIENT, MODE_SGD, MODE_ADAM = 0, 1, 2
@@ -129,11 +129,8 @@ def step_rows(device, d):
     """Rows per workgroup of a micro-batch step on ``device`` for ``d`` features, before the batch
     is known (at most 64): on a GPU STEP_ROWS_GPU; on a CPU device enough for 2048 X values
     (lavapipe's per-workgroup cost); at least ceil(64 / d) (each of the 64 invocations a feature
-    of some row). A small batch then takes few, fuller workgroups: on the H100 (1e6 rows, batch
-    256, ``tools/perf/logreg_profile.py --groups G | --rows R --ab 20``) a two-dispatch step at
-    d = 256 took 11.3 us with 256 workgroups of one row, 10.4 with 64, 9.8 with 32, 9.7 with 16
-    (16 rows) and 10.8 with 8; at d = 32, 9.4 / 10.4 / 12.7 us with 16 / 32 / 64 rows: fewer
-    partials for the update to sum, and 16 rows' loads still cover memory latency."""
+    of some row). A small batch then takes few, fuller workgroups: fewer partials for the update
+    to sum, and 16 rows' loads still cover memory latency (decision 0022)."""
     if device.info.type == "cpu":
         rows = -(-2048 // d)
     else:
@@ -183,11 +180,8 @@ def _fused_cost(P, groups):
 
 # Past this many workgroups the fused step's sum takes two levels of last-workgroup reads.
 # On a GPU the fused step pays where its last workgroup's sum is one read per invocation and
-# partial, P + 1 <= 64 (step_fused, STEP_FUSED_GPU_MAX_PARAMS): on the H100 (1e6 rows, batch 256,
-# tools/perf/logreg_profile.py --ab 20) at d = 32 one dispatch took 8.1 / 8.9 / 11.3 us a step
-# with 16 / 8 / 4 workgroups where two took 9.4 / 10.4 / 12.7; at d = 256 (P = 257) one took
-# 19.7 / 14.3 / 13.6 / 13.3 / 12.6 us with 256 / 64 / 32 / 16 / 8 workgroups, two 11.3 / 10.4 /
-# 9.8 / 9.7 / 10.8 (d = 512: 19.5 vs 11.0; 10 classes at d = 128: 43.3 vs 28.5). On lavapipe
+# partial, P + 1 <= 64 (step_fused, STEP_FUSED_GPU_MAX_PARAMS); past it, and past
+# STEP_FUSED_MAX_GROUPS workgroups, two dispatches were the faster (decision 0022). On lavapipe
 # (one workgroup per core) the fused step is the faster at any P the loop budget allows.
 STEP_FUSED_MAX_GROUPS = 16
 STEP_FUSED_GPU_MAX_PARAMS = 63      # P + 1 <= 64: one parameter per invocation of the sum
@@ -199,7 +193,7 @@ def step_fused(device, d, K, layout):
     than two (+ logreg_step_update.comp). The rule: the micro-batch kernels apply (layout not
     None); P = K (d + 1) <= STEP_FUSED_MAX_PARAMS (one workgroup sums all the partials: past that
     it costs more than a dispatch); on a GPU P <= STEP_FUSED_GPU_MAX_PARAMS = 63 (the note above
-    STEP_FUSED_MAX_GROUPS: past it two dispatches were the faster on the H100); at most
+    STEP_FUSED_MAX_GROUPS: past it two dispatches were the faster on a GPU); at most
     STEP_FUSED_MAX_GROUPS workgroups (a one-level sum); and where the device has a loop budget
     (lavapipe's) one invocation's gradient work plus its share of the sum stay within it. (The
     kernel needs nothing past core Vulkan: atomics on a storage buffer, coherent buffers and
@@ -282,8 +276,8 @@ def _dense_f32(X):
 def upload_rows(buf, X, offset=0):
     """Copy a row block of host X into ``buf`` as float32: a dense block of any real dtype and
     layout is cast by the stream on its copy threads as it goes into the staging memory or ring
-    (one read of X, no float32 temporary: numpy's cast of 10^6 x 256 float64 on one thread took
-    ~0.5 s on the H100's host); a sparse one is densified first. float64 values past float32's
+    (one read of X, no float32 temporary, which numpy's cast would make on one thread); a sparse
+    one is densified first. float64 values past float32's
     range become inf: the callers test X's range first, or the kernels reading it report the inf
     (the full-batch pass's first evaluation, decision_function's ``check``). ``offset``: the
     byte in ``buf`` where the block's first row goes."""
@@ -333,8 +327,8 @@ def upload_meta(buf, codes, weights, a, b):
 def permute_rows(device, idx, n, rng):
     """Fill the first ``n`` words of the buffer ``idx`` with a pseudo-random permutation of
     range(n), made on the device from a 128-bit key drawn from ``rng`` (a numpy Generator or
-    RandomState). numpy's permutation of 10^6 rows took ~25 ms of the host an epoch on the
-    H100's host (10 epochs: 250 of a 315 ms fit) where the epoch's device work took 3.5."""
+    RandomState). numpy's permutation of a million rows took most of a short fit's wall clock
+    (decision 0022)."""
     if hasattr(rng, "integers"):
         key = rng.integers(0, 1 << 32, size=4, dtype=np.uint64)
     else:

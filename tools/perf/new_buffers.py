@@ -7,7 +7,7 @@ it and synchronizes; every array is kept until the end. Wall clock per call, med
 back: nothing new is bound), torch and CuPy doing the same, and kompute_ml's counters: pipelines
 bound to new buffers and pipelines the driver compiled.
 
-    python tools/perf/new_buffers.py [--n 4096] [--reps 200] [--no-share]
+    python tools/perf/new_buffers.py [--n 4096] [--reps 200]
 """
 
 import argparse
@@ -20,7 +20,6 @@ import numpy as np
 
 sys.path[:0] = [os.path.dirname(os.path.abspath(__file__)),   # tools/perf, then benchmarks/ (_common, run_all)
                 os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "benchmarks")]
-from _common import add_share_switch, apply_share_switch  # noqa: E402
 from run_all import cuda_sync, load_cuda, to_cuda  # noqa: E402
 
 import kompute_ml as km  # noqa: E402
@@ -44,9 +43,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=4096)
     ap.add_argument("--reps", type=int, default=200)
-    add_share_switch(ap)
     args = ap.parse_args()
-    apply_share_switch(args)
     rng = np.random.default_rng(0)
     h = rng.random(args.n, dtype=np.float32)
     dev = km.get_device()
@@ -59,8 +56,7 @@ def main():
         sync = cuda_sync(lib)
         libs[name] = (lambda name=name, lib=lib: to_cuda(name, lib, h), lambda c, s=sync: s())
     np.testing.assert_allclose((km.asarray(h) * km.asarray(h) + 1.0).numpy(), h * h + 1, rtol=1e-6)
-    print(f"device: {dev.name}; n = {args.n} float32; pipelines shared: {not args.no_share}; "
-          f"µs per call (c = a * b + k realized and "
+    print(f"device: {dev.name}; n = {args.n} float32; µs per call (c = a * b + k realized and "
           f"synchronized), median of {args.reps}")
     for keep in (True, False):
         line = []

@@ -9,7 +9,7 @@ per invocation that ``codegen.sum_vec4_per_thread`` chooses for the size ("auto"
 count of ``--fused-per``; each result checked against numpy's float64 sum. Device time by Vulkan timestamps (torch / CuPy: CUDA events, ``run_all.cuda_time``), wall clock of the op and a
 synchronize, both medians of ``--reps``, the variants interleaved over ``--rounds`` rounds.
 
-    python tools/perf/reduce_shapes.py [--log2n 26] [--per 32,64,128,256] [--fused-per 8,16,32,64] [--reps 20] [--rounds 3] [--passes]
+    python tools/perf/reduce_shapes.py [--log2n 26] [--per 32,64,128,256] [--fused-per 8,16,32,64] [--reps 20] [--rounds 3]
 """
 
 import argparse
@@ -32,12 +32,11 @@ from kompute_ml._array import reduction as _reduction  # noqa: E402
 from kompute_ml._runtime import stream as _stream  # noqa: E402
 
 
-def _configure(per, fused, finish):
+def _configure(per, fused):
     """Set the module constants a variant uses (``per``: reduce_rows' (first, largest) elements
-    per invocation, ``fused``: the fused sum's 4-vectors, ``finish``: one dispatch, or passes)
-    and drop the plans and generated kernels made with others."""
+    per invocation, ``fused``: the fused sum's 4-vectors) and drop the plans and generated
+    kernels made with others."""
     _reduction.PER_THREAD, _reduction.FINISH_PER_MAX, _reduction.FINISH_PER_MAX_CPU = per
-    _reduction.FINISH = finish
     _reduction._plans.clear()
     _codegen.SUM_VEC4_PER_THREAD, _codegen.SUM_VEC4_MAX = fused
     _fusion._sums.clear()
@@ -52,31 +51,26 @@ def main():
     ap.add_argument("--fused-per", default="8,16,32,64")
     ap.add_argument("--reps", type=int, default=20)
     ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--passes", action="store_true",
-                    help="also each --per as passes (a dispatch per pass) instead of one dispatch")
     args = ap.parse_args()
     dev, n, (ha, hb), (a, b) = streaming_inputs(km, args.log2n, 2)
     want_sum = float(ha.sum(dtype=np.float64))
     want_dot = float(np.dot(ha.astype(np.float64), hb.astype(np.float64)))
     saved = ((_reduction.PER_THREAD, _reduction.FINISH_PER_MAX, _reduction.FINISH_PER_MAX_CPU),
-             (_codegen.SUM_VEC4_PER_THREAD, _codegen.SUM_VEC4_MAX), _reduction.FINISH)
+             (_codegen.SUM_VEC4_PER_THREAD, _codegen.SUM_VEC4_MAX))
 
     variants = {}       # name -> (configuration, fn, reference, bytes read)
     auto = _reduction.finish_per_thread(n, dev.info.type == "cpu")
     variants[f"a.sum() auto ({auto})"] = (
         saved, lambda: a.sum(), want_sum, 4 * n)
     for per in (int(p) for p in args.per.split(",")):
-        variants[f"a.sum() per {per}"] = (((per, per, per), saved[1], saved[2]), lambda: a.sum(),
+        variants[f"a.sum() per {per}"] = (((per, per, per), saved[1]), lambda: a.sum(),
                                           want_sum, 4 * n)
-        if args.passes:
-            variants[f"a.sum() per {per} passes"] = (((per, per, per), saved[1], False),
-                                                     lambda: a.sum(), want_sum, 4 * n)
     auto = _codegen.sum_vec4_per_thread(n)
     variants[f"(a*b).sum() fused auto ({4 * auto})"] = (saved, lambda: (a * b).sum(), want_dot,
                                                         8 * n)
     for fper in (int(p) for p in args.fused_per.split(",")):
         variants[f"(a*b).sum() fused per {4 * fper}"] = (
-            (saved[0], (fper, fper), saved[2]), lambda: (a * b).sum(), want_dot, 8 * n)
+            (saved[0], (fper, fper)), lambda: (a * b).sum(), want_dot, 8 * n)
     cuda = {}
     for name, lib in load_cuda().items():
         x, y = to_cuda(name, lib, ha), to_cuda(name, lib, hb)

@@ -5,22 +5,16 @@ through array_api_dispatch on an n x 256 float32 X already on the device; each f
 pipelines the driver compiled during it, and the time spent making them; torch CUDA tensors fit
 after, in the same process, where torch and CUDA are there.
 
-    SCIPY_ARRAY_API=1 python tools/perf/repeated_fits.py [--n 1000000] [--fits 6] [--no-share]
-        [--made-transposes]
+    SCIPY_ARRAY_API=1 python tools/perf/repeated_fits.py [--n 1000000] [--fits 6]
 """
 
 import argparse
 import os
-import sys
 import time
 
 os.environ.setdefault("SCIPY_ARRAY_API", "1")        # before scikit-learn imports scipy
 
 import numpy as np                                     # noqa: E402
-
-sys.path[:0] = [os.path.dirname(os.path.abspath(__file__)),   # tools/perf, then benchmarks/ (_common, run_all)
-                os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "benchmarks")]
-from _common import add_share_switch, apply_share_switch  # noqa: E402
 
 
 def _estimators():
@@ -34,20 +28,12 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=1_000_000)
     ap.add_argument("--fits", type=int, default=6)
-    add_share_switch(ap)
-    ap.add_argument("--made-transposes", action="store_true",
-                    help="make X.T at once and compute every tile of X.T @ X (before session 29)")
     args = ap.parse_args()
     import sklearn
 
     import kompute_ml as km
     from kompute_ml._runtime import kp as _kp
     from kompute_ml._runtime import stream as _stream
-    apply_share_switch(args)
-    if args.made_transposes:
-        from kompute_ml import array as _array
-        from kompute_ml._array import linalg as _linalg
-        _array.lazy_transpose = _linalg.symmetric_gram = False
     spent = [0.0]
 
     def timed(fn):
@@ -65,8 +51,7 @@ def main():
     y = h @ rng.random(256, dtype=np.float32)
     X, Y = km.asarray(h), km.asarray(y)
     km.synchronize()
-    print(f"device: {km.get_device().name}; X {args.n} x 256 float32; pipelines shared: "
-          f"{not args.no_share}; transposes made at once: {args.made_transposes}")
+    print(f"device: {km.get_device().name}; X {args.n} x 256 float32")
     for est, (make, attr) in _estimators().items():
         for i in range(args.fits):
             _stream.reset_stats()

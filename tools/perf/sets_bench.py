@@ -33,7 +33,6 @@ from run_all import cuda_sync, cuda_time, km_time, load_cuda, to_cuda  # noqa: E
 
 import kompute_ml as km  # noqa: E402
 from kompute_ml._api import manipulation as _manipulation  # noqa: E402
-from kompute_ml._array import sort as _sort  # noqa: E402
 
 
 def _inputs(n, rng):
@@ -114,7 +113,7 @@ def main():
     args = ap.parse_args()
     dev = km.get_device()
     # the device's path at every size, on every device ("host round trip" the other one)
-    _sort.DEVICE_MIN, _sort.SETS_MIN, _sort.cpu_devices = 0, 0, True
+    km.config.set(device_sort=True)
     cuda = load_cuda()
     rng = np.random.default_rng(0)
     print(f"device: {dev.name}; median wall ms of {args.reps} (device ms where timed)")

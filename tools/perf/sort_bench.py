@@ -75,7 +75,7 @@ def main():
     dev = km.get_device()
     # "kompute_ml" is the radix sort at every size, on every device ("host round trip" the
     # other path): where they cross is what _sort.DEVICE_MIN is set from
-    _sort.DEVICE_MIN, _sort.cpu_devices = 0, True
+    km.config.set(device_sort=True)
     default_run = _sort.RUN
     cuda = load_cuda()
     rng = np.random.default_rng(0)

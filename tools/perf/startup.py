@@ -5,16 +5,13 @@ process's first line: the import of the library (numpy imported before the clock
 device made usable (kompute_ml ``get_device().manager``; torch ``torch.zeros(1, device="cuda")``
 and a synchronize: CUDA's context; CuPy likewise; for kompute_ml ``enumerated``: ``km.devices()``
 before it, Vulkan's devices listed), then ``float((x * x).sum())`` of 1000 host floats moved to
-the device: the first op, its kernels compiled or loaded. kompute_ml runs four ways: the NVIDIA
-clock hold made on a thread of its own begun once the Vulkan device is made (the default),
-begun before it (``-during``: ``device.hold_during_open = True``), made before the device's
-opening returns (``-sync``: ``clocks.asynchronous = False``, as in session 23) and off
-(``KOMPUTE_ML_HOLD_CLOCKS=0``); ``hold`` is when the hold was known (``Device.clock_hold``, read
-last: it waits for the hold where that is still being made). Medians in ms, each process's own
-figures checked against numpy first.
+the device: the first op, its kernels compiled or loaded. kompute_ml runs two ways: the NVIDIA
+clock hold made on a thread of its own begun once the Vulkan device is made (the default) and
+off (``-nohold``: ``KOMPUTE_ML_HOLD_CLOCKS=0``); ``hold`` is when the hold was known
+(``Device.clock_hold``, read last: it waits for the hold where that is still being made).
+Medians in ms, each process's own figures checked against numpy first.
 
-    python tools/perf/startup.py [--procs 5]
-        [--ways kompute_ml,kompute_ml-during,kompute_ml-sync,kompute_ml-nohold,torch,cupy]
+    python tools/perf/startup.py [--procs 5] [--ways kompute_ml,kompute_ml-nohold,torch,cupy]
 """
 
 import argparse
@@ -35,12 +32,6 @@ want = float((h.astype(np.float64) ** 2).sum())
 out = {}
 if way.startswith("kompute_ml"):
     import kompute_ml as km
-    if way == "kompute_ml-sync":
-        from kompute_ml._runtime import clocks
-        clocks.asynchronous = False
-    if way == "kompute_ml-during":
-        from kompute_ml._runtime import device
-        device.hold_during_open = True
     t1 = time.perf_counter()
     km.devices()
     out["enumerated"] = (time.perf_counter() - t0) * 1e3
@@ -97,8 +88,7 @@ def run_one(way):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--procs", type=int, default=5)
-    ap.add_argument("--ways", default="kompute_ml,kompute_ml-during,kompute_ml-sync,"
-                    "kompute_ml-nohold,torch,cupy")
+    ap.add_argument("--ways", default="kompute_ml,kompute_ml-nohold,torch,cupy")
     args = ap.parse_args()
     ways = []
     for way in args.ways.split(","):

@@ -1,11 +1,10 @@
 """What a fit on a tall X (10^6 x 256 float32, on the device) waits for besides its products: the
 column mean (``mean(X, axis=0)``: StandardScaler, PCA, Ridge, LDA), the column sums of squares,
 the full sum (scikit-learn's finiteness check), ``X.T`` realized, the Gram matrix ``X.T @ X``
-(PCA's covariance: X read in place, the tiles on and above the diagonal computed), the same with
-every tile (``gram_full``) and through a realized ``X.T`` (``gram_copied``, kompute_ml's way
-before session 29), ``X.T @ X[:, 0]`` (a column taken, then the product), ``X.T @ v`` and
-``v @ X`` for a vector v of n (a gradient's product: X read down its n rows, session 30's split
-K) and ``W @ v`` for the wide W = X.reshape(d, n), each realized and synchronized, against torch
+(PCA's covariance: X read in place, the tiles on and above the diagonal computed), the same
+through a realized ``X.T`` (``gram_copied``), ``X.T @ X[:, 0]`` (a column taken, then the
+product), ``X.T @ v`` and ``v @ X`` for a vector v of n (a gradient's product: X read down its n
+rows, split along K) and ``W @ v`` for the wide W = X.reshape(d, n), each realized and synchronized, against torch
 and CuPy in the same process.
 Wall clock, median of ``--reps``, ms; the results are checked against numpy (float64) first.
 
@@ -35,15 +34,12 @@ def _ops(lib, name, v):
         return vec | {"sum": lambda X: X.sum(), "mean0": lambda X: X.mean(dim=0),
                 "sumsq0": lambda X: (X * X).sum(dim=0), "T": lambda X: X.t().contiguous(),
                 "gram": lambda X: X.t() @ X, "gram_copied": lambda X: X.t() @ X,
-                "gram_full": lambda X: X.t() @ X,
                 "gemv_T": lambda X: X.t() @ X[:, 0]}
     return vec | {"sum": lambda X: lib.sum(X), "mean0": lambda X: lib.mean(X, axis=0),
             "sumsq0": lambda X: lib.sum(X * X, axis=0), "T": lambda X: lib.ascontiguousarray(X.T)
             if name == "cupy" else X.T, "gram": lambda X: X.T @ X,
-            # the Gram product through a transposed copy (kompute_ml before session 29)
+            # the Gram product through a transposed copy
             "gram_copied": (lambda X: _copied_T(X) @ X) if name == "km" else lambda X: X.T @ X,
-            # X read in place, every tile computed (session 29's first form)
-            "gram_full": (lambda X: _every_tile(X.T, X)) if name == "km" else lambda X: X.T @ X,
             "gemv_T": lambda X: X.T @ X[:, 0]}
 
 
@@ -51,15 +47,6 @@ def _copied_T(X):
     t = X.T
     t._realize()
     return t
-
-
-def _every_tile(a, b):
-    from kompute_ml._array import linalg
-    linalg.symmetric_gram = False
-    try:
-        return a @ b
-    finally:
-        linalg.symmetric_gram = True
 
 
 def _host(v, name):
@@ -77,14 +64,14 @@ def main():
     ap.add_argument("--d", type=int, default=256)
     ap.add_argument("--reps", type=int, default=10)
     ap.add_argument("--ops",
-                    default="sum,mean0,sumsq0,T,gram,gram_full,gram_copied,gemv_T,XTv,vX,Wv")
+                    default="sum,mean0,sumsq0,T,gram,gram_copied,gemv_T,XTv,vX,Wv")
     args = ap.parse_args()
     rng = np.random.default_rng(0)
     h = rng.standard_normal((args.n, args.d), dtype=np.float32) + 0.5
     h64 = h.astype(np.float64)
     ref = {"sum": h64.sum(), "mean0": h64.mean(axis=0), "sumsq0": (h64 * h64).sum(axis=0),
            "T": h.T, "gram": h64.T @ h64}
-    ref["gram_copied"] = ref["gram_full"] = ref["gram"]
+    ref["gram_copied"] = ref["gram"]
     ref["gemv_T"] = h64.T @ h64[:, 0]
     hv = rng.standard_normal(args.n, dtype=np.float32)
     ref["XTv"] = ref["vX"] = h64.T @ hv

@@ -1,38 +1,25 @@
 """Upload / download wall clock by size for each way a large transfer can go (a diagnostic for
-docs/decisions/0006-native-host-copies.md and the rule in ``_runtime/staging.py``), against torch's ``.cuda()`` /
-``.cpu()`` in the same process:
+docs/decisions/0006-native-host-copies.md and 0014-large-transfers.md), against torch's
+``.cuda()`` / ``.cpu()`` in the same process. Each way is km.config's options set for it:
 
-- ``ring <S> [split <B>]``: through the staging ring with slots of S bytes (host copy of chunk k+1
-  beside the device's copy of chunk k; each chunk's host copy split between threads, B bytes or
-  more each); uploads through slots in the device's own memory where staging's rule picks them
-  (a discrete GPU's BAR, kp patch 0017), every other piece through host slots by DMA at once
-  (``one lane``: device slots only), ``host slots``: through host-cached slots regardless;
-- ``direct``: straight from / into the numpy array's pages, imported by the driver
-  (VK_EXT_external_memory_host, kp patch 0015), in chunks of 16 MiB;
-- ``auto``: what kompute_ml does by default on this device: in place where its storage memory
-  is host-visible (a CPU device, kp patch 0016: the host copies straight into / out of the
-  device's own memory), else staging.use_direct's rule; ``auto new buffer``: the same upload
+- ``ring <S>``: through the staging ring with slots of S bytes (``storage_in_place=False``,
+  ``host_import=False``; host copy of chunk k+1 beside the device's copy of chunk k); uploads
+  through slots in the device's own memory where staging's rule picks them (a discrete GPU's
+  BAR), every other chunk through host slots by DMA at once; ``host slots``: through host-cached
+  slots regardless (``device_slots=False``);
+- ``direct`` (a CPU device that imports host memory): straight from / into the numpy array's
+  pages, imported by the driver, in chunks of 16 MiB (``storage_in_place=False``);
+- ``auto``: what kompute_ml does by default on this device; ``auto new buffer``: the same upload
   into a new buffer (the pool's cached buffers dropped before each call, the staging slots and
-  the buffers' segments kept: creating and filling an array of a size not seen before, as
-  a user's first array of a size does), with ``alloc`` beside it: the new buffer's creation
-  alone (the driver's allocation; the upload's first chunks are copied into the staging slots
-  while the driver allocates), ``auto new buffer serial`` the same with the creation before the
-  upload, not beside it (memory.overlap_creation off); ``auto new buffer own memory`` the same
-  with each buffer past 16 MiB in memory of its own, not a range of the large buffers' segments
-  (memory.LARGE_SEGMENTS off: the driver's allocation every time); ``auto new buffer own
-  buffers`` the same with each small buffer (below 1 MiB) a Vulkan buffer of its own bound in its
-  segment, not a range of the segment's one buffer (memory.SHARED_BUFFERS off, kp patch 0026);
+  the buffers' segments kept: creating and filling an array of a size not seen before, as a
+  user's first array of a size does), with ``alloc`` beside it: the new buffer's creation alone;
   ``auto after a drop``: the control of ``auto new buffer``, the same work before each call (a
   buffer made, the cache dropped) on a buffer of another size, this size's kept: a cached upload
-  after that work, which leaves the host's caches as cold as the new buffer's call finds them
-  (~2.5 µs more than ``auto`` at 4 KB on the H100);
-  ``auto fresh``: the staging
-  slots and segments dropped too (a process's first upload); ``auto copy reads``: ``auto`` with every
-  download through a recorded copy (memory.force_direct_reads off: no small read in place with
-  streaming loads, kp patch 0021); ``auto python copies``: ``auto`` with the host copies split
-  between Python's worker threads instead of kp's native ones (staging.native_copies off, kp
-  patch 0022); beside numpy's own ``h.copy()`` (a new array filled), and torch's upload after
-  ``torch.cuda.empty_cache()`` (its new buffer: cudaMalloc, not its cache).
+  after that work, which leaves the host's caches as cold as the new buffer's call finds them;
+  ``auto fresh``: the staging slots and segments dropped too (a process's first upload);
+  ``auto copy reads``: ``auto`` with every download through a recorded copy
+  (``direct_reads=False``); beside numpy's own ``h.copy()`` (a new array filled), and torch's
+  upload after ``torch.cuda.empty_cache()`` (its new buffer: cudaMalloc, not its cache).
 
     python tools/perf/transfer_sweep.py [--sizes 1e6,4e6,1e7,2.5e7,1e8] [--reps 20]
         [--ways "auto,auto new buffer"]   (some of the ways above, by name; default all)
@@ -56,6 +43,8 @@ import kompute_ml as km  # noqa: E402
 from kompute_ml._runtime import memory as _memory  # noqa: E402
 from kompute_ml._runtime import staging as _staging  # noqa: E402
 
+RING = {"storage_in_place": False, "host_import": False}
+
 
 def _drop_cached(dev):
     """Drop the pool's cached buffers of ``dev`` (not the staging slots, nor the buffers'
@@ -73,17 +62,6 @@ def _drop_other(dev, nbytes):
     keep.release()
 
 
-def _shared_buffers(dev, on):
-    """Small buffers as ranges of their segment's one buffer (``on``) or each a buffer of its own:
-    a new set of small segments where that changes (the old set lives on in its arrays)."""
-    if _memory.SHARED_BUFFERS != on:
-        _memory.SHARED_BUFFERS = on
-        with dev.lock:
-            pool = _memory._pool(dev)
-            _memory._drop_free(pool, all_blocks=True)
-            pool.segments = None
-
-
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", default="1e6,4e6,1e7,2.5e7,1e8")
@@ -94,30 +72,22 @@ def main(argv=None):
     sizes = [int(float(s)) for s in args.sizes.split(",")]
     dev = km.get_device(args.device)
     dev.manager
-    can_import = dev.host_import
     try:
         import torch
         cuda = torch.cuda.is_available()
     except ImportError:
         cuda = False
-    # (name, direct, slot bytes, bytes per host-copy thread, upload slots in device memory,
-    # uploads through device slots and host slots at once)
-    split = _staging._SPLIT_MIN
-    ways = [("auto", None, None, split, None, True),
-            ("auto new buffer", None, None, split, None, True),
-            ("auto after a drop", None, None, split, None, True),
-            ("auto new buffer serial", None, None, split, None, True),
-            ("auto new buffer own memory", None, None, split, None, True),
-            ("auto new buffer own buffers", None, None, split, None, True),
-            ("auto fresh", None, None, split, None, True),
-            ("auto copy reads", None, None, split, None, True),
-            ("auto python copies", None, None, split, None, True),
-            ("ring 16M", False, 16 << 20, split, None, True),
-            ("ring 16M one lane", False, 16 << 20, split, None, False),
-            ("ring 4M", False, 4 << 20, split, None, True),
-            ("ring 16M host slots", False, 16 << 20, split, False, True)]
-    if can_import:
-        ways.append(("direct", True, 16 << 20, split, None, True))
+    # (name, slot bytes (None: the default), km.config's options for it)
+    ways = [("auto", None, {}),
+            ("auto new buffer", None, {}),
+            ("auto after a drop", None, {}),
+            ("auto fresh", None, {}),
+            ("auto copy reads", None, {"direct_reads": False}),
+            ("ring 16M", 16 << 20, RING),
+            ("ring 4M", 4 << 20, RING),
+            ("ring 16M host slots", 16 << 20, {**RING, "device_slots": False})]
+    if dev.host_import and dev.info.type == "cpu":
+        ways.append(("direct", 16 << 20, {"storage_in_place": False}))
     if args.ways:
         names = [w.strip() for w in args.ways.split(",")]
         unknown = sorted(set(names) - {w[0] for w in ways})
@@ -130,20 +100,10 @@ def main(argv=None):
         h = np.random.default_rng(0).standard_normal(n, dtype=np.float32)
         a = km.asarray(h, device=dev)
         line = [f"n={n:.0e} ({4 * n / 2**20:.0f} MiB)"]
-        for name, direct, slot, part, in_device, both in ways:
-            _staging.force_device_slots = in_device
-            _staging.two_lanes = both
-            dev.host_import = can_import if direct is None else direct
+        for name, slot, options in ways:
+            restore = km.config.set(**options)
             _staging.set_slot_bytes(slot)
-            _staging.force_direct = direct
-            _staging.force_mapped = None if direct is None else False
-            _staging._SPLIT_MIN = part
             fresh = name.endswith("fresh")
-            _memory.overlap_creation = not name.endswith("serial")
-            _memory.LARGE_SEGMENTS = not name.endswith("own memory")
-            _shared_buffers(dev, not name.endswith("own buffers"))
-            _memory.force_direct_reads = False if name.endswith("copy reads") else None
-            _staging.native_copies = False if name.endswith("python copies") else None
 
             def kup():
                 km.asarray(h, device=dev)
@@ -178,22 +138,12 @@ def main(argv=None):
             else:
                 up = _common.median_seconds(kup, args.reps, warmup=2)
             down = _common.median_seconds(lambda: np.asarray(a), args.reps, warmup=2)
+            restore.__exit__(None, None, None)
             line.append(f"{name:34s} up {up * 1e6:9.1f} ({4 * n / up / 1e9:5.1f})  "
                         f"down {down * 1e6:9.1f} ({4 * n / down / 1e9:5.1f})")
         cp = _common.median_seconds(h.copy, args.reps, warmup=2)
         line.append(f"{'numpy h.copy()':34s} up {cp * 1e6:9.1f} ({4 * n / cp / 1e9:5.1f})")
-        dev.host_import = can_import
-        _staging.force_mapped = None
-        _staging._SPLIT_MIN = split
         _staging.set_slot_bytes(None)
-        _staging.force_direct = None
-        _staging.force_device_slots = None
-        _staging.two_lanes = True
-        _memory.overlap_creation = True
-        _memory.LARGE_SEGMENTS = True
-        _shared_buffers(dev, True)
-        _memory.force_direct_reads = None
-        _staging.native_copies = None
         if cuda:
             t = torch.from_numpy(h).cuda()
 
