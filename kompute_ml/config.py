@@ -3,9 +3,9 @@
 Each option has a default. An option with an environment variable takes the variable's value
 where it is set; a value set from Python (``km.config.set``) wins over both, for the whole
 process, until it is reset (or, used as a context manager, until the block ends). An explicit
-argument (``device=``, ``timeout=``, ``km.use_device``, ``km.set_limit``, ...) still wins over
-the option. Each option is read where its effect happens: docs/config.md lists every option,
-its values, its default and when it is read.
+argument (``device=``, ``timeout=``, ``km.use_device``, the pool's ``set_limit``, ...) still
+wins over the option. Each option is read where its effect happens: docs/config.md lists every
+option, its values, its default and when it is read.
 
 >>> import kompute_ml as km
 >>> with km.config.set(memory_limit="512M"):

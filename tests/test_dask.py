@@ -273,16 +273,18 @@ def test_a_fit_leaves_dasks_transport_alone(client):
     and afterwards not. Two fits at once (threads): the first sets the filter up, the last
     takes it away."""
     from kompute_ml.dask import _fit
+    workers = sorted(client.scheduler_info()["workers"])
+    none, one = [0] * len(workers), [1] * len(workers)
     before = _transport(client)
     assert before[0] > 0 and all(v > 0 for v in before[1][0]) and before[1][1] > 0
-    assert _quiet_filters(client) == [0, 0]
+    assert _quiet_filters(client) == none
     with _fit._quiet_workers(client) as devices:
-        assert _transport(client) == before and _quiet_filters(client) == [1, 1]
-        assert sorted(devices) == sorted(client.scheduler_info()["workers"])
-    assert _quiet_filters(client) == [0, 0]
+        assert _transport(client) == before and _quiet_filters(client) == one
+        assert sorted(devices) == workers
+    assert _quiet_filters(client) == none
     X, y = _fit_problem()
     km.LogisticRegression().fit(da.from_array(X, chunks=(700, 12)), da.from_array(y, chunks=700))
-    assert _transport(client) == before and _quiet_filters(client) == [0, 0]
+    assert _transport(client) == before and _quiet_filters(client) == none
     import threading
     dX, dy = da.from_array(X, chunks=(700, 12)), da.from_array(y, chunks=700)
     fits = [km.LogisticRegression(max_iter=m) for m in (5, 200)]
@@ -292,7 +294,7 @@ def test_a_fit_leaves_dasks_transport_alone(client):
     for t in threads:
         t.join(120)
     assert all(hasattr(f, "coef_") for f in fits)
-    assert _transport(client) == before and _quiet_filters(client) == [0, 0]
+    assert _transport(client) == before and _quiet_filters(client) == none
     assert not _fit._fits
 
 

@@ -432,12 +432,16 @@ _timeout_env = _config.env_reader("kernel_timeout")
 
 
 def _env_timeout():
-    """The kernel_timeout option in seconds (KOMPUTE_ML_KERNEL_TIMEOUT; None: no limit)."""
+    """The kernel_timeout option in seconds (KOMPUTE_ML_KERNEL_TIMEOUT; None: no limit), read
+    cheaply (once per value of the variable and change made from Python)."""
     global _env_cache
     raw, generation = _timeout_env(), _cfg.generation
     if raw != _env_cache[0] or generation != _env_cache[1]:
         _env_cache = (raw, generation, _config.get("kernel_timeout"))
     return _env_cache[2]
+
+
+kernel_timeout = _env_timeout     # (for the layers above: the submit timeout in force now)
 
 
 def _batch_names(st, ops):

@@ -31,7 +31,6 @@ import threading
 
 import numpy as np
 
-from .. import config as _config
 from .._compile import spirv as _spirv
 from .._runtime import memory as _memory
 from .._runtime import program as _program
@@ -374,7 +373,7 @@ class FusedLogLoss(_loss.FitBuffers):
         # evaluation goes through the stream, whose submits honour it
         # (W or the gradient past the staging ring's bound, 1 MiB: no staging memory to replay
         # from, also the stream's way)
-        return self.checked and _config.get("kernel_timeout") is None \
+        return self.checked and _stream.kernel_timeout() is None \
             and not (self.state.ringed or self.out.ringed)
 
     def _read_out(self):
