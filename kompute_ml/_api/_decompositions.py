@@ -308,7 +308,7 @@ def _jacobi_rows(w, dtype, vectors, perturb):
     return left, s, rh
 
 
-# ---- tall QR by shifted CholeskyQR ----------------------------------------------------------------
+# ---- tall QR by shifted CholeskyQR ---------------------------------------------------------------
 
 def _gram(q):
     """Q^T Q of a stack (b, m, n) (a tall 2-D one read in place, split along m)."""
@@ -452,8 +452,8 @@ _UNSHIFTED_COND = {FLOAT32: 1e4, FLOAT64: 1e12}
 def tall_qr(a, *, fast=False):
     """(Q, R, R on the host or None, bad) of a stack (b, m, n), m >= n, on the device: R upper
     with a non-negative diagonal, Q orthonormal, Q R = A to LAPACK's accuracy. A matrix with inf
-    (bad 1) or NaN (bad 2) gets NaN, a zero one (I, 0). ``fast``: try CholeskyQR2 first where A is well conditioned
-    (the SVD's Q need not be checked). float32 falls back to float64 where the device has it;
+    (bad 1) or NaN (bad 2) gets NaN, a zero one (I, 0). ``fast``: CholeskyQR2 unchecked where A
+    is well conditioned (the SVD's Q). float32 falls back to float64 where the device has it;
     None where no path reaches an orthonormal Q (float32 on a device without float64). R's host
     copy (float64) is there where the stack of R is small enough for LAPACK."""
     b, m, n = a.shape
