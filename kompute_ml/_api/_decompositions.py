@@ -381,7 +381,8 @@ def _cholesky_qr(a, dtype, max_steps, perturb, fast=False, gram=None, max_shifte
     Each step factors Q's Gram matrix G, plus a shift s = 11 (mn + n(n+1)) u tr(G) where Q is
     not known to be well enough conditioned for plain CholeskyQR: cond(G) above _UNSHIFTED_COND
     (G's eigenvalues, where G is on the host; a device-sized G: max |G - I| above 0.5 / n, and
-    always in the first step), and takes Q R_k^-1; it stops when max |G - I| <= 64 n u.
+    always in the first step), and takes Q R_k^-1; it stops when max |G - I| <= 64 n u after
+    two steps or more.
     ``fast``: where the first step is unshifted, the second (CholeskyQR2) is known to suffice
     and no check follows (the SVD's Q). ``gram``: A's _Gram where it is at hand.
     ``max_shifted``: give up rather than take more shifted steps (float32's shift, a large part
@@ -409,7 +410,8 @@ def _cholesky_qr(a, dtype, max_steps, perturb, fast=False, gram=None, max_shifte
             return None                 # a column exactly zero stays so: perturb it first
         if step:
             err = gram.off_identity()
-            if (err <= 64 * n * u).all():
+            # (after two factorizations at least: CholeskyQR2's orthogonality, not one step's)
+            if step >= 2 and (err <= 64 * n * u).all():
                 return q, (up(r, q, dtype) if small else r), (r if small else None)
         if gram.h is not None:
             lam = np.linalg.eigvalsh(gram.h)
