@@ -1,5 +1,5 @@
-"""scikit-learn's array-API estimators (every one scikit-learn tags, PCA with each solver, Ridge, LDA,
-...) and some of its metrics on an n x d float32 matrix: on numpy (scikit-learn's own code, BLAS
+"""scikit-learn's array-API estimators (every one it tags, PCA with each solver, Ridge, LDA, ...)
+and some of its metrics on an n x d float32 matrix: on numpy (scikit-learn's own code, BLAS
 on all cores), on kompute_ml arrays and on torch CUDA tensors (both through array_api_dispatch;
 torch only where it and CUDA exist), in one process. The data is on the device before the clock
 starts; each fit (and, for a stateless transformer or a metric, its output) ends realized (a
@@ -227,7 +227,7 @@ def main():
     p.add_argument("--trace", action="store_true",
                    help="list each call of one kompute_ml fit instead of timing the backends")
     p.add_argument("--table", action="store_true",
-                   help="print docs/sklearn.md's speed table from benchmarks/results/*-sklearn.json")
+                   help="print docs/sklearn.md's speed table from the results' *-sklearn.json")
     args = p.parse_args()
     if args.table:
         print(table())

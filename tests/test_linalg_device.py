@@ -101,7 +101,7 @@ def test_cholesky_nan_passes_as_numpys_does(device_only):
                                   np.linalg.cholesky(a).astype(np.float32 if not F64 else a.dtype))
 
 
-# ---- LU: solve, inv, det, slogdet -----------------------------------------------------------------
+# ---- LU: solve, inv, det, slogdet ----------------------------------------------------------------
 
 @pytest.mark.parametrize("n", SIZES)
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -201,7 +201,7 @@ def test_inf_entries_follow_numpy(device_only):
     assert float(km.linalg.det(x)) == np.linalg.det(a) == -np.inf
 
 
-# ---- eigh ------------------------------------------------------------------------------------------
+# ---- eigh ----------------------------------------------------------------------------------------
 
 def _check_eigh(a, w, v, dtype):
     a64 = a.astype(np.float64)
@@ -266,7 +266,7 @@ def test_eigh_of_a_large_matrix_float32(device_only):
     _check_eigh(a, *km.linalg.eigh(km.asarray(a)), np.float32)
 
 
-# ---- SVD and QR --------------------------------------------------------------------------------------
+# ---- SVD and QR ----------------------------------------------------------------------------------
 
 def _check_svd(a, u, s, vh, dtype, full=False, tol=None):
     a64 = a.astype(np.float64)
@@ -450,7 +450,7 @@ def test_diagonal_trace_and_cross_on_the_device():
                                np.cross(w, w[::-1], axis=0), rtol=1e-5, atol=1e-6)
 
 
-# ---- shapes and errors --------------------------------------------------------------------------------
+# ---- shapes and errors ---------------------------------------------------------------------------
 
 @pytest.mark.parametrize("fn", ["cholesky", "inv", "det", "slogdet", "eigh", "eigvalsh"])
 def test_square_and_dimension_errors_are_numpys(fn):
@@ -504,7 +504,7 @@ def test_svd_and_qr_of_empty_sides():
         assert q.shape == rq.shape and r.shape == rr.shape
 
 
-# ---- where LAPACK is used --------------------------------------------------------------------------------
+# ---- where LAPACK is used ------------------------------------------------------------------------
 
 def test_small_stacks_go_to_lapack_large_ones_never(fresh_stats):
     a = _spd((3, 20, 20), 2, np.float32)

@@ -308,7 +308,7 @@ def _jacobi_rows(w, dtype, vectors, perturb):
     return left, s, rh
 
 
-# ---- tall QR by shifted CholeskyQR ----------------------------------------------------------------
+# ---- tall QR by shifted CholeskyQR ---------------------------------------------------------------
 
 def _gram(q):
     """Q^T Q of a stack (b, m, n) (a tall 2-D one read in place, split along m)."""
@@ -381,7 +381,8 @@ def _cholesky_qr(a, dtype, max_steps, perturb, fast=False, gram=None, max_shifte
     Each step factors Q's Gram matrix G, plus a shift s = 11 (mn + n(n+1)) u tr(G) where Q is
     not known to be well enough conditioned for plain CholeskyQR: cond(G) above _UNSHIFTED_COND
     (G's eigenvalues, where G is on the host; a device-sized G: max |G - I| above 0.5 / n, and
-    always in the first step), and takes Q R_k^-1; it stops when max |G - I| <= 64 n u.
+    always in the first step), and takes Q R_k^-1; it stops when max |G - I| <= 64 n u after
+    two steps or more.
     ``fast``: where the first step is unshifted, the second (CholeskyQR2) is known to suffice
     and no check follows (the SVD's Q). ``gram``: A's _Gram where it is at hand.
     ``max_shifted``: give up rather than take more shifted steps (float32's shift, a large part
@@ -409,7 +410,8 @@ def _cholesky_qr(a, dtype, max_steps, perturb, fast=False, gram=None, max_shifte
             return None                 # a column exactly zero stays so: perturb it first
         if step:
             err = gram.off_identity()
-            if (err <= 64 * n * u).all():
+            # (after two factorizations at least: CholeskyQR2's orthogonality, not one step's)
+            if step >= 2 and (err <= 64 * n * u).all():
                 return q, (up(r, q, dtype) if small else r), (r if small else None)
         if gram.h is not None:
             lam = np.linalg.eigvalsh(gram.h)
@@ -452,8 +454,8 @@ _UNSHIFTED_COND = {FLOAT32: 1e4, FLOAT64: 1e12}
 def tall_qr(a, *, fast=False):
     """(Q, R, R on the host or None, bad) of a stack (b, m, n), m >= n, on the device: R upper
     with a non-negative diagonal, Q orthonormal, Q R = A to LAPACK's accuracy. A matrix with inf
-    (bad 1) or NaN (bad 2) gets NaN, a zero one (I, 0). ``fast``: try CholeskyQR2 first where A is well conditioned
-    (the SVD's Q need not be checked). float32 falls back to float64 where the device has it;
+    (bad 1) or NaN (bad 2) gets NaN, a zero one (I, 0). ``fast``: CholeskyQR2 unchecked where A
+    is well conditioned (the SVD's Q). float32 falls back to float64 where the device has it;
     None where no path reaches an orthonormal Q (float32 on a device without float64). R's host
     copy (float64) is there where the stack of R is small enough for LAPACK."""
     b, m, n = a.shape
