@@ -37,8 +37,9 @@ from ._api.namespace import (
     diff, take, take_along_axis,
 )
 # numpy's functions beyond the Array API (kompute_ml/_api/shaping.py, numeric.py,
-# statistics.py, ufuncs.py, index_functions.py, sets.py, selection.py, assignment.py;
-# round above is numpy's, with decimals=)
+# statistics.py, ufuncs.py, index_functions.py, sets.py, selection.py, assignment.py,
+# einsum.py, histograms.py, quantiles.py, padding.py, signal.py, polynomial.py,
+# construction.py, introspection.py; round above is numpy's, with decimals=)
 from ._api.namespace import (
     append, array_split, asanyarray, asarray_chkfinite, ascontiguousarray, asfortranarray,
     atleast_1d, atleast_2d, atleast_3d, block, broadcast_shapes, column_stack, concatenate, copy,
@@ -58,11 +59,12 @@ from ._api.namespace import (
     einsum, einsum_path, bincount, digitize, histogram, histogram2d, histogram_bin_edges,
     histogramdd, median, nanmedian, nanpercentile, nanquantile, percentile, quantile, unique,
     pad, angle, bitwise_count, cbrt, frexp, gcd, i0, lcm, spacing,
-    apply_along_axis, bartlett, blackman, convolve, correlate, frombuffer, fromfunction, fromiter,
-    gradient, hamming, hanning, insert, interp, kaiser, may_share_memory, packbits,
+    apply_along_axis, bartlett, blackman, convolve, correlate, frombuffer, fromfunction,
+    fromiter, gradient, hamming, hanning, insert, interp, kaiser, may_share_memory, packbits,
     piecewise, poly, polyadd, polyder, polydiv, polyfit, polyint, polymul,
     polysub, polyval, require, rollaxis, roots, row_stack, shares_memory, unpackbits,
-    unwrap,
+    unwrap, apply_over_axes, array2string, array_repr, array_str, common_type, isfortran,
+    mask_indices, min_scalar_type, mintypecode, real_if_close, typename,
 )
 from ._api.namespace import newaxis  # None, as numpy's: an attribute, not in __all__
 from .array import (
@@ -135,11 +137,13 @@ __all__ = [
     'histogram_bin_edges', 'histogramdd', 'median', 'nanmedian', 'nanpercentile', 'nanquantile',
     'percentile', 'quantile', 'unique', 'pad', 'angle', 'bitwise_count', 'cbrt', 'frexp', 'gcd',
     'i0', 'lcm', 'spacing',
-    'apply_along_axis', 'bartlett', 'blackman', 'convolve', 'correlate', 'frombuffer', 'fromfunction',
-    'fromiter', 'gradient', 'hamming', 'hanning', 'insert', 'interp', 'kaiser',
+    'apply_along_axis', 'bartlett', 'blackman', 'convolve', 'correlate', 'frombuffer',
+    'fromfunction', 'fromiter', 'gradient', 'hamming', 'hanning', 'insert', 'interp', 'kaiser',
     'may_share_memory', 'packbits', 'piecewise', 'poly', 'polyadd', 'polyder', 'polydiv',
     'polyfit', 'polyint', 'polymul', 'polysub', 'polyval', 'require', 'rollaxis',
     'roots', 'row_stack', 'shares_memory', 'unpackbits', 'unwrap',
+    'apply_over_axes', 'array2string', 'array_repr', 'array_str', 'common_type', 'isfortran',
+    'mask_indices', 'min_scalar_type', 'mintypecode', 'real_if_close', 'typename',
 ]
 
 

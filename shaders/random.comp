@@ -16,6 +16,13 @@
 //         2^32 mod range, which makes every value equally likely (no modulo bias). A rejected
 //         output draws again from the counter (block + i, attempt = 1, 2, ...): counters with
 //         attempt > 0 are never used by the first draws.
+// kind 4: standard gamma float32 of shape uintBitsToFloat(p0) > 0, one output per invocation
+//         from the counters (block + i, attempt, 0, 0): Marsaglia and Tsang's rejection (a normal
+//         from words 0 and 1, the uniform of the test from word 2); a shape below 1 takes
+//         gamma(shape + 1) * u^(1 / shape), u from the counter (block + i, 0, 1, 0)
+// kind 5: Poisson int32 of mean uintBitsToFloat(p0) >= 0, one output per invocation: below 10,
+//         Knuth's products of uniforms (four words a counter (block + i, attempt, 0, 0)); from
+//         10, Hormann's transformed rejection PTRS (words 0 and 1 of each attempt's counter)
 // KM_FLOAT64 (a device with shaderFloat64): kinds 1 and 2 write float64 instead, two per
 // invocation (its four words): uniforms of 53 bits, (w0 >> 5) * 2^26 + (w1 >> 6) times 2^-53
 // (numpy's construction), and Box-Muller on such a pair, in double (kmath64.glsl).
@@ -47,6 +54,113 @@ layout(push_constant) uniform Push {
 
 const float KM_2POW_M24 = 5.9604644775390625e-08;   // 2^-24
 const float KM_PI = 3.14159265358979;
+
+// a uniform in (0, 1] of a word's top 24 bits (log never sees 0)
+float km_open_uniform(uint w) { return float((w >> 8) + 1u) * KM_2POW_M24; }
+
+// a standard normal of two words (Box-Muller's cosine half)
+float km_normal(uint a, uint b) {
+    return sqrt(-2.0 * log(km_open_uniform(a))) *
+           cos(KM_PI * (float(b >> 8) * (2.0 * KM_2POW_M24) - 1.0));
+}
+
+// Marsaglia and Tsang's standard gamma of shape >= 1 from the attempts of counter (b0, b1)
+float km_gamma(float shape, uint b0, uint b1, uvec2 key) {
+    float d = shape - 1.0 / 3.0;
+    float c = 1.0 / sqrt(9.0 * d);
+    for (uint a = 0u; a < KM_MAX_ATTEMPTS; a++) {
+        uvec4 w = km_philox4x32_10(uvec4(b0, b1, a, 0u), key);
+        float x = km_normal(w.x, w.y);
+        float v = 1.0 + c * x;
+        if (v <= 0.0) continue;
+        v = v * v * v;
+        float u = km_open_uniform(w.z);
+        if (log(u) < 0.5 * x * x + d - d * v + d * log(v)) return d * v;
+    }
+    return d;                       // (never reached in practice: see KM_MAX_ATTEMPTS)
+}
+
+// log Gamma(x) for x >= 1 (numpy's random_loggam: a Stirling series from x + n >= 7)
+float km_loggam(float x) {
+    if (x == 1.0 || x == 2.0) return 0.0;
+    float n = x < 7.0 ? floor(7.0 - x) : 0.0;
+    float x0 = x + n;
+    float x2 = 1.0 / (x0 * x0);
+    const float a[10] = float[10](8.333333333333333e-02, -2.777777777777778e-03,
+        7.936507936507937e-04, -5.952380952380952e-04, 8.417508417508418e-04,
+        -1.917526917526918e-03, 6.410256410256410e-03, -2.955065359477124e-02,
+        1.796443723688307e-01, -1.39243221690590e+00);
+    float gl0 = a[9];
+    for (int k = 8; k >= 0; k--) gl0 = gl0 * x2 + a[k];
+    float gl = gl0 / x0 + 0.5 * 1.8378770664093453 + (x0 - 0.5) * log(x0) - x0;
+    for (float k = 1.0; k <= n; k += 1.0) {
+        gl -= log(x0 - 1.0);
+        x0 -= 1.0;
+    }
+    return gl;
+}
+
+// log(1 + x), accurate for small x (Kahan: the rounding of 1 + x cancels)
+float km_log1p(float x) {
+    float y = 1.0 + x;
+    return y == 1.0 ? x : log(y) * (x / (y - 1.0));
+}
+
+// log of the Poisson pmf at k: -lam + k log(lam) - log(k!). From k = 6 on in a form without
+// the cancellation of its large terms in float32: with m = k + 1 and Stirling's series of
+// log Gamma(m) (km_loggam's), (m - lam) + k log1p((lam - m) / m) - log(m) / 2 - log(2 pi) / 2
+// - series(m) / m.
+float km_poisson_logpmf(float k, float lam, float loglam) {
+    if (k < 6.0) return -lam + k * loglam - km_loggam(k + 1.0);
+    float m = k + 1.0;
+    float x2 = 1.0 / (m * m);
+    const float a[10] = float[10](8.333333333333333e-02, -2.777777777777778e-03,
+        7.936507936507937e-04, -5.952380952380952e-04, 8.417508417508418e-04,
+        -1.917526917526918e-03, 6.410256410256410e-03, -2.955065359477124e-02,
+        1.796443723688307e-01, -1.39243221690590e+00);
+    float series = a[9];
+    for (int j = 8; j >= 0; j--) series = series * x2 + a[j];
+    return (m - lam) + k * km_log1p((lam - m) / m) - 0.5 * log(m) - 0.5 * 1.8378770664093453
+        - series / m;
+}
+
+// a Poisson number of mean lam from the attempts of counter (b0, b1)
+int km_poisson(float lam, uint b0, uint b1, uvec2 key) {
+    if (lam == 0.0) return 0;
+    if (lam < 10.0) {
+        // Knuth: the number of uniforms whose product stays above exp(-lam)
+        float limit = exp(-lam);
+        float prod = 1.0;
+        int k = 0;
+        for (uint a = 0u; a < KM_MAX_ATTEMPTS; a++) {
+            uvec4 w = km_philox4x32_10(uvec4(b0, b1, a, 0u), key);
+            for (uint j = 0u; j < 4u; j++) {
+                prod *= km_open_uniform(w[j]);
+                if (prod <= limit) return k;
+                k++;
+            }
+        }
+        return k;
+    }
+    float slam = sqrt(lam);
+    float loglam = log(lam);
+    float b = 0.931 + 2.53 * slam;
+    float a = -0.059 + 0.02483 * b;
+    float invalpha = 1.1239 + 1.1328 / (b - 3.4);
+    float vr = 0.9277 - 3.6224 / (b - 2.0);
+    for (uint t = 0u; t < KM_MAX_ATTEMPTS; t++) {
+        uvec4 w = km_philox4x32_10(uvec4(b0, b1, t, 0u), key);
+        float U = float(w.x >> 8) * KM_2POW_M24 - 0.5;
+        float V = km_open_uniform(w.y);
+        float us = 0.5 - abs(U);
+        float k = floor((2.0 * a / us + b) * U + lam + 0.43);
+        if (us >= 0.07 && V <= vr) return int(k);
+        if (k < 0.0 || (us < 0.013 && V > us)) continue;
+        if (log(V) + log(invalpha) - log(a / (us * us) + b) <= km_poisson_logpmf(k, lam, loglam))
+            return int(k);
+    }
+    return int(floor(lam));
+}
 
 // Lemire's bounded integer from word `w`; ok = false when the draw must be rejected.
 uint km_bounded(uint w, uint range, uint threshold, out bool ok) {
@@ -85,10 +199,25 @@ void main() {
     uint i = km_global_index();
     uint first = i * 4u;
     // n <= 2^32 - 1 outputs, so i < 2^30 for every invocation that writes; the others stop here
-    if (i >= (pc.n + 3u) / 4u) return;
+    if (i >= (pc.n + 3u) / 4u && pc.kind < 4u) return;
     uint b0 = pc.block0 + i;
     uint b1 = pc.block1 + uint(b0 < i);     // 64-bit add: carry out of the low word
     uvec2 key = uvec2(pc.key0, pc.key1);
+    if (pc.kind == 4u || pc.kind == 5u) {
+        // one output per invocation (the host took a block of counters per output)
+        if (i >= pc.n) return;
+        float param = uintBitsToFloat(pc.p0);
+        if (pc.kind == 5u) {
+            out_[i] = uint(km_poisson(param, b0, b1, key));
+        } else if (param >= 1.0) {
+            out_[i] = floatBitsToUint(km_gamma(param, b0, b1, key));
+        } else {
+            float u = km_open_uniform(km_philox4x32_10(uvec4(b0, b1, 0u, 1u), key).x);
+            out_[i] = floatBitsToUint(km_gamma(param + 1.0, b0, b1, key) *
+                                      pow(u, 1.0 / param));
+        }
+        return;
+    }
     uvec4 w = km_philox4x32_10(uvec4(b0, b1, 0u, 0u), key);
     uint count = min(4u, pc.n - first);
 

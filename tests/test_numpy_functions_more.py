@@ -380,15 +380,19 @@ def test_functions_dispatch_and_have_examples():
     """Every function of the modules here is numpy's through __array_function__, and each
     has a docstring Example that runs."""
     import doctest
-    from kompute_ml._api import (construction, einsum, histograms, padding, polynomial,
-                                 protocols, quantiles, signal, ufuncs)
+    from kompute_ml._api import (construction, einsum, histograms, introspection, padding,
+                                 polynomial, protocols, quantiles, signal, ufuncs)
     table = protocols._functions()
     ufunc_table = protocols._ufuncs()
-    for mod in (einsum, histograms, quantiles, padding, signal, polynomial, construction):
+    for mod in (einsum, histograms, quantiles, padding, signal, polynomial, construction,
+                introspection):
         for name in mod.__all__:
+            fn = getattr(mod, name)
+            if getattr(fn, "__module__", None) != mod.__name__:
+                continue                  # numpy's own pure-Python helper (mintypecode)
             if name not in protocols._NOT_DISPATCHED:
-                assert table.get(getattr(np, name)) is getattr(mod, name), name
-            assert ">>> " in (getattr(mod, name).__doc__ or ""), name
+                assert table.get(getattr(np, name)) is fn, name
+            assert ">>> " in (fn.__doc__ or ""), name
         result = doctest.testmod(mod, optionflags=doctest.NORMALIZE_WHITESPACE)
         assert result.attempted > 0 and result.failed == 0, (mod.__name__, result)
     for name in ("cbrt", "gcd", "lcm", "frexp", "spacing", "bitwise_count"):
@@ -858,3 +862,47 @@ def test_require_and_shared_memory():
     for fn in (km.shares_memory, km.may_share_memory, np.shares_memory, np.may_share_memory):
         assert fn(a, a) and fn(a, r) and not fn(a, a.copy()) and not fn(a, x)
         assert not fn(a, a + 1)
+
+
+# ---- printing, dtypes and the rest --------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", DTYPES, **ids)
+def test_printing_functions(dtype):
+    for shape in [(), (0,), (5,), (3, 4), (2000,)]:
+        x = data(shape, dtype)
+        for name in ("array2string", "array_str", "array_repr"):
+            exp = getattr(np, name)(x)
+            for fn in (getattr(km, name), getattr(np, name)):
+                assert fn(km.asarray(x)) == exp.replace("dtype=int64", "dtype=int32")
+    x = data((4,), np.float64)
+    assert km.array2string(km.asarray(x), precision=2, separator=",") == \
+        np.array2string(x, precision=2, separator=",")
+
+
+def test_apply_over_axes_and_mask_indices():
+    x = data((3, 4, 5), np.float32)
+    for axes in (0, [0, 2], (1, -1), []):
+        check("apply_over_axes", np.sum, x, axes, rtol=1e-5, atol=1e-5)
+    check("apply_over_axes", lambda a, axis: a.sum(axis=axis).sum(), x, [0])   # wrong ndim
+    for n, k in ((4, 0), (5, 1), (5, -2), (0, 0)):
+        for fn in (np.triu, np.tril):
+            exp = np.mask_indices(n, fn, k)
+            assert_matches(km.mask_indices(n, fn, k), exp, rtol=0, atol=0)
+        assert_matches(km.mask_indices(n, km.triu, k), np.mask_indices(n, np.triu, k), rtol=0,
+                       atol=0)
+
+
+def test_dtype_functions():
+    f32, f64, i32 = (km.asarray(np.zeros(2, d)) for d in (np.float32, np.float64, np.int32))
+    assert km.common_type(f32) is np.float32
+    assert km.common_type(f32, f64) is np.float64 and km.common_type(i32) is np.float64
+    assert np.common_type(f32, i32) is np.float64                      # through numpy's name
+    assert km.isfortran(f32) is False and km.isfortran(np.zeros((2, 2), order="F"))
+    assert km.min_scalar_type(f32) == np.float32 and km.min_scalar_type(i32) == np.int32
+    assert km.min_scalar_type(10) == np.uint32 and km.min_scalar_type(-1) == np.int32
+    assert km.min_scalar_type(1e300) == np.float64 and km.min_scalar_type(0.5) == np.float32
+    assert np.min_scalar_type(i32) == np.int32
+    assert km.mintypecode("idf") == np.mintypecode("idf") and km.typename("d") == np.typename("d")
+    assert km.real_if_close(f32) is f32 and np.real_if_close(f32) is f32
+    with pytest.raises(TypeError):
+        km.common_type(np.zeros(2, complex))

@@ -124,10 +124,10 @@ def test_like_keyword_creates_arrays():
 
 def test_unimplemented_numpy_function_raises_naming_it():
     a = km.ones(3)
-    with pytest.raises(TypeError, match="numpy.median"):
-        np.median(a)
-    with pytest.raises(TypeError, match="einsum"):
-        np.einsum("i,i", a, a)
+    with pytest.raises(TypeError, match="numpy.sort_complex"):
+        np.sort_complex(a)
+    with pytest.raises(TypeError, match="savetxt"):
+        np.savetxt("never-written.txt", a)
     assert isinstance(np.asarray(a), np.ndarray)       # the explicit download path
 
 

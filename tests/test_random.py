@@ -413,3 +413,186 @@ def test_too_many_numbers_for_one_buffer():
     dev = km.get_device()
     with pytest.raises(km.DeviceLimitError, match="maxStorageBufferRange"):
         km.random.default_rng(0).random(dev.max_buffer_bytes // 4 + 1)
+
+
+# ---------------------------------------------------------------------------------------------
+# permutations and sampling (numpy's Generator methods)
+
+def test_permutation_is_the_order_of_the_sorted_keys(sort_path):
+    # the permutation sorts (high word, low word) keys, two raw words per element, by a stable
+    # sort: on the device and on the host alike, so one seed gives one permutation everywhere
+    for n in (1, 7, 5000, 70001):
+        keys = km.random.default_rng(11).bits((2, n)).numpy()
+        perm = km.random.default_rng(11).permutation(n)
+        assert perm.dtype == np.int32 and perm.shape == (n,)
+        np.testing.assert_array_equal(perm.numpy(), np.lexsort((keys[1], keys[0])))
+    assert km.random.default_rng(11).permutation(0).shape == (0,)
+
+
+def test_permutation_of_arrays_and_shuffle_in_place():
+    rng = km.random.default_rng(5)
+    x = np.arange(60, dtype=np.float32).reshape(3, 4, 5)
+    for axis in (0, 1, -1):
+        res = rng.permutation(km.asarray(x), axis=axis).numpy()
+        assert res.shape == x.shape
+        # the slices along the axis, whole, in another order
+        got = np.moveaxis(res, axis, 0).reshape(x.shape[axis], -1)
+        want = np.moveaxis(x, axis, 0).reshape(x.shape[axis], -1)
+        assert sorted(map(tuple, got.tolist())) == sorted(map(tuple, want.tolist()))
+    assert sorted(rng.permutation([3, 1, 2]).numpy().tolist()) == [1, 2, 3]
+    a = km.asarray(x)
+    assert rng.shuffle(a, axis=1) is None
+    np.testing.assert_array_equal(np.sort(a.numpy(), axis=1), x)
+    for bad, exc in ((lambda: rng.shuffle(np.arange(3)), TypeError),
+                     (lambda: rng.shuffle(km.asarray(3.0)), TypeError),
+                     (lambda: rng.permutation(km.asarray(3.0)), np.exceptions.AxisError),
+                     (lambda: rng.permutation(-1), ValueError),
+                     (lambda: rng.permutation(km.asarray(x), axis=3), np.exceptions.AxisError)):
+        with pytest.raises(exc):
+            bad()
+
+
+def test_permutation_chi_square_of_orders():
+    # 2400 permutations of 4 elements: each of the 24 orders equally likely
+    rng = km.random.default_rng(2024)
+    codes = [int("".join(map(str, rng.permutation(4).numpy()))) for _ in range(2400)]
+    _, counts = np.unique(codes, return_counts=True)
+    assert counts.size == 24 and stats.chisquare(counts).pvalue > 1e-3
+
+
+def test_choice_with_replacement_chi_square(sort_path):
+    rng = km.random.default_rng(8)
+    x = rng.choice(7, size=70_000).numpy()
+    assert x.dtype == np.int32 and x.min() >= 0 and x.max() < 7
+    assert stats.chisquare(np.bincount(x, minlength=7)).pvalue > 1e-3
+    p = np.array([0.05, 0.25, 0.0, 0.4, 0.3])
+    y = rng.choice(5, size=(200, 300), p=p).numpy()
+    assert y.shape == (200, 300)
+    counts = np.bincount(y.reshape(-1), minlength=5)
+    assert counts[2] == 0
+    keep = p > 0
+    assert stats.chisquare(counts[keep], p[keep] * y.size).pvalue > 1e-3
+    z = rng.choice(5, size=1000, p=km.asarray(p)).numpy()       # p as an Array
+    assert (z != 2).all()
+    pop = km.asarray(np.arange(40.0).reshape(8, 5))
+    rows = rng.choice(pop, size=3, axis=0).numpy()
+    assert rows.shape == (3, 5) and (rows[:, 1:] - rows[:, :-1] == 1).all()
+    assert rng.choice(pop, size=(2, 2), axis=1).shape == (8, 2, 2)
+    assert rng.choice(5).shape == ()
+
+
+def test_choice_without_replacement(sort_path):
+    rng = km.random.default_rng(9)
+    for n, k in ((10, 10), (1000, 37), (70001, 5000)):
+        s = rng.choice(n, size=k, replace=False).numpy()
+        assert len(set(s.tolist())) == k and s.min() >= 0 and s.max() < n
+    p = np.array([0.1, 0.2, 0.3, 0.4])
+    s = rng.choice(4, size=4, replace=False, p=p).numpy()
+    assert sorted(s.tolist()) == [0, 1, 2, 3]
+    assert 0 not in rng.choice(4, size=3, replace=False, p=[0.0, 0.2, 0.3, 0.5]).numpy()
+    # sampling without replacement by weights: the first draw follows p
+    first = [int(rng.choice(4, size=2, replace=False, p=p).numpy()[0]) for _ in range(1500)]
+    assert stats.chisquare(np.bincount(first, minlength=4), p * 1500).pvalue > 1e-3
+
+
+@pytest.mark.parametrize("call, exc, match", [
+    (lambda g: g.choice(5, size=6, replace=False), ValueError, "larger sample"),
+    (lambda g: g.choice(3, p=[0.5, 0.5]), ValueError, "same size"),
+    (lambda g: g.choice(3, p=[0.5, 0.6, -0.1]), ValueError, "non-negative"),
+    (lambda g: g.choice(3, p=[0.5, 0.2, 0.2]), ValueError, "sum to 1"),
+    (lambda g: g.choice(3, p=[[1.0, 0.0, 0.0]]), ValueError, "1-dimensional"),
+    (lambda g: g.choice(3, p=[np.nan, 0.5, 0.5]), ValueError, "NaN"),
+    (lambda g: g.choice(3, size=3, replace=False, p=[0.5, 0.5, 0.0]), ValueError, "non-zero"),
+    (lambda g: g.choice(0, size=2), ValueError, "positive integer"),
+    (lambda g: g.choice(km.zeros((0,)), size=2), ValueError, "empty"),
+    (lambda g: g.choice(-2), ValueError, "positive"),
+    (lambda g: g.choice(km.asarray(3.0)), ValueError, "0-d"),
+    (lambda g: g.choice(km.asarray([1.0, 2.0]), p=km.asarray([0.5, 0.6])), ValueError, "sum"),
+    (lambda g: g.exponential(-1.0), ValueError, "scale < 0"),
+    (lambda g: g.gamma(-1.0), ValueError, "shape < 0"),
+    (lambda g: g.gamma(1.0, -2.0), ValueError, "scale < 0"),
+    (lambda g: g.gamma(np.ones(3)), TypeError, "array-valued"),
+    (lambda g: g.standard_gamma(2.0, dtype=np.float64), TypeError, "float32"),
+    (lambda g: g.beta(0.0, 1.0), ValueError, "a <= 0"),
+    (lambda g: g.beta(1.0, -1.0), ValueError, "b <= 0"),
+    (lambda g: g.poisson(-1.0), ValueError, "lam < 0"),
+    (lambda g: g.poisson(2e6), ValueError, "too large"),
+    (lambda g: g.poisson(np.nan), ValueError, "NaN"),
+    (lambda g: g.multivariate_normal([0.0], [[1.0, 0.0]]), ValueError, "square"),
+    (lambda g: g.multivariate_normal([0.0, 0.0], [[1.0]]), ValueError, "same length"),
+    (lambda g: g.multivariate_normal([[0.0]], [[1.0]]), ValueError, "1 dimensional"),
+    (lambda g: g.multivariate_normal([0.0, 0.0], [[1.0, 2.0], [2.0, 1.0]],
+                                     check_valid="raise"), ValueError, "positive-semidefinite"),
+    (lambda g: g.multivariate_normal([0.0], [[1.0]], method="qr"), ValueError, "method"),
+    (lambda g: g.standard_exponential(3, method="bogus"), ValueError, "method"),
+])
+def test_sampling_and_distribution_errors(call, exc, match):
+    with pytest.raises(exc, match=match):
+        call(km.random.default_rng(0))
+
+
+# ---------------------------------------------------------------------------------------------
+# more distributions: KS and chi-square tests with fixed seeds
+
+def test_exponential_ks():
+    rng = km.random.default_rng(41)
+    x = rng.exponential(2.5, size=200_000).numpy().astype(np.float64)
+    assert x.dtype == np.float64 and x.min() >= 0 and np.isfinite(x).all()
+    assert stats.kstest(x, "expon", args=(0, 2.5)).pvalue > 1e-3
+    y = rng.standard_exponential(100_000, dtype=np.float64).numpy()
+    assert y.dtype == np.float64 and stats.kstest(y, "expon").pvalue > 1e-3
+    z = rng.exponential(np.array([1.0, 4.0]), size=(50_000, 2)).numpy()
+    assert abs(z.mean(axis=0) - [1.0, 4.0]).max() < 0.1
+
+
+# (float32: below a shape of about 0.1 a visible share of the numbers underflows to 0)
+@pytest.mark.parametrize("shape", [0.1, 0.5, 1.0, 2.5, 40.0, 1e4])
+def test_gamma_ks(shape):
+    x = km.random.default_rng(int(shape * 100) + 1).gamma(shape, 3.0, size=100_000).numpy()
+    assert x.dtype == np.float32 and (x >= 0).all() and np.isfinite(x).all()
+    assert stats.kstest(x.astype(np.float64), "gamma", args=(shape, 0, 3.0)).pvalue > 1e-3
+
+
+def test_standard_gamma_zero_shape_and_beta_ks():
+    rng = km.random.default_rng(3)
+    assert (rng.standard_gamma(0.0, size=4).numpy() == 0).all()
+    for a, b in ((0.5, 0.5), (2.0, 5.0), (30.0, 1.5)):
+        x = rng.beta(a, b, size=100_000).numpy().astype(np.float64)
+        assert (x >= 0).all() and (x <= 1).all()
+        assert stats.kstest(x, "beta", args=(a, b)).pvalue > 1e-3
+
+
+@pytest.mark.parametrize("lam", [0.0, 0.3, 4.0, 9.99, 10.0, 75.0, 4000.0, 9.9e5])
+def test_poisson_chi_square(lam):
+    x = km.random.default_rng(int(lam) + 7).poisson(lam, size=100_000).numpy()
+    assert x.dtype == np.int32 and (x >= 0).all()
+    if lam == 0:
+        assert (x == 0).all()
+        return
+    # classes of expected count >= 50 (the tails merged), against scipy's pmf
+    lo, hi = int(stats.poisson.ppf(1e-4, lam)), int(stats.poisson.ppf(1 - 1e-4, lam))
+    edges = np.unique(np.linspace(lo, hi + 1, min(hi - lo + 2, 40)).astype(np.int64))
+    cdf = stats.poisson.cdf(edges - 1, lam)
+    probs = np.diff(np.concatenate([[0.0], cdf[1:-1], [1.0]]))
+    counts = np.histogram(x, bins=np.concatenate([[-np.inf], edges[1:-1], [np.inf]]))[0]
+    ok = probs * x.size >= 50
+    expected = probs[ok] / probs[ok].sum() * counts[ok].sum()
+    assert stats.chisquare(counts[ok], expected).pvalue > 1e-3
+    assert abs(x.mean() - lam) < 5 * math.sqrt(lam / x.size)
+
+
+@pytest.mark.parametrize("method", ["svd", "eigh", "cholesky"])
+def test_multivariate_normal_moments(method):
+    mean = np.array([1.0, -2.0, 0.5])
+    cov = np.array([[2.0, 0.6, 0.2], [0.6, 1.0, -0.3], [0.2, -0.3, 0.5]])
+    rng = km.random.default_rng(77)
+    x = rng.multivariate_normal(mean, cov, size=(400, 500), method=method)
+    assert x.shape == (400, 500, 3) and x.dtype == np.float32
+    h = x.numpy().reshape(-1, 3).astype(np.float64)
+    np.testing.assert_allclose(h.mean(axis=0), mean, atol=0.01)
+    np.testing.assert_allclose(np.cov(h.T), cov, atol=0.02)
+    # each coordinate is normal
+    assert stats.kstest((h[:, 0] - mean[0]) / math.sqrt(cov[0, 0]), "norm").pvalue > 1e-3
+    assert rng.multivariate_normal(mean, cov).shape == (3,)
+    with pytest.warns(RuntimeWarning, match="positive-semidefinite"):
+        rng.multivariate_normal([0.0, 0.0], [[1.0, 2.0], [2.0, 1.0]])

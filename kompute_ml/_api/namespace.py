@@ -394,6 +394,8 @@ from .polynomial import *                         # noqa: E402,F401,F403
 from .polynomial import __all__ as _polynomial_all  # noqa: E402
 from .construction import *                       # noqa: E402,F401,F403
 from .construction import __all__ as _construction_all  # noqa: E402
+from .introspection import *                      # noqa: E402,F401,F403
+from .introspection import __all__ as _introspection_all  # noqa: E402
 from . import linalg           # noqa: E402
 from .linalg import matmul, matrix_transpose, tensordot, vecdot  # noqa: E402,F401
 
@@ -409,5 +411,5 @@ __all__ = ["__array_api_version__", "__array_namespace_info__", "float32", "int3
     n for names in (_shaping_all, _numeric_all, _statistics_all, _ufuncs_all, _index_all,
                     _sets_all, _selection_all, _assignment_all, _einsum_all, _histograms_all,
                     _quantiles_all, _padding_all, _signal_all, _polynomial_all,
-                    _construction_all)
+                    _construction_all, _introspection_all)
     for n in names if n != "round"]

@@ -10,9 +10,9 @@ import numpy as np
 
 from .. import array as _a
 from . import namespace as ns
-from . import (assignment, construction, einsum, histograms, index_functions, numeric,
-               padding, polynomial, quantiles, selection, sets, shaping, signal, statistics,
-               ufuncs)
+from . import (assignment, construction, einsum, histograms, index_functions, introspection,
+               numeric, padding, polynomial, quantiles, selection, sets, shaping, signal,
+               statistics, ufuncs)
 from .._array.dtypes import canonical_dtype
 
 __all__ = ["array_ufunc", "array_function"]
@@ -312,13 +312,15 @@ def _functions():
          np.linalg.inv: lambda a: ns.linalg.inv(a),
          np.linalg.solve: lambda a, b: ns.linalg.solve(*_on([a, b])),
          np.linalg.cholesky: lambda a, **kw: ns.linalg.cholesky(a, **kw),
-         np.linalg.det: lambda a: ns.linalg.det(a)}
+         np.linalg.det: lambda a: ns.linalg.det(a),
+         np.tril: lambda m, k=0: ns.tril(_a.asarray(m), k=k),
+         np.triu: lambda m, k=0: ns.triu(_a.asarray(m), k=k)}
     # the numpy functions of these modules take numpy's signatures: mapped directly (ufuncs
     # reach their functions through NEP 13's table above)
     f.update({getattr(np, name): getattr(mod, name)
               for mod in (shaping, numeric, statistics, ufuncs, index_functions, sets, selection,
                           assignment, einsum, histograms, quantiles, padding, polynomial,
-                          signal, construction)
+                          signal, construction, introspection)
               for name in mod.__all__ if name not in _NOT_DISPATCHED and hasattr(np, name)
               and not isinstance(getattr(np, name), np.ufunc)})
     if hasattr(np, "concat"):                  # numpy >= 2
@@ -331,7 +333,7 @@ def _functions():
 _NOT_DISPATCHED = {"identity", "logspace", "geomspace", "tri", "indices", "tril_indices",
                    "triu_indices", "diag_indices", "broadcast_shapes", "isscalar",
                    "promote_types", "issubdtype", "iterable", "bartlett", "blackman",
-                   "hamming", "hanning", "kaiser"}
+                   "hamming", "hanning", "kaiser", "mintypecode", "typename", "isfortran"}
 
 
 def _norm(x, ord=None, axis=None, keepdims=False):
