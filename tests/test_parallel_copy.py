@@ -172,6 +172,7 @@ def test_a_ringed_transfer_through_native_and_python_copies(device, monkeypatch,
     upload that converts (float64 to float32), on Python's: the same bytes both ways."""
     from kompute_ml._runtime import memory as _memory
     from kompute_ml._runtime import stream as _stream
+    device.manager        # opened first: a device opened while host_import is off never imports
     configure(storage_in_place=False, host_import=False)
     started = []
     real_start = _native.parallel_copy_start
