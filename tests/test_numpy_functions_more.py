@@ -89,7 +89,10 @@ def _einsum_problems(draw):
         out = "".join(draw(st.permutations(used))[:draw(st.integers(0, len(used)))])
     shapes = []
     for s in subs:
-        shapes.append(tuple(1 if draw(st.integers(0, 5)) == 0 else size[c] for c in s))
+        # a label broadcasts (size 1) per operand, all its occurrences alike: the sizes of a
+        # label repeated in one operand must match (numpy's rule)
+        ones = {c: draw(st.integers(0, 5)) == 0 for c in sorted(set(s))}
+        shapes.append(tuple(1 if ones[c] else size[c] for c in s))
     return ",".join(subs) + ("" if out is None else "->" + out), shapes
 
 
