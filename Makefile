@@ -8,8 +8,8 @@ PYTEST_ARGS ?=
 PYTHONS ?= $(shell for v in 3.11 3.12 3.13; do \
     p="$$(ls -d "$$(pyenv root 2>/dev/null)"/versions/$$v.*/bin/python$$v 2>/dev/null | tail -n1)"; \
     [ -x "$$p" ] || p="$$(command -v python$$v)"; echo "$$p"; done)
-# the wheel scripts/setup.sh built for .venv's Python (auditwheel-repaired, as users get it;
-# looked up when a recipe runs, after setup made it)
+# the wheel scripts/setup.sh built for .venv's Python (built and auditwheel-repaired as `make
+# wheel` builds dist/, manylinux_2_28; looked up when a recipe runs, after setup made it)
 DEV_WHEEL = $$(ls build/dev-wheel/kompute_ml-*.whl | tail -n1)
 
 # the estimator and array tests, run again at the oldest numpy/scipy/scikit-learn pyproject declares
@@ -28,9 +28,12 @@ demo: setup
 	$(PY) -m kompute_ml info
 	$(PY) examples/demo.py
 
-# auditwheel-repaired wheels for each of $(PYTHONS) in dist/
+# manylinux_2_28_x86_64 wheels for each of $(PYTHONS) in dist/: built with zig for glibc 2.28,
+# the Vulkan loader built from source with it and bundled, auditwheel-repaired to that policy
+# (scripts/manylinux_toolchain.sh, docs/decisions/0009-manylinux-policy.md)
 wheel:
-	@for p in $(PYTHONS); do bash scripts/build_wheel.sh $$p dist || exit 1; done
+	@bash scripts/setup.sh --packages
+	@for p in $(PYTHONS); do KM_TOOLCHAIN=zig bash scripts/build_wheel.sh $$p dist || exit 1; done
 	@ls -l dist/*.whl
 
 test: setup

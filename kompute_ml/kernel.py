@@ -23,10 +23,10 @@ from .errors import SpirvError
 __all__ = ["Kernel", "find_shader", "register_array_type"]
 
 # the array dtypes a binding of each scalar type takes (a bool array's words are 0/1 uints); a
-# binding of a type no array holds (8/16/64-bit ints, float16, a block of mixed types) reads the
+# binding of a type no array holds (8/16-bit ints, float16, a block of mixed types) reads the
 # array's bytes as they are
 _BINDING_DTYPES = {"float32": ("float32",), "float64": ("float64",), "int32": ("int32",),
-                   "uint32": ("uint32", "bool")}
+                   "uint32": ("uint32", "bool"), "int64": ("int64",), "uint64": ("uint64",)}
 
 # The Array type lives a layer above kernels: array.py registers it here (type -> the function that
 # returns its realized, writable Buffer), so this module never imports array.py.
@@ -271,8 +271,8 @@ class Kernel:
             shared memory exceeds the device's limit (the message names it).
         TypeError
             An argument is not a kompute_ml Array, an array's dtype is not its binding's
-            declared element type (float32, float64, int32 or uint32; a uint binding also
-            takes bool arrays), or a push/spec value of the wrong type.
+            declared element type (float32, float64, int32, uint32, int64 or uint64; a uint
+            binding also takes bool arrays), or a push/spec value of the wrong type.
         OverflowError
             A push/spec value does not fit its declared type.
         """

@@ -10,9 +10,10 @@ gives children with keys of their own (``SeedSequence.spawn``), as numpy's gener
 ``Generator`` follows ``numpy.random.Generator``; ``RandomState`` follows
 ``numpy.random.RandomState`` with the methods dask.array.random calls per chunk (a chunk's
 ``RandomState(state_data)`` seeds from the 624 words dask passes). Results are float32 / int32 /
-uint32 Arrays, or float64 where asked for (``dtype=np.float64``) on a device with float64 (53-bit
-uniforms, Box-Muller in double; float32 elsewhere, as km.asarray maps float64 data); the bits
-differ from numpy's (another generator).
+uint32 / int64 / uint64 Arrays (64-bit integers where the device has int64), or float64 where
+asked for (``dtype=np.float64``) on a device with float64 (53-bit uniforms, Box-Muller in double;
+float32 elsewhere, as km.asarray maps float64 data); the bits differ from numpy's (another
+generator).
 """
 
 import math
@@ -27,6 +28,7 @@ from ._array import indexing as _indexing
 from ._array import scan as _scan
 from ._array import search as _search
 from ._array import sort as _sort
+from ._array.dtypes import default_int, device_dtype
 from ._runtime import device as _device
 from ._runtime import memory as _memory
 from ._runtime import program as _program
@@ -96,15 +98,19 @@ def _float_dtype(dtype):
     return want
 
 
-def _int_dtype(dtype):
-    """int32 or uint32 for an integer dtype (64-bit requests map onto 32 bits, as in Arrays)."""
+def _int_dtype(dtype, device):
+    """The Array dtype of integers of ``dtype`` on ``device``: 64-bit ones where it has int64
+    (elsewhere 32-bit, as Arrays of int64 data), narrower ones 32-bit; ``int`` (numpy's
+    ``randint`` default) the default integer."""
+    if dtype is int:
+        return default_int(device)
     try:
         want = np.dtype(dtype)
     except TypeError:
         raise TypeError(f"dtype must be an integer dtype, got {dtype!r}") from None
     if want.kind not in "iu":
         raise TypeError(f"integers needs an integer dtype, got dtype={want}")
-    return _UINT32 if want.kind == "u" else _INT32
+    return device_dtype(want, device)
 
 
 def _int_bound(value, name):
@@ -353,8 +359,9 @@ class Generator:
             With ``high=None`` the range is [0, low).
         size : None, int or tuple of ints, default=None
         dtype : integer dtype, default=np.int64
-            Signed dtypes give int32, unsigned ones uint32 (the integers Arrays hold); the range
-            must fit that dtype.
+            64-bit dtypes give int64 / uint64 where the device has int64 (int32 / uint32
+            elsewhere), narrower ones int32 / uint32 (the integers Arrays hold); the range must
+            fit that dtype, and span at most 2**32 values for 64-bit ones.
         endpoint : bool, default=False
 
         Returns
@@ -368,13 +375,22 @@ class Generator:
         if low >= high:
             raise ValueError(f"low >= high: the range [{low}, {high}) is empty"
                              if not endpoint else f"low > high: the range [{low}, {high - 1}] is empty")
-        want = _int_dtype(dtype)
+        dev = _resolve_device(self._device)
+        want = _int_dtype(dtype, dev)
         info = np.iinfo(want)
         if low < info.min or high - 1 > info.max:
-            raise ValueError(f"the range [{low}, {high}) does not fit {want} (kompute_ml Arrays "
-                             f"hold 32-bit integers; dtype={np.dtype(dtype)} maps to {want})")
-        return _generate(self._bit_generator, self._device, size, _INTEGERS, want,
-                         p0=low, p1=high - low - 1)
+            raise ValueError(f"the range [{low}, {high}) does not fit {want} "
+                             f"(dtype={np.dtype(dtype)} is {want} on {dev.name!r})")
+        if want.itemsize == 4:
+            return _generate(self._bit_generator, dev, size, _INTEGERS, want,
+                             p0=low, p1=high - low - 1)
+        # 64-bit: the offsets are drawn in 32 bits (the kernel's), then shifted by low (lazy)
+        if high - low > 1 << 32:
+            raise ValueError(f"integers: the range [{low}, {high}) spans more than 2**32 values, "
+                             f"which kompute_ml.random does not draw")
+        offsets = _generate(self._bit_generator, dev, size, _INTEGERS, _UINT32, p0=0,
+                            p1=high - low - 1)
+        return offsets.astype(want) + low
 
     def bits(self, size=None):
         """Raw uint32 words of the generator (the Philox output itself)."""
@@ -983,7 +999,8 @@ class RandomState:
         return self._gen.standard_normal(size)
 
     def randint(self, low, high=None, size=None, dtype=int):
-        """Integers in [low, high) (int32 for signed dtypes, uint32 for unsigned ones)."""
+        """Integers in [low, high) (``dtype``: as :meth:`Generator.integers`; ``int``, the
+        default, gives the default integer dtype)."""
         return self._gen.integers(low, high, size, dtype=dtype)
 
 
@@ -1185,7 +1202,7 @@ def randint(low, high=None, size=None, dtype=int):
     size : int or tuple of int, optional
         Shape of the result; None: one value (a 0-d Array).
     dtype : dtype, default=int
-        int32 for signed dtypes, uint32 for unsigned ones.
+        As :meth:`Generator.integers`; ``int`` gives the default integer dtype.
 
     Returns
     -------
@@ -1196,7 +1213,9 @@ def randint(low, high=None, size=None, dtype=int):
     --------
     >>> import kompute_ml as km
     >>> x = km.random.randint(0, 10, size=1000)
-    >>> x.dtype, bool(km.all((x >= 0) & (x < 10)))
-    (dtype('int32'), True)
+    >>> x.dtype == km.__array_namespace_info__().default_dtypes()["integral"]
+    True
+    >>> bool(km.all((x >= 0) & (x < 10)))
+    True
     """
     return _state().randint(low, high, size, dtype)

@@ -4,14 +4,19 @@
 #   2. the virtual environment .venv with requirements-dev.txt;
 #   3. kompute_ml's wheel for .venv's Python (scripts/build_wheel.sh: kp 0.9.0 from its sdist with
 #      patches/kp/ as kompute_ml._kp, kompute_ml._native, the shaders), installed into .venv like
-#      a user's (not editable). CMake's build folder is kept: a second run rebuilds only what
-#      changed, and reinstalls only when the tree changed.
+#      a user's (not editable). It is built as `make wheel` builds dist/ (KM_TOOLCHAIN=zig: the
+#      manylinux_2_28 toolchain, scripts/manylinux_toolchain.sh), so that `make test` tests what
+#      users get; KM_TOOLCHAIN=system builds it with the system's compiler instead. CMake's build
+#      folder is kept: a second run rebuilds only what changed, and reinstalls only when the tree
+#      (or the toolchain) changed.
+# setup.sh --packages: step 1 alone (`make wheel`).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 PY="${PYTHON:-python3}"
 VENV=.venv
+# g++: the sanitizer build and KM_TOOLCHAIN=system; xz-utils: the Vulkan loader's source package
 pkgs=(mesa-vulkan-drivers libvulkan-dev glslang-tools spirv-tools libfmt-dev cmake g++ ninja-build
-      vulkan-tools vulkan-validationlayers patch)
+      vulkan-tools vulkan-validationlayers patch xz-utils)
 t0=$(date +%s)
 
 # 1. system packages
@@ -35,6 +40,7 @@ if ((${#missing[@]})); then
         exit 1
     fi
 fi
+[ "${1:-}" = --packages ] && exit 0
 
 # 2. virtual environment and Python dependencies (re-run only when requirements change)
 [ -x "$VENV/bin/python" ] || "$PY" -m venv "$VENV"
@@ -52,12 +58,13 @@ fi
 
 # 3. kompute_ml, built and installed when anything the wheel holds changed (git's view of the
 #    tree: tracked and untracked files, not ignored ones)
+toolchain="${KM_TOOLCHAIN:-zig}"
 tree_hash="$( (git ls-files -s -co --exclude-standard 2>/dev/null | awk '{print $NF}' |
-              grep -v '^tests/\|^benchmarks/\|^docs/\|^tools/' | sort | xargs sha256sum 2>/dev/null) |
-             sha256sum | cut -c1-16)"
+              grep -v '^tests/\|^benchmarks/\|^docs/\|^tools/' | sort | xargs sha256sum 2>/dev/null
+               echo "toolchain $toolchain") | sha256sum | cut -c1-16)"
 if [ "$(cat "$VENV/.tree-hash" 2>/dev/null)" != "$tree_hash" ] ||
         ! PYTHONSAFEPATH=1 "$VPY" -c "import kompute_ml._runtime.native" 2>/dev/null; then
-    bash scripts/build_wheel.sh "$VPY" build/dev-wheel
+    KM_TOOLCHAIN="$toolchain" bash scripts/build_wheel.sh "$VPY" build/dev-wheel
     tag="$("$VPY" -c 'import sys; print("cp%d%d" % sys.version_info[:2])')"
     "$VPY" -m pip install -q --no-deps --force-reinstall build/dev-wheel/kompute_ml-*-"$tag"-*.whl 2>&1 |
         grep -v "^WARNING: Location" || true

@@ -2,6 +2,8 @@
 // fill.comp — out[i] = value for i < n (value as raw 32-bit word, so any 4-byte dtype works).
 // KM_WORDS2: elements of two words (float64: low word, high word), out[2i], out[2i+1].
 // KM_IOTA: out[i] = value + i * step (32-bit words, modulo 2^32: int32 and uint32 aranges).
+// KM_IOTA64: the same in 64 bits (int64 and uint64 aranges), in 32-bit halves with carries (no
+// 64-bit integer type: any device runs it).
 // binding 0: out (uint words)
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
@@ -12,7 +14,13 @@ layout(local_size_x = 256) in;
 #ifndef KM_IOTA
 #define KM_IOTA 0
 #endif
-#if KM_WORDS2
+#ifndef KM_IOTA64
+#define KM_IOTA64 0
+#endif
+#if KM_IOTA64
+layout(set = 0, binding = 0) buffer Out { uvec2 out_[]; };
+layout(push_constant) uniform Push { uint n; uint lo; uint hi; uint step_lo; uint step_hi; } pc;
+#elif KM_WORDS2
 layout(set = 0, binding = 0) buffer Out { uvec2 out_[]; };
 layout(push_constant) uniform Push { uint n; uint lo; uint hi; } pc;
 #elif KM_IOTA
@@ -25,7 +33,13 @@ layout(push_constant) uniform Push { uint n; uint value; } pc;
 void main() {
     uint i = km_global_index();
     if (i >= pc.n) return;
-#if KM_WORDS2
+#if KM_IOTA64
+    uint lo, hi, carry;
+    umulExtended(i, pc.step_lo, hi, lo);          // i * step modulo 2^64, then + value
+    hi += i * pc.step_hi;
+    lo = uaddCarry(lo, pc.lo, carry);
+    out_[i] = uvec2(lo, hi + pc.hi + carry);
+#elif KM_WORDS2
     out_[i] = uvec2(pc.lo, pc.hi);
 #elif KM_IOTA
     out_[i] = pc.value + i * pc.step;

@@ -7,7 +7,7 @@
 // quads, B by column quads) so each k is 4 vector loads and 16 vector multiply-adds, and every
 // element read from device memory serves 128 multiply-adds. Edges (M, N, K not multiples of the
 // tile) are bounds-checked; a tile wholly inside loads unchecked (KM_INTERIOR 1, the default).
-// KM_KIND: 0 float (default), 1 int, 2 uint, 3 double.
+// KM_KIND: 0 float (default), 1 int, 2 uint, 3 double, 4 int64, 5 uint64 (wrapping).
 // KM_PIPE 1 (default): two tiles in shared memory; each invocation loads its part of the next K
 // step into registers before it multiplies the current one and stores them afterwards, so the
 // device-memory latency hides behind the multiply-adds and one barrier per step suffices. It
@@ -36,6 +36,15 @@
 #elif KM_KIND == 1
 #define KM_T int
 #define KM_V4 ivec4
+#elif KM_KIND == 4 || KM_KIND == 5
+#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
+#if KM_KIND == 4
+#define KM_T int64_t
+#define KM_V4 i64vec4
+#else
+#define KM_T uint64_t
+#define KM_V4 u64vec4
+#endif
 #else
 #define KM_T uint
 #define KM_V4 uvec4

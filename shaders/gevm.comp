@@ -9,7 +9,7 @@
 // of a column group to finish (its count) sums the group's partials over z in a fixed order
 // (deterministic) and writes y: one dispatch, where a tall B (X.T @ v, v @ X) fills the device
 // that N / 64 workgroups would not.
-// KM_KIND: 0 float (default), 1 int, 2 uint, 3 double.
+// KM_KIND: 0 float (default), 1 int, 2 uint, 3 double, 4 int64, 5 uint64 (wrapping).
 // binding 0: x, binding 1: B, binding 2: y (N), binding 3: the scratch (split-K only; any
 // buffer otherwise): a uint count per column group, zero before the dispatch and left zero,
 // then from word pc.base on (past every count any product uses, so partials never touch one)
@@ -27,6 +27,13 @@
 #define KM_T double
 #elif KM_KIND == 1
 #define KM_T int
+#elif KM_KIND == 4 || KM_KIND == 5
+#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
+#if KM_KIND == 4
+#define KM_T int64_t
+#else
+#define KM_T uint64_t
+#endif
 #else
 #define KM_T uint
 #endif

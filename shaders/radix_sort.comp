@@ -22,8 +22,9 @@
 //      sorted in shared memory and written out in rows, each digit's items to the scanned place
 //      of its (digit, tile): every read and write of device memory is coalesced.
 // 0: keys: x -> items (key words, index). 3: finish: the sorted items -> the index within the
-// row (KM_VALUES 0, int32: argsort) or the element itself (KM_VALUES 1: sort).
-// KM_KIND: 0 float, 1 int, 2 uint or bool, 3 double (read as words: no float64 arithmetic).
+// row (KM_VALUES 0, int32: argsort; KM_INDEX64: int64) or the element itself (KM_VALUES 1: sort).
+// KM_KIND: 0 float, 1 int, 2 uint or bool, 3 double, 4 int64, 5 uint64 (read as words: no
+// 64-bit arithmetic).
 // phase 0 — binding 0: x, 1: items;                      push: total, n, pass, ntiles
 // phase 1 — binding 0: items, 1: hist (ntiles * 16);     push: total, n, pass, ntiles
 // phase 2 — binding 0: items, 1: scanned hist, 2: out;   push: total, n, pass, ntiles
@@ -37,7 +38,7 @@
 #ifndef KM_KIND
 #define KM_KIND 0
 #endif
-#if KM_KIND == 3
+#if KM_KIND >= 3
 #define KM_WORDS 2u
 #else
 #define KM_WORDS 1u
@@ -47,6 +48,9 @@
 #endif
 #ifndef KM_VALUES
 #define KM_VALUES 0
+#endif
+#ifndef KM_INDEX64
+#define KM_INDEX64 0
 #endif
 #define PLANES (KM_WORDS + 1u)     // words an item
 #define WG 128u
@@ -70,7 +74,7 @@ uint tile_index() {
 }
 
 #if KM_PHASE == 0
-#if KM_KIND == 3
+#if KM_KIND >= 3
 layout(set = 0, binding = 0) readonly buffer X { uvec2 x[]; };
 #else
 layout(set = 0, binding = 0) readonly buffer X { uint x[]; };
@@ -79,8 +83,8 @@ layout(set = 0, binding = 1) writeonly buffer Items { uint items[]; };
 void main() {
     uint i = km_global_index();
     if (i >= pc.total) return;
-#if KM_KIND == 3
-    uvec2 k = km_sort_key64(x[i]);
+#if KM_KIND >= 3
+    uvec2 k = km_sort_key2(x[i], uint(KM_KIND));
 #if KM_DESCENDING
     k = ~k;
 #endif
@@ -265,13 +269,16 @@ void main() {
 #else
 layout(set = 0, binding = 0) readonly buffer Items { uint items[]; };
 #if KM_VALUES
-#if KM_KIND == 3
+#if KM_KIND >= 3
 layout(set = 0, binding = 1) readonly buffer X { uvec2 x[]; };
 layout(set = 0, binding = 2) writeonly buffer Out { uvec2 out_[]; };
 #else
 layout(set = 0, binding = 1) readonly buffer X { uint x[]; };
 layout(set = 0, binding = 2) writeonly buffer Out { uint out_[]; };
 #endif
+#elif KM_INDEX64
+// int64 indices (the default integer): (low, high) words, the high one 0 (an index < 2^31)
+layout(set = 0, binding = 1) writeonly buffer Out { ivec2 out_[]; };
 #else
 layout(set = 0, binding = 1) writeonly buffer Out { int out_[]; };
 #endif
@@ -281,6 +288,8 @@ void main() {
     uint src = items[KM_WORDS * pc.total + i];
 #if KM_VALUES
     out_[i] = x[src];
+#elif KM_INDEX64
+    out_[i] = ivec2(int(src % pc.n), 0);
 #else
     out_[i] = int(src % pc.n);
 #endif

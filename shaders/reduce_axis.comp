@@ -44,7 +44,7 @@ void main() {
 #endif
     for (uint k = k0; k < k1; k++) {
         uint p = (o * pc.r + k) * pc.inner + j;
-        KM_ACC v = KM_ACC(src[p]);
+        KM_ACC v = KM_TO_ACC(src[p]);
 #if KM_ARG
         uint vi = pc.src_has_idx != 0u ? src_idx[p] : k;
         if (km_arg_better(acc, ai, v, vi)) { acc = v; ai = vi; }

@@ -39,6 +39,10 @@ layout(local_size_x = 256) in;
 #define KM_IN4 dvec4
 #elif KM_IN_KIND == 1
 #define KM_IN4 ivec4
+#elif KM_IN_KIND == 4
+#define KM_IN4 i64vec4
+#elif KM_IN_KIND == 5
+#define KM_IN4 u64vec4
 #else
 #define KM_IN4 uvec4
 #endif
@@ -93,15 +97,15 @@ void main() {
         uint p = start4 + k * WG + lid;
         if (p < r4) {
             KM_IN4 v = src4[base4 + p];
-            acc = km_combine(acc, km_combine(km_combine(KM_ACC(v.x), KM_ACC(v.y)),
-                                             km_combine(KM_ACC(v.z), KM_ACC(v.w))));
+            acc = km_combine(acc, km_combine(km_combine(KM_TO_ACC(v.x), KM_TO_ACC(v.y)),
+                                             km_combine(KM_TO_ACC(v.z), KM_TO_ACC(v.w))));
         }
     }
 #else
     for (uint k = 0u; k < KM_PER_THREAD; k++) {
         uint p = start + k * WG + lid;
         if (p < pc.r) {
-            KM_ACC v = KM_ACC(src[base + p]);
+            KM_ACC v = KM_TO_ACC(src[base + p]);
 #if KM_ARG
             uint vi = pc.src_has_idx != 0u ? src_idx[base + p] : p;
             if (km_arg_better(acc, ai, v, vi)) { acc = v; ai = vi; }

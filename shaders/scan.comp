@@ -45,7 +45,7 @@ void main() {
     KM_ACC acc = KM_IDENTITY;
     for (uint k = 0u; k < KM_PER_THREAD; k++) {
         uint p = start + k;
-        KM_ACC e = p < pc.n ? KM_ACC(src[base + p]) : KM_IDENTITY;
+        KM_ACC e = p < pc.n ? KM_TO_ACC(src[base + p]) : KM_IDENTITY;
         acc = km_combine(acc, e);
         v[k] = acc;
     }

@@ -5,7 +5,8 @@
 //   right (KM_RIGHT 1): the first i with x1[i] > v, else n
 // Elements are compared by their sort keys (sort_key.glsl), the order the radix sort makes:
 // -0.0 equal to 0.0, NaNs after everything and equal to each other (numpy's order).
-// KM_KIND: 0 float, 1 int, 2 uint or bool, 3 double (compared as two key words).
+// KM_KIND: 0 float, 1 int, 2 uint or bool, 3 double, 4 int64, 5 uint64 (3-5 compared as two
+// key words).
 // binding 0: x1 (sorted), binding 1: x2 (the needles), binding 2: out (int32, one per needle)
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
@@ -17,11 +18,11 @@
 #define KM_RIGHT 0
 #endif
 layout(local_size_x = 256) in;
-#if KM_KIND == 3
+#if KM_KIND >= 3
 #define KEY uvec2
 layout(set = 0, binding = 0) restrict readonly buffer X1 { uvec2 x1[]; };
 layout(set = 0, binding = 1) restrict readonly buffer X2 { uvec2 x2[]; };
-KEY key_of(uvec2 w) { return km_sort_key64(w); }
+KEY key_of(uvec2 w) { return km_sort_key2(w, uint(KM_KIND)); }
 // a < b for two-word keys (high word first)
 bool key_less(KEY a, KEY b) { return a.y < b.y || (a.y == b.y && a.x < b.x); }
 #else

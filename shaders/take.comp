@@ -6,7 +6,8 @@
 // (KM_ALONG: take_along_axis, an index per output element). Negative indices count from the end
 // (numpy); an index outside [-n, n) writes 0 and sets err[0] = 1, which the caller checks.
 // 32-bit words, so it serves every dtype (KM_WORDS2: elements of two words, float64's).
-// KM_SIGNED: the indices are int32 (else uint32).
+// KM_SIGNED: the indices are int32 (else uint32). KM_IND64: they are int64 / uint64, read as
+// word pairs (no 64-bit arithmetic: an index past 32 bits is simply out of range).
 // binding 0: x, binding 1: ind, binding 2: out, binding 3: err (one uint, zeroed by the caller)
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
@@ -15,6 +16,9 @@
 #endif
 #ifndef KM_SIGNED
 #define KM_SIGNED 1
+#endif
+#ifndef KM_IND64
+#define KM_IND64 0
 #endif
 layout(local_size_x = 256) in;
 #ifndef KM_WORDS2
@@ -26,7 +30,11 @@ layout(local_size_x = 256) in;
 #define KM_WORD uint
 #endif
 layout(set = 0, binding = 0) readonly buffer X { KM_WORD x[]; };
+#if KM_IND64
+layout(set = 0, binding = 1) readonly buffer Ind { uvec2 ind[]; };
+#else
 layout(set = 0, binding = 1) readonly buffer Ind { uint ind[]; };
+#endif
 layout(set = 0, binding = 2) writeonly buffer Out { KM_WORD out_[]; };
 layout(set = 0, binding = 3) buffer Err { uint err[]; };
 layout(push_constant) uniform Push {
@@ -43,17 +51,28 @@ void main() {
     uint k = ok % pc.m;
     uint o = ok / pc.m;
 #if KM_ALONG
-    uint w = ind[t];
+    uint at = t;
 #else
-    uint w = ind[k];
+    uint at = k;
 #endif
+#if KM_IND64
+    uvec2 w = ind[at];                  // (low, high)
+    uint idx = w.x;
+    bool bad = w.y != 0u || w.x >= pc.n;
 #if KM_SIGNED
+    if (w.y == 0xFFFFFFFFu && w.x != 0u && 0u - w.x <= pc.n) {
+        idx = pc.n - (0u - w.x);        // a negative index in [-n, 0)
+        bad = false;
+    }
+#endif
+#elif KM_SIGNED
+    uint w = ind[at];
     int i = int(w);
     if (i < 0) i += int(pc.n);
     bool bad = i < 0 || i >= int(pc.n);
     uint idx = uint(i);
 #else
-    uint idx = w;
+    uint idx = ind[at];
     bool bad = idx >= pc.n;
 #endif
     if (bad) {

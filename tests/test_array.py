@@ -20,6 +20,8 @@ OUR = {np.dtype(np.float32), np.dtype(np.int32), np.dtype(np.uint32), np.dtype(n
 
 
 F64_RTOL = 1e-12     # float64 results against numpy's float64
+# what Python ints, integer aranges and index results take on the default device
+DEFAULT_INT = _dtypes.default_int(km.get_device())
 
 
 def ours(dtype):
@@ -64,10 +66,10 @@ def check(got, expected, rtol=2e-6, atol=1e-6):
 
 @pytest.mark.parametrize("src, want", [
     (np.float32, np.float32), (np.float64, np.float64), (np.float16, np.float32),
-    (np.int32, np.int32), (np.int64, np.int32), (np.int8, np.int32), (np.uint32, np.uint32),
-    (np.uint8, np.uint32), (np.uint64, np.uint32), (np.bool_, np.bool_)])
+    (np.int32, np.int32), (np.int64, np.int64), (np.int8, np.int32), (np.uint32, np.uint32),
+    (np.uint8, np.uint32), (np.uint64, np.uint64), (np.bool_, np.bool_)])
 def test_asarray_maps_dtypes(src, want):
-    want = ours(want)       # float64 on a device without it: float32
+    want = ours(want)       # float64 / int64 on a device without them: float32 / int32
     x = data(np.random.default_rng(1), (3, 5), src)
     a = km.asarray(x)
     assert a.dtype == want and a.shape == (3, 5) and a.ndim == 2 and a.size == 15
@@ -77,7 +79,7 @@ def test_asarray_maps_dtypes(src, want):
 
 
 def test_asarray_lists_scalars_and_explicit_dtype():
-    assert km.asarray([[1, 2], [3, 4]]).dtype == np.int32
+    assert km.asarray([[1, 2], [3, 4]]).dtype == DEFAULT_INT      # Python ints: the default
     assert km.asarray([1.5, 2]).dtype == np.float32
     assert km.asarray([True, False]).dtype == np.bool_
     s = km.asarray(3.5)
@@ -92,7 +94,9 @@ def test_asarray_lists_scalars_and_explicit_dtype():
 
 def test_asarray_refuses_what_does_not_fit():
     with pytest.raises(OverflowError):
-        km.asarray(np.array([2 ** 40]))
+        km.asarray(np.array([2 ** 40]), dtype=np.int32)
+    with pytest.raises(TypeError, match="beyond 64 bits"):
+        km.asarray([2 ** 64])                  # numpy's uint64 cannot hold it either
     with pytest.raises(TypeError):
         km.asarray(np.array([1 + 2j]))
     with pytest.raises(TypeError):
@@ -115,11 +119,11 @@ def test_creation_functions(shape, dtype):
 def test_creation_defaults_and_arange():
     assert km.zeros(3).dtype == np.float32 and km.zeros(3).shape == (3,)
     assert km.full((2,), 1.5).dtype == np.float32
-    assert km.full((2,), 2).dtype == np.int32
+    assert km.full((2,), 2).dtype == DEFAULT_INT
     assert km.full((2,), True).dtype == np.bool_
     assert km.full((2,), -1.0, dtype=np.uint32).numpy().tolist() == [0xFFFFFFFF] * 2
     for args in [(5,), (2, 9), (1, 10, 3), (10, 1, -2), (0,)]:
-        check(km.arange(*args), np.arange(*args))
+        check(km.arange(*args), np.arange(*args).astype(DEFAULT_INT))
     # Python float bounds: the default float dtype, float32
     check(km.arange(0.0, 1.0, 0.25), np.arange(0.0, 1.0, 0.25, dtype=np.float32))
     check(km.arange(5, dtype=np.float32), np.arange(5, dtype=np.float32))
@@ -131,25 +135,37 @@ def test_creation_defaults_and_arange():
 
 @pytest.mark.parametrize("args", [(5,), (70001,), (np.int64(9),), (-7, 300000, 3),
                                   (10, -10, -3), (2**31 - 5, 2**31 - 1), (-2**31, -2**31 + 4),
-                                  (7, 3)])
+                                  (7, 3), (2**40, 2**40 + 70001, 7), (-2**63, -2**63 + 9),
+                                  (2**63 - 3, 2**63 - 1), (2**32 - 2, 2**32 + 3)])
 def test_integer_arange_is_made_on_the_device(fresh_stats, args):
     """Integer aranges (the namespace's and array.arange) come from one kernel: nothing is
-    uploaded; numpy's values, int32, past one workgroup grid."""
+    uploaded; numpy's values, of the default integer (int64 where the device has it), past one
+    workgroup grid, and past 32 bits."""
     from kompute_ml import array as _array
-    want = np.arange(*args).astype(np.int32)
+    want = np.arange(*args)
+    fits = want.size == 0 or (want.min() >= -2**31 and want.max() < 2**31)
+    if DEFAULT_INT == np.int32 and not fits:
+        with pytest.raises(OverflowError, match="do not fit int32"):
+            km.arange(*args)
+        return
     for fn in (km.arange, _array.arange):
         got = fn(*args)
-        assert got.dtype == np.int32
+        assert got.dtype == DEFAULT_INT
         np.testing.assert_array_equal(got.numpy(), want)
-    if want.size and want.min() < 0:         # as numpy's, an arange never wraps
-        with pytest.raises(OverflowError, match="do not fit uint32"):
-            km.arange(*args, dtype=np.uint32)
-    else:
-        np.testing.assert_array_equal(km.arange(*args, dtype=np.uint32).numpy(),
-                                      np.arange(*args).astype(np.uint32))
+    for dt in (np.uint32, np.int32, np.int64, np.uint64):
+        if np.dtype(dt).itemsize == 8 and DEFAULT_INT == np.int32:
+            continue
+        info = np.iinfo(dt)
+        if want.size and (want.min() < info.min or want.max() > info.max):
+            with pytest.raises(OverflowError, match=f"do not fit {np.dtype(dt)}"):
+                km.arange(*args, dtype=dt)          # as numpy's, an arange never wraps
+        else:
+            got = km.arange(*args, dtype=dt)
+            assert got.dtype == dt
+            np.testing.assert_array_equal(got.numpy(), want.astype(dt))
     assert km.stats()["bytes_uploaded"] == 0
     with pytest.raises(OverflowError):
-        _array.arange(2**31 + 1)
+        _array.arange(2**63 + 1)
 
 
 def test_attributes_and_conversions():
@@ -210,7 +226,8 @@ def test_from_buffer_wraps_an_existing_buffer():
 BINARY = ["add", "subtract", "multiply", "true_divide", "floor_divide", "remainder", "power",
           "maximum", "minimum", "equal", "not_equal", "less", "less_equal", "greater",
           "greater_equal", "bitwise_and", "bitwise_or", "bitwise_xor"]
-DTYPES = [np.float32, np.float64, np.int32, np.uint32, np.bool_]    # float64: see ours()
+DTYPES = [np.float32, np.float64, np.int32, np.uint32, np.int64, np.uint64,
+          np.bool_]                          # float64, int64, uint64: see ours()
 
 
 def _operands(rng, op, shapes, dtypes):
@@ -378,9 +395,9 @@ def test_bool_and_mixed_integer_semantics():
     for op in ["less", "less_equal", "greater", "greater_equal", "equal", "not_equal"]:
         check(getattr(km, op)(km.asarray(i), km.asarray(u)), getattr(np, op)(i, u))
         check(getattr(km, op)(km.asarray(u), km.asarray(i)), getattr(np, op)(u, i))
-    # arithmetic: numpy says int64, we say int32 (documented)
+    # arithmetic: numpy's int64 (int32 on a device without int64, documented)
     r = km.asarray(np.array([1, 2], np.int32)) + km.asarray(np.array([3, 4], np.uint32))
-    assert r.dtype == np.int32 and r.numpy().tolist() == [4, 6]
+    assert r.dtype == ours(np.int64) and r.numpy().tolist() == [4, 6]
     with pytest.raises(OverflowError):
         km.asarray(np.array([1], np.uint32)) + (-1)
     # comparisons with Python ints outside the dtype's range are exact, as in numpy

@@ -5,6 +5,9 @@ import pytest
 
 import kompute_ml as xp
 from _array_checks import moved as _moved
+from kompute_ml._array import dtypes as _dtypes
+
+DEFAULT_INT = _dtypes.default_int(xp.get_device())     # numpy's int64 where the device has it
 
 rng = np.random.default_rng(2)
 
@@ -18,11 +21,14 @@ def test_namespace_identity_and_info():
     assert a.__array_namespace__() is xp and xp.__array_api_version__ == "2024.12"
     info = xp.__array_namespace_info__()
     assert info.default_dtypes()["real floating"] == xp.float32
-    # float64 where the device has shaderFloat64 (tests/test_float64.py covers a device without)
+    # float64 where the device has shaderFloat64, int64 and uint64 where it has shaderInt64
+    # (tests/test_float64.py and test_int64.py cover devices without)
     f64 = {"float64"} if a.device.limits["float64"] else set()
-    assert set(info.dtypes()) == {"bool", "int32", "uint32", "float32"} | f64
-    # int64 is named (scikit-learn spells it) but not offered
-    assert xp.float64 == np.float64 and "int64" not in info.dtypes()
+    i64 = {"int64", "uint64"} if a.device.limits["int64"] else set()
+    assert set(info.dtypes()) == {"bool", "int32", "uint32", "float32"} | f64 | i64
+    assert set(info.dtypes(kind="signed integer")) == {"int32"} | (i64 - {"uint64"})
+    assert info.default_dtypes()["integral"] == info.default_dtypes()["indexing"] == DEFAULT_INT
+    assert xp.float64 == np.float64 and xp.int64 == np.int64 and xp.uint64 == np.uint64
     assert info.default_device() is a.device and a.device in info.devices()
     assert info.capabilities()["boolean indexing"] is True
     assert xp.isdtype(xp.int32, "integral") and not xp.isdtype(xp.float32, "integral")
@@ -197,13 +203,13 @@ def test_cumulative_along_axes(shape, axis):
     k = xp.asarray(x)
     np.testing.assert_allclose(xp.cumulative_sum(k, axis=axis).numpy(), np.cumsum(x, axis),
                                rtol=1e-6)
-    b = x > 0                                          # bool -> int32 (numpy's default int)
+    b = x > 0                                          # bool -> the default int (numpy's)
     got = xp.cumulative_sum(xp.asarray(b), axis=axis, include_initial=True).numpy()
-    want = np.cumsum(b, axis, dtype=np.int32)
+    want = np.cumsum(b, axis, dtype=DEFAULT_INT)
     pad = list(want.shape)
     pad[axis] = 1
-    want = np.concatenate([np.zeros(pad, np.int32), want], axis=axis)
-    assert got.dtype == np.int32
+    want = np.concatenate([np.zeros(pad, DEFAULT_INT), want], axis=axis)
+    assert got.dtype == DEFAULT_INT
     np.testing.assert_array_equal(got, want)
     with pytest.raises(ValueError, match="axis must be given"):
         xp.cumulative_sum(xp.ones((2, 2)))
@@ -244,7 +250,7 @@ def test_nonzero_on_device(shape):
     want = np.nonzero(x)
     assert len(out) == len(want)
     for a, b in zip(out, want):
-        assert a.dtype == xp.int32
+        assert a.dtype == DEFAULT_INT
         np.testing.assert_array_equal(a.numpy(), b)
     with pytest.raises(ValueError, match="0-d"):
         xp.nonzero(xp.asarray(1.0))
@@ -314,3 +320,13 @@ def test_standard_signatures_and_scalars():
     assert xp.from_dlpack(k, copy=False).numpy().tolist() == [1.0, -0.0]
     z = (xp.asarray([-0.0, 0.0]) // xp.asarray([5.0, -5.0])).numpy()
     assert np.signbit(z).all() and (z == 0).all()      # numpy: -0 // 5 and 0 // -5 are -0
+
+
+def test_copysign_result_is_of_both_operands_type():
+    mag = np.array([1.5, -2.0, 0.0], np.float32)
+    sgn = np.array([-1.0, 1.0, -0.0])
+    got = xp.copysign(xp.asarray(mag), xp.asarray(sgn))
+    f64 = xp.get_device().limits["float64"]
+    assert got.dtype == (np.float64 if f64 else np.float32)
+    np.testing.assert_array_equal(got.numpy(), np.copysign(mag, sgn))
+    assert xp.copysign(xp.asarray(mag), -1.0).dtype == np.float32      # a Python float is weak

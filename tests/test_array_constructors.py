@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import kompute_ml as km
+from kompute_ml._array import dtypes as _dtypes
 
 
 @pytest.mark.parametrize("make", [km.zeros, km.ones, km.empty])
@@ -18,7 +19,9 @@ def test_zeros_ones_values_with_dtype_none():
     np.testing.assert_array_equal(km.ones(2, dtype=None).numpy(), np.ones(2, np.float32))
 
 
-@pytest.mark.parametrize("value, dtype", [(2 ** 40, np.int32), (-1, np.uint32), (2 ** 31, None),
+@pytest.mark.parametrize("value, dtype", [(2 ** 40, np.int32), (-1, np.uint32), (2 ** 63, None),
+                                          (2 ** 64, np.uint64), (-1, np.uint64),
+                                          (-2 ** 63 - 1, np.int64), (1e19, np.int64),
                                           (2 ** 32, np.uint32), (-2 ** 31 - 1, np.int32),
                                           (np.int64(2 ** 40), np.int32), (1e20, np.int32),
                                           (np.inf, np.int32), (-np.inf, np.uint32),
@@ -43,8 +46,11 @@ def test_full_values_in_range_as_numpy(value, dtype):
     with np.errstate(over="ignore"):
         want = np.full(3, value, dtype=dtype)
     got = km.full(3, value, dtype=dtype).numpy()
-    # a Python float fill value takes the default float dtype, float32 (numpy: float64)
+    # a Python float fill value takes the default float dtype, float32 (numpy: float64), a
+    # Python int the default integer
     assert got.dtype == (np.float32 if dtype is None and isinstance(value, float)
+                         else _dtypes.default_int(km.get_device())
+                         if dtype is None and isinstance(value, int) and value is not True
                          else km.asarray(want).dtype)
     np.testing.assert_array_equal(got, want.astype(got.dtype))
 

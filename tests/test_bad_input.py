@@ -111,13 +111,17 @@ def test_other_unsupported_dtypes_are_type_errors():
             km.asarray(obj)
 
 
-def test_integers_beyond_32_bits_are_overflow_errors():
+def test_integers_beyond_the_dtype_are_overflow_errors():
     for obj in (np.array([1, 2 ** 40]), np.array([2 ** 63], dtype=np.uint64),
                 np.array([-(2 ** 31) - 1])):
         with pytest.raises(OverflowError, match="do not fit"):
-            km.asarray(obj)
+            km.asarray(obj, dtype=np.int32)
     with pytest.raises(OverflowError):
         km.asarray([2 ** 40], dtype=np.int32)
+    with pytest.raises(OverflowError, match="do not fit int64"):
+        km.asarray(np.array([2 ** 63], dtype=np.uint64), dtype=np.int64)
+    with pytest.raises(OverflowError):
+        km.asarray(np.array([1], np.uint64)) + (-1)        # NEP 50: the Python int must fit
 
 
 def test_ragged_nested_lists_are_value_errors():

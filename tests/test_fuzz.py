@@ -1,13 +1,13 @@
 """Fuzzing the array API with hypothesis: random shapes, dtypes and values.
 
-Every call either equals numpy (after the documented mapping of dtypes: float64/float16 ->
-float32, int64/int16/int8 -> int32, uint64/uint16/uint8 -> uint32, and 32-bit integer
-arithmetic) or raises a clear TypeError/ValueError/OverflowError, the errors numpy users catch.
-Anything else (another exception type, a wrong value, a crash) is a bug.
+Every call either equals numpy (after the documented mapping of dtypes: float16 -> float32,
+int16/int8 -> int32, uint16/uint8 -> uint32; float64 -> float32 and int64/uint64 -> int32/uint32
+on a device without them) or raises a clear TypeError/ValueError/OverflowError, the errors numpy
+users catch. Anything else (another exception type, a wrong value, a crash) is a bug.
 
 The reference is numpy run on the inputs already converted to kompute_ml's dtypes, so integer
-wrap-around and int32-vs-uint32 arithmetic follow kompute_ml's documented rules (see the
-docstring of kompute_ml.array).
+wrap-around and (on a device without int64) int32-vs-uint32 arithmetic follow kompute_ml's
+documented rules (see the docstring of kompute_ml.array).
 """
 
 import os
@@ -172,17 +172,17 @@ BINARY = {
     "power": np.power,
 }
 COMPARISONS = {"equal", "not_equal", "less", "less_equal", "greater", "greater_equal"}
-OUR_TYPES = [np.bool_, np.int32, np.uint32, np.float32, np.int8, np.uint64, np.float64]
+OUR_TYPES = [np.bool_, np.int32, np.uint32, np.float32, np.int8, np.uint64, np.float64, np.int64]
 
 
 def _reference_binary(op, x, y):
     """numpy's ``op`` computed the way kompute_ml documents it: in numpy's result dtype mapped
-    onto kompute_ml's on the default device (float64 stays float64 where the device has it),
-    and int32 op uint32 in int32 (numpy: int64) except comparisons, which are exact, and true
-    division, which follows numpy's result type."""
+    onto kompute_ml's on the default device (float64, int64 stay where the device has them),
+    and on a device without int64 int32 op uint32 in int32 (numpy: int64) except comparisons,
+    which are exact, and true division, which follows numpy's result type."""
     fn = BINARY[op]
     kinds = {v.dtype for v in (x, y) if isinstance(v, np.ndarray)}
-    if kinds == {INT32, UINT32} and op != "true_divide":
+    if kinds == {INT32, UINT32} and op != "true_divide" and not km.get_device().limits["int64"]:
         if op in COMPARISONS:
             return fn(x, y)
         x, y = x.astype(np.int32), y.astype(np.int32)

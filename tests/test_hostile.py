@@ -654,7 +654,10 @@ def test_a_kernel_takes_its_declared_dtypes():
 
 
 @pytest.mark.parametrize("args, dtype", [
-    ((2**31 - 2, 2**31 + 2), None),
+    ((2**31 - 2, 2**31 + 2), "int32"),
+    ((2**63 - 2, 2**63 + 2), None),            # the default integer: int64 or int32
+    ((2**63 - 2, 2**63 + 2), "int64"),
+    ((-1, 3), "uint64"),
     ((-1, 3), "uint32"),
     ((2**32 - 1, 2**32 + 1), "uint32"),
     ((0, -(2**31) - 2, -1), "int32"),

@@ -117,7 +117,8 @@ def test_index_arrays_past_one_workgroup_grid():
     m = 2 ** 24 + 3
     assert m > 65535 * 256
     x = _data((1001,), np.float32)
-    idx = km.random.default_rng(5).integers(-1001, 1001, size=m)
+    # (int32: 2**24 int64 indices pass lavapipe's 128 MiB maxStorageBufferRange)
+    idx = km.random.default_rng(5).integers(-1001, 1001, size=m, dtype=np.int32)
     out = km.asarray(x)[idx]
     np.testing.assert_array_equal(out.numpy(), x[idx.numpy()])
 

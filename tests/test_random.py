@@ -10,7 +10,13 @@ from scipy import stats
 
 import kompute_ml as km
 from kompute_ml import random as kmr
+from kompute_ml._array import dtypes as _dtypes
 from kompute_ml._runtime import stream as _stream
+
+DEFAULT_INT = _dtypes.default_int(km.get_device())
+# numpy's int64 / uint64 requests, as the default device holds them
+I64, U64 = (np.dtype(np.int64), np.dtype(np.uint64)) if km.get_device().limits["int64"] else \
+    (np.dtype(np.int32), np.dtype(np.uint32))
 
 # ---------------------------------------------------------------------------------------------
 # reference: Philox4x32-10 in numpy (uint64 holds each 32x32-bit product exactly)
@@ -213,7 +219,7 @@ def test_randomstate_from_dask_style_state_and_module_functions():
     assert km.random.uniform(2, 3, size=5).shape == (5,)
     assert km.random.normal(size=(2, 2)).shape == (2, 2)
     assert km.random.standard_normal(3).dtype == np.float32
-    assert km.random.randint(0, 9, size=3).dtype == np.int32
+    assert km.random.randint(0, 9, size=3).dtype == DEFAULT_INT
 
 
 def test_randomstate_methods_dask_calls():
@@ -226,7 +232,7 @@ def test_randomstate_methods_dask_calls():
         assert meta.shape == (0, 0)
         chunk = getattr(rs, method)(*args, size=(3, 2), **kwargs)
         assert chunk.shape == (3, 2) and isinstance(chunk, km.Array)
-    assert rs.randint(0, 10, size=4, dtype="l").dtype == np.int32
+    assert rs.randint(0, 10, size=4, dtype="l").dtype == I64
     rs.seed(1)
     assert rs.random(2).shape == (2,)
 
@@ -293,14 +299,26 @@ def test_integers_chi_square(low, high):
 def test_integers_ranges_dtypes_and_endpoint():
     rng = km.random.default_rng(6)
     a = rng.integers(5, size=1000).numpy()
-    assert a.dtype == np.int32 and a.min() == 0 and a.max() == 4
+    assert a.dtype == I64 and a.min() == 0 and a.max() == 4       # numpy's default: int64
     b = rng.integers(-2, 2, size=1000, endpoint=True).numpy()
     assert b.min() == -2 and b.max() == 2
     c = rng.integers(2**32 - 10, 2**32, size=1000, dtype=np.uint64).numpy()
-    assert c.dtype == np.uint32 and c.min() >= 2**32 - 10
+    assert c.dtype == U64 and c.min() >= 2**32 - 10
     d = rng.integers(-2**31, 2**31, size=1000).numpy()
     assert d.min() < -2**30 and d.max() > 2**30
     assert rng.integers(7, 8, size=3).numpy().tolist() == [7, 7, 7]
+    e = rng.integers(-3, 3, size=1000, dtype=np.int32).numpy()
+    assert e.dtype == np.int32 and e.min() == -3 and e.max() == 2
+    if I64 == np.int64:
+        # 64-bit bounds: 32-bit offsets from low, every one of the range reached
+        f = rng.integers(2**62, 2**62 + 5, size=1000).numpy()
+        assert f.dtype == np.int64 and set(f.tolist()) == set(range(2**62, 2**62 + 5))
+        g = rng.integers(2**64 - 2**32, 2**64, size=20000, dtype=np.uint64).numpy()
+        assert g.dtype == np.uint64 and g.min() >= 2**64 - 2**32 and g.max() > 2**64 - 2**31
+        h = rng.integers(-2**63, -2**63 + 2, size=100).numpy()
+        assert set(h.tolist()) == {-2**63, -2**63 + 1}
+        with pytest.raises(ValueError, match="more than 2\\*\\*32"):
+            rng.integers(0, 2**33, size=3)
 
 
 @pytest.mark.parametrize("size, shape", [(0, (0,)), (1, (1,)), (5, (5,)), (1023, (1023,)),
@@ -318,7 +336,8 @@ def test_default_dtypes_and_device():
     rng = km.random.default_rng(0, device=dev)
     assert rng.random(2).device is dev and rng.random(2).dtype == np.float32
     assert rng.standard_normal(2).dtype == np.float32
-    assert rng.integers(0, 2, size=2).dtype == np.int32
+    assert rng.integers(0, 2, size=2).dtype == I64
+    assert rng.integers(0, 2, size=2, dtype=np.int16).dtype == np.int32
     assert rng.bits(2).dtype == np.uint32
 
 
@@ -386,7 +405,8 @@ def test_float64_normals_match_box_muller_in_double():
     (lambda g: g.integers(6, 5, endpoint=True), ValueError, "low > high"),
     (lambda g: g.integers(0), ValueError, "low >= high"),
     (lambda g: g.integers(0, 10, dtype=np.float32), TypeError, "integer dtype"),
-    (lambda g: g.integers(0, 2**31 + 1), ValueError, "does not fit int32"),
+    (lambda g: g.integers(0, 2**31 + 1, dtype=np.int32), ValueError, "does not fit int32"),
+    (lambda g: g.integers(0, 2**63 + 1), ValueError, "does not fit int(64|32)"),
     (lambda g: g.integers(-1, 3, dtype=np.uint32), ValueError, "does not fit uint32"),
     (lambda g: g.integers(0.5, 3), TypeError, "low must be an int"),
     (lambda g: g.integers(0, np.array([3, 4])), TypeError, "array-valued"),

@@ -6,6 +6,20 @@ import numpy as np
 import pytest
 
 import kompute_ml as km
+from kompute_ml._array import dtypes as _dtypes
+
+DEFAULT_INT = _dtypes.default_int(km.get_device())       # the index results' dtype
+
+
+def _need_dtype(dtype):
+    if np.dtype(dtype).itemsize == 8 and not km.get_device().limits["int64"]:
+        pytest.skip("the device has no shaderInt64 (int64 arrays are int32 there)")
+
+
+def _ints(rng, low, high, size):
+    """Integers in [low, high] (bounds up to uint64's)."""
+    return rng.integers(low, high, size, endpoint=True,
+                        dtype=np.uint64 if high >= 2 ** 63 else np.int64)
 
 
 def _bits(a):
@@ -34,7 +48,7 @@ def _check_unique(h, device=None):
     np.testing.assert_array_equal(_bits(r.values.numpy()), _bits(vals))
     for got, want in ((r.indices, idx), (r.inverse_indices, inv.reshape(h.shape)),
                       (r.counts, counts)):
-        assert got.dtype == np.int32 and got.shape == want.shape
+        assert got.dtype == DEFAULT_INT and got.shape == want.shape
         np.testing.assert_array_equal(got.numpy(), want)
     np.testing.assert_array_equal(_bits(km.unique_values(x).numpy()), _bits(vals))
     c = km.unique_counts(x)
@@ -58,11 +72,15 @@ def test_unique_float64(sort_path, n):
 
 
 @pytest.mark.parametrize("dtype,low,high", [(np.int32, -2**31, 2**31 - 1), (np.int32, -3, 4),
-                                            (np.uint32, 0, 2**32 - 1), (np.bool_, 0, 2)])
+                                            (np.uint32, 0, 2**32 - 1), (np.bool_, 0, 2),
+                                            (np.int64, -2**63, 2**63 - 1), (np.int64, -3, 4),
+                                            (np.uint64, 2**40, 2**40 + 9)])
 @pytest.mark.parametrize("n", [5, 4999])
 def test_unique_integers_and_bool(sort_path, dtype, low, high, n):
+    _need_dtype(dtype)
     rng = np.random.default_rng(n)
-    _check_unique(rng.integers(low, high, n, endpoint=dtype is not np.bool_).astype(dtype))
+    h = _ints(rng, low, high - (dtype is np.bool_), n)
+    _check_unique(h.astype(dtype))
 
 
 @pytest.mark.parametrize("shape", [(), (3, 0), (61, 83), (4, 5, 6)])
@@ -114,7 +132,7 @@ def _check_search(hay, needles, sorter=None, device=None):
     for side in ("left", "right"):
         got = km.searchsorted(x1, x2, side=side, sorter=srt)
         want = np.searchsorted(hay, needles, side=side, sorter=sorter)
-        assert got.dtype == np.int32 and got.shape == np.shape(want)
+        assert got.dtype == DEFAULT_INT and got.shape == np.shape(want)
         np.testing.assert_array_equal(got.numpy(), want)
 
 
@@ -127,11 +145,14 @@ def test_searchsorted_float32(n, m):
 
 
 @pytest.mark.parametrize("dtype,low,high", [(np.int32, -2**31, 2**31 - 1), (np.int32, -3, 4),
-                                            (np.uint32, 0, 2**32 - 1), (np.bool_, 0, 1)])
+                                            (np.uint32, 0, 2**32 - 1), (np.bool_, 0, 1),
+                                            (np.int64, -2**63, 2**63 - 1),
+                                            (np.uint64, 2**63 - 5, 2**63 + 5)])
 def test_searchsorted_integers_and_bool(dtype, low, high):
+    _need_dtype(dtype)
     rng = np.random.default_rng(1)
-    hay = np.sort(rng.integers(low, high, 3001, endpoint=True).astype(dtype))
-    _check_search(hay, rng.integers(low, high, 777, endpoint=True).astype(dtype))
+    hay = np.sort(_ints(rng, low, high, 3001).astype(dtype))
+    _check_search(hay, _ints(rng, low, high, 777).astype(dtype))
 
 
 def test_searchsorted_float64():

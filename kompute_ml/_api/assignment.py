@@ -10,7 +10,7 @@ assignment semantics). ``place`` reads back the mask's count (its values are tak
 import numpy as np
 
 from .. import array as _a
-from .._array.dtypes import BOOL, INT32
+from .._array.dtypes import BOOL, INT32, INTEGERS
 from . import manipulation as _m
 from ._common import arr as _arr
 from .selection import resize
@@ -188,9 +188,8 @@ def put(a, ind, v, mode="raise"):
     idx = ravel(_arr(ind, a.device))
     if idx.size == 0:
         return None
-    if idx.dtype not in (INT32, _a.UINT32):
+    if idx.dtype not in INTEGERS:
         raise TypeError("put: indices must be integers")
-    idx = idx.astype(INT32, copy=False)
     n = a.size
     if mode == "wrap":
         idx = _a.remainder(idx, n)

@@ -2218,7 +2218,7 @@ keepdims : bool, default=False
 Returns
 -------
 Array
-    Array of int32 indices.
+    Array of indices of the default integer dtype (int64 where the device has shaderInt64).
 
 Examples
 --------
@@ -2240,7 +2240,7 @@ keepdims : bool, default=False
 Returns
 -------
 Array
-    Array of int32 indices.
+    Array of indices of the default integer dtype (int64 where the device has shaderInt64).
 
 Examples
 --------

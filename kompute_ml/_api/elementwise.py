@@ -14,7 +14,7 @@ import math
 import numpy as np
 
 from .. import array as _a
-from .._array.dtypes import BOOL, FLOAT32, FLOAT64, INT32, UINT32
+from .._array.dtypes import BOOL, FLOAT32, FLOAT64, INTEGERS, SIGNED, UNSIGNED
 
 __all__ = ["abs", "acos", "acosh", "add", "asin", "asinh", "atan", "atan2", "atanh", "bitwise_and",
            "bitwise_left_shift", "bitwise_invert", "bitwise_or", "bitwise_right_shift",
@@ -53,7 +53,7 @@ def _arr(x):
 
 
 def _integral(x):
-    return x.dtype in (INT32, UINT32, BOOL)
+    return x.dtype in INTEGERS or x.dtype == BOOL
 
 
 def floor(x, /):
@@ -113,9 +113,9 @@ def isfinite(x, /):
 def signbit(x, /):
     """True where the sign bit is set: -0.0 and a nan whose sign bit is set included (numpy's)."""
     x = _arr(x)
-    if x.dtype in (UINT32, BOOL):
+    if x.dtype in UNSIGNED or x.dtype == BOOL:
         return _a.zeros(x.shape, BOOL, x.device)
-    if x.dtype == INT32:
+    if x.dtype in SIGNED:
         return x < 0
     return _a.elementwise("signbit", x)      # the bit: no comparison sees it on -0.0 or a nan
 
@@ -124,8 +124,8 @@ def sign(x, /):
     """-1, 0 or 1 by the sign of ``x``; +0.0 for both zeros and nan for nan (numpy's)."""
     x = _arr(x)
     one = 1 if _integral(x) else 1.0
-    if x.dtype == UINT32:
-        return _a.where(x > 0, one, 0).astype(UINT32)
+    if x.dtype in UNSIGNED:
+        return _a.where(x > 0, one, 0).astype(x.dtype)
     # x == 0 gives +0 (x * 0 would keep -0's sign); a nan is neither and passes through
     return _a.where(x > 0, one, _a.where(x < 0, -one, _a.where(x == 0, 0 * one, x))).astype(x.dtype)
 
@@ -157,8 +157,12 @@ def _copysign_float(mag, sgn):
 
 
 def copysign(x1, x2, /):
-    return _copysign_float(_float(x1), _float(x2) if not isinstance(x2, (int, float)) else
-                           _a.asarray(float(x2), device=_arr(x1).device))
+    mag = _float(x1)
+    if isinstance(x2, (int, float)):          # a Python scalar is weak: the magnitude's dtype
+        return _copysign_float(mag, _a.asarray(float(x2), device=mag.device))
+    sgn = _float(x2)
+    # the result is of both operands' type (float32 with float64: float64)
+    return _copysign_float(mag.astype(_ns_result_type([mag, sgn]), copy=False), sgn)
 
 
 def clip(x, /, min=None, max=None):
@@ -204,10 +208,10 @@ def _shift_operands(x1, x2):
     # a Python int is weak (NEP 50): it takes the array's dtype
     ops = [o if isinstance(o, Array) else _a.asarray(o, dtype=like, device=dev) for o in ops]
     dt = _ns_result_type(ops)
-    if dt not in (INT32, UINT32):
+    if dt not in INTEGERS:
         raise TypeError(f"bit shifts take integer arrays, got {ops[0].dtype} and {ops[1].dtype}")
     x, s = (o.astype(dt, copy=False) for o in ops)
-    if s.dtype == INT32:
+    if s.dtype in SIGNED:
         s = _a.where(s < 0, 0, s)            # negative shifts are undefined in the standard
     return x, s, dt
 
@@ -218,23 +222,25 @@ def _ns_result_type(ops):
 
 
 def bitwise_left_shift(x1, x2, /):
-    """``x1 << x2`` (shifts of 32 or more give 0)."""
+    """``x1 << x2`` (shifts of the width or more give 0)."""
     x, s, dt = _shift_operands(x1, x2)
     two = _a.asarray(2, dtype=dt, device=x.device)
-    big = s >= 32
-    factor = _a.power(two, _a.where(big, 0, s))
+    big = s >= 8 * dt.itemsize
+    factor = _a.power(two, _a.where(big, 0, s))     # (2**(width-1) wraps: the product still does)
     return _a.where(big, 0, x * factor).astype(dt, copy=False)
 
 
 def bitwise_right_shift(x1, x2, /):
-    """``x1 >> x2``: arithmetic for int32 (a floor division by 2**x2), logical for uint32."""
+    """``x1 >> x2``: arithmetic for signed integers (a floor division by 2**x2), logical for
+    unsigned ones."""
     x, s, dt = _shift_operands(x1, x2)
-    if dt == UINT32:
-        two = _a.asarray(2, dtype=UINT32, device=x.device)
-        big = s >= 32
+    bits = 8 * dt.itemsize
+    if dt in UNSIGNED:
+        two = _a.asarray(2, dtype=dt, device=x.device)
+        big = s >= bits
         return _a.where(big, 0, _a.floor_divide(x, _a.power(two, _a.where(big, 0, s)))).astype(dt)
-    two = _a.asarray(2, dtype=INT32, device=x.device)
-    big = s >= 31                         # 2**31 does not fit int32: the sign is all that is left
+    two = _a.asarray(2, dtype=dt, device=x.device)
+    big = s >= bits - 1                   # 2**(width-1) does not fit: the sign is all that is left
     q = _a.floor_divide(x, _a.power(two, _a.where(big, 0, s)))
     return _a.where(big, _a.where(x < 0, -1, 0), q).astype(dt, copy=False)
 

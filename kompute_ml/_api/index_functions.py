@@ -14,7 +14,7 @@ import numpy as np
 
 from .. import array as _a
 from .._array import scan as _scan
-from .._array.dtypes import BOOL, FLOAT32, INT32, UINT32
+from .._array.dtypes import BOOL, FLOAT32, INT32, INT64, INTEGERS, default_int
 from . import manipulation as _m
 from ._common import arr as _arr
 from .shaping import ravel
@@ -27,7 +27,8 @@ Array = _a.Array
 
 
 def flatnonzero(a):
-    """The flat indices of the nonzero elements (int32; their count is read back).
+    """The flat indices of the nonzero elements (the default integer dtype; their count is read
+    back).
 
     Parameters
     ----------
@@ -49,8 +50,8 @@ def flatnonzero(a):
 
 
 def argwhere(a):
-    """The coordinates of the nonzero elements, one row each: shape (N, a.ndim), int32 (the
-    count N is read back).
+    """The coordinates of the nonzero elements, one row each: shape (N, a.ndim), of the default
+    integer dtype (the count N is read back).
 
     Parameters
     ----------
@@ -71,15 +72,16 @@ def argwhere(a):
     x = _arr(a)
     if x.ndim == 0:
         n = _m.nonzero(x.reshape(1))[0].shape[0]
-        return _a.empty((n, 0), INT32, x.device)
+        return _a.empty((n, 0), default_int(x.device), x.device)
     flags = _m._truth(x).astype(INT32)
-    coords = x._wrap(_scan.nonzero(flags._realize(), x.shape, x.device))   # (ndim, N)
+    coords = x._wrap(_scan.nonzero(flags._realize(), x.shape, x.device,
+                                   out_dtype=default_int(x.device)))   # (ndim, N)
     return coords.T.copy()
 
 
 def unravel_index(indices, shape, order="C"):
-    """The coordinates in an array of ``shape`` of flat ``indices`` (a tuple, one int32 array
-    each; Python ints for a scalar index). An index out of bounds raises ValueError (its range
+    """The coordinates in an array of ``shape`` of flat ``indices`` (a tuple, one array of the
+    default integer dtype each; Python ints for a scalar index). An index out of bounds raises ValueError (its range
     is read back).
 
     Parameters
@@ -93,7 +95,7 @@ def unravel_index(indices, shape, order="C"):
 
     Returns
     -------
-    tuple of Array (int32), or of int for a scalar index
+    tuple of Array (the default integer dtype), or of int for a scalar index
         One coordinate per dimension.
 
     Examples
@@ -109,17 +111,17 @@ def unravel_index(indices, shape, order="C"):
         if np.ndim(indices) == 0:
             return tuple(int(v) for v in np.unravel_index(indices, shape, order=order))
         indices = _a.asarray(indices)
-    if indices.dtype not in (INT32, UINT32):
+    if indices.dtype not in INTEGERS:
         raise TypeError("only int indices permitted")
     _check_bounds(indices, math.prod(shape))
-    rest = indices.astype(INT32, copy=False)
+    rest = indices.astype(default_int(indices.device), copy=False)     # (in bounds: they fit)
     dims = shape[::-1] if order == "C" else shape
     coords = []
     for d in dims:
         coords.append(_a.remainder(rest, d) if d else rest * 0)
         rest = _a.floor_divide(rest, d) if d else rest
     coords = coords[::-1] if order == "C" else coords
-    return tuple(c.astype(INT32, copy=False) for c in coords)
+    return tuple(c.astype(rest.dtype, copy=False) for c in coords)
 
 
 def _shape(shape):
@@ -140,7 +142,8 @@ def _check_bounds(indices, size, coordinate=False):
 
 
 def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
-    """The flat indices of coordinate arrays in an array of shape ``dims`` (int32); ``mode``
+    """The flat indices of coordinate arrays in an array of shape ``dims`` (of the default
+    integer dtype); ``mode``
     "raise" (ValueError out of bounds: the range is read back), "wrap" or "clip".
 
     Parameters
@@ -175,17 +178,20 @@ def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
     dev = next((c.device for c in coords if isinstance(c, Array)), None)
     coords = [_arr(c, dev) for c in coords]
     for c in coords:
-        if c.dtype not in (INT32, UINT32):
+        if c.dtype not in INTEGERS:
             raise TypeError("only int indices permitted")
+    out = default_int(coords[0].device)
+    # computed in 64 bits where a coordinate has them (a wrap or clip of one past 32 bits)
+    ct = INT64 if any(c.dtype.itemsize == 8 for c in coords) else out
     shape = np.broadcast_shapes(*(c.shape for c in coords))
     strides = [1] * len(dims)
     axes = range(len(dims) - 2, -1, -1) if order == "C" else range(1, len(dims))
     for k in axes:
         nxt = k + 1 if order == "C" else k - 1
         strides[k] = strides[nxt] * dims[nxt]
-    flat = _a.zeros(shape, INT32, dev)
+    flat = _a.zeros(shape, ct, coords[0].device)
     for c, d, s, m in zip(coords, dims, strides, modes):
-        c = c.astype(INT32, copy=False)
+        c = c.astype(ct, copy=False)
         if m == "raise":
             _check_bounds(c, d, coordinate=True)
         elif m == "wrap":
@@ -195,19 +201,19 @@ def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
         else:
             raise ValueError(f"clipmode must be one of 'clip', 'raise', or 'wrap' (got {m!r})")
         flat = flat + c * s
-    return flat.astype(INT32, copy=False)
+    return flat.astype(out, copy=False)
 
 
 def indices(dimensions, dtype=int, sparse=False):
-    """A grid of indices: ``out[k]`` holds each position's index along axis ``k`` (int32 by
-    default; ``sparse``: one broadcastable range per axis).
+    """A grid of indices: ``out[k]`` holds each position's index along axis ``k`` (the default
+    integer dtype by default; ``sparse``: one broadcastable range per axis).
 
     Parameters
     ----------
     dimensions : tuple of int
         The grid's shape.
     dtype : dtype, default=int
-        The result's dtype (int: int32).
+        The result's dtype (int: the default integer dtype).
     sparse : bool, default=False
         Return broadcastable ranges instead of a dense grid.
 
@@ -223,7 +229,7 @@ def indices(dimensions, dtype=int, sparse=False):
     [[0, 1, 2], [0, 1, 2]]
     """
     dims = _shape(dimensions)
-    dt = INT32 if dtype is int else np.dtype(dtype)
+    dt = default_int(_a._get_device(None)) if dtype is int else np.dtype(dtype)
     n = len(dims)
     ranges = []
     for k, d in enumerate(dims):
@@ -293,7 +299,7 @@ def tril_indices(n, k=0, m=None):
     Returns
     -------
     tuple of two Array
-        The row and column indices (int32).
+        The row and column indices (the default integer dtype).
 
     Examples
     --------
@@ -319,7 +325,7 @@ def triu_indices(n, k=0, m=None):
     Returns
     -------
     tuple of two Array
-        The row and column indices (int32).
+        The row and column indices (the default integer dtype).
 
     Examples
     --------
@@ -350,7 +356,7 @@ def tril_indices_from(arr, k=0):
     Returns
     -------
     tuple of two Array
-        The row and column indices (int32).
+        The row and column indices (the default integer dtype).
 
     Examples
     --------
@@ -375,7 +381,7 @@ def triu_indices_from(arr, k=0):
     Returns
     -------
     tuple of two Array
-        The row and column indices (int32).
+        The row and column indices (the default integer dtype).
 
     Examples
     --------
@@ -401,7 +407,7 @@ def diag_indices(n, ndim=2):
     Returns
     -------
     tuple of Array
-        ``ndim`` equal ranges (int32).
+        ``ndim`` equal ranges (the default integer dtype).
 
     Examples
     --------
@@ -424,7 +430,7 @@ def diag_indices_from(arr):
     Returns
     -------
     tuple of Array
-        Equal ranges (int32).
+        Equal ranges (the default integer dtype).
 
     Examples
     --------
@@ -465,7 +471,7 @@ def ix_(*args):
     dev = next((a.device for a in args if isinstance(a, Array)), None)
     for k, seq in enumerate(args):
         v = _arr(seq, dev) if not (isinstance(seq, (list, tuple)) and len(seq) == 0) else \
-            _a.empty((0,), INT32, dev)
+            _a.empty((0,), default_int(dev), dev)
         if v.ndim != 1:
             raise ValueError("Cross index must be 1 dimensional")
         if v.dtype == BOOL:

@@ -25,7 +25,7 @@ import numpy as np
 from .. import array as _a
 from .._array import indexing as _indexing
 from .._array import scan as _scan
-from .._array.dtypes import BOOL, INT32, UINT32
+from .._array.dtypes import BOOL, INT32, INTEGERS, UNSIGNED
 
 __all__ = ["is_advanced", "getitem", "setitem"]
 
@@ -45,7 +45,7 @@ class _Host(Exception):
 
 
 def _as_index_array(i, device):
-    """An index item that is an array or a list, as a device Array of int32, uint32 or bool."""
+    """An index item that is an array or a list, as a device Array of integers or bools."""
     if isinstance(i, Array):
         if i.device is not device:
             raise ValueError(f"the index is on device {i.device.name!r}, the array on "
@@ -58,7 +58,7 @@ def _as_index_array(i, device):
         if h.dtype.kind not in "biu":
             raise IndexError("arrays used as indices must be of integer (or boolean) type")
         arr = _a.asarray(h, device=device)
-    if arr.dtype not in (BOOL, INT32, UINT32):
+    if arr.dtype not in INTEGERS and arr.dtype != BOOL:
         raise IndexError("arrays used as indices must be of integer (or boolean) type")
     return arr
 
@@ -199,7 +199,9 @@ class _Plan:
         (lazy: one fused kernel, run when the gather binds it)."""
         total = bad = None
         for x, _, extent, stride, _ in arrays:
-            if x.dtype == UINT32:
+            # (an int64 / uint64 index is wrapped and checked in 64 bits: one past 32 bits is
+            # out of range, never wrapped into it)
+            if x.dtype in UNSIGNED:
                 b = x >= extent
                 w = _a.where(b, 0, x).astype(INT32)
             else:

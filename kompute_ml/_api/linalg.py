@@ -18,7 +18,7 @@ import operator
 import numpy as np
 
 from .. import array as _a
-from .._array.dtypes import FLOAT32, FLOAT64, INT32, result_dtype
+from .._array.dtypes import FLOAT32, FLOAT64, default_int, result_dtype
 from ..errors import LinAlgError
 from . import _decompositions as _d
 from . import manipulation as _m
@@ -70,7 +70,8 @@ def vecdot(x1, x2, /, *, axis=-1):
     nd = max(x1.ndim, x2.ndim)
     if not -nd <= axis < 0 and axis >= 0:
         axis = axis - nd
-    return (x1 * x2).sum(axis=axis)
+    p = x1 * x2
+    return p.sum(axis=axis, dtype=p.dtype)          # the operands' type (a sum's is wider)
 
 
 def outer(x1, x2, /):
@@ -461,16 +462,17 @@ def pinv(x, /, *, rtol=None):
 
 def matrix_rank(x, /, *, rtol=None):
     """The number of singular values above rtol times the largest (default max(M, N) eps) on
-    the device (int32)."""
+    the device, in the device's default integer type."""
     x = _arr(x)
+    it = default_int(x.device)
     if x.ndim < 2:
-        return (x != 0).any().astype(INT32)
+        return (x != 0).any().astype(it)
     ft = _float_of(x)
     if x.size == 0:
-        return _a.zeros(x.shape[:-2], INT32, x.device)
+        return _a.zeros(x.shape[:-2], it, x.device)
     s = svdvals(x)
     cut = _rtol(rtol, x, ft) * s.max(axis=-1, keepdims=True)
-    return (s > cut).astype(INT32).sum(axis=-1)
+    return (s > cut).astype(it).sum(axis=-1, dtype=it)
 
 
 _LEAST = "zero-size array to reduction operation minimum which has no identity"

@@ -18,7 +18,8 @@ import operator
 import numpy as np
 
 from .. import array as _a
-from .._array.dtypes import BOOL, INT32, canonical_dtype, result_dtype
+from .._array.dtypes import (BOOL, INT32, INTEGERS, accumulator_dtype, canonical_dtype,
+                             default_int, result_dtype)
 from .._array import indexing as _indexing
 from .._array import scan as _scan
 from .._array import search as _search
@@ -215,7 +216,7 @@ def _repeat_counts(x, repeats, axis):
     if isinstance(repeats, Array):
         _same_device([x, repeats])
         counts = repeats
-        if counts.dtype not in (INT32, _a.UINT32, BOOL):
+        if counts.dtype not in INTEGERS and counts.dtype != BOOL:
             raise TypeError(f"repeats must be integers, got {counts.dtype}")
     else:
         h = np.asarray(repeats)
@@ -241,15 +242,16 @@ def _repeat_counts(x, repeats, axis):
             return _a.asarray(np.repeat(x.numpy(), h, axis=axis), device=dev)     # host
         counts = _a.asarray(h.astype(np.int32), device=dev)
     else:
-        counts = counts.astype(INT32, copy=False)
         low, high = (int(v) for v in stack([min(counts), max(counts)]).numpy())
         if low < 0:
             raise ValueError("repeats may not contain negative values")
         if n * high >= 1 << 31:          # the int32 running sum could wrap: the exact total
             total = int(counts.numpy().astype(np.int64).sum())
+        else:
+            counts = counts.astype(INT32, copy=False)       # (each below 2**31: they fit)
     if total is not None and total >= 1 << 31:
         raise ValueError(f"repeat: a result of {total} elements along the axis is too long")
-    ends = cumulative_sum(counts)
+    ends = cumulative_sum(counts, dtype=INT32)    # (repeat_sources reads int32 running sums)
     if total is None:
         total = int(ends[-1])
     src = x._wrap(_scan.repeat_sources(ends._realize(), n, total, dev))
@@ -337,12 +339,14 @@ def _host(x, fn, dtype=None):
 
 
 def _default_acc_dtype(x, dtype):
-    # numpy's accumulator for sums and products (bool -> int), mapped onto our 32-bit dtypes
-    return canonical_dtype(dtype) if dtype is not None else {BOOL: INT32}.get(x.dtype, x.dtype)
+    # numpy's accumulator for sums and products (bool and narrower integers -> the default
+    # integer), mapped onto ours
+    return canonical_dtype(dtype) if dtype is not None else accumulator_dtype(x.dtype, x.device)
 
 
 def prod(x, /, *, axis=None, dtype=None, keepdims=False):
-    """Product over ``axis`` (a device reduction; integer products wrap at 32 bits)."""
+    """Product over ``axis`` (a device reduction; integer products wrap, as numpy's, in the
+    accumulator's width: see :func:`sum`)."""
     if isinstance(axis, list):
         axis = tuple(axis)
     return _a._reduce(x.astype(_default_acc_dtype(x, dtype), copy=False), "prod", axis,
@@ -350,12 +354,14 @@ def prod(x, /, *, axis=None, dtype=None, keepdims=False):
 
 
 def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False):
-    """Inclusive running sum along ``axis`` (a device scan; integers wrap at 32 bits)."""
+    """Inclusive running sum along ``axis`` (a device scan; integers wrap in the accumulator's
+    width, numpy's: the default integer's for narrower ones)."""
     return _cumulative(x, "sum", axis, dtype, include_initial)
 
 
 def cumulative_prod(x, /, *, axis=None, dtype=None, include_initial=False):
-    """Inclusive running product along ``axis`` (a device scan; integers wrap at 32 bits)."""
+    """Inclusive running product along ``axis`` (a device scan; integers wrap in the
+    accumulator's width, numpy's: the default integer's for narrower ones)."""
     return _cumulative(x, "prod", axis, dtype, include_initial)
 
 
@@ -434,19 +440,21 @@ def diff(x, /, *, axis=-1, n=1, prepend=None, append=None):
 # ---- searching, sorting, sets, indexing ---------------------------------------------------------
 
 def nonzero(x, /):
-    """Coordinates of the nonzero elements, one int32 array per dimension (on the device: flags,
-    a scan, a scatter; only the count, 4 bytes, is read back: it is the result's length)."""
+    """Coordinates of the nonzero elements, one array of the default integer dtype per
+    dimension (on the device: flags, a scan, a scatter; only the count, 4 bytes, is read back:
+    it is the result's length)."""
     if x.ndim == 0:
         raise ValueError("nonzero is not defined for 0-d arrays")
     flags = _truth(x).astype(INT32)
-    coords = x._wrap(_scan.nonzero(flags._realize(), x.shape, x.device))
+    coords = x._wrap(_scan.nonzero(flags._realize(), x.shape, x.device,
+                                   out_dtype=default_int(x.device)))
     return tuple(coords[d] for d in range(x.ndim))
 
 
 def searchsorted(x1, x2, /, *, side="left", sorter=None):
     """Where each element of ``x2`` would go in the sorted 1-D ``x1`` to keep it sorted: the
-    first place whose element is not less than it (``side="right"``: greater than it), int32 of
-    ``x2``'s shape; ``sorter``: the indices that sort ``x1`` (an argsort). Elements compare in
+    first place whose element is not less than it (``side="right"``: greater than it), of the
+    default integer dtype and ``x2``'s shape; ``sorter``: the indices that sort ``x1`` (an argsort). Elements compare in
     :func:`sort`'s order (NaNs last, -0.0 equal to 0.0): a binary search on the device."""
     if side not in ("left", "right"):
         raise ValueError(f"side must be 'left' or 'right', got {side!r}")
@@ -467,7 +475,7 @@ def searchsorted(x1, x2, /, *, side="left", sorter=None):
     a, v = x1.astype(dtype, copy=False), x2.astype(dtype, copy=False)
     buf, _, _ = _search.searchsorted(a._realize(), a.size, v._realize(), v.size, dtype, dev,
                                      right=side == "right")
-    return x2._wrap((buf, x2.shape, INT32))
+    return x2._wrap((buf, x2.shape, INT32)).astype(default_int(dev), copy=False)
 
 
 def sort(x, /, *, axis=-1, descending=False, stable=True):
@@ -477,7 +485,8 @@ def sort(x, /, *, axis=-1, descending=False, stable=True):
 
 
 def argsort(x, /, *, axis=-1, descending=False, stable=True):
-    """The indices that sort ``x`` along ``axis`` (int32; stable, as :func:`sort` orders)."""
+    """The indices that sort ``x`` along ``axis`` (the default integer dtype; stable, as
+    :func:`sort` orders)."""
     return _sorted(x, axis, descending, False)
 
 
@@ -485,12 +494,13 @@ def _sorted(x, axis, descending, values):
     axis = _axis(axis, x.ndim)         # (a 0-d array has no axis: numpy's AxisError)
     if not _sort.on_device(x.device, x.size):
         return _host(x, lambda h: _host_sorted(h, axis, descending, values),
-                     x.dtype if values else INT32)
+                     x.dtype if values else default_int(x.device))
     y = moveaxis(x, axis, -1) if axis != x.ndim - 1 else x
     n = y.shape[-1]
     rows = y.size // n if n else 0
     buf, dtype = _sort.sort_rows(y._realize(), rows, n, y.dtype, y.device,
-                                 descending=bool(descending), values=values)
+                                 descending=bool(descending), values=values,
+                                 index_dtype=default_int(x.device))
     out = y._wrap((buf, y.shape, dtype))
     return moveaxis(out, -1, axis) if axis != x.ndim - 1 else out
 
@@ -529,7 +539,7 @@ def unique_inverse(x, /):
 
 def unique_all(x, /):
     """The distinct elements of ``x``, the first index of each, each element's place among
-    them (``x``'s shape) and their counts (int32)."""
+    them (``x``'s shape) and their counts (the default integer dtype)."""
     return _UniqueAll(*_unique(x, True, True, True))
 
 
@@ -580,6 +590,9 @@ def _unique(x, want_index, want_inverse, want_counts, equal_nan=False):
                           _a.writable_buffer_of(inv), INT32, dev, 0, (n,), [1], idim=0,
                           off_buf=perm, checked=False)
         inverse = inv.reshape(x.shape)
+    # the kernels' int32 indices, as the default integer
+    index, inverse, counts = (None if v is None else v.astype(default_int(dev), copy=False)
+                              for v in (index, inverse, counts))
     return values, index, inverse, counts
 
 
@@ -589,10 +602,11 @@ def _host_unique(x, want_index, want_inverse, want_counts, equal_nan=False):
     vals, idx, inv, counts = np.unique(h, return_index=True, return_inverse=True,
                                        return_counts=True, equal_nan=equal_nan)
     d = x.device
+    it = default_int(d)
     return (_a.asarray(vals, dtype=x.dtype, device=d),
-            _a.asarray(idx, dtype=INT32, device=d) if want_index else None,
-            _a.asarray(inv.reshape(x.shape), dtype=INT32, device=d) if want_inverse else None,
-            _a.asarray(counts, dtype=INT32, device=d) if want_counts else None)
+            _a.asarray(idx, dtype=it, device=d) if want_index else None,
+            _a.asarray(inv.reshape(x.shape), dtype=it, device=d) if want_inverse else None,
+            _a.asarray(counts, dtype=it, device=d) if want_counts else None)
 
 
 def _indices(indices, x):

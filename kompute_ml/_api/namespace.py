@@ -7,11 +7,12 @@ lazy and fuse), and the numpy protocols (NEP 13 ufuncs, NEP 18 functions). Manip
 searching, sorting, set and statistical functions live in ``_namespace_ops``; ``linalg`` in
 ``_linalg_namespace``.
 
-dtypes: float32, int32, uint32 and bool on every device, and float64 on a device with
-shaderFloat64 (``__array_namespace_info__().dtypes(device=...)`` lists what a device has; asking a
-device without float64 for it raises TypeError). int64 and the 8/16-bit types are absent rather
-than silently narrowed; ``asarray`` of host float64 data maps to float32 on a device without
-float64, as documented in array.py. The default real floating dtype is float32 everywhere.
+dtypes: float32, int32, uint32 and bool on every device, float64 on a device with shaderFloat64,
+int64 and uint64 on a device with shaderInt64 (``__array_namespace_info__().dtypes(device=...)``
+lists what a device has; an explicit request for one a device lacks raises TypeError). The
+8/16-bit types are absent rather than silently narrowed; ``asarray`` of host float64 / int64 data
+maps to float32 / int32 on a device without them, as documented in array.py. The default real
+floating dtype is float32 everywhere; the default integer is ``default_int`` (array.py).
 """
 
 import builtins
@@ -21,24 +22,24 @@ import sys
 import numpy as np
 
 from .. import array as _a
-from .._array.dtypes import BOOL, FLOAT32, FLOAT64, INT32, UINT32, canonical_dtype, has_float64
+from .._array.dtypes import (BOOL, DTYPES, FLOAT32, FLOAT64, INT32, INT64, INTEGERS, UINT32,
+                             UINT64, canonical_dtype, default_int, device_dtype, device_dtypes,
+                             has_float64, has_int64)
 from .._runtime import device as _device
 
 __array_api_version__ = "2024.12"
 
 float32, int32, uint32 = FLOAT32, INT32, UINT32
 bool = BOOL                      # the standard's name; shadows the builtin in this module only
-# float64 is a real dtype where the device has shaderFloat64 (dtypes(device=...) lists it there).
-# int64 everywhere, and float64 on a device without it, are named but not supported, as torch
-# names float64 on its MPS device: consumers spell them in dtype lists and casts (scikit-learn:
-# ``dtype=[xp.float64, xp.float32]``, ``xp.astype(y, xp.int64)``) and need the names to exist;
-# dtypes() omits them, which is what tells scikit-learn and array-api-compat to compute in
-# float32. ``astype`` to them gives int32 / float32 there (ints that do not fit raise
-# OverflowError); other explicit float64 requests on such a device raise TypeError.
-float64, int64 = FLOAT64, np.dtype(np.int64)
+# float64 is a real dtype where the device has shaderFloat64, int64 and uint64 where it has
+# shaderInt64 (dtypes(device=...) lists them there). On a device without them they are named but
+# not supported, as torch names float64 on its MPS device: consumers spell them in dtype lists
+# and casts (scikit-learn: ``dtype=[xp.float64, xp.float32]``, ``xp.astype(y, xp.int64)``) and
+# need the names to exist; dtypes() omits them, which is what tells scikit-learn and
+# array-api-compat to compute in float32. ``astype`` to them gives float32 / int32 / uint32 there
+# (ints that do not fit raise OverflowError); other explicit requests raise TypeError.
+float64, int64, uint64 = FLOAT64, INT64, UINT64
 _bool = type(True)
-_DTYPES = {"bool": BOOL, "int32": INT32, "uint32": UINT32, "float32": FLOAT32}
-_DTYPES64 = dict(_DTYPES, float64=FLOAT64)      # a device with shaderFloat64
 
 e, pi, inf, nan, newaxis = math.e, math.pi, math.inf, math.nan, None
 
@@ -62,14 +63,16 @@ class _Info:
 
     def default_dtypes(self, *, device=None):
         # no complex dtypes: None says so (the standard lets a namespace lack them)
-        return {"real floating": FLOAT32, "complex floating": None, "integral": INT32,
-                "indexing": INT32}
+        dflt = default_int(_a._get_device(device))
+        return {"real floating": FLOAT32, "complex floating": None, "integral": dflt,
+                "indexing": dflt}
 
     def dtypes(self, *, device=None, kind=None):
-        # float64 only where the device computes in it (Vulkan's shaderFloat64)
-        table = _DTYPES64 if has_float64(_a._get_device(device)) else _DTYPES
+        # float64 / int64 / uint64 only where the device computes in them (Vulkan's
+        # shaderFloat64 and shaderInt64)
+        table = device_dtypes(_a._get_device(device))
         if kind is None:
-            return dict(table)
+            return table
         return {n: d for n, d in table.items() if isdtype(d, kind)}
 
 
@@ -146,30 +149,31 @@ def finfo(type, /):
 
 
 def iinfo(type, /):
-    """Machine limits of int32 or uint32."""
+    """Machine limits of int32, uint32, int64 or uint64."""
     return np.iinfo(_check_dtype(_dt(type) if isinstance(type, Array) else np.dtype(type)))
 
 
-_NARROW = {np.dtype(np.int64): INT32}
+_NARROW = {FLOAT64: FLOAT32, INT64: INT32, UINT64: UINT32}
 
 
 def _check_dtype(dt):
-    if dt not in (FLOAT32, FLOAT64, INT32, UINT32, BOOL):
-        raise TypeError(f"dtype {dt} is not supported by kompute_ml arrays (float32, float64 "
-                        f"where the device has it, int32, uint32, bool)")
+    if dt not in DTYPES:
+        raise TypeError(f"dtype {dt} is not supported by kompute_ml arrays (float32, int32, "
+                        f"uint32, bool; float64, int64, uint64 where the device has them)")
     return dt
 
 
 def astype(x, dtype, /, *, copy=True, device=None):
     """``x`` converted to ``dtype`` (and moved to ``device``); lazy on the device.
 
-    int64 (named, not supported: see the top of this module) gives int32, and float64 float32
-    on a device without float64.
+    float64 gives float32 on a device without float64, int64 and uint64 int32 and uint32 on one
+    without int64 (named, not supported there: see the top of this module).
     """
     dtype = np.dtype(dtype)
-    if dtype == FLOAT64 and not has_float64(x.device):
-        dtype = FLOAT32
-    out = x.astype(_check_dtype(_NARROW.get(dtype, dtype)), copy=copy)
+    if (dtype == FLOAT64 and not has_float64(x.device)) or \
+            (dtype in (INT64, UINT64) and not has_int64(x.device)):
+        dtype = _NARROW[dtype]
+    out = x.astype(_check_dtype(dtype), copy=copy)
     return out if device is None else out.to_device(device)
 
 
@@ -274,22 +278,23 @@ def full_like(x, /, fill_value, *, dtype=None, device=None, shape=None):
 def arange(start, /, stop=None, step=1, *, dtype=None, device=None):
     """Evenly spaced values: integers made on the device (one kernel), floats on the host in
     float64 (numpy's values) and uploaded."""
+    dev = _a._get_device(device)
     if dtype is None and builtins.all(isinstance(v, (int, np.integer)) and not isinstance(
             v, (builtins.bool, np.bool_)) for v in (start, stop, step) if v is not None):
-        dtype = INT32
+        dtype = default_int(dev)
     elif dtype is None:
         dtype = FLOAT32
     if stop is None:
         start, stop = 0, start
-    dtype = _check_dtype(np.dtype(dtype))
+    dtype = device_dtype(_check_dtype(np.dtype(dtype)), dev, explicit=True)
     n = builtins.max(0, math.ceil((stop - start) / step)) if step else 0
     if step == 0:
         raise ZeroDivisionError("arange: step must not be 0")
-    if dtype in (INT32, UINT32) and builtins.all(
+    if dtype in INTEGERS and builtins.all(
             isinstance(v, (int, np.integer)) for v in (start, stop, step)):
         r = range(int(start), int(stop), int(step))
         _a.check_range(r, dtype)                 # values the dtype cannot hold are refused
-        return _a._iota(len(r), r.start, r.step, dtype, device)
+        return _a._iota(len(r), r.start, r.step, dtype, dev)
     if dtype.kind == "f":
         data = (np.arange(n, dtype=np.float64) * step + start).astype(dtype)
     else:
@@ -400,7 +405,7 @@ from . import linalg           # noqa: E402
 from .linalg import matmul, matrix_transpose, tensordot, vecdot  # noqa: E402,F401
 
 __all__ = ["__array_api_version__", "__array_namespace_info__", "float32", "int32", "uint32",
-           "float64", "int64",
+           "float64", "int64", "uint64",
            "bool", "e", "pi", "inf", "nan", "newaxis", "isdtype", "result_type", "can_cast",
            "finfo", "iinfo", "astype", "asarray", "from_dlpack", "empty", "zeros", "ones", "full",
            "empty_like", "zeros_like", "ones_like", "full_like", "arange", "linspace", "eye",

@@ -9,7 +9,8 @@ broadcasts, reductions and matmuls on the device. Host round trips: the scalar a
 on the host in float64 and uploads them, as ``linspace`` does.
 
 Result dtypes are numpy's, found by running numpy on zero-size arrays of the input dtypes, then
-mapped onto kompute_ml's (int64 -> int32, float64 -> float32 on a device without float64).
+mapped onto kompute_ml's (float64 -> float32 on a device without float64, int64 -> int32 on
+one without int64).
 """
 
 import builtins

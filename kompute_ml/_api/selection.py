@@ -15,7 +15,7 @@ import operator
 import numpy as np
 
 from .. import array as _a
-from .._array.dtypes import BOOL, INT32, UINT32, result_dtype
+from .._array.dtypes import BOOL, INT32, INTEGERS, default_int, result_dtype
 from . import manipulation as _m
 from ._common import arr as _arr, no_out as _no_out, on as _on
 from .shaping import ravel
@@ -120,13 +120,14 @@ def choose(a, choices, out=None, mode="raise"):
     if mode not in ("raise", "wrap", "clip"):
         raise ValueError(f"clipmode must be one of 'clip', 'raise', or 'wrap' (got {mode!r})")
     idx, *opts = _on(a, *choices)
-    if idx.dtype not in (INT32, UINT32, BOOL):
+    if idx.dtype not in INTEGERS and idx.dtype != BOOL:
         raise TypeError(f"Cannot cast array data from {idx.dtype} to int64 according to the "
                         f"rule 'safe'")
     n = len(opts)
     if n == 0:
         raise ValueError("0-length sequence.")
-    idx = idx.astype(INT32, copy=False)
+    if idx.dtype == BOOL:
+        idx = idx.astype(INT32)
     if mode == "raise":
         if idx.size:
             lo, hi = (int(v) for v in _m.stack([_m.min(idx), _m.max(idx)]).numpy())
@@ -331,7 +332,8 @@ def partition(a, kth, axis=-1, kind="introselect", order=None):
 
 
 def argpartition(a, kth, axis=-1, kind="introselect", order=None):
-    """The indices that :func:`partition` ``a`` (those of a stable sort, int32).
+    """The indices that :func:`partition` ``a`` (those of a stable sort, of the default
+    integer dtype).
 
     Parameters
     ----------
@@ -408,7 +410,7 @@ def lexsort(keys, axis=-1):
     if any(k.shape != shape for k in ks):
         raise ValueError("all keys need to be the same shape")
     if not shape:
-        return _a.zeros((), INT32, ks[0].device)
+        return _a.zeros((), default_int(ks[0].device), ks[0].device)
     axis = _m._axis(axis, len(shape))
     idx = _m.argsort(ks[0], axis=axis)
     for k in ks[1:]:

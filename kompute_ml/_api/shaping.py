@@ -73,7 +73,7 @@ def concatenate(arrays, /, axis=0, out=None, *, dtype=None, casting="same_kind")
     --------
     >>> import kompute_ml as km
     >>> km.concatenate([km.asarray([1, 2]), km.asarray([3])]).numpy()
-    array([1, 2, 3], dtype=int32)
+    array([1, 2, 3])
     """
     _no_out("concatenate", out)
     return _cast(concat(_sequence(arrays, "concatenate"), axis=axis), dtype, casting,
@@ -188,7 +188,7 @@ def hstack(tup, *, dtype=None, casting="same_kind"):
     --------
     >>> import kompute_ml as km
     >>> km.hstack([km.asarray([1, 2]), km.asarray([3])]).numpy()
-    array([1, 2, 3], dtype=int32)
+    array([1, 2, 3])
     """
     arrays = [_at1(x) for x in _sequence(tup, "hstack")]
     axis = 0 if arrays and arrays[0].ndim == 1 else 1
@@ -262,7 +262,7 @@ def column_stack(tup):
     >>> import kompute_ml as km
     >>> km.column_stack([km.asarray([1, 2]), km.asarray([3, 4])]).numpy()
     array([[1, 3],
-           [2, 4]], dtype=int32)
+           [2, 4]])
     """
     arrays = [x.reshape(-1, 1) if x.ndim < 2 else x for x in _sequence(tup, "column_stack")]
     return concat(arrays, axis=1)
@@ -554,7 +554,7 @@ def fliplr(m):
     --------
     >>> import kompute_ml as km
     >>> km.fliplr(km.asarray([[1, 2]])).numpy()
-    array([[2, 1]], dtype=int32)
+    array([[2, 1]])
     """
     x = _arr(m)
     if x.ndim < 2:
@@ -579,7 +579,7 @@ def flipud(m):
     --------
     >>> import kompute_ml as km
     >>> km.flipud(km.asarray([1, 2])).numpy()
-    array([2, 1], dtype=int32)
+    array([2, 1])
     """
     x = _arr(m)
     if x.ndim < 1:
@@ -610,7 +610,7 @@ def rot90(m, k=1, axes=(0, 1)):
     >>> import kompute_ml as km
     >>> km.rot90(km.asarray([[1, 2], [3, 4]])).numpy()
     array([[2, 4],
-           [1, 3]], dtype=int32)
+           [1, 3]])
     """
     x = _arr(m)
     axes = tuple(axes)
@@ -656,7 +656,7 @@ def diag(v, k=0):
     >>> import kompute_ml as km
     >>> km.diag(km.asarray([1, 2])).numpy()
     array([[1, 0],
-           [0, 2]], dtype=int32)
+           [0, 2]])
     """
     x = _arr(v)
     k = operator.index(k)
@@ -695,7 +695,7 @@ def diagonal(a, offset=0, axis1=0, axis2=1):
     --------
     >>> import kompute_ml as km
     >>> km.diagonal(km.asarray([[1, 2], [3, 4]])).numpy()
-    array([1, 4], dtype=int32)
+    array([1, 4])
     """
     x = _arr(a)
     if x.ndim < 2:
@@ -1023,7 +1023,7 @@ def asarray_chkfinite(a, dtype=None, order=None):
 
 
 def promote_types(type1, type2):
-    """numpy's promotion of two dtypes, mapped onto kompute_ml's (int64 -> int32).
+    """numpy's promotion of two dtypes, mapped onto kompute_ml's (see :func:`result_type`).
 
     Parameters
     ----------

@@ -14,7 +14,7 @@ import math
 import numpy as np
 
 from .. import array as _a
-from .._array.dtypes import BOOL, INT32, UINT32, device_dtype
+from .._array.dtypes import BOOL, INT32, INTEGERS, device_dtype
 from . import elementwise as _ew
 from . import manipulation as _m
 from ._common import arr as _arr, axis_tuple as _axis_tuple, floating as _floating
@@ -159,7 +159,7 @@ def _running(fn, a, axis, dtype, out, name):
 
 def cumsum(a, axis=None, dtype=None, out=None):
     """Running sum along ``axis`` (None: of the flattened array): the device scan; integers
-    accumulate (and wrap) in 32 bits.
+    accumulate (and wrap) in numpy's accumulator dtype (narrower ones: the default integer).
 
     Parameters
     ----------
@@ -695,7 +695,7 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
                       avg.dtype, x.device) if returned else None
     else:
         (w,) = _on(weights) if not isinstance(weights, Array) else (weights,)
-        if x.dtype in (INT32, UINT32, BOOL):
+        if x.dtype in INTEGERS or x.dtype == BOOL:
             dt = _np_dtype(lambda p, q: np.result_type(p, q, "f8"), x.dtype, w.dtype,
                            device=x.device)
         else:

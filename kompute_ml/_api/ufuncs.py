@@ -17,7 +17,7 @@ import numpy as np
 
 from .. import array as _a
 from .._array import integers as _integers
-from .._array.dtypes import BOOL, INT32, UINT32, device_dtype
+from .._array.dtypes import BOOL, INT32, INTEGERS, UINT32, UNSIGNED, device_dtype
 from . import elementwise as _ew
 from ._common import arr as _arr, floating as _floating, np_dtype as _np_dtype, on as _on
 from .numeric import round as _round
@@ -293,7 +293,7 @@ def fmod(x1, x2, /):
     """
     (a, b), dt = _to_dtype(np.fmod, x1, x2)
     r = _a.remainder(a, b)
-    if dt == UINT32:
+    if dt in UNSIGNED:
         return r
     if not _floating(a):
         return _a.where((r != 0) & ((r < 0) != (a < 0)), r - b, r).astype(dt, copy=False)
@@ -675,11 +675,14 @@ def ldexp(x1, x2, /):
     [12.0, 0.5]
     """
     m, e = _on(x1, x2)
-    if e.dtype not in (INT32, UINT32, BOOL):
+    if e.dtype not in INTEGERS and e.dtype != BOOL:
         raise TypeError("ufunc 'ldexp' not supported for the input types (the exponents must "
                         "be integers)")
     dt = _np_dtype(np.ldexp, m.dtype, INT32, device=m.device)
     m = m.astype(dt, copy=False)
+    # (exponents past int32 overflow float64 whatever they are: clipped, then int32)
+    if e.dtype.itemsize == 8:
+        e = _a.minimum(e, 1 << 30) if e.dtype in UNSIGNED else _a.clip(e, -(1 << 30), 1 << 30)
     e = e.astype(INT32, copy=False)
     half = _a.floor_divide(e, 2)
     two = _a.asarray(2.0, dtype=dt, device=m.device)

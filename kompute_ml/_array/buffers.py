@@ -1,7 +1,7 @@
 """Buffers of array elements: allocation within the device's limits, fills, host transfers.
 
-Every element is one 32-bit word (bool as a 0/1 uint32) except float64's, which are two (low
-word first, as the host's little-endian doubles), C order; a buffer holds at least one element so
+Every element is one 32-bit word (bool as a 0/1 uint32) except float64's, int64's and uint64's,
+which are two (low word first, as the host's little-endian values), C order; a buffer holds at least one element so
 that a zero-size array still has something to bind.
 """
 
@@ -19,7 +19,7 @@ __all__ = ["check_size", "alloc", "fill", "iota", "upload", "upload_as_is", "tra
 
 
 def words_per_element(dtype):
-    """32-bit words one element of ``dtype`` takes in a buffer (2 for float64, else 1)."""
+    """32-bit words one element of ``dtype`` takes in a buffer (2 for 8-byte dtypes, else 1)."""
     if not isinstance(dtype, np.dtype):      # (a dtype already: the common case)
         if dtype is None:
             return 1
@@ -74,14 +74,21 @@ def fill(device, shape, dtype, value):
     return buf
 
 
-def iota(device, n, start, step):
-    """A new Buffer of ``n`` 32-bit integers ``start + i * step`` (modulo 2^32: an int32 or
-    uint32 arange), made by one kernel (nothing uploaded)."""
-    buf = _memory.alloc(device, _count_bytes(max(n, 1), 1))
-    if n:
+def iota(device, n, start, step, words=1):
+    """A new Buffer of ``n`` integers ``start + i * step`` of ``words`` 32-bit words each (modulo
+    2^32: an int32 or uint32 arange; 2 words, modulo 2^64: int64 or uint64), made by one kernel
+    (nothing uploaded)."""
+    buf = _memory.alloc(device, _count_bytes(max(n, 1), words))
+    if n and words == 1:
         # fill.comp with KM_IOTA — binding 0: out (uint words); push: n, start, step (as words)
         shaders.get("fill", {"KM_IOTA": 1}).dispatch_1d(
             device, [buf], n, push=(n, start % (1 << 32), step % (1 << 32)))
+    elif n:
+        start, step = start % (1 << 64), step % (1 << 64)
+        # fill.comp with KM_IOTA64 — binding 0: out (word pairs); push: n, start, step (halves)
+        shaders.get("fill", {"KM_IOTA64": 1}).dispatch_1d(
+            device, [buf], n, push=(n, start & 0xFFFFFFFF, start >> 32, step & 0xFFFFFFFF,
+                                    step >> 32))
     return buf
 
 
@@ -96,8 +103,8 @@ def upload(device, data):
 
 def upload_as_is(device, data):
     """:func:`upload` of a C-contiguous, non-empty numpy array whose dtype is its own storage
-    dtype (float32, int32, uint32; float64 on a device with float64): nothing to convert or copy
-    first (the caller checked that and the device's limit)."""
+    dtype (float32, int32, uint32; float64, int64, uint64 on a device with them): nothing to
+    convert or copy first (the caller checked that and the device's limit)."""
     nbytes = _count_bytes(data.size, data.itemsize // 4)
     return _stream.upload_new(device, nbytes, data.reshape(-1))
 

@@ -8,15 +8,17 @@ asks for them to be written into the source ("baked") because the push block is 
 
 import struct
 
-from .dtypes import (BOOL, COMPARISONS, FLOAT32, FLOAT64, FLOATS, FLOAT_UNARY, GLSL_TYPE, INT32,
-                     PREDICATES, STORAGE_TYPE, UINT32, VEC4_TYPE)
+from .dtypes import (BOOL, COMPARISONS, FLOAT32, FLOAT64, FLOATS, FLOAT_UNARY, GLSL_TYPE,
+                     INT32, INT64, INT64_EXTENSION, PREDICATES, SIGNED, STORAGE_TYPE, UINT32,
+                     UINT64, VEC4_TYPE, WIDE)
 
 __all__ = ["generate", "generate_sum", "LOCAL_SIZE", "per_invocation", "push_words",
            "sum_vec4_per_thread"]
 
 LOCAL_SIZE = 256
-_SUFFIX = {FLOAT32: "f", INT32: "i", UINT32: "u", BOOL: "b", FLOAT64: "d"}
-_ZERO = {FLOAT32: "0.0", FLOAT64: "0.0lf", INT32: "0", UINT32: "0u"}
+_SUFFIX = {FLOAT32: "f", INT32: "i", UINT32: "u", BOOL: "b", FLOAT64: "d", INT64: "l",
+           UINT64: "ul"}
+_ZERO = {FLOAT32: "0.0", FLOAT64: "0.0lf", INT32: "0", UINT32: "0u", INT64: "0l", UINT64: "0ul"}
 
 
 def _cast(expr, src, dst):
@@ -25,8 +27,11 @@ def _cast(expr, src, dst):
         return expr
     if dst == BOOL:
         return f"({expr} != {_ZERO[src]})"
-    if dst == UINT32 and src in FLOATS:
-        return f"km_{_SUFFIX[src]}2u({expr})"
+    if dst in (UINT32, UINT64) and src in FLOATS:
+        return f"km_{_SUFFIX[src]}2{_SUFFIX[dst]}({expr})"
+    if dst in (INT64, UINT64) and src == INT32:
+        # sign-extended, as numpy's cast (km_i2l: a driver's compare of int64_t(int) was wrong)
+        return f"km_i2l({expr})" if dst == INT64 else f"uint64_t(km_i2l({expr}))"
     return f"{GLSL_TYPE[dst]}({expr})"
 
 
@@ -100,13 +105,13 @@ def _unary(op, ct, a):
     if op == "invert":
         return f"(!{a})" if ct == BOOL else f"(~{a})"
     if op == "absolute":
-        return f"abs({a})" if ct in (FLOAT32, FLOAT64, INT32) else a
+        return f"abs({a})" if ct in FLOATS or ct in SIGNED else a
     if op in ("floor", "ceil"):
         return f"{op}({a})" if ct in FLOATS else a
     if op == "signbit":     # the bit itself: a comparison cannot see the sign of -0.0 or a nan
         if ct in FLOATS:
             return f"kmath64_signbit({a})" if ct == FLOAT64 else f"km_signbit_f({a})"
-        return f"({a} < 0)" if ct == INT32 else "false"
+        return f"({a} < {_ZERO[ct]})" if ct in SIGNED else "false"
     raise ValueError(f"unknown elementwise operation {op!r}")
 
 
@@ -121,6 +126,10 @@ def _literal(dtype, value):
         return f"int({int(value) & 0xFFFFFFFF:#x}u)"
     if dtype == UINT32:
         return f"{int(value) & 0xFFFFFFFF:#x}u"
+    if dtype == INT64:
+        return f"int64_t({int(value) & 0xFFFFFFFFFFFFFFFF:#x}ul)"
+    if dtype == UINT64:
+        return f"{int(value) & 0xFFFFFFFFFFFFFFFF:#x}ul"
     return "true" if value else "false"
 
 
@@ -130,30 +139,38 @@ def _expression(op, compute, args):
         return args[0]
     if op == "where":
         return f"({args[0]} ? {args[1]} : {args[2]})"
-    if op in COMPARISONS and compute[0] != compute[1]:      # int32 against uint32
+    if op in COMPARISONS and compute[0] != compute[1]:
+        # a signed integer against an unsigned one (int32 with uint32, int64 with uint64)
         sym = COMPARISONS[op]
-        return (f"(km_cmp_iu({args[0]}, {args[1]}) {sym} 0)" if compute[0] == INT32
-                else f"(0 {sym} km_cmp_iu({args[1]}, {args[0]}))")
+        fn = "km_cmp_lu" if INT64 in compute else "km_cmp_iu"
+        return (f"({fn}({args[0]}, {args[1]}) {sym} 0)" if compute[0] in SIGNED
+                else f"(0 {sym} {fn}({args[1]}, {args[0]}))")
     if len(args) == 2:
         return _binary(op, compute[0], *args)
     return _unary(op, compute[0], args[0])
 
 
 def push_words(dtype):
-    """Push-constant words of a scalar of ``dtype`` (a float64 travels as two uint halves)."""
-    return 2 if dtype == FLOAT64 else 1
+    """Push-constant words of a scalar of ``dtype`` (an 8-byte one travels as two uint halves,
+    the low one first)."""
+    return 2 if dtype in WIDE else 1
 
 
-def _uses_float64(plan):
-    return (FLOAT64 in plan.binding_dtypes or plan.out_dtype == FLOAT64
-            or any(dt == FLOAT64 for dt, _ in plan.scalars)
-            or any(dtype == FLOAT64 or FLOAT64 in compute for _, dtype, compute, _ in plan.nodes))
+def _uses(plan, wanted):
+    """Whether ``plan`` names any dtype of ``wanted`` (in a binding, a scalar or a node)."""
+    return (any(dt in wanted for dt in plan.binding_dtypes) or plan.out_dtype in wanted
+            or any(dt in wanted for dt, _ in plan.scalars)
+            or any(dtype in wanted or any(c in wanted for c in compute)
+                   for _, dtype, compute, _ in plan.nodes))
 
 
 def _push_scalar(j, dt):
     """(push block members, GLSL reading the value) of scalar ``j``."""
     if dt == FLOAT64:
         return [f"uint s{j}lo;", f"uint s{j}hi;"], f"packDouble2x32(uvec2(pc.s{j}lo, pc.s{j}hi))"
+    if dt in (INT64, UINT64):
+        bits = f"((uint64_t(pc.s{j}hi) << 32) | uint64_t(pc.s{j}lo))"
+        return [f"uint s{j}lo;", f"uint s{j}hi;"], (bits if dt == UINT64 else f"int64_t{bits}")
     return [f"{STORAGE_TYPE[dt]} s{j};"], (f"(pc.s{j} != 0u)" if dt == BOOL else f"pc.s{j}")
 
 
@@ -165,8 +182,10 @@ def _parts(plan, bake_scalars, bake_dims):
     vec_bindings = {b for b, mask in plan.accesses if mask and all(mask)} if vec else set()
     header = ["#version 450", '#include "common.glsl"', '#include "kmath.glsl"',
               '#include "elementwise.glsl"']
-    if _uses_float64(plan):       # only then: its functions need the device's Float64 capability
+    if _uses(plan, (FLOAT64,)):   # only then: its functions need the device's Float64 capability
         header.append('#include "kmath64.glsl"')
+    if _uses(plan, (INT64, UINT64)):      # likewise Int64
+        header += [INT64_EXTENSION, '#include "elementwise64.glsl"']
     header.append(f"layout(local_size_x = {LOCAL_SIZE}) in;")
     for b, dt in enumerate(plan.binding_dtypes):
         t = VEC4_TYPE[dt] if b in vec_bindings else STORAGE_TYPE[dt]

@@ -1,48 +1,65 @@
-"""dtypes of kompute_ml arrays: the five we hold, how numpy's map onto them, and result types.
+"""dtypes of kompute_ml arrays: the seven we hold, how numpy's map onto them, and result types.
 
 An Array holds float32, int32, uint32 or bool, each element one 32-bit word (bool as 0/1 uint32),
-or float64 (two words) on a device with ``shaderFloat64``. Result types are numpy's own, computed
-on zero-size stand-ins and mapped onto ours, so every numpy rule (NEP 50 weak Python scalars, bool
-arithmetic errors, float32 + float64 -> float64, int / int -> float64) holds by construction. On a
-device without float64 every float64 result is float32 instead (``resolve(..., float64=False)``),
-float64 data maps to float32 (``device_dtype``), and only an explicit request raises.
+float64 (two words) on a device with ``shaderFloat64``, and int64 and uint64 (two words) on a
+device with ``shaderInt64``. Result types are numpy's own, computed on zero-size stand-ins and
+mapped onto ours, so every numpy rule (NEP 50 weak Python scalars, bool arithmetic errors,
+float32 + float64 -> float64, int / int -> float64, int32 + uint32 -> int64, int64 + uint64 ->
+float64) holds by construction. On a device without float64 every float64 result is float32
+instead, and on one without int64 every int64 / uint64 result is int32 / uint32
+(``resolve(..., float64=False, int64=False)``); such data maps the same way (``device_dtype``:
+integers that do not fit raise OverflowError where they are converted), and only an explicit
+request raises.
 """
 
 import struct
 
 import numpy as np
 
-__all__ = ["FLOAT32", "FLOAT64", "INT32", "UINT32", "BOOL", "DTYPES", "GLSL_TYPE", "STORAGE_TYPE",
-           "STORAGE_DTYPE", "VEC4_TYPE", "ARITHMETIC", "COMPARISONS", "FLOAT_UNARY", "FLOAT_BINARY",
-           "PREDICATES", "SAME_UNARY", "FLOATS", "canonical_dtype", "device_dtype", "has_float64", "result_dtype",
-           "resolve", "scalar_value"]
+__all__ = ["FLOAT32", "FLOAT64", "INT32", "UINT32", "INT64", "UINT64", "BOOL", "DTYPES",
+           "GLSL_TYPE", "STORAGE_TYPE", "STORAGE_DTYPE", "VEC4_TYPE", "ARITHMETIC", "COMPARISONS",
+           "FLOAT_UNARY", "FLOAT_BINARY", "PREDICATES", "SAME_UNARY", "FLOATS", "INTEGERS",
+           "SIGNED", "UNSIGNED", "WIDE", "INT64_EXTENSION", "canonical_dtype", "device_dtype",
+           "has_float64", "has_int64", "features", "default_int", "accumulator_dtype",
+           "device_dtypes", "result_dtype", "resolve", "scalar_value"]
 
 FLOAT32, INT32, UINT32, BOOL = (np.dtype(np.float32), np.dtype(np.int32), np.dtype(np.uint32),
                                 np.dtype(np.bool_))
-FLOAT64 = np.dtype(np.float64)
-DTYPES = (FLOAT32, INT32, UINT32, BOOL, FLOAT64)
+FLOAT64, INT64, UINT64 = np.dtype(np.float64), np.dtype(np.int64), np.dtype(np.uint64)
+DTYPES = (FLOAT32, INT32, UINT32, BOOL, FLOAT64, INT64, UINT64)
 FLOATS = (FLOAT32, FLOAT64)
-GLSL_TYPE = {FLOAT32: "float", INT32: "int", UINT32: "uint", BOOL: "bool", FLOAT64: "double"}
+SIGNED = (INT32, INT64)
+UNSIGNED = (UINT32, UINT64)
+INTEGERS = (INT32, UINT32, INT64, UINT64)
+WIDE = (FLOAT64, INT64, UINT64)          # 8-byte elements: two words each
+GLSL_TYPE = {FLOAT32: "float", INT32: "int", UINT32: "uint", BOOL: "bool", FLOAT64: "double",
+             INT64: "int64_t", UINT64: "uint64_t"}
 STORAGE_TYPE = {FLOAT32: "float", INT32: "int", UINT32: "uint", BOOL: "uint",   # bool: 0/1 words
-                FLOAT64: "double"}
-STORAGE_DTYPE = {FLOAT32: FLOAT32, INT32: INT32, UINT32: UINT32, BOOL: UINT32, FLOAT64: FLOAT64}
-VEC4_TYPE = {FLOAT32: "vec4", INT32: "ivec4", UINT32: "uvec4", BOOL: "uvec4", FLOAT64: "dvec4"}
+                FLOAT64: "double", INT64: "int64_t", UINT64: "uint64_t"}
+STORAGE_DTYPE = {FLOAT32: FLOAT32, INT32: INT32, UINT32: UINT32, BOOL: UINT32, FLOAT64: FLOAT64,
+                 INT64: INT64, UINT64: UINT64}
+VEC4_TYPE = {FLOAT32: "vec4", INT32: "ivec4", UINT32: "uvec4", BOOL: "uvec4", FLOAT64: "dvec4",
+             INT64: "i64vec4", UINT64: "u64vec4"}
+# what a generated shader declares before it names int64_t / uint64_t (the device's Int64
+# capability, which kp enables where the device has shaderInt64)
+INT64_EXTENSION = "#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require"
 
 
 def canonical_dtype(dtype):
     """Map a numpy dtype onto ours: float64 (and wider) -> float64, other floats -> float32,
-    signed -> int32, unsigned -> uint32, bool. (``device_dtype`` then applies the device.)"""
+    64-bit integers -> int64 / uint64, narrower ones -> int32 / uint32, bool. (``device_dtype``
+    then applies the device.)"""
     dt = np.dtype(dtype)
     if dt.kind == "f":
         return FLOAT64 if dt.itemsize >= 8 else FLOAT32
     if dt.kind == "i":
-        return INT32
+        return INT64 if dt.itemsize == 8 else INT32
     if dt.kind == "u":
-        return UINT32
+        return UINT64 if dt.itemsize == 8 else UINT32
     if dt.kind == "b":
         return BOOL
-    raise TypeError(f"kompute_ml arrays hold float32, float64 (where the device has it), int32, "
-                    f"uint32 or bool; dtype {dt} is not supported")
+    raise TypeError(f"kompute_ml arrays hold float32, float64, int64, uint64 (where the device "
+                    f"has them), int32, uint32 or bool; dtype {dt} is not supported")
 
 
 def has_float64(device):
@@ -50,25 +67,74 @@ def has_float64(device):
     return bool(device.limits.get("float64"))
 
 
+def has_int64(device):
+    """Whether ``device`` computes in int64 and uint64 (Vulkan's shaderInt64 feature)."""
+    return bool(device.limits.get("int64"))
+
+
+def features(device):
+    """(float64, int64): the keyword arguments of :func:`resolve` for ``device``."""
+    limits = device.limits
+    return bool(limits.get("float64")), bool(limits.get("int64"))
+
+
+def default_int(device):
+    """The default integer dtype on ``device``: what Python ints, integer aranges and index
+    results (argmax, argsort, nonzero, ...) take. numpy's, int64, where the device has
+    shaderInt64; int32 elsewhere."""
+    return INT64 if device.limits.get("int64") else INT32
+
+
+def accumulator_dtype(dtype, device):
+    """numpy's dtype of a sum, product or running sum of ``dtype`` elements on ``device``: bool
+    and integers narrower than the default integer widen to it (unsigned ones to the unsigned
+    integer of its width), others keep theirs."""
+    wide = default_int(device) == INT64
+    if dtype == BOOL or dtype == INT32:
+        return INT64 if wide else INT32
+    if dtype == UINT32:
+        return UINT64 if wide else UINT32
+    return dtype
+
+
+def device_dtypes(device):
+    """The dtypes ``device`` holds, by name (the Array API's ``dtypes()`` order)."""
+    names = ["bool", "int32", "uint32"]
+    if has_int64(device):
+        names += ["int64", "uint64"]
+    names.append("float32")
+    if has_float64(device):
+        names.append("float64")
+    return {n: np.dtype(n) for n in names}
+
+
+_MISSING = {FLOAT64: ("shaderFloat64", FLOAT32), INT64: ("shaderInt64", INT32),
+            UINT64: ("shaderInt64", UINT32)}
+
+
 def device_dtype(dtype, device, explicit=False):
     """``canonical_dtype(dtype)`` as ``device`` holds it.
 
-    float64 on a device without shaderFloat64 becomes float32 when it comes from the data (as
-    every dtype wider than ours narrows); an ``explicit`` request for float64 raises TypeError.
+    float64 on a device without shaderFloat64 becomes float32, and int64 / uint64 on a device
+    without shaderInt64 become int32 / uint32, when they come from the data (the caller checks
+    that integers fit); an ``explicit`` request for one raises TypeError.
     """
     dt = canonical_dtype(dtype)
-    if dt == FLOAT64 and not has_float64(device):
+    if dt in _MISSING and not device.limits.get("float64" if dt == FLOAT64 else "int64"):
+        feature, narrow = _MISSING[dt]
         if explicit:
-            raise TypeError(f"dtype float64 is not available on {device.name!r}: the device lacks "
-                            f"shaderFloat64 (its dtypes: float32, int32, uint32, bool); ask for "
-                            f"float32, or pass float64 data without dtype= to have it converted")
-        return FLOAT32
+            have = ", ".join(device_dtypes(device))
+            raise TypeError(f"dtype {dt} is not available on {device.name!r}: the device lacks "
+                            f"{feature} (its dtypes: {have}); ask for {narrow}, or pass {dt} "
+                            f"data without dtype= to have it converted")
+        return narrow
     return dt
 
 
 def result_dtype(device, *dtypes):
     """numpy's result type of arrays of ``dtypes`` on ``device`` (int32 with float32 gives float64
-    as numpy's, float32 where the device has no float64)."""
+    as numpy's, float32 where the device has no float64; int32 with uint32 int64, int32 where
+    the device has no int64)."""
     return device_dtype(np.result_type(*dtypes), device)
 
 
@@ -120,21 +186,29 @@ def _signature(x):
     return x.dtype
 
 
-def _narrow(result):
-    """``result`` of resolve with float64 replaced by float32 (a device without float64)."""
+def _narrow(result, float64, int64):
+    """``result`` of resolve with float64 replaced by float32 (a device without float64) and
+    int64 / uint64 by int32 / uint32 (a device without int64)."""
+    table = {}
+    if not float64:
+        table[FLOAT64] = FLOAT32
+    if not int64:
+        table[INT64], table[UINT64] = INT32, UINT32
+
     def n(dt):
-        return FLOAT32 if dt == FLOAT64 else dt
+        return table.get(dt, dt)
     return n(result[0]), tuple(n(dt) for dt in result[1])
 
 
-def resolve(op, operands, float64=True):
+def resolve(op, operands, float64=True, int64=True):
     """Result dtype and per-operand compute dtypes of ``op`` (numpy's rules, our dtypes).
 
     Operands are objects with a ``dtype`` (arrays) or Python/numpy scalars. Raises numpy's own
-    TypeError where numpy refuses the combination (``bool - bool``, ``-bool``, ...). ``float64``:
-    whether the device has it (without, a numpy float64 scalar's float64 becomes float32).
+    TypeError where numpy refuses the combination (``bool - bool``, ``-bool``, ...). ``float64``,
+    ``int64``: whether the device has them (without, a float64 result is float32, an int64 /
+    uint64 one int32 / uint32: ``int32 + uint32`` is int32 there).
     """
-    key = (op, tuple(_signature(x) for x in operands), float64)
+    key = (op, tuple(_signature(x) for x in operands), float64, int64)
     hit = _resolve_cache.get(key)
     if hit is not None:
         return hit
@@ -143,10 +217,17 @@ def resolve(op, operands, float64=True):
         out = canonical_dtype(np.result_type(proxies[1], proxies[2]))
         result = (out, (BOOL, out, out))
     elif op in COMPARISONS:
-        kinds = [canonical_dtype(p.dtype) if isinstance(p, np.ndarray) else None for p in proxies]
+        kinds = [canonical_dtype(p.dtype) if not isinstance(p, (bool, int, float)) else None
+                 for p in proxies]
         common = canonical_dtype(np.result_type(*proxies))
-        if set(kinds) == {INT32, UINT32}:      # compared exactly, as numpy does through int64
-            result = (BOOL, tuple(kinds))
+        signs = {dt in SIGNED for dt in kinds if dt in INTEGERS}
+        if len(signs) == 2 and (common not in INTEGERS or not int64):
+            # a signed integer against an unsigned one that no common integer holds (int64 with
+            # uint64; int32 with uint32 on a device without int64): compared exactly, as numpy
+            # does, the signed one as int64 against the unsigned one (int32 against uint32)
+            wide = int64 and (INT64 in kinds or UINT64 in kinds)
+            result = (BOOL, tuple((INT64 if wide else INT32) if dt in SIGNED
+                                  else (UINT64 if wide else UINT32) for dt in kinds))
         else:
             result = (BOOL, (common, common))
     else:
@@ -161,8 +242,8 @@ def resolve(op, operands, float64=True):
             result = (BOOL, tuple(canonical_dtype(p.dtype) for p in proxies))
         else:
             raise ValueError(f"unknown elementwise operation {op!r}")
-    if not float64:
-        result = _narrow(result)
+    if not (float64 and int64):
+        result = _narrow(result, float64, int64)
     _resolve_cache[key] = result
     return result
 
@@ -182,7 +263,9 @@ def scalar_value(value, dtype):
         except OverflowError:
             pass
     elif kind is int and ((dtype == INT32 and -2**31 <= value < 2**31)
-                          or (dtype == UINT32 and 0 <= value < 2**32)):
+                          or (dtype == UINT32 and 0 <= value < 2**32)
+                          or (dtype == INT64 and -2**63 <= value < 2**63)
+                          or (dtype == UINT64 and 0 <= value < 2**64)):
         return value
     if dtype == BOOL:
         return bool(value)

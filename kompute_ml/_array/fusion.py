@@ -34,7 +34,7 @@ from .._runtime import program as _program
 from .._runtime import stream as _stream
 from . import buffers as _buffers
 from .codegen import LOCAL_SIZE, generate, generate_sum, push_words, sum_vec4_per_thread
-from .dtypes import FLOAT32, FLOAT64, UINT32
+from .dtypes import FLOAT32, FLOAT64, UINT32, WIDE
 
 __all__ = ["Leaf", "Node", "Scalar", "node", "binary", "realize", "fused_sum", "read_scalar",
            "kernel_source", "cached_kernels", "MAX_NODES"]
@@ -387,11 +387,14 @@ def cached_kernels():
 
 def _scalar_words(scalars):
     """Push words of the scalars [(dtype, value)], in the block's order (packed by declared type;
-    a float64 as two uint words, its low and high halves)."""
+    a float64, int64 or uint64 as two uint words, its low and high halves)."""
     words = []
     for dt, v in scalars:
         if dt == FLOAT64:
             words += _DOUBLE_WORDS.unpack(_DOUBLE.pack(v))
+        elif dt in WIDE:
+            v = int(v) & 0xFFFFFFFFFFFFFFFF        # two's complement bits of an int64
+            words += (v & 0xFFFFFFFF, v >> 32)
         else:
             words.append(v if dt == FLOAT32 else int(v))
     return words
@@ -400,8 +403,13 @@ def _scalar_words(scalars):
 _DOUBLE, _DOUBLE_WORDS = struct.Struct("<d"), struct.Struct("<II")
 
 
+def _wide(vals):
+    """Whether any of the scalars [(dtype, value)] takes two push words."""
+    return any(dt in WIDE for dt, _ in vals)
+
+
 def _push_values(prefix, vals, wide):
-    """``prefix`` + the push words of the scalars ``vals``; without a float64 among them
+    """``prefix`` + the push words of the scalars ``vals``; without an 8-byte one among them
     (``wide``: the same for every Node of one signature) each value is one word as it is."""
     if not vals:
         return prefix
@@ -514,7 +522,7 @@ def _remember(root, device, plan, prog, groups, prefix, nbytes):
                                                             info=prog.reflection)
     entry.prefix = prefix
     entry.nbytes = nbytes
-    entry.wide = FLOAT64 in [dt for dt, _ in root.vals]
+    entry.wide = _wide(root.vals)
     entry.pack = prog.push_packer() if prog is not None else None
     if len(_fast) >= _MAX_FAST:
         _fast.clear()
@@ -728,7 +736,7 @@ def _plan_sum(root, device, uniq):
     groups = _stream.groups_1d(device, ngroups, 1)
     entry.ready = _stream.prepare(device, entry.prog.spirv, groups, info=entry.prog.reflection)
     entry.prefix = [plan.n]
-    entry.wide = FLOAT64 in [dt for dt, _ in root.vals]
+    entry.wide = _wide(root.vals)
     # without scalars every Node of the signature pushes the same words: packed once
     entry.push = None if root.vals else entry.prog.pack_push(plan.n)
     # the counter and a pad word, then the partials (8-byte aligned for float64's)

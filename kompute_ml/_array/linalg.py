@@ -30,13 +30,13 @@ from . import buffers as _buffers
 from . import fusion as _fusion
 from . import indexing as _indexing
 from . import reduction as _reduction
-from .dtypes import BOOL, FLOAT32, FLOAT64, INT32, UINT32, result_dtype
+from .dtypes import BOOL, FLOAT32, FLOAT64, INT32, INT64, UINT32, UINT64, result_dtype
 
 __all__ = ["result_dtypes", "matmul", "dot", "gram"]
 
 _TILE = 128          # gemm.comp: 128 x 128 tiles of C per workgroup
 _SMALL_TILE = 64     # gemm.comp with KM_WG=8: a side of at most 64, or few tiles
-_KIND = {FLOAT32: 0, INT32: 1, UINT32: 2, FLOAT64: 3}
+_KIND = {FLOAT32: 0, INT32: 1, UINT32: 2, FLOAT64: 3, INT64: 4, UINT64: 5}
 
 
 def _kernel(name, dtype, **defines):
@@ -83,7 +83,8 @@ def matmul(device, a, b, out_dtype):
     if len(ashape) == 1 and len(bshape) == 1:
         prod = _lazy(device, "multiply", (_fusion.Leaf(abuf, ashape, ct),
                                           _fusion.Leaf(bbuf, bshape, ct)), ct, ashape)
-        buf, shape, _ = _reduction.reduce(_fusion.realize(prod, device), ashape, ct, device, "sum")
+        buf, shape, _ = _reduction.reduce(_fusion.realize(prod, device), ashape, ct, device, "sum",
+                                          same=True)
     else:
         name = "gemv" if len(ashape) == 2 and len(bshape) == 1 else \
             "gevm" if len(ashape) == 1 and len(bshape) == 2 else "gemm"
@@ -276,7 +277,7 @@ def _k_slice(device, shader, groups, K, out_bytes, fill, min_k, step):
 def _sum_slices(device, partial, shape, dtype):
     """The sum over axis 0 of the K-slices' partial products ``partial`` (``shape``), which is
     released."""
-    out = _reduction.reduce(partial, shape, dtype, device, "sum", 0)[0]
+    out = _reduction.reduce(partial, shape, dtype, device, "sum", 0, same=True)[0]
     partial.release()            # the sum is recorded after the products: barriers order them
     return out
 

@@ -17,8 +17,10 @@ counted in through a per-device scratch buffer, where a second pass would cost a
 a barrier (decision 0017).
 
 Both keep float sums pairwise-like (error O(block + log n) ulps instead of O(n)); ``mean``
-multiplies by 1/r on the last pass. Accumulators follow numpy's result dtypes mapped onto ours
-(int32 sums wrap where numpy's int64 sums would not overflow, like any int64 -> int32 result).
+multiplies by 1/r on the last pass. Accumulators follow numpy's result dtypes mapped onto ours:
+sums of int32, uint32 and bool accumulate in the default integer's width (64 bits where it is
+int64, as numpy's; 32 bits where it is int32, wrapping where numpy's would not), int64 and uint64
+in 64 bits, wrapping as numpy's.
 """
 
 import math
@@ -33,14 +35,15 @@ from .._runtime import stream as _stream
 from .._runtime import program as shaders
 from . import buffers as _buffers
 from .codegen import per_invocation
-from .dtypes import BOOL, FLOAT32, FLOAT64, INT32, UINT32
+from .dtypes import BOOL, FLOAT32, FLOAT64, INT32, INT64, UINT32, UINT64, accumulator_dtype
 from .indexing import norm_axis
 
 __all__ = ["reduce"]
 
 _OP_CODE = {"sum": 0, "mean": 0, "max": 1, "min": 2, "argmax": 1, "argmin": 2, "prod": 3}
-_KIND = {FLOAT32: 0, INT32: 1, UINT32: 2, BOOL: 2, FLOAT64: 3}
+_KIND = {FLOAT32: 0, INT32: 1, UINT32: 2, BOOL: 2, FLOAT64: 3, INT64: 4, UINT64: 5}
 _DOUBLE = 3               # reduce.glsl's kind of float64 (8-byte values, a two-word mean scale)
+_WIDE_KINDS = (3, 4, 5)   # 8-byte accumulators (combined in shared memory, not in subgroups)
 PER_THREAD = 32           # elements each invocation of reduce_rows combines before the tree
 _CHUNK = 16               # elements per invocation of reduce_axis (KM_CHUNK)
 ROWS_MIN = 512            # contiguous rows at least this long use reduce_rows
@@ -107,16 +110,20 @@ def _has_subgroup_reduce(device):
     return (ops & want) == want and int(device.limits.get("subgroup_size") or 0) > 1
 
 
-def _result_dtype(op, dtype, float64):
-    """(accumulator kind, dtype of the result) of ``op`` over ``dtype`` (numpy's, mapped; the
-    mean of integers is float64 as numpy's where the device has it, else float32)."""
+def _result_dtype(op, dtype, device, same=False):
+    """(accumulator kind, dtype of the result) of ``op`` over ``dtype`` on ``device`` (numpy's,
+    mapped; the mean of integers is float64 as numpy's where the device has it, else float32;
+    sums and products of integers take the default integer where it is wider, as numpy's;
+    argmax / argmin give int32 indices, which the caller converts; ``same``: sums and
+    products in ``dtype`` itself, wrapping in its width)."""
     if op == "mean":
-        return (_DOUBLE, FLOAT64) if dtype != FLOAT32 and float64 else (0, FLOAT32)
+        return (_DOUBLE, FLOAT64) if dtype != FLOAT32 and device.limits.get("float64") \
+            else (0, FLOAT32)
     if op in ("argmax", "argmin"):
-        return _KIND[dtype], INT32
+        return _KIND[dtype], INT32        # (the caller converts to the default integer)
     if op in ("sum", "prod"):
-        return {FLOAT32: (0, FLOAT32), INT32: (1, INT32), UINT32: (2, UINT32), BOOL: (1, INT32),
-                FLOAT64: (_DOUBLE, FLOAT64)}[dtype]
+        out = dtype if same and dtype != BOOL else accumulator_dtype(dtype, device)
+        return _KIND[out], out
     return _KIND[dtype], dtype
 
 
@@ -128,8 +135,8 @@ def _one_axis(device, buf, outer, r, inner, op, in_kind, acc_kind, scale, passes
     arg = op in ("argmax", "argmin")
     code = _OP_CODE[op]
     # (double subgroup arithmetic is optional hardware-wise: float64 combines in shared memory)
-    subgroup = _has_subgroup_reduce(device) and not arg and acc_kind != _DOUBLE
-    acc_bytes = 8 if acc_kind == _DOUBLE else 4
+    subgroup = _has_subgroup_reduce(device) and not arg and acc_kind not in _WIDE_KINDS
+    acc_bytes = 8 if acc_kind in _WIDE_KINDS else 4
     rows_kernel = inner == 1 and r >= ROWS_MIN
     src, src_idx, first = buf, None, True
     if rows_kernel and outer == 1 and not arg:
@@ -202,9 +209,11 @@ _plans = {}
 _MAX_PLANS = 1024
 
 
-def reduce(buf, shape, dtype, device, op, axis=None, keepdims=False):
-    """Reduce a realized array; return (Buffer, result shape, result dtype)."""
-    key = (shape, dtype, op, axis, keepdims, device) if axis is None or type(axis) is int \
+def reduce(buf, shape, dtype, device, op, axis=None, keepdims=False, same=False):
+    """Reduce a realized array; return (Buffer, result shape, result dtype). ``same``: integer
+    sums and products in ``dtype`` (a matrix product's partial sums), not numpy's wider
+    accumulator."""
+    key = (shape, dtype, op, axis, keepdims, device, same) if axis is None or type(axis) is int \
         else None
     plan = _plans.get(key) if key is not None else None
     if plan is not None:
@@ -221,7 +230,7 @@ def reduce(buf, shape, dtype, device, op, axis=None, keepdims=False):
             src = dst
         return src, out_shape, out_dtype
     passes = [] if key is not None and op not in ("argmax", "argmin") else None
-    out = _reduce(buf, shape, dtype, device, op, axis, keepdims, passes)
+    out = _reduce(buf, shape, dtype, device, op, axis, keepdims, passes, same)
     if passes:
         if len(_plans) >= _MAX_PLANS:
             _plans.clear()
@@ -232,13 +241,13 @@ def reduce(buf, shape, dtype, device, op, axis=None, keepdims=False):
     return out
 
 
-def _reduce(buf, shape, dtype, device, op, axis, keepdims, passes):
+def _reduce(buf, shape, dtype, device, op, axis, keepdims, passes, same=False):
     if op not in _OP_CODE:
         raise ValueError(f"unknown reduction {op!r}")
     ndim = len(shape)
     axes = _axes(axis, ndim, op)
     arg = op in ("argmax", "argmin")
-    acc_kind, out_dtype = _result_dtype(op, dtype, bool(device.limits.get("float64")))
+    acc_kind, out_dtype = _result_dtype(op, dtype, device, same)
     kept = tuple(1 if k in axes else s for k, s in enumerate(shape))
     out_shape = kept if keepdims else tuple(s for k, s in enumerate(shape) if k not in axes)
     r_total = math.prod(shape[k] for k in axes)

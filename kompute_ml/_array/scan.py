@@ -12,11 +12,11 @@ import math
 from .._runtime import program as shaders
 from . import buffers as _buffers
 from . import indexing as _indexing
-from .dtypes import FLOAT32, FLOAT64, INT32, UINT32
+from .dtypes import FLOAT32, FLOAT64, INT32, INT64, UINT32, UINT64
 
 __all__ = ["scan_rows", "nonzero", "repeat_sources"]
 
-_KIND = {FLOAT32: 0, INT32: 1, UINT32: 2, FLOAT64: 3}
+_KIND = {FLOAT32: 0, INT32: 1, UINT32: 2, FLOAT64: 3, INT64: 4, UINT64: 5}
 _OP = {"sum": 0, "prod": 3}
 PER_THREAD = 4
 BLOCK = 256 * PER_THREAD
@@ -44,9 +44,9 @@ def scan_rows(buf, rows, n, dtype, device, op="sum"):
     return out
 
 
-def nonzero(flags_buf, shape, device, running=False):
+def nonzero(flags_buf, shape, device, running=False, out_dtype=INT32):
     """The coordinates of the set elements of ``flags_buf`` (int32 0/1 words, C order, of
-    ``shape``): a Buffer of shape (ndim, count), int32. ``count`` is read back (4 bytes): the
+    ``shape``): a Buffer of shape (ndim, count), of ``out_dtype`` (int32 or int64). ``count`` is read back (4 bytes): the
     result's shape depends on it. ``running``: also the flags' inclusive running count (an int32
     Buffer of ``shape``: element i's set element's place + 1), returned after the coordinates."""
     n = math.prod(shape)
@@ -54,21 +54,22 @@ def nonzero(flags_buf, shape, device, running=False):
     if ndim > 8:
         raise ValueError(f"nonzero: at most 8 dimensions, got {ndim}")
     if n == 0:
-        out = _buffers.alloc(device, (ndim, 0)), (ndim, 0), INT32
+        out = _buffers.alloc(device, (ndim, 0), out_dtype), (ndim, 0), out_dtype
         return (*out, _buffers.alloc(device, shape, INT32)) if running else out
     pos = scan_rows(flags_buf, 1, n, INT32, device, "sum")
     # the last running count is the number of set elements: the one value downloaded
     last, _, _ = _indexing.getitem(pos, (n,), INT32, device, n - 1)
     count = int(_buffers.download(last, (), INT32))
-    out = _buffers.alloc(device, (ndim, count))
+    out = _buffers.alloc(device, (ndim, count), out_dtype)
     if count:
         dims = list(shape) + [1] * (8 - ndim)
         # nonzero.comp — binding 0: pos (inclusive scan of the flags), 1: out (ndim, count)
-        shaders.get("nonzero").dispatch_1d(device, [pos, out], n, push=(n, ndim, count, *dims))
+        shaders.get("nonzero", {"KM_OUT64": 1} if out_dtype.itemsize == 8 else None) \
+            .dispatch_1d(device, [pos, out], n, push=(n, ndim, count, *dims))
     if running:
-        return out, (ndim, count), INT32, pos
+        return out, (ndim, count), out_dtype, pos
     pos.release()
-    return out, (ndim, count), INT32
+    return out, (ndim, count), out_dtype
 
 
 def repeat_sources(ends_buf, n, total, device):

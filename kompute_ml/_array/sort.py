@@ -1,7 +1,7 @@
 """Sorting on the device (shaders/radix_sort.comp): Buffers in, (Buffer, shape, dtype) out.
 
 A stable LSD radix sort of (key, index) items, 4 bits a pass: 8 passes for 32-bit elements, 16
-for float64, one for bool, and a pass per 4 bits of the row count after them when there are
+for 64-bit ones (float64, int64, uint64), one for bool, and a pass per 4 bits of the row count after them when there are
 several rows (the rows are sorted apart by sorting on the row last). Each pass is a count per
 tile of 2048 items, an inclusive scan of the counts (scan.comp) and a scatter: three dispatches,
 no readback, so a sort is recorded with the work around it and waits for nothing.
@@ -11,12 +11,12 @@ from ..config import _values as _cfg
 from .._runtime import program as shaders
 from . import buffers as _buffers
 from . import scan as _scan
-from .dtypes import BOOL, FLOAT32, FLOAT64, INT32, UINT32
+from .dtypes import BOOL, FLOAT32, FLOAT64, INT32, INT64, UINT32, UINT64
 
 __all__ = ["sort_rows", "on_device"]
 
 # each dtype's KM_KIND in shaders/sort_key.glsl (its keys: radix_sort.comp, searchsorted.comp)
-KEY_KIND = {FLOAT32: 0, INT32: 1, UINT32: 2, BOOL: 2, FLOAT64: 3}
+KEY_KIND = {FLOAT32: 0, INT32: 1, UINT32: 2, BOOL: 2, FLOAT64: 3, INT64: 4, UINT64: 5}
 WG = 128                # invocations a workgroup of the count and scatter phases (radix_sort.comp)
 # items an invocation of the scatter sorts (its tile: 128 runs, 2048 items, 8.7 KiB of shared
 # memory, within Vulkan's 16; runs of 32, 17 KiB, were slower: decision 0018)
@@ -53,12 +53,12 @@ def passes(dtype, rows):
     return key, -(-(rows - 1).bit_length() // RADIX_BITS)
 
 
-def sort_rows(buf, rows, n, dtype, device, descending=False, values=False):
+def sort_rows(buf, rows, n, dtype, device, descending=False, values=False, index_dtype=INT32):
     """Sort each row of ``buf`` viewed as (rows, n) of ``dtype``, stably (numpy's order: NaNs
     last, -0.0 equal to 0.0; ``descending`` reverses the order of the keys, equal ones keep
-    theirs). Returns a new Buffer (rows, n): the sorted elements (``values``) or, int32, each
-    place's index within its row (argsort)."""
-    out_dtype = dtype if values else INT32
+    theirs). Returns a new Buffer (rows, n): the sorted elements (``values``) or each place's
+    index within its row (argsort), of ``index_dtype`` (int32 or int64), and its dtype."""
+    out_dtype = dtype if values else index_dtype
     total = rows * n
     words = _buffers.words_per_element(dtype)
     if total:
@@ -88,7 +88,9 @@ def sort_rows(buf, rows, n, dtype, device, descending=False, values=False):
         scanned.release()       # (later work is ordered after this pass by the stream's barriers)
         items, spare = spare, items
     # phase 3 — binding 0: items, (1: x,) then out
-    finish = shaders.get("radix_sort", dict(base, KM_PHASE=3, KM_VALUES=int(values)))
+    finish = shaders.get("radix_sort", dict(base, KM_PHASE=3, KM_VALUES=int(values),
+                                            KM_INDEX64=int(out_dtype.itemsize == 8 and
+                                                           not values)))
     finish.dispatch_1d(device, [items, buf, out] if values else [items, out], total, push=push)
     for b in (items, spare, hist):
         b.release()

@@ -14,7 +14,7 @@ import numpy as np
 
 from .._runtime import program as shaders
 from . import buffers as _buffers
-from .dtypes import INT32, UINT32
+from .dtypes import INTEGERS, SIGNED, UINT32
 
 __all__ = ["take"]
 
@@ -26,8 +26,8 @@ def take(buf, shape, dtype, device, ind_buf, ind_shape, ind_dtype, axis, along):
     ``ind_shape``); ``along=True``: ``take_along_axis`` (``ind_shape`` is the result's shape,
     equal to ``shape`` except along ``axis``).
     """
-    if ind_dtype not in (INT32, UINT32):
-        raise TypeError(f"indices must be an integer array (int32 or uint32), got {ind_dtype}")
+    if ind_dtype not in INTEGERS:
+        raise TypeError(f"indices must be an integer array, got {ind_dtype}")
     n = shape[axis]
     outer, inner = math.prod(shape[:axis]), math.prod(shape[axis + 1:])
     if along:
@@ -43,9 +43,10 @@ def take(buf, shape, dtype, device, ind_buf, ind_shape, ind_dtype, axis, along):
     if n == 0:
         raise IndexError(_bad_index(ind_buf, ind_shape, ind_dtype, axis, n))
     err = _buffers.fill(device, (1,), UINT32, 0)
-    defines = {"KM_ALONG": int(along), "KM_SIGNED": int(ind_dtype == INT32)}
+    defines = {"KM_ALONG": int(along), "KM_SIGNED": int(ind_dtype in SIGNED),
+               "KM_IND64": int(ind_dtype.itemsize == 8)}
     if _buffers.words_per_element(dtype) == 2:
-        defines["KM_WORDS2"] = 1          # float64: elements of two words
+        defines["KM_WORDS2"] = 1          # 8-byte dtypes: elements of two words
     prog = shaders.get("take", defines)
     # take.comp — binding 0: x, 1: indices, 2: out, 3: err flag; push: total, n, m, inner
     prog.dispatch_1d(device, [buf, ind_buf, out, err], total, push=(total, n, m, inner))

@@ -26,7 +26,8 @@ class DeviceInfo:
 
     ``limits`` holds ``max_workgroup_size``, ``max_workgroup_invocations``,
     ``max_workgroup_count``, ``max_storage_buffer_range``, ``max_shared_memory``,
-    ``max_push_constants_size``, ``subgroup_size``, ``float64``, ``device_local_memory``...
+    ``max_push_constants_size``, ``subgroup_size``, ``float64`` and ``int64`` (the
+    shaderFloat64 and shaderInt64 features), ``device_local_memory``...
     and the float-controls properties: ``denorm_preserve_float16/32/64``,
     ``denorm_flush_float32``, ``denorm_independence`` and ``float_controls_extension``.
     ``limits["float32_denormals"]`` (also :attr:`float32_denormals`) is the rule kompute_ml's

@@ -138,6 +138,7 @@ _TYPES = {0: "other", 1: "integrated", 2: "discrete", 3: "virtual", 4: "cpu"}
 _VENDORS = {0x1002: "AMD", 0x1010: "ImgTec", 0x10DE: "NVIDIA", 0x13B5: "ARM", 0x5143: "Qualcomm",
             0x8086: "Intel", 0x106B: "Apple", 0x10005: "Mesa", 0x1AE0: "Google"}
 _FEATURE_FLOAT64 = 39   # index of shaderFloat64 in VkPhysicalDeviceFeatures (55 VkBool32)
+_FEATURE_INT64 = 40     # shaderInt64, the next one
 # VkShaderFloatControlsIndependence: which bit widths may choose their denormal mode apart
 _INDEPENDENCE = {0: "32-bit only", 1: "all", 2: "none"}
 FLOAT_CONTROLS_EXTENSION = "VK_KHR_shader_float_controls"
@@ -367,6 +368,7 @@ def _describe(lib, inst, phys, index):
         "subgroup_size": int(subgroup.subgroupSize) or None,
         "subgroup_operations": int(subgroup.supportedOperations),
         "float64": bool(features[_FEATURE_FLOAT64]),
+        "int64": bool(features[_FEATURE_INT64]),
         "timestamp_period_ns": float(lim.timestampPeriod),
         "device_local_memory": device_local,
         "host_writable_device_memory": sum(int(mem.memoryHeaps[h][0]) for h in writable),
