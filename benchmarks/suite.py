@@ -248,6 +248,60 @@ def case_unique(p, reps):
     return row
 
 
+def _numpy_function(name, n):
+    """(inputs on the host, kompute_ml's call, numpy's, the CUDA peers', a check) of one of
+    numpy's O(n) functions at n elements."""
+    rng = np.random.default_rng(4)
+    if name == "histogram":
+        h = rng.random(n, dtype=np.float32)
+        return ([h], lambda x: km.histogram(x, bins=256, range=(0.0, 1.0))[0],
+                lambda x: np.histogram(x, bins=256, range=(0.0, 1.0))[0],
+                lambda lib, t: (lib.histc(t, bins=256, min=0.0, max=1.0) if lib.__name__ == "torch"
+                                else lib.histogram(t, bins=256, range=(0.0, 1.0))[0]), "counts")
+    if name == "bincount":
+        h = rng.integers(0, 1000, n).astype(np.int32)
+        return ([h], km.bincount, np.bincount, lambda lib, t: lib.bincount(t), "counts")
+    if name == "median":
+        h = rng.random(n, dtype=np.float32)
+        # torch.median is the lower median: torch.quantile is numpy's (linear) median
+        return ([h], km.median, np.median,
+                lambda lib, t: lib.quantile(t, 0.5) if lib.__name__ == "torch" else lib.median(t),
+                "values")
+    if name == "cumsum":
+        h = rng.random(n, dtype=np.float32)
+        return ([h], km.cumsum, np.cumsum, lambda lib, t: lib.cumsum(t, 0), "values")
+    if name == "einsum_bmm":
+        b = n // 4096                                         # b 64x64 @ 64x64 products
+        x, y = (rng.random((b, 64, 64), dtype=np.float32) for _ in range(2))
+        spec = "bij,bjk->bik"
+        return ([x, y], lambda p, q: km.einsum(spec, p, q), lambda p, q: np.einsum(spec, p, q),
+                lambda lib, p, q: lib.einsum(spec, p, q), "values")
+    raise ValueError(name)
+
+
+def case_numpy_function(p, reps):
+    host, f_km, f_np, f_cuda, kind = _numpy_function(p["fn"], p["n"])
+    dev = [km.asarray(h) for h in host]
+    want = f_np(*host)
+    got = np.asarray(f_km(*dev))
+    if kind == "counts":
+        ok = np.array_equal(got, want)
+        check = "equal to numpy" if ok else \
+            f"DIFFERS FROM NUMPY (max count difference {int(np.abs(got - want).max())})"
+    else:
+        ref = f_np(*(h.astype(np.float64) for h in host))
+        err = float(np.max(np.abs(got - ref) / np.maximum(np.abs(ref), 1e-30)))
+        check = f"max relative error vs float64 {err:.1e}"
+    row = {"kompute_ml": km_time(f_km, *dev, n_repeat=reps),
+           "peers": {"numpy": {"wall_s": wall(lambda: f_np(*host), min(reps, 5))[0]}},
+           "check": check, "bytes": sum(h.nbytes for h in host)}
+    gpu_peers(row, host, f_cuda, reps)
+    return row
+
+
+NUMPY_FUNCTIONS = ["histogram", "bincount", "median", "cumsum", "einsum_bmm"]
+
+
 _FIRST = {
     "kompute_ml": "import kompute_ml as km; float(km.asarray([1.0, 2.0]).sum())",
     "numpy": "import numpy as np; float(np.asarray([1.0, 2.0]).sum())",
@@ -421,6 +475,10 @@ CASES = [
      lambda q: _sizes(q, [10 ** 4, 10 ** 6, 10 ** 7], [10 ** 4, 10 ** 5]), case_sort),
     ("unique", "unique values of n int32 (about n / 10 distinct)",
      lambda q: _sizes(q, [10 ** 4, 10 ** 6, 10 ** 7], [10 ** 4, 10 ** 5]), case_unique),
+    ("numpy_function", "numpy's O(n) functions: histogram (256 bins), bincount (1000 bins), median, "
+     "cumsum of float32; einsum of a batched 64x64 matmul",
+     lambda q: [{"fn": f, "n": 10 ** 5 if q else 10 ** 7} for f in NUMPY_FUNCTIONS],
+     case_numpy_function),
     ("first_result", "a fresh process: import, device, first kernel, the result read back",
      lambda q: [{}], case_first_result),
     ("logistic_regression", "fit to scikit-learn's held-out accuracy (80/20 split, binary)",
