@@ -32,6 +32,7 @@ import kompute_ml._runtime.kp as _kp   # (the kp wrapper; only it imports kp its
 from . import native as _native
 from . import memory as _memory
 from . import staging as _staging
+from . import transfer as _plan
 from ..errors import DeviceError, DeviceLimitError
 
 __all__ = ["dispatch", "dispatch_1d", "prepare", "dispatch_ready", "groups_1d", "upload",
@@ -56,8 +57,9 @@ _counters_lock = _locks.make("the stream's counters", "leaf")
 _sources = {}
 _PER_OP = ("dispatches", "submits", "replays", "ops_recorded", "early_submits",
            # and the transfers' counters where the device's lock is held anyway (a small upload
-           # or download: two locked counts cost it ~1 us of its ~7 on a lavapipe host)
-           "direct_uploads", "direct_downloads", "bytes_uploaded", "bytes_downloaded")
+           # or download: two locked counts cost it ~1 us of its ~7 on a lavapipe host): the
+           # bytes, and how often each transfer plan ran (transfer.py)
+           "bytes_uploaded", "bytes_downloaded") + _plan.NAMES
 
 
 def _count(name, n=1):
@@ -163,6 +165,11 @@ _streams = _device.PerDevice(_DeviceStream, closed_ok=False, order=0)
 _stream = _streams.get
 _stream_items = _streams._items      # (the per-op path's lookup; _stream creates)
 _uid = operator.attrgetter("uid")
+# (the per-op path's names of the transfer planner)
+_upload_small = _plan.upload_small
+_UPLOAD_STAGED = _plan.UPLOAD_STAGED
+_DOWNLOAD_STAGED = _plan.DOWNLOAD_STAGED
+_DOWNLOAD_LOADS = _plan.DOWNLOAD_IN_PLACE_LOADS
 _first = operator.itemgetter(0)
 _pipeline_ids = itertools.count(1)
 
@@ -803,29 +810,29 @@ def upload(buf, array, offset=0, dtype=None):
     with device.lock:
         st = _stream_items.get(device) or _stream(device)
         block = buf._block
-        if block is not None and block.direct is not None and not st.capturing \
-                and st.stuck is None:
-            if st.pending and offset and block.stale:
-                # the staging copy below carries all of the staging memory to the device: where
-                # a direct write left the device's bytes newer than it, the bytes before
-                # ``offset`` would be lost (a write at 0 defines the buffer's contents itself)
+        direct = block is not None and block.direct is not None
+        # in place where nothing pending or running can read the buffer's old contents (with a
+        # batch submitted early still running, the copy is recorded after it: no wait here);
+        # after a submit where the staging copy would carry all of the staging memory to the
+        # device and a direct write left the device's bytes newer than it: the bytes before
+        # ``offset`` would be lost (a write at 0 defines the buffer's contents itself)
+        plan = _upload_small(_plan.SMALL_DIRECT if direct else _plan.SMALL,
+                             direct and st.pending, direct and offset and block.stale,
+                             st.capturing, st.stuck is not None)
+        counts = st.counts
+        if plan is not _UPLOAD_STAGED:
+            if plan.submits:
                 _submit(st)
-            if not st.pending:
-                # nothing pending or running: no command can still read the buffer's old
-                # contents, so the host writes the device memory itself (with a batch submitted
-                # early still running, the copy is recorded after it instead: no wait here)
-                if device._closed:
-                    buf.tensor          # (raises: the device was closed)
-                _memory.write_into(block.direct, buf, array, offset, dtype)
-                block.stale = True
-                counts = st.counts
-                counts["direct_uploads"] += 1
-                counts["bytes_uploaded"] += nbytes
-                return
-        _claim(st, buf)
-        _memory.write(buf, array, offset, dtype)
-        _record_staged(st, buf)
-        st.counts["bytes_uploaded"] += nbytes
+            if device._closed:
+                buf.tensor          # (raises: the device was closed)
+            _memory.write_into(block.direct, buf, array, offset, dtype)
+            block.stale = True
+        else:
+            _claim(st, buf)
+            _memory.write(buf, array, offset, dtype)
+            _record_staged(st, buf)
+        counts[plan.name] += 1
+        counts["bytes_uploaded"] += nbytes
 
 
 def _record_staged(st, buf):
@@ -842,9 +849,12 @@ def _record_staged(st, buf):
 
 def upload_staged(buf, nbytes):
     """Record the copy of ``buf``'s staging memory to the device: the caller wrote its first
-    ``nbytes`` bytes there itself, after :func:`claim_staging` (a small buffer only)."""
+    ``nbytes`` bytes there itself, after :func:`claim_staging` (a small buffer only; the plan
+    upload.staged, chosen by the caller)."""
     with buf.device.lock:
-        _record_staged(_stream(buf.device), buf)
+        st = _stream(buf.device)
+        _record_staged(st, buf)
+        st.counts[_UPLOAD_STAGED.name] += 1
     _count("bytes_uploaded", nbytes)
 
 
@@ -857,14 +867,16 @@ def upload_new(device, nbytes, array, dtype=None):
     with device.lock:
         st = _stream(device)
         started = None
-        if not st.capturing and (device.info.type != "cpu" or
-                                 _cfg.storage_in_place is False) \
-                and not _staging.use_direct(device):
+        if _plan.overlaps_creation(st.capturing, device.info.type == "cpu",
+                                   _cfg.storage_in_place, _staging.use_direct(device)):
             started = _memory.create_started(device, nbytes)
         if started is not None:
             _submit(st)             # earlier work first (as _upload_ringed)
+            # (a new storage buffer, neither mapped nor host-writable: create_started says so)
+            plan = _plan.upload_large(_plan.LARGE, _cfg.storage_in_place, False, False,
+                                      _staging.device_slots_now(device))
             try:
-                _staging.upload(device, started.result, array, 0, dtype)
+                plan = _staging.upload(device, started.result, array, 0, dtype, plan)
             except BaseException:
                 failed = started.error is not None
                 _memory.discard(started)
@@ -873,6 +885,7 @@ def upload_new(device, nbytes, array, dtype=None):
                 started = None      # the creation failed (out of memory: alloc recovers)
             else:
                 buf = _memory.adopt(started)
+                st.counts[plan.name] += 1
                 _count("creations_overlapped")
                 array = np.asarray(array)
                 _count("bytes_uploaded", array.size * (array.dtype if dtype is None else
@@ -905,16 +918,19 @@ def _upload_ringed(buf, array, offset, dtype, nbytes):
                              "and cannot be captured by record(); upload it before recording")
         # earlier work reading the buffer's old contents (a released buffer's last user) runs
         # first; later work is recorded after the copies, which have finished by then
-        _submit(_stream(device))
-        mapped = _mapped(buf)
-        direct = buf._block.direct if _cfg.storage_in_place is not False else None
-        if mapped is not None:          # host-visible (a CPU device): written in place
-            _staging.write_mapped(mapped, array, offset, dtype)
-        elif direct is not None:        # host-writable device memory (BAR): the same
-            _staging.write_direct(direct, array, offset, dtype)
-            _count("direct_uploads")
+        st = _stream(device)
+        _submit(st)
+        block = buf._block
+        plan = _plan.upload_large(_plan.large_kind(block), _cfg.storage_in_place,
+                                  _staging.converts(array, dtype), _staging.use_direct(device),
+                                  _staging.device_slots_now(device))
+        if plan is _plan.UPLOAD_MAPPED:     # host-visible (a CPU device): written in place
+            _staging.write_mapped(block.mapped, array, offset, dtype)
+        elif plan is _plan.UPLOAD_BAR:      # host-writable device memory (BAR): the same
+            _staging.write_direct(block.direct, array, offset, dtype)
         else:
-            _staging.upload(device, tensor, array, offset, dtype)
+            plan = _staging.upload(device, tensor, array, offset, dtype, plan)
+        st.counts[plan.name] += 1
     _count("bytes_uploaded", nbytes)
 
 
@@ -947,46 +963,43 @@ def download(buf, count, dtype, offset=0):
         out = np.empty(int(count), dtype=dtype)
         with device.lock:
             tensor = buf.tensor
-            _submit(_stream(device))
-            mapped = _mapped(buf)
-            if mapped is not None:      # host-visible (a CPU device): read in place
-                _staging.read_mapped(mapped, out, offset)
-                _count("direct_downloads")
-            elif _memory.reads_in_place(buf, out.nbytes):     # a few lines of a GPU's BAR
+            st = _stream(device)
+            _submit(st)
+            plan = _memory.plan_download(buf, out.nbytes)
+            if plan is _plan.DOWNLOAD_MAPPED:         # host-visible (a CPU device): in place
+                _staging.read_mapped(buf._block.mapped, out, offset)
+            elif plan is _DOWNLOAD_LOADS:             # a few lines of a GPU's BAR
                 _memory.read_in_place(buf, out.size, out.dtype, offset, out)
-                _count("direct_downloads")
             else:
-                _staging.download(device, tensor, out, offset)
+                plan = _staging.download(device, tensor, out, offset, plan)
+            st.counts[plan.name] += 1
         _count("bytes_downloaded", out.nbytes)
         return out
     with device.lock:
         st = _stream(device)
-        block = buf._block
-        reads = _cfg.direct_reads
-        if block is not None and block.direct is not None and reads is not False:
-            if device.info.type == "cpu" and reads == "auto":
+        nbytes = int(count) * np.dtype(dtype).itemsize
+        plan = _memory.plan_download(buf, nbytes)
+        counts = st.counts
+        if plan is not _DOWNLOAD_STAGED:
+            buf.tensor              # (a closed device or a released buffer raises)
+            _submit(st)
+            if plan is _DOWNLOAD_LOADS:
+                # a GPU's BAR, read with streaming loads (memory.DIRECT_READ_MAX)
+                out = _memory.read_in_place(buf, count, dtype, offset)
+            else:
                 # a CPU device's memory is the host's (cached): read in place once the pending
                 # work has run, as its storage buffers are
-                buf.tensor              # (a closed device or a released buffer raises)
-                _submit(st)
-                out = _memory.read_from(block.direct, buf, count, dtype, offset)
-                st.counts["bytes_downloaded"] += out.nbytes
-                st.counts["direct_downloads"] += 1
-                return out
-            if _memory.reads_in_place(buf, int(count) * np.dtype(dtype).itemsize):
-                # a GPU's BAR, read with streaming loads (memory.DIRECT_READ_MAX)
-                buf.tensor
-                _submit(st)
-                out = _memory.read_in_place(buf, count, dtype, offset)
-                st.counts["bytes_downloaded"] += out.nbytes
-                st.counts["direct_downloads"] += 1
-                return out
+                out = _memory.read_from(buf._block.direct, buf, count, dtype, offset)
+            counts["bytes_downloaded"] += out.nbytes
+            counts[plan.name] += 1
+            return out
         uid = buf.uid
         _record(st, (("l", uid), (uid,), "l", buf.tensor, None))
-        if _staging.splits(int(count) * np.dtype(dtype).itemsize, _staging.STAGING_SPLIT_MIN):
+        if _staging.splits(nbytes, _staging.STAGING_SPLIT_MIN):
             _native.copy_workers_wake()  # (memory.read splits: the workers spin when it starts)
         _submit(st)
         out = _memory.read(buf, count, dtype, offset)
+        counts[plan.name] += 1
     _count("bytes_downloaded", out.nbytes)
     return out
 
@@ -1026,7 +1039,9 @@ def flush_staged(buf, nbytes=0):
         uid = buf.uid
         _record(st, (("l", uid), (uid,), "l", buf.tensor, None))
         _submit(st)
-        st.counts["bytes_downloaded"] += nbytes
+        counts = st.counts
+        counts["bytes_downloaded"] += nbytes
+        counts[_DOWNLOAD_STAGED.name] += 1
 
 
 def transfer(src, dst, nbytes):
@@ -1043,18 +1058,32 @@ def transfer(src, dst, nbytes):
         _memory.check_region(src, nbytes, 0)
         _memory.check_region(dst, nbytes, 0)
         src_tensor, dst_tensor = src.tensor, dst.tensor
-        _submit(_stream(src.device))
-        _submit(_stream(dst.device))
-        src_map, dst_map = _mapped(src), _mapped(dst)
-        # a mapped side (a CPU device) is read or written in place: one host copy, or none
-        if src_map is not None and dst_map is not None:
-            _staging.write_mapped(dst_map, src_map[:nbytes])
-        elif src_map is not None:
-            _staging.upload(dst.device, dst_tensor, src_map[:nbytes])
-        elif dst_map is not None:
-            _staging.download(src.device, src_tensor, dst_map[:nbytes])
-        else:
+        src_st, dst_st = _stream(src.device), _stream(dst.device)
+        _submit(src_st)
+        _submit(dst_st)
+        # a mapped side (a CPU device) is read or written in place: one host copy, or the
+        # other side's ring (its upload or download plan, counted on its device)
+        in_place = _cfg.storage_in_place
+        plan = _plan.copy_between(_plan.large_kind(src._block), _plan.large_kind(dst._block),
+                                  in_place)
+        st = dst_st
+        if plan is _plan.COPY_MAPPED:
+            _staging.write_mapped(dst._block.mapped, src._block.mapped[:nbytes])
+        elif plan is _plan.COPY_RINGS:
             _staging.copy_between(src.device, src_tensor, dst.device, dst_tensor, nbytes)
+        elif _plan.large_kind(src._block) is _plan.LARGE_MAPPED:
+            plan = _plan.upload_large(_plan.LARGE, in_place, False,
+                                      _staging.use_direct(dst.device),
+                                      _staging.device_slots_now(dst.device))
+            plan = _staging.upload(dst.device, dst_tensor, src._block.mapped[:nbytes], 0, None,
+                                   plan)
+        else:
+            plan = _plan.download_large(_plan.LARGE, src.device.info.type == "cpu", nbytes,
+                                        in_place, False, 0, 0, None,
+                                        _staging.use_direct(src.device))
+            plan = _staging.download(src.device, src_tensor, dst._block.mapped[:nbytes], 0, plan)
+            st = src_st
+        st.counts[plan.name] += 1
     _count("bytes_downloaded", nbytes)
     _count("bytes_uploaded", nbytes)
 
@@ -1128,7 +1157,8 @@ def stats():
         ``creations_overlapped`` new buffers created while their upload was being staged;
         ``direct_uploads`` uploads written by the host into the device's memory in place,
         ``direct_downloads`` downloads read from it in place (a CPU device's memory, a GPU's
-        BAR with streaming loads).
+        BAR with streaming loads); ``transfers`` how often each transfer plan ran, by name
+        (``{"upload.staged": n, ...}``: docs/internals.md, transfer.py).
         ``host_linalg_calls`` counts the matrix stacks ``kompute_ml.linalg`` handed to numpy's
         LAPACK (only stacks of at most 10^5 elements ever are), ``host_linalg_largest`` the
         elements of the largest, ``host_linalg`` the same per function: ``{name: {"calls": n,
@@ -1154,8 +1184,11 @@ def stats():
            ("pipelines_created", "pipelines_compiled", "dispatches", "submits", "replays",
             "early_submits", "ops_recorded",
             "bytes_uploaded", "bytes_downloaded", "traces", "fast_realizations",
-            "fast_invalidations", "fused_reductions", "creations_overlapped",
-            "direct_uploads", "direct_downloads")}
+            "fast_invalidations", "fused_reductions", "creations_overlapped")}
+    transfers = {name: int(totals[name]) for name in _plan.NAMES}
+    out["direct_uploads"] = _plan.direct_uploads(transfers)
+    out["direct_downloads"] = _plan.direct_downloads(transfers)
+    out["transfers"] = transfers
     out["shader_compiles"] = int(getattr(_glslang, "compile_count", 0)) - _counters["_compiles0"]
     pool = _memory.pool_stats()
     out["tensors_live"] = pool["tensors_live"]
