@@ -18,6 +18,7 @@ import itertools
 import operator
 import struct
 import time
+from typing import NamedTuple
 
 import numpy as np
 
@@ -95,23 +96,108 @@ def _retire_counts(counts):
                 _counters[name] += value
 
 
+# -- recorded operations ----------------------------------------------------------------------
+# What a batch holds until its submit: one small descriptor per operation, whose ``key`` is its
+# part of the batch's signature and which holds the kp objects its command uses (they live as
+# long as a pending, flying or replayed batch names them). Descriptors are immutable: a
+# pipeline's entry keeps the last Dispatch recorded with it, which a repeated op with the same
+# push words records again (no allocation on the per-op path).
+
+class Dispatch(NamedTuple):
+    """A dispatch: key ("d", pipeline id, push bytes), the bound tensors' uids, the
+    kp.Algorithm, the push-constant bytes (recorded as words)."""
+    key: tuple
+    uids: tuple
+    algo: object
+    push: bytes
+
+
+class SyncDevice(NamedTuple):
+    """A copy of a small buffer's staging memory to its device memory: key ("u", uid)."""
+    key: tuple
+    uids: tuple
+    tensor: object
+
+
+class SyncLocal(NamedTuple):
+    """A copy of a small buffer's device memory into its staging memory: key ("l", uid)."""
+    key: tuple
+    uids: tuple
+    tensor: object
+
+
+class Flight(NamedTuple):
+    """A batch submitted early (_launch), not yet waited for (_land)."""
+    seq: object
+    ops: list
+    signature: tuple
+
+
+class Stuck(NamedTuple):
+    """A submit that timed out: its sequence still runs and must be neither reused nor freed."""
+    seq: object
+    ops: list
+    message: str
+
+
+OP_KINDS = (Dispatch, SyncDevice, SyncLocal)
+
+
+# -- the stream's states ----------------------------------------------------------------------
+# A device's stream is in one state at a time (_DeviceStream.state, derived from its fields):
+IDLE = "idle"             # nothing recorded, nothing running
+PENDING = "pending"       # operations recorded (st.ops), not submitted
+IN_FLIGHT = "in_flight"   # a batch submitted early (st.flight) runs; later ones may be recorded
+CAPTURING = "capturing"   # record() captures the operations: no automatic submit
+TIMED = "timed"           # device_time's sequence stands in for the stream's own
+LOST = "lost"             # a submit timed out and its work may still run (st.stuck)
+STATES = (IDLE, PENDING, IN_FLIGHT, CAPTURING, TIMED, LOST)
+
+# (state, event) -> the state after it, and the function that makes the event. Every path of
+# stream.py that changes ops, flight, capturing, sequence or stuck is one of these (each tested
+# in tests/test_stream_states.py). A submit (_submit) in any state lands a flight first, raises
+# while LOST work still runs, and leaves IDLE (or the mode it runs in: CAPTURING and TIMED
+# submit their own way).
+TRANSITIONS = {
+    (IDLE, "record"): PENDING,            # _record / dispatch_ready: an operation appended
+    (PENDING, "record"): PENDING,         # ... (MAX_PENDING of them: an automatic _submit)
+    (PENDING, "submit"): IDLE,            # _submit: recorded (or replayed), run, waited for
+    (PENDING, "launch"): IN_FLIGHT,       # _launch: a repeated batch submitted early
+    (IN_FLIGHT, "record"): IN_FLIGHT,     # the next batch recorded while it runs
+    (IN_FLIGHT, "submit"): IDLE,          # _submit: _land waits, then the batch after it runs
+    (IDLE, "capture"): CAPTURING,         # record(): pending work submitted first
+    (PENDING, "capture"): CAPTURING,
+    (CAPTURING, "record"): CAPTURING,     # captured operations, never submitted automatically
+    (CAPTURING, "end_capture"): IDLE,     # record(): the operations go to the Recorded
+    (IDLE, "time"): TIMED,                # device_time(): pending work submitted first
+    (TIMED, "record"): TIMED,
+    (TIMED, "end_time"): IDLE,            # device_time(): its submit, the own sequence back
+    (PENDING, "timeout"): LOST,           # _await: the wait ran out, the work still runs
+    (IN_FLIGHT, "timeout"): LOST,         # _land's bounded wait ran out
+    (LOST, "submit"): LOST,               # _check_stuck: DeviceError while it still runs
+    (LOST, "recover"): IDLE,              # _check_stuck: it finished; the sequence destroyed
+}
+
+
 class _DeviceStream:
     """The pending operations, pipeline cache and recorded command buffers of one device.
 
-    Operations are kept as small descriptors until submit; the batch's signature (the tuple of
-    its descriptors' keys) then finds a command buffer recorded for the same batch before, which
-    is submitted again as it is (kp's record once, eval many): a loop repeating the same work on
-    the same buffers records nothing after its second iteration.
+    Operations are kept as small descriptors (Dispatch, SyncDevice, SyncLocal) until submit;
+    the batch's signature (the tuple of their keys) then finds a command buffer recorded for
+    the same batch before, which is submitted again as it is (kp's record once, eval many): a
+    loop repeating the same work on the same buffers records nothing after its second
+    iteration. Its states and their transitions: STATES, TRANSITIONS above.
     """
 
     def __init__(self, device):
         self.device = device
         self.sequence = None       # the sequence a batch without a replay is recorded into
         self.own = None            # ... when it is the stream's own (not a timed one)
-        self.ops = []              # pending descriptors: (key, uids, kind, kp object, push words)
+        self.ops = []              # pending descriptors (Dispatch, SyncDevice, SyncLocal)
         self.capturing = False     # record() is capturing: no automatic flush
         self.batch = 0             # increases at every submit
-        self.pipelines = collections.OrderedDict()   # key -> (kp.Algorithm, id)
+        # key -> [kp.Algorithm, id, the last Dispatch recorded with it (or None)]
+        self.pipelines = collections.OrderedDict()
         # (digest, bindings, push bytes, specialization) -> the kp.Algorithm whose compiled
         # pipeline every binding of that shader shares (bound to stand_in: _compile)
         self.templates = collections.OrderedDict()
@@ -126,8 +212,8 @@ class _DeviceStream:
         self.spirv_hashes = {}     # id(bytes) -> (bytes, digest): hashing big modules once
         self.loop_limit = _UNPROBED   # see loop_limit()
         self.wait_timeout = None   # seconds a submit may take (None: KOMPUTE_ML_KERNEL_TIMEOUT)
-        self.stuck = None          # (sequence, ops, message) of a submit that timed out
-        self.flight = None         # (sequence, ops, signature) submitted early, not waited for
+        self.stuck = None          # Stuck: a submit that timed out
+        self.flight = None         # Flight: a batch submitted early, not waited for
         self.recent = (None, None)   # the last two batches submitted ending with a dispatch ...
         self.early_lens = ()       # ... and their lengths (_launch)
         # config.early_submit "auto": early on devices other than CPUs (_launch)
@@ -137,6 +223,20 @@ class _DeviceStream:
         add_counter_source(self.counts, device.lock)
         _memory.add_drop_listener(device, self.forget_tensor)
         _memory.add_pressure_listener(device, self.submit)
+
+    @property
+    def state(self):
+        """The stream's state (STATES): LOST, CAPTURING, TIMED before IN_FLIGHT, PENDING, IDLE
+        (a mode holds whatever is recorded in it)."""
+        if self.stuck is not None:
+            return LOST
+        if self.capturing:
+            return CAPTURING
+        if self.sequence is not self.own:
+            return TIMED
+        if self.flight is not None:
+            return IN_FLIGHT
+        return PENDING if self.ops else IDLE
 
     @property
     def pending(self):
@@ -202,7 +302,7 @@ def _unindex(st, key):
 
 def _batch_uids(ops):
     """The tensors a batch's operations name, each once."""
-    return tuple({uid for desc in ops for uid in desc[1]})
+    return tuple({uid for desc in ops for uid in desc.uids})
 
 
 def _on_close(device):
@@ -242,13 +342,16 @@ def _record(st, desc):
 def _record_into(seq, ops, device_name, counts):
     """Record the kp operations of the descriptors ``ops`` into ``seq`` (counted in ``counts``,
     a stream's counters: the caller holds its device's lock)."""
-    for _, _, kind, obj, words in ops:
-        if kind == "d":
-            op = _kp.op_dispatch(obj, np.frombuffer(words, dtype=np.uint32) if words else None)
-        elif kind == "u":
-            op = _kp.op_sync_device([obj])
+    for desc in ops:
+        kind = type(desc)
+        if kind is Dispatch:
+            words = desc.push
+            op = _kp.op_dispatch(desc.algo, np.frombuffer(words, dtype=np.uint32) if words
+                                 else None)
+        elif kind is SyncDevice:
+            op = _kp.op_sync_device([desc.tensor])
         else:
-            op = _kp.op_sync_local([obj])
+            op = _kp.op_sync_local([desc.tensor])
         _kp.sequence_record(seq, op, device_name)
     counts["ops_recorded"] += len(ops)
 
@@ -268,7 +371,7 @@ def _submit(st, on_done=None):
         if st.ops:
             # the batch went on past where the one it repeated ended (a guess that missed):
             # that one is no longer expected, so a loop of this shape misses once, not always
-            _forget_recent(st, flight[2])
+            _forget_recent(st, flight.signature)
     if st.stuck is not None:
         _check_stuck(st)
     ops = st.ops
@@ -285,7 +388,7 @@ def _submit(st, on_done=None):
         sig = None
     else:
         sig = _signature(ops)
-        if ops[-1][2] == "d":
+        if type(ops[-1]) is Dispatch:
             _note_recent(st, sig)
     seq = st.replays.get(sig) if replay else None
     if seq is not None:
@@ -300,7 +403,7 @@ def _submit(st, on_done=None):
             _record_into(seq, ops, name, st.counts)
             _eval(st, seq, ops, timeout)
         except Exception:
-            if st.stuck is None or st.stuck[0] is not seq:   # (a running one must stay)
+            if st.stuck is None or st.stuck.seq is not seq:   # (a running one must stay)
                 _kp.sequence_destroy(seq)
             _unindex(st, sig)
             raise
@@ -319,7 +422,7 @@ def _submit(st, on_done=None):
                 on_done(seq)
         finally:
             # the recorded work is done, or lost on a failure: the next batch starts empty
-            if st.stuck is None or st.stuck[0] is not seq:   # (a running one must stay)
+            if st.stuck is None or st.stuck.seq is not seq:   # (a running one must stay)
                 _kp.sequence_clear(seq)
         if replay:
             st.seen[sig] = None
@@ -332,7 +435,7 @@ def _submit(st, on_done=None):
 
 def _signature(ops):
     """A batch's signature: the tuple of its descriptors' keys (the replays' key)."""
-    return (ops[0][0],) if len(ops) == 1 else tuple(map(_first, ops))
+    return (ops[0].key,) if len(ops) == 1 else tuple(map(_first, ops))
 
 
 def _set_recent(st, recent):
@@ -373,7 +476,7 @@ def _launch(st):
     """
     ops = st.ops
     early = _cfg.early_submit
-    if not (st.early_default if early == "auto" else early) or ops[-1][2] != "d":
+    if not (st.early_default if early == "auto" else early) or type(ops[-1]) is not Dispatch:
         return False
     sig = _signature(ops)
     recent = st.recent
@@ -391,7 +494,7 @@ def _launch(st):
     except BaseException:
         st.batch += 1          # (lost, as a batch whose submit fails in _submit)
         raise
-    st.flight = (seq, ops, sig)
+    st.flight = Flight(seq, ops, sig)
     counts = st.counts
     counts["replays"] += 1
     counts["submits"] += 1
@@ -403,7 +506,7 @@ def _land(st):
     """Wait for the batch :func:`_launch` submitted (the device's lock held), at most the
     stream's timeout from now: the wait is bounded, not the caller's own time since the submit
     (a batch done long ago never times out)."""
-    seq, ops, _ = st.flight
+    seq, ops = st.flight.seq, st.flight.ops
     timeout = st.wait_timeout if st.wait_timeout is not None else _env_timeout()
     st.flight = None
     try:
@@ -456,8 +559,8 @@ def _batch_names(st, ops):
     digests = {value[1]: key[0] for key, value in st.pipelines.items()}
     counts = collections.Counter()
     for desc in ops:
-        if desc[2] == "d":
-            digest = digests.get(desc[0][1])
+        if type(desc) is Dispatch:
+            digest = digests.get(desc.key[1])
             counts[_kernel_names.get(digest, "an unnamed kernel") if digest else
                    "an evicted pipeline"] += 1
     return ", ".join(name if n == 1 else f"{name} (x{n})" for name, n in counts.items()) or \
@@ -492,7 +595,7 @@ def _await(st, seq, ops, timeout, start):
                f"{_batch_names(st, ops)}")
     # the sequence stays as it is (clearing or destroying it while it runs would free what the
     # device still uses), held with its operations until it finishes
-    st.stuck = (seq, ops, message)
+    st.stuck = Stuck(seq, ops, message)
     lost = [k for k, v in st.replays.items() if v is seq]
     for k in lost:
         del st.replays[k]
@@ -506,7 +609,7 @@ def _await(st, seq, ops, timeout, start):
 
 def _check_stuck(st):
     """Clear the lost state when the timed-out work has finished since; DeviceError if not."""
-    seq, _, message = st.stuck
+    seq, message = st.stuck.seq, st.stuck.message
     if not _kp.sequence_await_for(seq, 0, st.device.name):
         raise DeviceError(f"device {st.device.name!r} is lost: {message}, and it still runs")
     st.stuck = None
@@ -639,7 +742,10 @@ def dispatch(device, spirv, buffers, groups, push=b"", spec=None, info=None):
             st.pipelines.move_to_end(key)
         # the descriptor's key names the pipeline by its id (one small int to hash) and the
         # push words by value: a replayed command buffer carries the words it was recorded with
-        _record(st, (("d", hit[1], push_key), uids, "d", hit[0], push_key))
+        op = hit[2]
+        if op is None or op.push != push_key:
+            op = hit[2] = Dispatch(("d", hit[1], push_key), uids, hit[0], push_key)
+        _record(st, op)
         st.counts["dispatches"] += 1
 
 
@@ -656,9 +762,10 @@ def _bind_compiled(st, device, kernel, tensors, groups):
 
 def _keep_pipeline(st, key, algo):
     """Keep the new pipeline ``algo`` under ``key`` (its buffers' uids are key[1]), the oldest
-    dropped past MAX_PIPELINES: the (algorithm, id) a dispatch's descriptor names."""
+    dropped past MAX_PIPELINES: the [algorithm, id, last Dispatch] a dispatch's descriptor
+    names."""
     _count("pipelines_created")
-    hit = st.pipelines[key] = (algo, next(_pipeline_ids))
+    hit = st.pipelines[key] = [algo, next(_pipeline_ids), None]
     _index(st, key, key[1])
     if len(st.pipelines) > MAX_PIPELINES:
         _unindex(st, st.pipelines.popitem(last=False)[0])
@@ -726,7 +833,10 @@ def dispatch_ready(device, ready, buffers, push):
             pipelines.move_to_end(key)
             # (_record, inlined: this runs once per op)
             ops = st.ops
-            ops.append((("d", hit[1], push), uids, "d", hit[0], push))
+            op = hit[2]
+            if op is None or op.push != push:
+                op = hit[2] = Dispatch(("d", hit[1], push), uids, hit[0], push)
+            ops.append(op)
             st.counts["dispatches"] += 1
             n = len(ops)
             if n in st.early_lens and _launch(st):
@@ -742,7 +852,8 @@ def dispatch_ready(device, ready, buffers, push):
                                   [b.tensor for b in buffers], ready.groups)
         if algo is not None:
             hit = _keep_pipeline(st, key, algo)
-            _record(st, (("d", hit[1], push), uids, "d", algo, push))
+            op = hit[2] = Dispatch(("d", hit[1], push), uids, algo, push)
+            _record(st, op)
             st.counts["dispatches"] += 1
             return
     dispatch(device, ready.spirv, buffers, ready.groups, push, info=ready.info)
@@ -844,7 +955,7 @@ def _record_staged(st, buf):
     # the op holds the kp tensor; the Buffer itself may go back to the pool at once (a reuse
     # for another upload submits this one first: _claim's staging_batch check)
     uid = buf.uid
-    _record(st, (("u", uid), (uid,), "u", buf.tensor, None))
+    _record(st, SyncDevice(("u", uid), (uid,), buf.tensor))
 
 
 def upload_staged(buf, nbytes):
@@ -994,7 +1105,7 @@ def download(buf, count, dtype, offset=0):
             counts[plan.name] += 1
             return out
         uid = buf.uid
-        _record(st, (("l", uid), (uid,), "l", buf.tensor, None))
+        _record(st, SyncLocal(("l", uid), (uid,), buf.tensor))
         if _staging.splits(nbytes, _staging.STAGING_SPLIT_MIN):
             _native.copy_workers_wake()  # (memory.read splits: the workers spin when it starts)
         _submit(st)
@@ -1014,7 +1125,7 @@ def stage_upload(buf):
     device = buf.device
     with device.lock:
         uid = buf.uid
-        _record(_stream(device), (("u", uid), (uid,), "u", buf.tensor, None))
+        _record(_stream(device), SyncDevice(("u", uid), (uid,), buf.tensor))
 
 
 def stage_download(buf):
@@ -1026,7 +1137,7 @@ def stage_download(buf):
     device = buf.device
     with device.lock:
         uid = buf.uid
-        _record(_stream(device), (("l", uid), (uid,), "l", buf.tensor, None))
+        _record(_stream(device), SyncLocal(("l", uid), (uid,), buf.tensor))
 
 
 def flush_staged(buf, nbytes=0):
@@ -1037,7 +1148,7 @@ def flush_staged(buf, nbytes=0):
     with device.lock:
         st = _stream_items.get(device) or _stream(device)
         uid = buf.uid
-        _record(st, (("l", uid), (uid,), "l", buf.tensor, None))
+        _record(st, SyncLocal(("l", uid), (uid,), buf.tensor))
         _submit(st)
         counts = st.counts
         counts["bytes_downloaded"] += nbytes
