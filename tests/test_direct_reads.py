@@ -279,19 +279,20 @@ def test_past_the_small_bound_reads_in_place_only_while_the_workers_spin(device,
     such download was that recent (a loop of downloads); otherwise, the workers asleep, it
     records the copy. The rule on any device; the downloads it picks, exact, where the rule
     applies (a GPU's buffers: a CPU device's are read with numpy unless forced)."""
+    pool = _memory._pool(device)
     monkeypatch.setattr(_staging, "_spinning", True)
     monkeypatch.setattr(_staging, "HOT_S", 0.0)
     monkeypatch.setattr(_staging, "_last_split", -1.0)
-    monkeypatch.setattr(_memory, "_last_read", -1.0)
-    assert not _memory._split_read_now()        # cold workers, no recent download
+    monkeypatch.setattr(pool, "last_read", -1.0)
+    assert not pool.read_warm()                 # cold workers, no recent download
     monkeypatch.setattr(_staging, "HOT_S", 1e6)
-    assert _memory._split_read_now()            # the previous download was recent
-    monkeypatch.setattr(_memory, "_last_read", -1e9)
+    assert pool.read_warm()                     # the previous download was recent
+    monkeypatch.setattr(pool, "last_read", -1e9)
     _staging.note_split()
-    assert _memory._split_read_now()            # a split just ended: the workers spin
+    assert pool.read_warm()                     # a split just ended: the workers spin
     monkeypatch.setattr(_staging, "_spinning", False)
-    monkeypatch.setattr(_memory, "_last_read", -1e9)
-    assert not _memory._split_read_now()        # workers that never spin are never hot
+    monkeypatch.setattr(pool, "last_read", -1e9)
+    assert not pool.read_warm()                 # workers that never spin are never hot
     if device.info.type == "cpu":
         return
     monkeypatch.setattr(_staging, "_spinning", True)

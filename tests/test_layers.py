@@ -21,7 +21,7 @@ LAYERS = [
     ("native calls",  ["_runtime.native"]),     # the one wrapper of kompute_ml._native
     ("kp calls",      ["_runtime.kp"]),         # the one wrapper of kp: devices open through it
     ("device",        ["_runtime.device"]),
-    ("memory",        ["_runtime.memory", "_runtime.staging"]),
+    ("memory",        ["_runtime.transfer", "_runtime.memory", "_runtime.staging"]),
     ("stream",        ["_runtime.stream"]),
     ("programs",      ["_runtime.program"]),
     ("kernels",       ["kernel", "_pytoglsl.*", "pyshader"]),

@@ -273,7 +273,29 @@ class Device:
 
     @property
     def manager(self):
-        """The kp.Manager of this device (created lazily, once)."""
+        """The kp.Manager of this device, created by the first read (under the device's lock),
+        which opens the device. Its side effects, all of them (docs/install.md lists them with
+        how to turn each off):
+
+        - the Vulkan device is created on the queue family ``queue_family`` picks, with
+          VK_KHR_shader_float_controls where kernels need it and VK_EXT_external_memory_host
+          where the driver has it and the ``host_import`` option allows it;
+        - the enumeration's Vulkan instance (vulkan.py) is released (kp's has the drivers now);
+        - with the ``validation`` option on, VK_INSTANCE_LAYERS of this process gets
+          VK_LAYER_KHRONOS_validation before the first instance is made (the loader reads only
+          the environment: kp is built without its own debug-layer list) -- the one environment
+          edit the library makes, and only on request;
+        - on an NVIDIA GPU, with the ``hold_clocks`` option on (default), a thread of its own
+          loads the driver's ``libcuda.so.1`` and retains the GPU's primary CUDA context
+          (about 0.5 GiB of device memory) until the device closes, so that the GPU keeps its
+          clocks between bursts of work (clocks.py; decisions 0004, 0015);
+        - on a GPU, with the ``avoid_irq_cpus`` option on (default), ``/proc/interrupts`` is
+          read and the CPUs taking the GPU driver's interrupts are handed to kp: threads
+          waiting for the GPU and the native copy workers move off them (decision 0005).
+
+        Nothing else of the process (signal handlers, other environment variables, thread
+        affinities outside kp's waits and the copy workers) is touched. A closed device
+        raises DeviceError."""
         if self._closed:
             raise DeviceError(f"device {self.name!r} was closed")
         if self._manager is None:

@@ -41,6 +41,7 @@ from .. import config as _config
 from ..config import _values as _cfg
 from . import device as _device
 from . import staging as _staging
+from . import transfer as _plan
 import kompute_ml._runtime.kp as _kp   # (the kp wrapper; only it imports kp itself)
 from . import native as _native
 from ..errors import DeviceError, DeviceLimitError, OutOfMemoryError
@@ -161,6 +162,19 @@ class _Pool:
         self.writable = None          # host_writable's rule for this device, once asked
         self.carved_unchecked = CHECK_CARVED_BYTES  # small bytes made since the last host-room
         #                                             check (_check_small_room; the first checks)
+        # time.perf_counter() of the last download that asked whether the copy workers are warm
+        # (written under the device's lock), and the planner's ``warm`` input (transfer.py)
+        self.last_read = -1.0
+        self.read_warm = self._read_warm
+
+    def _read_warm(self):
+        """Whether a download between DIRECT_READ_MAX and the in-place bound finds kp's copy
+        workers spinning: a split copy ended within staging.HOT_S, or the previous such download
+        on this device was that recent (downloads in a loop: this one's split sets them spinning
+        for the next). Notes this download's time. The caller holds the device's lock."""
+        now, last = time.perf_counter(), self.last_read
+        self.last_read = now
+        return now - last < _staging.HOT_S or _staging.workers_hot()
 
     def segment_sets(self):
         """The pool's sub-allocators made so far (small, storage and large buffers')."""
@@ -528,35 +542,30 @@ def _direct_read_max():
     return _read_max
 
 
+def plan_download(buf, nbytes):
+    """The transfer planner's plan (transfer.py) of a download of ``nbytes`` bytes of ``buf``:
+    its memory kind, the device's type, the direct_reads and storage_in_place options, the
+    in-place bounds (DIRECT_READ_MAX, :func:`_direct_read_max`), whether the device imports
+    host memory, and, for a mid-size read of a GPU's host-writable buffer, whether the copy
+    workers are warm (the pool's read_warm: the one timing input). A released buffer plans as
+    a small staged one (its tensor access then raises)."""
+    block = buf._block
+    device = buf.device
+    read_max = _read_max if _read_max is not None else _direct_read_max()
+    if block is not None and block.storage:
+        return _plan.download_large(_plan.large_kind(block), device.info.type == "cpu", nbytes,
+                                    _cfg.storage_in_place, _cfg.direct_reads, DIRECT_READ_MAX,
+                                    read_max, buf._pool.read_warm, _staging.use_direct(device))
+    return _plan.download_small(
+        _plan.SMALL if block is None or block.direct is None else _plan.SMALL_DIRECT,
+        device.info.type == "cpu", nbytes, _cfg.direct_reads, DIRECT_READ_MAX, read_max,
+        buf._pool.read_warm)
+
+
 def reads_in_place(buf, nbytes):
     """Whether a download of ``nbytes`` bytes of ``buf`` reads its device memory in place with
-    streaming loads (a GPU's host-writable buffer, :func:`_direct_read_max`). Asked once per
-    download: past DIRECT_READ_MAX only where the copy workers spin now (a split just ended,
-    staging.workers_hot) or the last download was within staging.HOT_S (downloads in a loop:
-    this one's split sets them spinning for the next), else the recorded copy, which costs no
-    wake-up of sleeping workers (faster than a split between woken workers)."""
-    block = buf._block
-    forced = _cfg.direct_reads
-    if block is None or block.direct is None or forced is False or \
-            (buf.device.info.type == "cpu" and forced is not True):
-        return False
-    bound = _direct_read_max()
-    if nbytes <= DIRECT_READ_MAX:
-        return bound > 0
-    if nbytes > bound:
-        return False
-    return forced is True or _split_read_now()
-
-
-def _split_read_now():
-    """Whether a download past DIRECT_READ_MAX reads in place now (see reads_in_place)."""
-    global _last_read
-    now, last = time.perf_counter(), _last_read
-    _last_read = now
-    return now - last < _staging.HOT_S or _staging.workers_hot()
-
-
-_last_read = -1.0         # time.perf_counter() of the last download asked about past the bound
+    streaming loads (:func:`plan_download`'s plan is download.in_place_loads)."""
+    return plan_download(buf, nbytes) is _plan.DOWNLOAD_IN_PLACE_LOADS
 
 
 def read_in_place(buf, count, dtype, offset=0, out=None):

@@ -42,6 +42,7 @@ from ..config import _values as _cfg
 from . import device as _device
 import kompute_ml._runtime.kp as _kp   # (the kp wrapper; only it imports kp itself)
 from . import native as _native
+from . import transfer as _plan
 from ..errors import DeviceError, KomputeMLError
 
 __all__ = ["upload", "download", "write_mapped", "write_direct", "read_mapped", "fill_mapped",
@@ -413,35 +414,63 @@ def _source(array, dtype):
             array.dtype if dtype is None else np.dtype(dtype))
 
 
-def _upload_slots(device, nbytes):
-    """The slots of an upload of ``nbytes`` (the ring's get_upload): one of several chunks
-    through device slots takes :func:`prefill_slots` of them (:func:`_upload_two_lanes`)."""
+def _upload_slots(device, nbytes, in_device):
+    """The slots of an upload of ``nbytes``: ``in_device``, the ring's get_upload (slots in
+    device memory where it can; one of several chunks through them takes
+    :func:`prefill_slots` of them, :func:`_upload_two_lanes`), else its host slots."""
     ring = _rings.get(device)
+    if not in_device:
+        return ring.get(nbytes)
     slots = ring.get_upload(nbytes)
     if slots[0].in_device and nbytes > slots[0].nbytes:
         slots = ring.get_upload(nbytes, prefill_slots(device))
     return slots
 
 
-def upload(device, tensor, array, dst_offset=0, dtype=None):
-    """Copy ``array`` (converted to ``dtype`` when given) into ``tensor`` at ``dst_offset``.
+def device_slots_now(device):
+    """Whether an upload to ``device`` would stage in slots in its own memory now (the
+    planner's ``device_slots`` input: :func:`_device_slots`, unless the driver refused such a
+    slot before)."""
+    return _device_slots(device) and not _rings.get(device).refused
 
-    Straight from the array's pages where no conversion is needed and :func:`use_direct` says so
-    (:func:`_direct`); otherwise through the ring. Waits until the last chunk reached the
-    device; the caller submitted earlier work first. ``tensor`` may be a function giving it
+
+def converts(array, dtype):
+    """Whether an upload of ``array`` as ``dtype`` (None: its own) converts it or changes its
+    layout (no import of its pages then: the planner's ``convert`` input)."""
+    array = np.asarray(array)
+    return (dtype is not None and np.dtype(dtype) != array.dtype) or \
+        not array.flags.c_contiguous
+
+
+def upload(device, tensor, array, dst_offset=0, dtype=None, plan=None):
+    """Copy ``array`` (converted to ``dtype`` when given) into ``tensor`` at ``dst_offset``
+    by the transfer planner's ``plan`` (upload.import, upload.device_slots or
+    upload.host_slots; None: the planner's choice for a storage buffer); returns the plan that
+    ran: an import the driver refuses goes through the ring, device slots it refuses through
+    host slots.
+
+    Straight from the array's pages for upload.import (:func:`_direct`); otherwise through the
+    ring. Waits until the last chunk reached the device; the caller submitted earlier work
+    first. ``tensor`` may be a function giving it
     (memory.Started.result: its first call creates it, later ones give the same tensor),
     first called after the workers were given the first chunks' host copies into the slots
     (which need no destination), so that the driver's allocation and those copies overlap.
     """
+    if plan is None:
+        plan = _plan.upload_large(_plan.LARGE, "auto", converts(array, dtype),
+                                  use_direct(device), device_slots_now(device))
     array, dtype = _source(array, dtype)
     later = tensor if callable(tensor) else None
     if array.size == 0:
-        return
-    if array.dtype == dtype and array.flags.c_contiguous and \
-            use_direct(device) and \
-            _direct(device, later() if later else tensor, array, dst_offset, True):
-        return
-    slots = _upload_slots(device, array.size * dtype.itemsize)
+        return plan
+    if plan is _plan.UPLOAD_IMPORT and array.dtype == dtype and array.flags.c_contiguous:
+        if _direct(device, later() if later else tensor, array, dst_offset, True):
+            return plan
+        plan = _plan.UPLOAD_DEVICE_SLOTS if device_slots_now(device) else \
+            _plan.UPLOAD_HOST_SLOTS
+    slots = _upload_slots(device, array.size * dtype.itemsize,
+                          plan is _plan.UPLOAD_DEVICE_SLOTS)
+    plan = _plan.UPLOAD_DEVICE_SLOTS if slots[0].in_device else _plan.UPLOAD_HOST_SLOTS
     rows, per_chunk = _rows(array, dtype.itemsize, slots[0].nbytes)
     width = rows.shape[1] * dtype.itemsize          # bytes per row in the tensor
     chunks = [(a, min(len(rows), a + per_chunk)) for a in range(0, len(rows), per_chunk)]
@@ -452,7 +481,7 @@ def upload(device, tensor, array, dst_offset=0, dtype=None):
     if slots[0].in_device:
         _upload_two_lanes(device, later or (lambda: tensor), rows, width, dst_offset, slots,
                           chunks, view, later is not None)
-        return
+        return plan
 
     def stage(k):
         slot = slots[k % 2]
@@ -475,6 +504,7 @@ def upload(device, tensor, array, dst_offset=0, dtype=None):
     finally:
         for slot in slots:
             slot.settle(device)
+    return plan
 
 
 # An upload of several chunks through device slots keeps up to this many device slots and as
@@ -561,14 +591,20 @@ def _upload_two_lanes(device, tensor, rows, width, dst_offset, dev_slots, chunks
             slot.settle(device)
 
 
-def download(device, tensor, out, src_offset=0):
-    """Fill the contiguous numpy array ``out`` from ``tensor``'s bytes at ``src_offset``."""
+def download(device, tensor, out, src_offset=0, plan=None):
+    """Fill the contiguous numpy array ``out`` from ``tensor``'s bytes at ``src_offset`` by
+    the planner's ``plan`` (download.import or download.host_slots; None: download.import where
+    :func:`use_direct` says so); returns the plan that ran (an import the driver refuses, or
+    into an array it cannot import, goes through the ring)."""
+    if plan is None:
+        plan = _plan.DOWNLOAD_IMPORT if use_direct(device) else _plan.DOWNLOAD_HOST_SLOTS
     if out.size == 0:
-        return out
-    if out.flags.c_contiguous and out.flags.writeable and \
-            use_direct(device) and \
-            _direct(device, tensor, out, src_offset, False):
-        return out
+        return plan
+    if plan is _plan.DOWNLOAD_IMPORT:
+        if out.flags.c_contiguous and out.flags.writeable and \
+                _direct(device, tensor, out, src_offset, False):
+            return plan
+        plan = _plan.DOWNLOAD_HOST_SLOTS
     slots = _rings.get(device).get(out.nbytes)
     flat = out.reshape(-1).view(np.uint8)
     size = slots[0].nbytes
@@ -595,7 +631,7 @@ def download(device, tensor, out, src_offset=0):
     finally:
         for slot in slots:
             slot.settle(device)
-    return out
+    return plan
 
 
 def _goes_native(dst, src):
@@ -739,5 +775,6 @@ def copy_between(src_device, src_tensor, dst_device, dst_tensor, nbytes):
     size = slot_bytes()
     for a in range(0, int(nbytes), size):
         b = min(int(nbytes), a + size)
-        chunk = download(src_device, src_tensor, np.empty(b - a, dtype=np.uint8), a)
+        chunk = np.empty(b - a, dtype=np.uint8)
+        download(src_device, src_tensor, chunk, a)
         upload(dst_device, dst_tensor, chunk, a)

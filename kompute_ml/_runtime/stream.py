@@ -18,6 +18,7 @@ import itertools
 import operator
 import struct
 import time
+from typing import NamedTuple
 
 import numpy as np
 
@@ -32,6 +33,7 @@ import kompute_ml._runtime.kp as _kp   # (the kp wrapper; only it imports kp its
 from . import native as _native
 from . import memory as _memory
 from . import staging as _staging
+from . import transfer as _plan
 from ..errors import DeviceError, DeviceLimitError
 
 __all__ = ["dispatch", "dispatch_1d", "prepare", "dispatch_ready", "groups_1d", "upload",
@@ -56,8 +58,9 @@ _counters_lock = _locks.make("the stream's counters", "leaf")
 _sources = {}
 _PER_OP = ("dispatches", "submits", "replays", "ops_recorded", "early_submits",
            # and the transfers' counters where the device's lock is held anyway (a small upload
-           # or download: two locked counts cost it ~1 us of its ~7 on a lavapipe host)
-           "direct_uploads", "direct_downloads", "bytes_uploaded", "bytes_downloaded")
+           # or download: two locked counts cost it ~1 us of its ~7 on a lavapipe host): the
+           # bytes, and how often each transfer plan ran (transfer.py)
+           "bytes_uploaded", "bytes_downloaded") + _plan.NAMES
 
 
 def _count(name, n=1):
@@ -93,23 +96,108 @@ def _retire_counts(counts):
                 _counters[name] += value
 
 
+# -- recorded operations ----------------------------------------------------------------------
+# What a batch holds until its submit: one small descriptor per operation, whose ``key`` is its
+# part of the batch's signature and which holds the kp objects its command uses (they live as
+# long as a pending, flying or replayed batch names them). Descriptors are immutable: a
+# pipeline's entry keeps the last Dispatch recorded with it, which a repeated op with the same
+# push words records again (no allocation on the per-op path).
+
+class Dispatch(NamedTuple):
+    """A dispatch: key ("d", pipeline id, push bytes), the bound tensors' uids, the
+    kp.Algorithm, the push-constant bytes (recorded as words)."""
+    key: tuple
+    uids: tuple
+    algo: object
+    push: bytes
+
+
+class SyncDevice(NamedTuple):
+    """A copy of a small buffer's staging memory to its device memory: key ("u", uid)."""
+    key: tuple
+    uids: tuple
+    tensor: object
+
+
+class SyncLocal(NamedTuple):
+    """A copy of a small buffer's device memory into its staging memory: key ("l", uid)."""
+    key: tuple
+    uids: tuple
+    tensor: object
+
+
+class Flight(NamedTuple):
+    """A batch submitted early (_launch), not yet waited for (_land)."""
+    seq: object
+    ops: list
+    signature: tuple
+
+
+class Stuck(NamedTuple):
+    """A submit that timed out: its sequence still runs and must be neither reused nor freed."""
+    seq: object
+    ops: list
+    message: str
+
+
+OP_KINDS = (Dispatch, SyncDevice, SyncLocal)
+
+
+# -- the stream's states ----------------------------------------------------------------------
+# A device's stream is in one state at a time (_DeviceStream.state, derived from its fields):
+IDLE = "idle"             # nothing recorded, nothing running
+PENDING = "pending"       # operations recorded (st.ops), not submitted
+IN_FLIGHT = "in_flight"   # a batch submitted early (st.flight) runs; later ones may be recorded
+CAPTURING = "capturing"   # record() captures the operations: no automatic submit
+TIMED = "timed"           # device_time's sequence stands in for the stream's own
+LOST = "lost"             # a submit timed out and its work may still run (st.stuck)
+STATES = (IDLE, PENDING, IN_FLIGHT, CAPTURING, TIMED, LOST)
+
+# (state, event) -> the state after it, and the function that makes the event. Every path of
+# stream.py that changes ops, flight, capturing, sequence or stuck is one of these (each tested
+# in tests/test_stream_states.py). A submit (_submit) in any state lands a flight first, raises
+# while LOST work still runs, and leaves IDLE (or the mode it runs in: CAPTURING and TIMED
+# submit their own way).
+TRANSITIONS = {
+    (IDLE, "record"): PENDING,            # _record / dispatch_ready: an operation appended
+    (PENDING, "record"): PENDING,         # ... (MAX_PENDING of them: an automatic _submit)
+    (PENDING, "submit"): IDLE,            # _submit: recorded (or replayed), run, waited for
+    (PENDING, "launch"): IN_FLIGHT,       # _launch: a repeated batch submitted early
+    (IN_FLIGHT, "record"): IN_FLIGHT,     # the next batch recorded while it runs
+    (IN_FLIGHT, "submit"): IDLE,          # _submit: _land waits, then the batch after it runs
+    (IDLE, "capture"): CAPTURING,         # record(): pending work submitted first
+    (PENDING, "capture"): CAPTURING,
+    (CAPTURING, "record"): CAPTURING,     # captured operations, never submitted automatically
+    (CAPTURING, "end_capture"): IDLE,     # record(): the operations go to the Recorded
+    (IDLE, "time"): TIMED,                # device_time(): pending work submitted first
+    (TIMED, "record"): TIMED,
+    (TIMED, "end_time"): IDLE,            # device_time(): its submit, the own sequence back
+    (PENDING, "timeout"): LOST,           # _await: the wait ran out, the work still runs
+    (IN_FLIGHT, "timeout"): LOST,         # _land's bounded wait ran out
+    (LOST, "submit"): LOST,               # _check_stuck: DeviceError while it still runs
+    (LOST, "recover"): IDLE,              # _check_stuck: it finished; the sequence destroyed
+}
+
+
 class _DeviceStream:
     """The pending operations, pipeline cache and recorded command buffers of one device.
 
-    Operations are kept as small descriptors until submit; the batch's signature (the tuple of
-    its descriptors' keys) then finds a command buffer recorded for the same batch before, which
-    is submitted again as it is (kp's record once, eval many): a loop repeating the same work on
-    the same buffers records nothing after its second iteration.
+    Operations are kept as small descriptors (Dispatch, SyncDevice, SyncLocal) until submit;
+    the batch's signature (the tuple of their keys) then finds a command buffer recorded for
+    the same batch before, which is submitted again as it is (kp's record once, eval many): a
+    loop repeating the same work on the same buffers records nothing after its second
+    iteration. Its states and their transitions: STATES, TRANSITIONS above.
     """
 
     def __init__(self, device):
         self.device = device
         self.sequence = None       # the sequence a batch without a replay is recorded into
         self.own = None            # ... when it is the stream's own (not a timed one)
-        self.ops = []              # pending descriptors: (key, uids, kind, kp object, push words)
+        self.ops = []              # pending descriptors (Dispatch, SyncDevice, SyncLocal)
         self.capturing = False     # record() is capturing: no automatic flush
         self.batch = 0             # increases at every submit
-        self.pipelines = collections.OrderedDict()   # key -> (kp.Algorithm, id)
+        # key -> [kp.Algorithm, id, the last Dispatch recorded with it (or None)]
+        self.pipelines = collections.OrderedDict()
         # (digest, bindings, push bytes, specialization) -> the kp.Algorithm whose compiled
         # pipeline every binding of that shader shares (bound to stand_in: _compile)
         self.templates = collections.OrderedDict()
@@ -124,8 +212,8 @@ class _DeviceStream:
         self.spirv_hashes = {}     # id(bytes) -> (bytes, digest): hashing big modules once
         self.loop_limit = _UNPROBED   # see loop_limit()
         self.wait_timeout = None   # seconds a submit may take (None: KOMPUTE_ML_KERNEL_TIMEOUT)
-        self.stuck = None          # (sequence, ops, message) of a submit that timed out
-        self.flight = None         # (sequence, ops, signature) submitted early, not waited for
+        self.stuck = None          # Stuck: a submit that timed out
+        self.flight = None         # Flight: a batch submitted early, not waited for
         self.recent = (None, None)   # the last two batches submitted ending with a dispatch ...
         self.early_lens = ()       # ... and their lengths (_launch)
         # config.early_submit "auto": early on devices other than CPUs (_launch)
@@ -135,6 +223,20 @@ class _DeviceStream:
         add_counter_source(self.counts, device.lock)
         _memory.add_drop_listener(device, self.forget_tensor)
         _memory.add_pressure_listener(device, self.submit)
+
+    @property
+    def state(self):
+        """The stream's state (STATES): LOST, CAPTURING, TIMED before IN_FLIGHT, PENDING, IDLE
+        (a mode holds whatever is recorded in it)."""
+        if self.stuck is not None:
+            return LOST
+        if self.capturing:
+            return CAPTURING
+        if self.sequence is not self.own:
+            return TIMED
+        if self.flight is not None:
+            return IN_FLIGHT
+        return PENDING if self.ops else IDLE
 
     @property
     def pending(self):
@@ -163,6 +265,11 @@ _streams = _device.PerDevice(_DeviceStream, closed_ok=False, order=0)
 _stream = _streams.get
 _stream_items = _streams._items      # (the per-op path's lookup; _stream creates)
 _uid = operator.attrgetter("uid")
+# (the per-op path's names of the transfer planner)
+_upload_small = _plan.upload_small
+_UPLOAD_STAGED = _plan.UPLOAD_STAGED
+_DOWNLOAD_STAGED = _plan.DOWNLOAD_STAGED
+_DOWNLOAD_LOADS = _plan.DOWNLOAD_IN_PLACE_LOADS
 _first = operator.itemgetter(0)
 _pipeline_ids = itertools.count(1)
 
@@ -195,7 +302,7 @@ def _unindex(st, key):
 
 def _batch_uids(ops):
     """The tensors a batch's operations name, each once."""
-    return tuple({uid for desc in ops for uid in desc[1]})
+    return tuple({uid for desc in ops for uid in desc.uids})
 
 
 def _on_close(device):
@@ -235,13 +342,16 @@ def _record(st, desc):
 def _record_into(seq, ops, device_name, counts):
     """Record the kp operations of the descriptors ``ops`` into ``seq`` (counted in ``counts``,
     a stream's counters: the caller holds its device's lock)."""
-    for _, _, kind, obj, words in ops:
-        if kind == "d":
-            op = _kp.op_dispatch(obj, np.frombuffer(words, dtype=np.uint32) if words else None)
-        elif kind == "u":
-            op = _kp.op_sync_device([obj])
+    for desc in ops:
+        kind = type(desc)
+        if kind is Dispatch:
+            words = desc.push
+            op = _kp.op_dispatch(desc.algo, np.frombuffer(words, dtype=np.uint32) if words
+                                 else None)
+        elif kind is SyncDevice:
+            op = _kp.op_sync_device([desc.tensor])
         else:
-            op = _kp.op_sync_local([obj])
+            op = _kp.op_sync_local([desc.tensor])
         _kp.sequence_record(seq, op, device_name)
     counts["ops_recorded"] += len(ops)
 
@@ -261,7 +371,7 @@ def _submit(st, on_done=None):
         if st.ops:
             # the batch went on past where the one it repeated ended (a guess that missed):
             # that one is no longer expected, so a loop of this shape misses once, not always
-            _forget_recent(st, flight[2])
+            _forget_recent(st, flight.signature)
     if st.stuck is not None:
         _check_stuck(st)
     ops = st.ops
@@ -278,7 +388,7 @@ def _submit(st, on_done=None):
         sig = None
     else:
         sig = _signature(ops)
-        if ops[-1][2] == "d":
+        if type(ops[-1]) is Dispatch:
             _note_recent(st, sig)
     seq = st.replays.get(sig) if replay else None
     if seq is not None:
@@ -293,7 +403,7 @@ def _submit(st, on_done=None):
             _record_into(seq, ops, name, st.counts)
             _eval(st, seq, ops, timeout)
         except Exception:
-            if st.stuck is None or st.stuck[0] is not seq:   # (a running one must stay)
+            if st.stuck is None or st.stuck.seq is not seq:   # (a running one must stay)
                 _kp.sequence_destroy(seq)
             _unindex(st, sig)
             raise
@@ -312,7 +422,7 @@ def _submit(st, on_done=None):
                 on_done(seq)
         finally:
             # the recorded work is done, or lost on a failure: the next batch starts empty
-            if st.stuck is None or st.stuck[0] is not seq:   # (a running one must stay)
+            if st.stuck is None or st.stuck.seq is not seq:   # (a running one must stay)
                 _kp.sequence_clear(seq)
         if replay:
             st.seen[sig] = None
@@ -325,7 +435,7 @@ def _submit(st, on_done=None):
 
 def _signature(ops):
     """A batch's signature: the tuple of its descriptors' keys (the replays' key)."""
-    return (ops[0][0],) if len(ops) == 1 else tuple(map(_first, ops))
+    return (ops[0].key,) if len(ops) == 1 else tuple(map(_first, ops))
 
 
 def _set_recent(st, recent):
@@ -366,7 +476,7 @@ def _launch(st):
     """
     ops = st.ops
     early = _cfg.early_submit
-    if not (st.early_default if early == "auto" else early) or ops[-1][2] != "d":
+    if not (st.early_default if early == "auto" else early) or type(ops[-1]) is not Dispatch:
         return False
     sig = _signature(ops)
     recent = st.recent
@@ -384,7 +494,7 @@ def _launch(st):
     except BaseException:
         st.batch += 1          # (lost, as a batch whose submit fails in _submit)
         raise
-    st.flight = (seq, ops, sig)
+    st.flight = Flight(seq, ops, sig)
     counts = st.counts
     counts["replays"] += 1
     counts["submits"] += 1
@@ -396,7 +506,7 @@ def _land(st):
     """Wait for the batch :func:`_launch` submitted (the device's lock held), at most the
     stream's timeout from now: the wait is bounded, not the caller's own time since the submit
     (a batch done long ago never times out)."""
-    seq, ops, _ = st.flight
+    seq, ops = st.flight.seq, st.flight.ops
     timeout = st.wait_timeout if st.wait_timeout is not None else _env_timeout()
     st.flight = None
     try:
@@ -449,8 +559,8 @@ def _batch_names(st, ops):
     digests = {value[1]: key[0] for key, value in st.pipelines.items()}
     counts = collections.Counter()
     for desc in ops:
-        if desc[2] == "d":
-            digest = digests.get(desc[0][1])
+        if type(desc) is Dispatch:
+            digest = digests.get(desc.key[1])
             counts[_kernel_names.get(digest, "an unnamed kernel") if digest else
                    "an evicted pipeline"] += 1
     return ", ".join(name if n == 1 else f"{name} (x{n})" for name, n in counts.items()) or \
@@ -485,7 +595,7 @@ def _await(st, seq, ops, timeout, start):
                f"{_batch_names(st, ops)}")
     # the sequence stays as it is (clearing or destroying it while it runs would free what the
     # device still uses), held with its operations until it finishes
-    st.stuck = (seq, ops, message)
+    st.stuck = Stuck(seq, ops, message)
     lost = [k for k, v in st.replays.items() if v is seq]
     for k in lost:
         del st.replays[k]
@@ -499,7 +609,7 @@ def _await(st, seq, ops, timeout, start):
 
 def _check_stuck(st):
     """Clear the lost state when the timed-out work has finished since; DeviceError if not."""
-    seq, _, message = st.stuck
+    seq, message = st.stuck.seq, st.stuck.message
     if not _kp.sequence_await_for(seq, 0, st.device.name):
         raise DeviceError(f"device {st.device.name!r} is lost: {message}, and it still runs")
     st.stuck = None
@@ -632,7 +742,10 @@ def dispatch(device, spirv, buffers, groups, push=b"", spec=None, info=None):
             st.pipelines.move_to_end(key)
         # the descriptor's key names the pipeline by its id (one small int to hash) and the
         # push words by value: a replayed command buffer carries the words it was recorded with
-        _record(st, (("d", hit[1], push_key), uids, "d", hit[0], push_key))
+        op = hit[2]
+        if op is None or op.push != push_key:
+            op = hit[2] = Dispatch(("d", hit[1], push_key), uids, hit[0], push_key)
+        _record(st, op)
         st.counts["dispatches"] += 1
 
 
@@ -649,9 +762,10 @@ def _bind_compiled(st, device, kernel, tensors, groups):
 
 def _keep_pipeline(st, key, algo):
     """Keep the new pipeline ``algo`` under ``key`` (its buffers' uids are key[1]), the oldest
-    dropped past MAX_PIPELINES: the (algorithm, id) a dispatch's descriptor names."""
+    dropped past MAX_PIPELINES: the [algorithm, id, last Dispatch] a dispatch's descriptor
+    names."""
     _count("pipelines_created")
-    hit = st.pipelines[key] = (algo, next(_pipeline_ids))
+    hit = st.pipelines[key] = [algo, next(_pipeline_ids), None]
     _index(st, key, key[1])
     if len(st.pipelines) > MAX_PIPELINES:
         _unindex(st, st.pipelines.popitem(last=False)[0])
@@ -719,7 +833,10 @@ def dispatch_ready(device, ready, buffers, push):
             pipelines.move_to_end(key)
             # (_record, inlined: this runs once per op)
             ops = st.ops
-            ops.append((("d", hit[1], push), uids, "d", hit[0], push))
+            op = hit[2]
+            if op is None or op.push != push:
+                op = hit[2] = Dispatch(("d", hit[1], push), uids, hit[0], push)
+            ops.append(op)
             st.counts["dispatches"] += 1
             n = len(ops)
             if n in st.early_lens and _launch(st):
@@ -735,7 +852,8 @@ def dispatch_ready(device, ready, buffers, push):
                                   [b.tensor for b in buffers], ready.groups)
         if algo is not None:
             hit = _keep_pipeline(st, key, algo)
-            _record(st, (("d", hit[1], push), uids, "d", algo, push))
+            op = hit[2] = Dispatch(("d", hit[1], push), uids, algo, push)
+            _record(st, op)
             st.counts["dispatches"] += 1
             return
     dispatch(device, ready.spirv, buffers, ready.groups, push, info=ready.info)
@@ -803,29 +921,29 @@ def upload(buf, array, offset=0, dtype=None):
     with device.lock:
         st = _stream_items.get(device) or _stream(device)
         block = buf._block
-        if block is not None and block.direct is not None and not st.capturing \
-                and st.stuck is None:
-            if st.pending and offset and block.stale:
-                # the staging copy below carries all of the staging memory to the device: where
-                # a direct write left the device's bytes newer than it, the bytes before
-                # ``offset`` would be lost (a write at 0 defines the buffer's contents itself)
+        direct = block is not None and block.direct is not None
+        # in place where nothing pending or running can read the buffer's old contents (with a
+        # batch submitted early still running, the copy is recorded after it: no wait here);
+        # after a submit where the staging copy would carry all of the staging memory to the
+        # device and a direct write left the device's bytes newer than it: the bytes before
+        # ``offset`` would be lost (a write at 0 defines the buffer's contents itself)
+        plan = _upload_small(_plan.SMALL_DIRECT if direct else _plan.SMALL,
+                             direct and st.pending, direct and offset and block.stale,
+                             st.capturing, st.stuck is not None)
+        counts = st.counts
+        if plan is not _UPLOAD_STAGED:
+            if plan.submits:
                 _submit(st)
-            if not st.pending:
-                # nothing pending or running: no command can still read the buffer's old
-                # contents, so the host writes the device memory itself (with a batch submitted
-                # early still running, the copy is recorded after it instead: no wait here)
-                if device._closed:
-                    buf.tensor          # (raises: the device was closed)
-                _memory.write_into(block.direct, buf, array, offset, dtype)
-                block.stale = True
-                counts = st.counts
-                counts["direct_uploads"] += 1
-                counts["bytes_uploaded"] += nbytes
-                return
-        _claim(st, buf)
-        _memory.write(buf, array, offset, dtype)
-        _record_staged(st, buf)
-        st.counts["bytes_uploaded"] += nbytes
+            if device._closed:
+                buf.tensor          # (raises: the device was closed)
+            _memory.write_into(block.direct, buf, array, offset, dtype)
+            block.stale = True
+        else:
+            _claim(st, buf)
+            _memory.write(buf, array, offset, dtype)
+            _record_staged(st, buf)
+        counts[plan.name] += 1
+        counts["bytes_uploaded"] += nbytes
 
 
 def _record_staged(st, buf):
@@ -837,14 +955,17 @@ def _record_staged(st, buf):
     # the op holds the kp tensor; the Buffer itself may go back to the pool at once (a reuse
     # for another upload submits this one first: _claim's staging_batch check)
     uid = buf.uid
-    _record(st, (("u", uid), (uid,), "u", buf.tensor, None))
+    _record(st, SyncDevice(("u", uid), (uid,), buf.tensor))
 
 
 def upload_staged(buf, nbytes):
     """Record the copy of ``buf``'s staging memory to the device: the caller wrote its first
-    ``nbytes`` bytes there itself, after :func:`claim_staging` (a small buffer only)."""
+    ``nbytes`` bytes there itself, after :func:`claim_staging` (a small buffer only; the plan
+    upload.staged, chosen by the caller)."""
     with buf.device.lock:
-        _record_staged(_stream(buf.device), buf)
+        st = _stream(buf.device)
+        _record_staged(st, buf)
+        st.counts[_UPLOAD_STAGED.name] += 1
     _count("bytes_uploaded", nbytes)
 
 
@@ -857,14 +978,16 @@ def upload_new(device, nbytes, array, dtype=None):
     with device.lock:
         st = _stream(device)
         started = None
-        if not st.capturing and (device.info.type != "cpu" or
-                                 _cfg.storage_in_place is False) \
-                and not _staging.use_direct(device):
+        if _plan.overlaps_creation(st.capturing, device.info.type == "cpu",
+                                   _cfg.storage_in_place, _staging.use_direct(device)):
             started = _memory.create_started(device, nbytes)
         if started is not None:
             _submit(st)             # earlier work first (as _upload_ringed)
+            # (a new storage buffer, neither mapped nor host-writable: create_started says so)
+            plan = _plan.upload_large(_plan.LARGE, _cfg.storage_in_place, False, False,
+                                      _staging.device_slots_now(device))
             try:
-                _staging.upload(device, started.result, array, 0, dtype)
+                plan = _staging.upload(device, started.result, array, 0, dtype, plan)
             except BaseException:
                 failed = started.error is not None
                 _memory.discard(started)
@@ -873,6 +996,7 @@ def upload_new(device, nbytes, array, dtype=None):
                 started = None      # the creation failed (out of memory: alloc recovers)
             else:
                 buf = _memory.adopt(started)
+                st.counts[plan.name] += 1
                 _count("creations_overlapped")
                 array = np.asarray(array)
                 _count("bytes_uploaded", array.size * (array.dtype if dtype is None else
@@ -905,16 +1029,19 @@ def _upload_ringed(buf, array, offset, dtype, nbytes):
                              "and cannot be captured by record(); upload it before recording")
         # earlier work reading the buffer's old contents (a released buffer's last user) runs
         # first; later work is recorded after the copies, which have finished by then
-        _submit(_stream(device))
-        mapped = _mapped(buf)
-        direct = buf._block.direct if _cfg.storage_in_place is not False else None
-        if mapped is not None:          # host-visible (a CPU device): written in place
-            _staging.write_mapped(mapped, array, offset, dtype)
-        elif direct is not None:        # host-writable device memory (BAR): the same
-            _staging.write_direct(direct, array, offset, dtype)
-            _count("direct_uploads")
+        st = _stream(device)
+        _submit(st)
+        block = buf._block
+        plan = _plan.upload_large(_plan.large_kind(block), _cfg.storage_in_place,
+                                  _staging.converts(array, dtype), _staging.use_direct(device),
+                                  _staging.device_slots_now(device))
+        if plan is _plan.UPLOAD_MAPPED:     # host-visible (a CPU device): written in place
+            _staging.write_mapped(block.mapped, array, offset, dtype)
+        elif plan is _plan.UPLOAD_BAR:      # host-writable device memory (BAR): the same
+            _staging.write_direct(block.direct, array, offset, dtype)
         else:
-            _staging.upload(device, tensor, array, offset, dtype)
+            plan = _staging.upload(device, tensor, array, offset, dtype, plan)
+        st.counts[plan.name] += 1
     _count("bytes_uploaded", nbytes)
 
 
@@ -947,46 +1074,43 @@ def download(buf, count, dtype, offset=0):
         out = np.empty(int(count), dtype=dtype)
         with device.lock:
             tensor = buf.tensor
-            _submit(_stream(device))
-            mapped = _mapped(buf)
-            if mapped is not None:      # host-visible (a CPU device): read in place
-                _staging.read_mapped(mapped, out, offset)
-                _count("direct_downloads")
-            elif _memory.reads_in_place(buf, out.nbytes):     # a few lines of a GPU's BAR
+            st = _stream(device)
+            _submit(st)
+            plan = _memory.plan_download(buf, out.nbytes)
+            if plan is _plan.DOWNLOAD_MAPPED:         # host-visible (a CPU device): in place
+                _staging.read_mapped(buf._block.mapped, out, offset)
+            elif plan is _DOWNLOAD_LOADS:             # a few lines of a GPU's BAR
                 _memory.read_in_place(buf, out.size, out.dtype, offset, out)
-                _count("direct_downloads")
             else:
-                _staging.download(device, tensor, out, offset)
+                plan = _staging.download(device, tensor, out, offset, plan)
+            st.counts[plan.name] += 1
         _count("bytes_downloaded", out.nbytes)
         return out
     with device.lock:
         st = _stream(device)
-        block = buf._block
-        reads = _cfg.direct_reads
-        if block is not None and block.direct is not None and reads is not False:
-            if device.info.type == "cpu" and reads == "auto":
+        nbytes = int(count) * np.dtype(dtype).itemsize
+        plan = _memory.plan_download(buf, nbytes)
+        counts = st.counts
+        if plan is not _DOWNLOAD_STAGED:
+            buf.tensor              # (a closed device or a released buffer raises)
+            _submit(st)
+            if plan is _DOWNLOAD_LOADS:
+                # a GPU's BAR, read with streaming loads (memory.DIRECT_READ_MAX)
+                out = _memory.read_in_place(buf, count, dtype, offset)
+            else:
                 # a CPU device's memory is the host's (cached): read in place once the pending
                 # work has run, as its storage buffers are
-                buf.tensor              # (a closed device or a released buffer raises)
-                _submit(st)
-                out = _memory.read_from(block.direct, buf, count, dtype, offset)
-                st.counts["bytes_downloaded"] += out.nbytes
-                st.counts["direct_downloads"] += 1
-                return out
-            if _memory.reads_in_place(buf, int(count) * np.dtype(dtype).itemsize):
-                # a GPU's BAR, read with streaming loads (memory.DIRECT_READ_MAX)
-                buf.tensor
-                _submit(st)
-                out = _memory.read_in_place(buf, count, dtype, offset)
-                st.counts["bytes_downloaded"] += out.nbytes
-                st.counts["direct_downloads"] += 1
-                return out
+                out = _memory.read_from(buf._block.direct, buf, count, dtype, offset)
+            counts["bytes_downloaded"] += out.nbytes
+            counts[plan.name] += 1
+            return out
         uid = buf.uid
-        _record(st, (("l", uid), (uid,), "l", buf.tensor, None))
-        if _staging.splits(int(count) * np.dtype(dtype).itemsize, _staging.STAGING_SPLIT_MIN):
+        _record(st, SyncLocal(("l", uid), (uid,), buf.tensor))
+        if _staging.splits(nbytes, _staging.STAGING_SPLIT_MIN):
             _native.copy_workers_wake()  # (memory.read splits: the workers spin when it starts)
         _submit(st)
         out = _memory.read(buf, count, dtype, offset)
+        counts[plan.name] += 1
     _count("bytes_downloaded", out.nbytes)
     return out
 
@@ -1001,7 +1125,7 @@ def stage_upload(buf):
     device = buf.device
     with device.lock:
         uid = buf.uid
-        _record(_stream(device), (("u", uid), (uid,), "u", buf.tensor, None))
+        _record(_stream(device), SyncDevice(("u", uid), (uid,), buf.tensor))
 
 
 def stage_download(buf):
@@ -1013,7 +1137,7 @@ def stage_download(buf):
     device = buf.device
     with device.lock:
         uid = buf.uid
-        _record(_stream(device), (("l", uid), (uid,), "l", buf.tensor, None))
+        _record(_stream(device), SyncLocal(("l", uid), (uid,), buf.tensor))
 
 
 def flush_staged(buf, nbytes=0):
@@ -1024,9 +1148,11 @@ def flush_staged(buf, nbytes=0):
     with device.lock:
         st = _stream_items.get(device) or _stream(device)
         uid = buf.uid
-        _record(st, (("l", uid), (uid,), "l", buf.tensor, None))
+        _record(st, SyncLocal(("l", uid), (uid,), buf.tensor))
         _submit(st)
-        st.counts["bytes_downloaded"] += nbytes
+        counts = st.counts
+        counts["bytes_downloaded"] += nbytes
+        counts[_DOWNLOAD_STAGED.name] += 1
 
 
 def transfer(src, dst, nbytes):
@@ -1043,18 +1169,32 @@ def transfer(src, dst, nbytes):
         _memory.check_region(src, nbytes, 0)
         _memory.check_region(dst, nbytes, 0)
         src_tensor, dst_tensor = src.tensor, dst.tensor
-        _submit(_stream(src.device))
-        _submit(_stream(dst.device))
-        src_map, dst_map = _mapped(src), _mapped(dst)
-        # a mapped side (a CPU device) is read or written in place: one host copy, or none
-        if src_map is not None and dst_map is not None:
-            _staging.write_mapped(dst_map, src_map[:nbytes])
-        elif src_map is not None:
-            _staging.upload(dst.device, dst_tensor, src_map[:nbytes])
-        elif dst_map is not None:
-            _staging.download(src.device, src_tensor, dst_map[:nbytes])
-        else:
+        src_st, dst_st = _stream(src.device), _stream(dst.device)
+        _submit(src_st)
+        _submit(dst_st)
+        # a mapped side (a CPU device) is read or written in place: one host copy, or the
+        # other side's ring (its upload or download plan, counted on its device)
+        in_place = _cfg.storage_in_place
+        plan = _plan.copy_between(_plan.large_kind(src._block), _plan.large_kind(dst._block),
+                                  in_place)
+        st = dst_st
+        if plan is _plan.COPY_MAPPED:
+            _staging.write_mapped(dst._block.mapped, src._block.mapped[:nbytes])
+        elif plan is _plan.COPY_RINGS:
             _staging.copy_between(src.device, src_tensor, dst.device, dst_tensor, nbytes)
+        elif _plan.large_kind(src._block) is _plan.LARGE_MAPPED:
+            plan = _plan.upload_large(_plan.LARGE, in_place, False,
+                                      _staging.use_direct(dst.device),
+                                      _staging.device_slots_now(dst.device))
+            plan = _staging.upload(dst.device, dst_tensor, src._block.mapped[:nbytes], 0, None,
+                                   plan)
+        else:
+            plan = _plan.download_large(_plan.LARGE, src.device.info.type == "cpu", nbytes,
+                                        in_place, False, 0, 0, None,
+                                        _staging.use_direct(src.device))
+            plan = _staging.download(src.device, src_tensor, dst._block.mapped[:nbytes], 0, plan)
+            st = src_st
+        st.counts[plan.name] += 1
     _count("bytes_downloaded", nbytes)
     _count("bytes_uploaded", nbytes)
 
@@ -1128,7 +1268,8 @@ def stats():
         ``creations_overlapped`` new buffers created while their upload was being staged;
         ``direct_uploads`` uploads written by the host into the device's memory in place,
         ``direct_downloads`` downloads read from it in place (a CPU device's memory, a GPU's
-        BAR with streaming loads).
+        BAR with streaming loads); ``transfers`` how often each transfer plan ran, by name
+        (``{"upload.staged": n, ...}``: docs/internals.md, transfer.py).
         ``host_linalg_calls`` counts the matrix stacks ``kompute_ml.linalg`` handed to numpy's
         LAPACK (only stacks of at most 10^5 elements ever are), ``host_linalg_largest`` the
         elements of the largest, ``host_linalg`` the same per function: ``{name: {"calls": n,
@@ -1154,8 +1295,11 @@ def stats():
            ("pipelines_created", "pipelines_compiled", "dispatches", "submits", "replays",
             "early_submits", "ops_recorded",
             "bytes_uploaded", "bytes_downloaded", "traces", "fast_realizations",
-            "fast_invalidations", "fused_reductions", "creations_overlapped",
-            "direct_uploads", "direct_downloads")}
+            "fast_invalidations", "fused_reductions", "creations_overlapped")}
+    transfers = {name: int(totals[name]) for name in _plan.NAMES}
+    out["direct_uploads"] = _plan.direct_uploads(transfers)
+    out["direct_downloads"] = _plan.direct_downloads(transfers)
+    out["transfers"] = transfers
     out["shader_compiles"] = int(getattr(_glslang, "compile_count", 0)) - _counters["_compiles0"]
     pool = _memory.pool_stats()
     out["tensors_live"] = pool["tensors_live"]
