@@ -70,8 +70,9 @@ def _lazy(device, op, args, dtype, shape):
     return _fusion.node(device, op, args, dtype, shape, (dtype,) * len(args))
 
 
-def matmul(device, a, b, out_dtype):
-    """``a @ b`` (see ``kompute_ml.matmul``); ``a``, ``b``: (Buffer, shape) of the compute dtype."""
+def matmul(device, a, b, out_dtype, *, precision="highest"):
+    """``a @ b`` (see ``kompute_ml.matmul``); ``a``, ``b``: (Buffer, shape) of the compute dtype.
+    ``precision``: of a float32 matrix @ matrix (``set_float32_matmul_precision``)."""
     (abuf, ashape), (bbuf, bshape) = a, b
     for which, shape in enumerate((ashape, bshape)):
         if len(shape) == 0:
@@ -95,7 +96,10 @@ def matmul(device, a, b, out_dtype):
         single = name != "gemm" or math.prod(ashape[:-2]) * math.prod(bshape[:-2]) == 1
         chunk = None if single else _k_chunk(device, name)
         if chunk is None or K <= chunk or 0 in ashape or 0 in bshape or single:
-            buf, shape = product(device, abuf, ashape, bbuf, bshape, ct)
+            if name == "gemm":
+                buf, shape = _gemm(device, abuf, ashape, bbuf, bshape, ct, precision=precision)
+            else:
+                buf, shape = product(device, abuf, ashape, bbuf, bshape, ct)
         else:
             # split-K: a device with a loop budget (lavapipe) gets products of K-slices, summed
             # by one fused kernel
@@ -282,7 +286,7 @@ def _sum_slices(device, partial, shape, dtype):
     return out
 
 
-def matmul_at(device, a, b, out_dtype):
+def matmul_at(device, a, b, out_dtype, *, precision="highest"):
     """``a.mT @ b`` of a matrix ``a`` (Buffer, (K, M)), read in place (no transposed copy), and
     a vector or matrix ``b`` (Buffer, shape) of the compute dtype ``out_dtype``: (Buffer, shape,
     dtype). ``X.T @ X``, ``X.T @ y``."""
@@ -294,7 +298,8 @@ def matmul_at(device, a, b, out_dtype):
         return buf, shape, out_dtype
     # X.T @ X: the tiles on and above the diagonal, mirrored (decision 0016)
     gram = bbuf is abuf and bshape == ashape
-    buf, shape = _gemm(device, abuf, ashape, bbuf, bshape, out_dtype, a_trans=True, gram=gram)
+    buf, shape = _gemm(device, abuf, ashape, bbuf, bshape, out_dtype, a_trans=True, gram=gram,
+                       precision=precision)
     return buf, shape, out_dtype
 
 
@@ -303,12 +308,14 @@ def gram(device, a, out_dtype):
     return matmul_at(device, a, a, out_dtype)
 
 
-def _gemm(device, abuf, ashape, bbuf, bshape, dtype, a_trans=False, gram=False):
+def _gemm(device, abuf, ashape, bbuf, bshape, dtype, a_trans=False, gram=False,
+          precision="highest"):
     """matrix @ matrix and stacks (a 1-D operand is a 1-row or 1-column matrix): (Buffer, shape).
 
     ``a_trans``: ``ashape`` (a matrix, not a stack) is A's storage, K x M, and the product is
     A^T @ B. ``gram`` (with ``a_trans``; B is A): the product is symmetric, and only its tiles
     on and above the diagonal are computed, the others copied from them (mirror.comp).
+    ``precision``: "highest" here (the device has no faster way yet).
     """
     if a_trans:
         ashape = ashape[::-1]
@@ -387,7 +394,7 @@ def _gemm_defines(device, tile, dtype):
     return defines
 
 
-def dot(device, a, b, out_dtype):
+def dot(device, a, b, out_dtype, *, precision="highest"):
     """numpy's ``dot`` for operands of at most 2 dimensions (arguments as for ``matmul``)."""
     ashape, bshape = a[1], b[1]
     if len(ashape) > 2 or len(bshape) > 2:
@@ -398,4 +405,4 @@ def dot(device, a, b, out_dtype):
     if ka != kb:
         raise ValueError(f"shapes {ashape} and {bshape} not aligned: {ka} (dim {len(ashape) - 1}) "
                          f"!= {kb} (dim {max(len(bshape) - 2, 0)})")
-    return matmul(device, a, b, out_dtype)
+    return matmul(device, a, b, out_dtype, precision=precision)
