@@ -27,6 +27,7 @@ from .._runtime import device as _device
 from .._runtime import stream as _stream
 from .._runtime import program as shaders
 from . import buffers as _buffers
+from . import coopmat as _coopmat
 from . import fusion as _fusion
 from . import indexing as _indexing
 from . import reduction as _reduction
@@ -315,7 +316,8 @@ def _gemm(device, abuf, ashape, bbuf, bshape, dtype, a_trans=False, gram=False,
     ``a_trans``: ``ashape`` (a matrix, not a stack) is A's storage, K x M, and the product is
     A^T @ B. ``gram`` (with ``a_trans``; B is A): the product is symmetric, and only its tiles
     on and above the diagonal are computed, the others copied from them (mirror.comp).
-    ``precision``: "highest" here (the device has no faster way yet).
+    ``precision`` "high" or "medium": a float32 product of two matrices (not a stack) runs on
+    cooperative matrices where the device has them (``_array/coopmat.py``).
     """
     if a_trans:
         ashape = ashape[::-1]
@@ -336,6 +338,9 @@ def _gemm(device, abuf, ashape, bbuf, bshape, dtype, a_trans=False, gram=False,
     nb = math.prod(batch)
     if M * N * nb == 0:
         return _buffers.alloc(device, out_shape, dtype), out_shape
+    if precision != "highest" and dtype == FLOAT32 and nb == 1 and _coopmat.available(device):
+        return _coopmat.gemm(device, abuf, bbuf, M, N, K, a_trans=a_trans,
+                             passes=3 if precision == "high" else 1), out_shape
     abuf, astride = _stack(device, abuf, a2, dtype, batch, (M, K))
     bbuf, bstride = _stack(device, bbuf, b2, dtype, batch, (K, N))
     tile = _gemm_tile(M, N, K, nb)
