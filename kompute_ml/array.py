@@ -1524,6 +1524,10 @@ def set_float32_matmul_precision(precision):
         (``KOMPUTE_ML_MATMUL_PRECISION``); ``matmul(..., precision=...)`` overrides it per call.
         docs/matmul_precision.md measures each mode.
 
+    Returns
+    -------
+    None
+
     Examples
     --------
     >>> import kompute_ml as km
@@ -1537,8 +1541,19 @@ def set_float32_matmul_precision(precision):
 
 
 def get_float32_matmul_precision():
-    """The precision float32 matrix products use: "highest", "high" or "medium" (see
-    :func:`set_float32_matmul_precision`)."""
+    """The precision float32 matrix products use (see :func:`set_float32_matmul_precision`).
+
+    Returns
+    -------
+    str
+        "highest", "high" or "medium".
+
+    Examples
+    --------
+    >>> import kompute_ml as km
+    >>> km.get_float32_matmul_precision()
+    'highest'
+    """
     return _config.get("matmul_precision")
 
 

@@ -1,25 +1,25 @@
 #version 450
-// gemm_coopmat.comp — C = A @ B in float32 on cooperative matrices (GL_KHR_cooperative_matrix):
-// A (M x K, or K x M with a_trans), B (K x N), C (M x N), all row-major float32, converted to
-// float16 as the tiles are loaded, products accumulated in float32.
-// Scaling: row i of A is multiplied by 2^ea[i] and column j of B by 2^eb[j] (exact powers of
-// two, from gemm_scale.comp) so that each row's and column's largest magnitude sits just under
-// 2^15: float16's range then holds every element and its residual (below), whatever the data's
-// own range; C[i][j] is the float32 sum times 2^-(ea[i] + eb[j]).
-// KM_PASSES 1 ("medium"): one product of the float16 roundings. KM_PASSES 3 ("high"): each scaled
-// element x is split into hi (its leading 11 bits) and lo = float16(x - hi), 22 bits of its 24,
-// and the sum is hi·lo + lo·hi + hi·hi (the small terms first; the dropped lo·lo is below
-// float32's rounding of the sum), each K step's sum formed apart and added to C's accumulators in
-// float32, so that a long K is not summed inside the matrix units alone (whose adds may drop low
-// bits: the error then grew with K).
+// gemm_coopmat.comp — C = A @ B in float32 on cooperative matrices (GL_KHR_cooperative_matrix),
+// from the float16 parts gemm_split.comp made of the float32 operands: products of 16 x 16 x 16
+// float16 matrices accumulated in float32. The parts are scaled: row i of A by 2^ea[i] and column
+// j of B by 2^eb[j] (exact powers of two, gemm_scale.comp) so that each line's largest magnitude
+// sits just under 2^15, inside float16's range whatever the data's own; C[i][j] is the sum times
+// 2^-(ea[i] + eb[j]).
+// KM_PASSES 1 ("medium"): one product of the float16 roundings. KM_PASSES 3 ("high"): each
+// element x is hi (its leading 11 bits) + lo (float16(x - hi)), 22 bits of its 24, and the sum is
+// hi·lo + lo·hi + hi·hi (the small terms first; the dropped lo·lo is below float32's rounding of
+// the sum), each K step's sum formed apart and added to C's accumulators in float32, so that a
+// long K is not summed inside the matrix units alone (whose adds drop low bits: the error then
+// grew with K).
 // Tiling: a workgroup of KM_WM x KM_WN subgroups computes a KM_BM x KM_BN tile of C; each subgroup
 // a (KM_BM / KM_WM) x (KM_BN / KM_WN) block of 16 x 16 accumulators. K advances in steps of BK =
-// 32: every invocation loads its units of 8 elements of the next A and B tiles from device
-// memory into registers while the current ones are multiplied, then converts them and stores
-// each unit as one 16-byte word into shared memory (rows padded by 8 halves: conflict-free
-// fragment loads). Edges are bounds-checked (zeros past them); C's fragments go out through a
-// per-subgroup 16 x 16 staging area, where each element is scaled back and checked against M, N.
-// binding 0: A, binding 1: B, binding 2: C, binding 3: ea (M ints) then eb (N ints)
+// 32: every invocation loads its 16-byte units of the next A and B tiles into registers while
+// the current ones are multiplied, then stores them into shared memory (rows padded by 8
+// halves: conflict-free fragment loads). The operands are padded to whole tiles, so no load is
+// checked; C's fragments go out through a per-subgroup 16 x 16 staging area, where each element
+// is scaled back and checked against M and N.
+// binding 0: A's hi, 1: B's hi, 2: C, 3: ea (M ints) then eb (N ints), 4: A's lo, 5: B's lo
+// (the last two with KM_PASSES 3)
 // @kompute_ml runtime_compile = 1
 #extension GL_KHR_cooperative_matrix : require
 #extension GL_KHR_memory_scope_semantics : require
@@ -58,18 +58,24 @@
 #define UB (BK * BN / 8u / NT)
 
 layout(local_size_x = KM_SG * KM_WM * KM_WN) in;
-layout(set = 0, binding = 0) readonly buffer A { float a[]; };
-layout(set = 0, binding = 1) readonly buffer B { float b[]; };
+// the operands as gemm_split.comp leaves them: float16, 8 per uvec4, padded with zeros to
+// whole tiles (A: Mp x Kp, B: Kp x Np)
+layout(set = 0, binding = 0) readonly buffer AH { uvec4 a_hi[]; };
+layout(set = 0, binding = 1) readonly buffer BH { uvec4 b_hi[]; };
 layout(set = 0, binding = 2) writeonly buffer C { float c[]; };
 layout(set = 0, binding = 3) readonly buffer E { int e[]; };
+#if KM_PASSES == 3
+layout(set = 0, binding = 4) readonly buffer AL { uvec4 a_lo[]; };
+layout(set = 0, binding = 5) readonly buffer BL { uvec4 b_lo[]; };
+#endif
 layout(push_constant) uniform Push {
-    uint M, N, K;
+    uint M, N, K;      // C's rows and columns; K padded to a multiple of BK
+    uint kp8, np8;     // units of 8 in a row of A (Kp / 8) and of B (Np / 8)
     uint row0, col0;   // tile offsets: grids past maxComputeWorkGroupCount run in parts
-    uint a_trans;      // 1: A is stored K x M row-major (X for X^T @ Y), read in place
 } pc;
 
-// the tiles as 16-byte units of 8 halves: each store and each row of a fragment load is one
-// 128-bit access
+// the tiles in shared memory as 16-byte units of 8 halves: each store and each row of a
+// fragment load is one 128-bit access
 shared uvec4 Ah[BM * AST];
 shared uvec4 Bh[BK * BST];
 #if KM_PASSES == 3
@@ -80,90 +86,47 @@ shared float Cs[NSG * 256u];
 shared int ea_s[BM];
 shared int eb_s[BN];
 
-float ra[UA][8];
-float rb[UB][8];
+uvec4 rah[UA], rbh[UB];
+#if KM_PASSES == 3
+uvec4 ral[UA], rbl[UB];
+#endif
 
-// Unit u of the A tile: (row in the tile, first k). Row-major A: 4 neighbouring invocations
-// cover a row's 32 k; transposed: neighbouring invocations take neighbouring rows. Either way
-// neighbouring invocations read contiguous addresses.
-uvec2 a_unit(uint u) {
-    return pc.a_trans != 0u ? uvec2(u % BM, (u / BM) * 8u) : uvec2(u / (BK / 8u), (u % (BK / 8u)) * 8u);
-}
-
-// B's: (k, first column)
-uvec2 b_unit(uint u) {
-    return uvec2(u / (BN / 8u), (u % (BN / 8u)) * 8u);
-}
-
+// Unit u of the A tile: (row, unit in the row; BK / 8 per row), of the B tile: (k, unit; BN / 8
+// per row): neighbouring invocations read neighbouring 16 bytes
 void fetch(uint m0, uint n0, uint k0) {
     [[unroll]] for (uint j = 0u; j < UA; j++) {
-        uvec2 p = a_unit(gl_LocalInvocationIndex + j * NT);
-        uint gm = m0 + p.x;
-        [[unroll]] for (uint q = 0u; q < 8u; q++) {
-            uint gk = k0 + p.y + q;
-            uint at = pc.a_trans != 0u ? gk * pc.M + gm : gm * pc.K + gk;
-            ra[j][q] = (gm < pc.M && gk < pc.K) ? a[at] : 0.0;
-        }
+        uint u = gl_LocalInvocationIndex + j * NT;
+        uint at = (m0 + u / (BK / 8u)) * pc.kp8 + k0 / 8u + u % (BK / 8u);
+        rah[j] = a_hi[at];
+#if KM_PASSES == 3
+        ral[j] = a_lo[at];
+#endif
     }
     [[unroll]] for (uint j = 0u; j < UB; j++) {
-        uvec2 p = b_unit(gl_LocalInvocationIndex + j * NT);
-        uint gk = k0 + p.x;
-        [[unroll]] for (uint q = 0u; q < 8u; q++) {
-            uint gn = n0 + p.y + q;
-            rb[j][q] = (gk < pc.K && gn < pc.N) ? b[gk * pc.N + gn] : 0.0;
-        }
+        uint u = gl_LocalInvocationIndex + j * NT;
+        uint at = (k0 + u / (BN / 8u)) * pc.np8 + n0 / 8u + u % (BN / 8u);
+        rbh[j] = b_hi[at];
+#if KM_PASSES == 3
+        rbl[j] = b_lo[at];
+#endif
     }
-}
-
-#if KM_PASSES == 3
-// x's leading 11 bits (float16's significand: exact in float16 within its normal range), cut
-// from float32's bits rather than rounded so that no compiler folds the residual away
-float high_part(float x) {
-    return uintBitsToFloat(floatBitsToUint(x) & 0xFFFFE000u);
-}
-#endif
-
-uint pack2(float x, float y) {
-    return packFloat2x16(f16vec2(float16_t(x), float16_t(y)));
-}
-
-// 8 scaled elements into the tiles: hi (and, for "high", the residual x - hi, exact in float32)
-void put(float x[8], out uvec4 hi, out uvec4 lo) {
-#if KM_PASSES == 3
-    float h[8];
-    [[unroll]] for (uint q = 0u; q < 8u; q++) h[q] = high_part(x[q]);
-    hi = uvec4(pack2(h[0], h[1]), pack2(h[2], h[3]), pack2(h[4], h[5]), pack2(h[6], h[7]));
-    lo = uvec4(pack2(x[0] - h[0], x[1] - h[1]), pack2(x[2] - h[2], x[3] - h[3]),
-               pack2(x[4] - h[4], x[5] - h[5]), pack2(x[6] - h[6], x[7] - h[7]));
-#else
-    hi = uvec4(pack2(x[0], x[1]), pack2(x[2], x[3]), pack2(x[4], x[5]), pack2(x[6], x[7]));
-    lo = uvec4(0u);
-#endif
 }
 
 void stash() {
     [[unroll]] for (uint j = 0u; j < UA; j++) {
-        uvec2 p = a_unit(gl_LocalInvocationIndex + j * NT);
-        float x[8];
-        [[unroll]] for (uint q = 0u; q < 8u; q++) x[q] = ldexp(ra[j][q], ea_s[p.x]);
-        uvec4 hi, lo;
-        put(x, hi, lo);
-        uint at = p.x * AST + p.y / 8u;
-        Ah[at] = hi;
+        uint u = gl_LocalInvocationIndex + j * NT;
+        uint at = (u / (BK / 8u)) * AST + u % (BK / 8u);
+        Ah[at] = rah[j];
 #if KM_PASSES == 3
-        Al[at] = lo;
+        Al[at] = ral[j];
 #endif
     }
     [[unroll]] for (uint j = 0u; j < UB; j++) {
-        uvec2 p = b_unit(gl_LocalInvocationIndex + j * NT);
-        float x[8];
-        [[unroll]] for (uint q = 0u; q < 8u; q++) x[q] = ldexp(rb[j][q], eb_s[p.y + q]);
-        uvec4 hi, lo;
-        put(x, hi, lo);
-        uint at = p.x * BST + p.y / 8u;
-        Bh[at] = hi;
+        uint u = gl_LocalInvocationIndex + j * NT;
+        uint at = (u / (BN / 8u)) * BST + u % (BN / 8u);
+        Bh[at] = rbh[j];
 #if KM_PASSES == 3
-        Bl[at] = lo;
+        Bl[at] = rbl[j];
 #endif
     }
 }
