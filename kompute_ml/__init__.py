@@ -70,6 +70,7 @@ from ._api.namespace import newaxis  # None, as numpy's: an attribute, not in __
 from .array import (
     Array, absolute, sigmoid, true_divide, power, invert, dot, transpose,
     exp2, arcsin, arccos, arctan, arctan2, arcsinh, arccosh, arctanh,
+    set_float32_matmul_precision, get_float32_matmul_precision,
 )
 from . import random
 from ._benchmark import benchmark
@@ -112,6 +113,7 @@ __all__ = [
     'argsort', 'sort', 'unique_all', 'unique_counts', 'unique_inverse', 'unique_values',
     'cumulative_sum', 'cumulative_prod', 'max', 'mean', 'min', 'prod', 'std', 'sum', 'var', 'all',
     'any', 'diff', 'take', 'take_along_axis', 'Array', 'absolute', 'sigmoid', 'true_divide',
+    'set_float32_matmul_precision', 'get_float32_matmul_precision',
     'power', 'invert', 'dot', 'transpose',
     'exp2', 'arcsin', 'arccos', 'arctan', 'arctan2', 'arcsinh', 'arccosh', 'arctanh',
     # numpy's functions beyond the Array API

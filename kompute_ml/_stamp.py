@@ -3,7 +3,7 @@ kompute_ml._native): the digests of patches/kp/ and of kompute_ml/_native/'s sou
 CMakeLists.txt compiles them in. `python scripts/stamp.py --write` updates it after a change of
 either (tests/test_native.py checks it matches the tree)."""
 
-BUILD_STAMP = "kp-0.9.0+patches.d12c9751ef229077 native.058bbbe90d586a50"
+BUILD_STAMP = "kp-0.9.0+patches.d233547e506288f6 native.058bbbe90d586a50"
 
 
 def check(module):

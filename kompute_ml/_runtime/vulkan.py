@@ -103,6 +103,23 @@ class _FloatControlsProperties(ctypes.Structure):
                 ("roundingModeIndependence", u32), ("flags", u32 * 15)]
 
 
+class _FeatureBits(ctypes.Structure):
+    # a features struct of vkGetPhysicalDeviceFeatures2's chain: sType, pNext, then VkBool32
+    # flags (up to 7; a struct reads only its own)
+    _fields_ = [("sType", u32), ("pNext", ctypes.c_void_p), ("bits", u32 * 7)]
+
+
+class _Features2(ctypes.Structure):
+    _fields_ = [("sType", u32), ("pNext", ctypes.c_void_p), ("features", u32 * 55)]
+
+
+class _CooperativeMatrixProperties(ctypes.Structure):
+    # VkCooperativeMatrixPropertiesKHR
+    _fields_ = [("sType", u32), ("pNext", ctypes.c_void_p), ("MSize", u32), ("NSize", u32),
+                ("KSize", u32), ("AType", u32), ("BType", u32), ("CType", u32),
+                ("ResultType", u32), ("saturatingAccumulation", u32), ("scope", u32)]
+
+
 class _ExtensionProperties(ctypes.Structure):
     _fields_ = [("extensionName", ctypes.c_char * 256), ("specVersion", u32)]
 
@@ -139,12 +156,33 @@ _VENDORS = {0x1002: "AMD", 0x1010: "ImgTec", 0x10DE: "NVIDIA", 0x13B5: "ARM", 0x
             0x8086: "Intel", 0x106B: "Apple", 0x10005: "Mesa", 0x1AE0: "Google"}
 _FEATURE_FLOAT64 = 39   # index of shaderFloat64 in VkPhysicalDeviceFeatures (55 VkBool32)
 _FEATURE_INT64 = 40     # shaderInt64, the next one
+_FEATURE_INT16 = 41     # shaderInt16, the next one
+# the features structs kp's Manager enables as the device has them (patch 0031), by sType:
+# VkPhysicalDevice16BitStorageFeatures (core 1.1), VkPhysicalDevice8BitStorageFeatures and
+# VkPhysicalDeviceShaderFloat16Int8Features (core 1.2; kp's 1.1 instance enables them through
+# VK_KHR_8bit_storage / VK_KHR_shader_float16_int8), then three extensions' structs
+_STORAGE16, _STORAGE8, _FLOAT16_INT8 = 1000083000, 1000177000, 1000082000
+_COOPERATIVE_MATRIX, _BFLOAT16, _COOPERATIVE_MATRIX2 = 1000506000, 1000141000, 1000593000
+STORAGE8_EXTENSION = "VK_KHR_8bit_storage"
+FLOAT16_INT8_EXTENSION = "VK_KHR_shader_float16_int8"
+COOPERATIVE_MATRIX_EXTENSION = "VK_KHR_cooperative_matrix"
+BFLOAT16_EXTENSION = "VK_KHR_shader_bfloat16"
+COOPERATIVE_MATRIX2_EXTENSION = "VK_NV_cooperative_matrix2"
+# VkComponentTypeKHR and VkScopeKHR values, as names
+COMPONENT_TYPES = {0: "float16", 1: "float32", 2: "float64", 3: "int8", 4: "int16", 5: "int32",
+                   6: "int64", 7: "uint8", 8: "uint16", 9: "uint32", 10: "uint64",
+                   1000141000: "bfloat16", 1000491000: "int8_packed", 1000491001: "uint8_packed",
+                   1000491002: "float8_e4m3", 1000491003: "float8_e5m2"}
+_SCOPES = {1: "device", 2: "workgroup", 3: "subgroup", 5: "queue_family"}
 # VkShaderFloatControlsIndependence: which bit widths may choose their denormal mode apart
 _INDEPENDENCE = {0: "32-bit only", 1: "all", 2: "none"}
 FLOAT_CONTROLS_EXTENSION = "VK_KHR_shader_float_controls"
 # host memory imported as a buffer: transfers copy between numpy's pages and the device with no
 # staging
 HOST_IMPORT_EXTENSION = "VK_EXT_external_memory_host"
+# the apiVersion kp's instance asks for (KOMPUTE_VK_API_VERSION: 1.1): a core 1.2 feature is
+# used through its extension under it
+_KP_INSTANCE_API = (1 << 22) | (1 << 12)
 _MEMORY_HEAP_DEVICE_LOCAL = 1
 _HOST_WRITABLE_DEVICE = 7     # VK_MEMORY_PROPERTY_DEVICE_LOCAL | HOST_VISIBLE | HOST_COHERENT
 QUEUE_GRAPHICS, QUEUE_COMPUTE, QUEUE_TRANSFER = 1, 2, 4      # VkQueueFlagBits
@@ -324,6 +362,84 @@ def signed_zero_widths(limits):
                  and (w == 32 or limits.get("float64")))
 
 
+def _small_type_features(lib, inst, phys, api, extensions, features):
+    """The 8/16-bit and matrix features of a device, as kp's Manager enables them (patch 0031:
+    the same structs, chained where the device may report them): a dict of bools, and
+    ``cooperative_matrix_properties``: what vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR
+    lists, a tuple of dicts (m, n, k, a, b, c, result component types by name, saturating,
+    scope)."""
+    out = {"int16": bool(features[_FEATURE_INT16]), "int8": False, "float16": False,
+           "storage16": False, "storage16_uniform": False, "storage8": False,
+           "storage8_uniform": False, "bfloat16": False, "bfloat16_dot_product": False,
+           "bfloat16_cooperative_matrix": False, "cooperative_matrix": False,
+           "cooperative_matrix2": (), "cooperative_matrix_properties": ()}
+    if (api >> 12) < ((1 << 10) | 1):        # vkGetPhysicalDeviceFeatures2 is core in 1.1
+        return out
+    core12 = (api >> 12) >= ((1 << 10) | 2) and _KP_INSTANCE_API >= (1 << 22) | (2 << 12)
+    wanted = [_STORAGE16]
+    if core12 or STORAGE8_EXTENSION in extensions:
+        wanted.append(_STORAGE8)
+    if core12 or FLOAT16_INT8_EXTENSION in extensions:
+        wanted.append(_FLOAT16_INT8)
+    coop = COOPERATIVE_MATRIX_EXTENSION in extensions
+    if coop:
+        wanted.append(_COOPERATIVE_MATRIX)
+    if BFLOAT16_EXTENSION in extensions:
+        wanted.append(_BFLOAT16)
+    if coop and COOPERATIVE_MATRIX2_EXTENSION in extensions:
+        wanted.append(_COOPERATIVE_MATRIX2)
+    structs = {s: _FeatureBits(s, None) for s in wanted}
+    chain = [structs[s] for s in wanted]
+    for a, b in zip(chain, chain[1:]):
+        a.pNext = ctypes.cast(ctypes.pointer(b), ctypes.c_void_p)
+    query = _Features2(1000059000, ctypes.cast(ctypes.pointer(chain[0]), ctypes.c_void_p))
+    lib.vkGetPhysicalDeviceFeatures2(ctypes.c_void_p(phys), ctypes.byref(query))
+
+    def bit(stype, i):
+        return stype in structs and bool(structs[stype].bits[i])
+    out.update(storage16=bit(_STORAGE16, 0), storage16_uniform=bit(_STORAGE16, 1),
+               storage8=bit(_STORAGE8, 0), storage8_uniform=bit(_STORAGE8, 1),
+               float16=bit(_FLOAT16_INT8, 0), int8=bit(_FLOAT16_INT8, 1),
+               bfloat16=bit(_BFLOAT16, 0), bfloat16_dot_product=bit(_BFLOAT16, 1),
+               bfloat16_cooperative_matrix=bit(_BFLOAT16, 2),
+               cooperative_matrix=bit(_COOPERATIVE_MATRIX, 0))
+    if out["cooperative_matrix"] and _COOPERATIVE_MATRIX2 in structs:
+        names = ("workgroup_scope", "flexible_dimensions", "reductions", "conversions",
+                 "per_element_operations", "tensor_addressing", "block_loads")
+        out["cooperative_matrix2"] = tuple(n for i, n in enumerate(names)
+                                           if structs[_COOPERATIVE_MATRIX2].bits[i])
+    if out["cooperative_matrix"]:
+        out["cooperative_matrix_properties"] = _cooperative_matrix_properties(lib, inst, phys)
+    return out
+
+
+def _cooperative_matrix_properties(lib, inst, phys):
+    lib.vkGetInstanceProcAddr.restype = ctypes.c_void_p
+    lib.vkGetInstanceProcAddr.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
+    addr = lib.vkGetInstanceProcAddr(inst, b"vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR")
+    if not addr:
+        return ()
+    fn = ctypes.CFUNCTYPE(i32, ctypes.c_void_p, ctypes.POINTER(u32),
+                          ctypes.POINTER(_CooperativeMatrixProperties))(addr)
+    count = u32(0)
+    if fn(phys, ctypes.byref(count), None) != 0 or not count.value:
+        return ()
+    props = (_CooperativeMatrixProperties * count.value)()
+    for p in props:
+        p.sType = 1000506001
+    if fn(phys, ctypes.byref(count), props) not in (0, 5):        # 5: VK_INCOMPLETE
+        return ()
+
+    def component(t):
+        return COMPONENT_TYPES.get(int(t), int(t))
+    return tuple({"m": int(p.MSize), "n": int(p.NSize), "k": int(p.KSize),
+                  "a": component(p.AType), "b": component(p.BType), "c": component(p.CType),
+                  "result": component(p.ResultType),
+                  "saturating": bool(p.saturatingAccumulation),
+                  "scope": _SCOPES.get(int(p.scope), int(p.scope))}
+                 for p in props[:count.value])
+
+
 def _describe(lib, inst, phys, index):
     props = _Properties()
     lib.vkGetPhysicalDeviceProperties(ctypes.c_void_p(phys), ctypes.byref(props))
@@ -390,6 +506,10 @@ def _describe(lib, inst, phys, index):
         # the device's UUID as 32 hex digits (None before Vulkan 1.1 or where it is all zero)
         "device_uuid": bytes(ids.deviceUUID).hex() if any(ids.deviceUUID) else None,
     }
+    # int16, int8, float16, storage16(_uniform), storage8(_uniform), bfloat16(...),
+    # cooperative_matrix, cooperative_matrix2 (the names of its bits), and
+    # cooperative_matrix_properties: what kp's Manager enables (patch 0031)
+    limits.update(_small_type_features(lib, inst, phys, api, extensions, features))
     # the rule kompute_ml's kernels follow on this device: "preserve" (they request
     # DenormPreserve, so float32 subnormals are kept) or "driver" (the driver's default, which
     # may flush them to zero)
