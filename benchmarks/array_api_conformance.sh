@@ -25,9 +25,9 @@ cd "$aat"
 # test_signatures.py), and two kinds of test build complex inputs without asking whether the
 # namespace has a complex dtype: test_special_cases.py's complex cases of test_unary (complex
 # special cases parsed from the stubs since data-apis/array-api-tests#409) and test_linalg.py's
-# test_vecdot_conj. kompute_ml has no complex dtype (the issue allows leaving it out; the
-# namespace names none, and complex data raises TypeError), so relax those expressions and skip
-# exactly those tests when the namespace has no complex dtype (idempotent; a namespace with
+# test_vecdot_conj. kompute_ml has complex64 everywhere (complex128 where the device has
+# shaderFloat64), so these patches change nothing for it; they relax those expressions and skip
+# exactly those tests for a namespace without a complex dtype (idempotent; a namespace with
 # complex runs them unchanged). Nothing else is skipped this way.
 "$python" - <<'PY'
 import pathlib
@@ -64,9 +64,8 @@ patch("array_api_tests/test_linalg.py",
       "        pytest.skip('complex inputs; the namespace has no complex dtype')\n")
 PY
 # The dtypes skipped are the standard's dtypes that the namespace does not offer on its default
-# device (__array_namespace_info__().dtypes()): complex64/complex128 and the 8- and 16-bit
-# integers everywhere, float64 on a device without shaderFloat64, int64/uint64 on one without
-# shaderInt64 (named there for scikit-learn, but narrowing to 32 bits, so not offered). The suite
+# device (__array_namespace_info__().dtypes()): the 8- and 16-bit integers everywhere, float64
+# and complex128 on a device without shaderFloat64, int64/uint64 on one without shaderInt64 (named there for scikit-learn, but narrowing to 32 bits, so not offered). The suite
 # also skips a dtype the namespace does not name at all; int64 and float64 are always named,
 # hence the explicit list.
 if [ -z "${ARRAY_API_TESTS_SKIP_DTYPES:-}" ]; then

@@ -18,7 +18,7 @@ import operator
 import numpy as np
 
 from .. import array as _a
-from .._array.dtypes import FLOAT32, FLOAT64, default_int, result_dtype
+from .._array.dtypes import COMPLEX, FLOAT32, FLOAT64, default_int, result_dtype
 from ..errors import LinAlgError
 from . import _decompositions as _d
 from . import manipulation as _m
@@ -62,6 +62,10 @@ def tensordot(x1, x2, /, *, axes=2):
     return out.reshape(tuple(x1.shape[i] for i in free1) + tuple(x2.shape[j] for j in free2))
 
 
+def _conj(x):
+    return _a.elementwise("conj", x) if x.dtype in COMPLEX else x
+
+
 def vecdot(x1, x2, /, *, axis=-1):
     """Dot products along ``axis`` (broadcast product, then the device sum)."""
     if x1.shape[axis] != x2.shape[axis]:
@@ -70,7 +74,7 @@ def vecdot(x1, x2, /, *, axis=-1):
     nd = max(x1.ndim, x2.ndim)
     if not -nd <= axis < 0 and axis >= 0:
         axis = axis - nd
-    p = x1 * x2
+    p = _conj(x1) * x2               # the standard's: the first operand conjugated
     return p.sum(axis=axis, dtype=p.dtype)          # the operands' type (a sum's is wider)
 
 

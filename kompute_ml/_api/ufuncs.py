@@ -17,7 +17,7 @@ import numpy as np
 
 from .. import array as _a
 from .._array import integers as _integers
-from .._array.dtypes import BOOL, INT32, INTEGERS, UINT32, UNSIGNED, device_dtype
+from .._array.dtypes import BOOL, COMPLEX, INT32, INTEGERS, UINT32, UNSIGNED, device_dtype
 from . import elementwise as _ew
 from ._common import arr as _arr, floating as _floating, np_dtype as _np_dtype, on as _on
 from .numeric import round as _round
@@ -897,13 +897,13 @@ def bitwise_count(x, /):
 
 
 def angle(z, deg=False):
-    """The argument of each (real) number: 0 for non-negative numbers, pi for negative ones
-    (numpy's ``arctan2(0, x)``, lazy); complex inputs are not supported.
+    """The argument of each number: ``atan2(imag, real)`` (real numbers: 0 for non-negative
+    ones, pi for negative ones, numpy's ``arctan2(0, x)``), lazy.
 
     Parameters
     ----------
     z : array_like
-        Real numbers.
+        Real or complex numbers.
     deg : bool, default=False
         In degrees rather than radians.
 
@@ -920,7 +920,10 @@ def angle(z, deg=False):
     """
     x = _arr(z)
     dt = device_dtype(np.angle(np.zeros((0,), x.dtype)).dtype, x.device)
-    a = _ew.atan2(_a.zeros((), dt, x.device), x.astype(dt, copy=False))
+    if x.dtype in COMPLEX:
+        a = _ew.atan2(_ew.imag(x), _ew.real(x))
+    else:
+        a = _ew.atan2(_a.zeros((), dt, x.device), x.astype(dt, copy=False))
     return (a * (180 / math.pi)).astype(dt, copy=False) if deg else a
 
 
