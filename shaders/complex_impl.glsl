@@ -99,7 +99,8 @@ KC_V KC_FN(exp)(KC_V z) {
         if (!KC_FN(finite)(y))            // +inf: inf + nan i; -inf: 0 + 0i
             return x > KC_T(0) ? KC_V(x, KC_NAN) : KC_V(KC_T(0), KC_T(0));
         return x > KC_T(0) ? KC_V(x * KC_M(cos)(y), x * KC_M(sin)(y))
-                           : KC_V(KC_T(0) * KC_M(cos)(y), KC_T(0) * KC_M(sin)(y));
+                           : KC_V(KC_FN(copysign)(KC_T(0), KC_M(cos)(y)),
+                                  KC_FN(copysign)(KC_T(0), KC_M(sin)(y)));
     }
     if (isnan(x) || !KC_FN(finite)(y))
         return KC_V(KC_NAN, KC_NAN);
@@ -112,7 +113,7 @@ KC_V KC_FN(expm1)(KC_V z) {
     if (y == KC_T(0))
         return KC_V(KC_M(expm1)(x), y);
     if (isinf(x) && x < KC_T(0))
-        return KC_FN(finite)(y) ? KC_V(KC_T(-1), KC_T(0) * KC_M(sin)(y)) : KC_V(KC_T(-1), KC_T(0));
+        return KC_V(KC_T(-1), KC_FN(finite)(y) ? KC_FN(copysign)(KC_T(0), KC_M(sin)(y)) : KC_T(0));
     if (isinf(x) || isnan(x) || !KC_FN(finite)(y) || x > KC_MAXLOG)
         return KC_FN(exp)(z) - KC_V(KC_T(1), KC_T(0));
     KC_T h = KC_M(sin)(y * KC_T(0.5));
@@ -213,7 +214,7 @@ KC_V KC_FN(cosh)(KC_V z) {
     if (x == KC_T(0))
         return KC_V(KC_NAN, KC_T(0));
     if (y == KC_T(0))
-        return KC_V(abs(x), isinf(x) ? KC_FN(copysign)(KC_T(0), x) * y : y);
+        return KC_V(abs(x), isinf(x) && x < KC_T(0) ? KC_SIGN_FLIP(y) : y);
     if (isinf(x))
         return KC_FN(finite)(y) ? KC_V(KC_INF * KC_M(cos)(y), x * KC_M(sin)(y))
                                 : KC_V(KC_INF, KC_NAN);
@@ -316,14 +317,9 @@ KC_V KC_FN(acosh)(KC_V z) {
 
 // atanh z = log((1 + z) / (1 - z)) / 2: re = log1p(4x / ((1 - x)^2 + y^2)) / 4,
 // im = atan2(2y, (1 - x)(1 + x) - y^2) / 2; past |z| = 2^KC_BIG_EXP / 4 re = x / |z|^2
-KC_V KC_FN(atanh)(KC_V z) {
-    KC_T x = z.x, y = z.y;
+KC_V KC_FN(atanh_pos)(KC_T x, KC_T y) {           // x >= +0, both finite
     KC_T half_pi = KC_M(atan2)(KC_T(1), KC_T(0));
-    if (isinf(x) || isinf(y))
-        return KC_V(KC_FN(copysign)(KC_T(0), x), isnan(y) ? y : KC_FN(copysign)(half_pi, y));
-    if (isnan(x) || isnan(y))
-        return KC_V(x == KC_T(0) ? x : KC_NAN, KC_NAN);
-    KC_T m = max(abs(x), abs(y));
+    KC_T m = max(x, abs(y));
     if (m > KC_M(pow2i)(KC_ATANH_BIG_EXP)) {
         KC_T sx = x / m, sy = y / m;
         precise KC_T re = sx / (sx * sx + sy * sy) / m;
@@ -334,6 +330,19 @@ KC_V KC_FN(atanh)(KC_V z) {
     precise KC_T re = KC_T(0.25) * KC_M(log1p)(KC_T(4) * x / den);
     precise KC_T c = u * (KC_T(1) + x) - y * y;
     return KC_V(re, KC_T(0.5) * KC_M(atan2)(KC_T(2) * y, c));
+}
+
+KC_V KC_FN(atanh)(KC_V z) {
+    KC_T x = z.x, y = z.y;
+    KC_T half_pi = KC_M(atan2)(KC_T(1), KC_T(0));
+    if (isinf(x) || isinf(y))
+        return KC_V(KC_FN(copysign)(KC_T(0), x), isnan(y) ? y : KC_FN(copysign)(half_pi, y));
+    if (isnan(x) || isnan(y))
+        return KC_V(x == KC_T(0) ? x : KC_NAN, KC_NAN);
+    // atanh is odd: computed at x >= 0, where 4x / den >= 0 (no cancellation in log1p)
+    if (KC_SIGNBIT(x))
+        return KC_FN(neg)(KC_FN(atanh_pos)(KC_SIGN_FLIP(x), KC_SIGN_FLIP(y)));
+    return KC_FN(atanh_pos)(x, y);
 }
 
 KC_V KC_FN(atan)(KC_V z) { return KC_FN(minus_i_times)(KC_FN(atanh)(KC_FN(i_times)(z))); }
