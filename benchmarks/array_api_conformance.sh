@@ -7,8 +7,8 @@
 # https://github.com/data-apis/array-api-tests with its `array-api` submodule checked out
 # (git submodule update --init). It needs hypothesis and ndindex. The suite is not vendored:
 # it is a test of this package, not part of it. Examples per test: $MAX_EXAMPLES (default 20).
-# Extensions we do not provide (fft) are disabled; linalg is tested. benchmarks/array_api_skips.txt
-# lists the tests skipped and why (the suite's --skips-file).
+# Both extensions (linalg, fft) are tested. benchmarks/array_api_skips.txt lists the tests skipped
+# and why (the suite's --skips-file).
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 aat="${1:-${ARRAY_API_TESTS_DIR:-/work/aat}}"
@@ -82,6 +82,6 @@ export ARRAY_API_TESTS_MODULE=kompute_ml
 # kompute_ml as .venv installed it (make setup: the wheel; the source tree has no built modules)
 export PYTHONSAFEPATH=1
 exec "$python" -m pytest array_api_tests -q -p no:cacheprovider \
-    --max-examples "${MAX_EXAMPLES:-20}" --disable-extension fft \
+    --max-examples "${MAX_EXAMPLES:-20}" \
     --skips-file "$here/benchmarks/array_api_skips.txt" \
     --hypothesis-seed "${HYPOTHESIS_SEED:-0}" --disable-deadline -o "addopts=" -rN "$@"

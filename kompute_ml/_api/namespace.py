@@ -404,6 +404,7 @@ from .construction import __all__ as _construction_all  # noqa: E402
 from .introspection import *                      # noqa: E402,F401,F403
 from .introspection import __all__ as _introspection_all  # noqa: E402
 from . import linalg           # noqa: E402
+from . import fft              # noqa: E402
 from .linalg import matmul, matrix_transpose, tensordot, vecdot  # noqa: E402,F401
 
 __all__ = ["__array_api_version__", "__array_namespace_info__", "float32", "int32", "uint32",
@@ -411,7 +412,7 @@ __all__ = ["__array_api_version__", "__array_namespace_info__", "float32", "int3
            "bool", "e", "pi", "inf", "nan", "newaxis", "isdtype", "result_type", "can_cast",
            "finfo", "iinfo", "astype", "asarray", "from_dlpack", "empty", "zeros", "ones", "full",
            "empty_like", "zeros_like", "ones_like", "full_like", "arange", "linspace", "eye",
-           "meshgrid", "tril", "triu", "linalg", "matmul", "matrix_transpose", "tensordot",
+           "meshgrid", "tril", "triu", "linalg", "fft", "matmul", "matrix_transpose", "tensordot",
            "vecdot"] + list(_ew_all) + list(_ops_all) + [
     # numpy's functions beyond the standard (numeric's round, with decimals=, replaces the
     # standard's, which it extends)
