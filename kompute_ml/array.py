@@ -445,11 +445,11 @@ class Array:
 
     def astype(self, dtype, copy=True):
         """Convert to ``dtype`` (lazy; fused with the expression it belongs to). complex to a
-        real dtype keeps the real part and warns (numpy's ComplexWarning)."""
+        real dtype keeps the real part and warns (numpy's ComplexWarning; to bool: nonzero)."""
         dtype = device_dtype(dtype, self.device, explicit=True)
         if dtype == self.dtype and not copy:
             return self
-        if self.dtype in COMPLEX and dtype not in COMPLEX:
+        if self.dtype in COMPLEX and dtype not in COMPLEX and dtype != BOOL:
             import warnings
             warnings.warn("Casting complex values to real discards the imaginary part",
                           np.exceptions.ComplexWarning, stacklevel=2)

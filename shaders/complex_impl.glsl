@@ -142,6 +142,10 @@ KC_T KC_FN(log_abs)(KC_T x, KC_T y) {
 
 KC_V KC_FN(log)(KC_V z) { return KC_V(KC_FN(log_abs)(z.x, z.y), KC_M(atan2)(z.y, z.x)); }
 
+// log2 z = log z / ln 2, log10 z = log z / ln 10 (numpy's): each part divided once
+KC_V KC_FN(log2)(KC_V z) { return KC_FN(log)(z) / KC_M(log)(KC_T(2)); }
+KC_V KC_FN(log10)(KC_V z) { return KC_FN(log)(z) / KC_M(log)(KC_T(10)); }
+
 // log(1 + z): log|1 + z| = log1p(2x + x^2 + y^2) / 2 for small z
 KC_V KC_FN(log1p)(KC_V z) {
     KC_T x = z.x, y = z.y;

@@ -45,7 +45,7 @@ abs = _a.absolute
 
 def _float(x):
     x = _arr(x)
-    return x if x.dtype in (FLOAT32, FLOAT64) else x.astype(FLOAT32)
+    return x if x.dtype in (FLOAT32, FLOAT64) or x.dtype in COMPLEX else x.astype(FLOAT32)
 
 
 def _arr(x):

@@ -161,7 +161,8 @@ _NARROW = {FLOAT64: FLOAT32, INT64: INT32, UINT64: UINT32, COMPLEX128: COMPLEX64
 def _check_dtype(dt):
     if dt not in DTYPES:
         raise TypeError(f"dtype {dt} is not supported by kompute_ml arrays (float32, int32, "
-                        f"uint32, bool; float64, int64, uint64 where the device has them)")
+                        f"uint32, bool, complex64; float64, int64, uint64, complex128 where the "
+                        f"device has them)")
     return dt
 
 
@@ -309,10 +310,10 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None):
 
 def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True):
     """``num`` evenly spaced values from ``start`` to ``stop`` (computed in float64, uploaded)."""
-    if isinstance(start, complex) or isinstance(stop, complex):
-        raise TypeError("complex linspace is not supported (no complex dtypes)")
     data = np.linspace(start, stop, num, endpoint=endpoint)
-    return _a.asarray(data, dtype=FLOAT32 if dtype is None else dtype, device=device)
+    if dtype is None:          # the default float or complex dtype (float32, complex64)
+        dtype = COMPLEX64 if data.dtype.kind == "c" else FLOAT32
+    return _a.asarray(data, dtype=dtype, device=device)
 
 
 def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None):

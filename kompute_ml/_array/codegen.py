@@ -119,7 +119,7 @@ COMPLEX_FUNCTIONS = {
     "exp": "exp", "expm1": "expm1", "log": "log", "log1p": "log1p", "sqrt": "sqrt",
     "sin": "sin", "cos": "cos", "tan": "tan", "sinh": "sinh", "cosh": "cosh", "tanh": "tanh",
     "arcsin": "asin", "arccos": "acos", "arctan": "atan", "arcsinh": "asinh",
-    "arccosh": "acosh", "arctanh": "atanh",
+    "arccosh": "acosh", "arctanh": "atanh", "log2": "log2", "log10": "log10",
 }
 
 

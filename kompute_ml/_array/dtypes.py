@@ -67,8 +67,9 @@ def canonical_dtype(dtype):
         return BOOL
     if dt.kind == "c":
         return COMPLEX128 if dt.itemsize >= 16 else COMPLEX64
-    raise TypeError(f"kompute_ml arrays hold float32, float64, int64, uint64 (where the device "
-                    f"has them), int32, uint32 or bool; dtype {dt} is not supported")
+    raise TypeError(f"kompute_ml arrays hold float32, float64, int64, uint64, complex128 (where "
+                    f"the device has them), int32, uint32, complex64 or bool; dtype {dt} is not "
+                    f"supported")
 
 
 def has_float64(device):
