@@ -109,6 +109,16 @@ def test_linspace_pickle_dlpack_cumsum():
                                rtol=1e-14)
 
 
+def test_numpy_style_predicates():
+    x = np.array([1 + 0j, 2 - 1j, -0.0 + 0j, 3j], C64)
+    a = km.asarray(x)
+    np.testing.assert_array_equal(km.isreal(a).numpy(), np.isreal(x))
+    np.testing.assert_array_equal(km.iscomplex(a).numpy(), np.iscomplex(x))
+    assert km.iscomplexobj(a) and not km.isrealobj(a)
+    assert not km.iscomplexobj(km.asarray([1.0]))
+    np.testing.assert_array_equal(km.conjugate(a).numpy(), np.conjugate(x))
+
+
 def test_namespace_info():
     info = km.__array_namespace_info__()
     assert info.default_dtypes()["complex floating"] == C64
