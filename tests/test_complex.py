@@ -347,6 +347,27 @@ def test_matmul_mixed_real_complex():
 
 
 @pytest.mark.parametrize("dtype", COMPLEX)
+def test_norms_and_decompositions(dtype):
+    x = rand(dtype, (4, 5), 23)
+    a = km.asarray(x)
+    part = np.float32 if dtype == C64 else np.float64
+    for ord in (2, 1, np.inf):
+        got = km.linalg.vector_norm(a, axis=-1, ord=ord)
+        assert got.dtype == part
+        np.testing.assert_allclose(got.numpy(), np.linalg.norm(x, ord=ord, axis=-1),
+                                   rtol=8 * EPS[dtype])
+    for ord in ("fro", 1, np.inf):
+        got = km.linalg.matrix_norm(a, ord=ord)
+        np.testing.assert_allclose(got.numpy(), np.linalg.norm(x, ord=ord), rtol=8 * EPS[dtype])
+    # complex decompositions are not implemented: a TypeError, never a real part's answer
+    sq = km.asarray(rand(dtype, (3, 3), 24))
+    for fn in (km.linalg.inv, km.linalg.det, km.linalg.cholesky, km.linalg.svd, km.linalg.qr,
+               lambda m: km.linalg.matrix_norm(m, ord=2)):
+        with pytest.raises(TypeError, match="not implemented"):
+            fn(sq)
+
+
+@pytest.mark.parametrize("dtype", COMPLEX)
 def test_vecdot_conjugates_the_first(dtype):
     x, y = rand(dtype, (3, 50), 15), rand(dtype, (3, 50), 16)
     got = km.vecdot(km.asarray(x), km.asarray(y))

@@ -107,6 +107,8 @@ def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
     x = _arr(x)
     if isinstance(axis, list):
         axis = tuple(axis)
+    if x.dtype in COMPLEX:
+        x = _a.absolute(x)               # the moduli (float32 / float64)
     ft = _float_of(x)
     a = _a.absolute(x.astype(ft, copy=False))
     if axis is None and not keepdims:
@@ -165,7 +167,11 @@ def _on(*xs):
 
 
 def _float_of(x):
-    """The float dtype results of ``x`` take: float64 for float64 input, else float32."""
+    """The float dtype results of ``x`` take: float64 for float64 input, else float32 (the
+    decompositions of complex matrices are not implemented: TypeError, never their real part)."""
+    if x.dtype in COMPLEX:
+        raise TypeError(f"kompute_ml.linalg: the decompositions of {x.dtype} matrices are not "
+                        f"implemented (matmul, vecdot, tensordot, vector_norm take complex)")
     return FLOAT64 if x.dtype == FLOAT64 else FLOAT32
 
 
@@ -487,6 +493,8 @@ def matrix_norm(x, /, *, keepdims=False, ord="fro"):
     values), inf / -inf (largest / smallest row sum of magnitudes), 1 / -1 (column sums), 2 / -2
     (largest / smallest singular value)."""
     x = _matrices(x)
+    if x.dtype in COMPLEX and ord in ("fro", 1, -1, math.inf, -math.inf):
+        x = _a.absolute(x)               # norms of the moduli (the others need a complex SVD)
     ft = _float_of(x)
     *batch, m, n = x.shape
     batch = tuple(batch)
