@@ -7,8 +7,8 @@
 # https://github.com/data-apis/array-api-tests with its `array-api` submodule checked out
 # (git submodule update --init). It needs hypothesis and ndindex. The suite is not vendored:
 # it is a test of this package, not part of it. Examples per test: $MAX_EXAMPLES (default 20).
-# Extensions we do not provide (fft) are disabled; linalg is tested. benchmarks/array_api_skips.txt
-# lists the tests skipped and why (the suite's --skips-file).
+# Both extensions (linalg, fft) are tested. benchmarks/array_api_skips.txt lists the tests skipped
+# and why (the suite's --skips-file).
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 aat="${1:-${ARRAY_API_TESTS_DIR:-/work/aat}}"
@@ -25,9 +25,9 @@ cd "$aat"
 # test_signatures.py), and two kinds of test build complex inputs without asking whether the
 # namespace has a complex dtype: test_special_cases.py's complex cases of test_unary (complex
 # special cases parsed from the stubs since data-apis/array-api-tests#409) and test_linalg.py's
-# test_vecdot_conj. kompute_ml has no complex dtype (the issue allows leaving it out; the
-# namespace names none, and complex data raises TypeError), so relax those expressions and skip
-# exactly those tests when the namespace has no complex dtype (idempotent; a namespace with
+# test_vecdot_conj. kompute_ml has complex64 everywhere (complex128 where the device has
+# shaderFloat64), so these patches change nothing for it; they relax those expressions and skip
+# exactly those tests for a namespace without a complex dtype (idempotent; a namespace with
 # complex runs them unchanged). Nothing else is skipped this way.
 "$python" - <<'PY'
 import pathlib
@@ -64,9 +64,8 @@ patch("array_api_tests/test_linalg.py",
       "        pytest.skip('complex inputs; the namespace has no complex dtype')\n")
 PY
 # The dtypes skipped are the standard's dtypes that the namespace does not offer on its default
-# device (__array_namespace_info__().dtypes()): complex64/complex128 and the 8- and 16-bit
-# integers everywhere, float64 on a device without shaderFloat64, int64/uint64 on one without
-# shaderInt64 (named there for scikit-learn, but narrowing to 32 bits, so not offered). The suite
+# device (__array_namespace_info__().dtypes()): the 8- and 16-bit integers everywhere, float64
+# and complex128 on a device without shaderFloat64, int64/uint64 on one without shaderInt64 (named there for scikit-learn, but narrowing to 32 bits, so not offered). The suite
 # also skips a dtype the namespace does not name at all; int64 and float64 are always named,
 # hence the explicit list.
 if [ -z "${ARRAY_API_TESTS_SKIP_DTYPES:-}" ]; then
@@ -83,6 +82,6 @@ export ARRAY_API_TESTS_MODULE=kompute_ml
 # kompute_ml as .venv installed it (make setup: the wheel; the source tree has no built modules)
 export PYTHONSAFEPATH=1
 exec "$python" -m pytest array_api_tests -q -p no:cacheprovider \
-    --max-examples "${MAX_EXAMPLES:-20}" --disable-extension fft \
+    --max-examples "${MAX_EXAMPLES:-20}" \
     --skips-file "$here/benchmarks/array_api_skips.txt" \
     --hypothesis-seed "${HYPOTHESIS_SEED:-0}" --disable-deadline -o "addopts=" -rN "$@"

@@ -61,8 +61,9 @@ from ._array import fusion as _fusion
 from ._array import indexing as _indexing
 from ._array import linalg as _linalg
 from ._array import reduction as _reduction
-from ._array.dtypes import (BOOL, FLOAT32, FLOAT64, INT32, INT64, INTEGERS, UINT32, UINT64, WIDE,
-                            canonical_dtype, default_int, device_dtype)
+from ._array.dtypes import (BOOL, COMPLEX, COMPLEX128, COMPLEX64, COMPLEX_PART, FLOAT32, FLOAT64,
+                            INT32, INT64, INTEGERS, UINT32, UINT64, WIDE, canonical_dtype,
+                            default_int, device_dtype)
 from ._array.fusion import Leaf, Scalar
 from . import config as _config
 from . import kernel as _kernel
@@ -82,7 +83,7 @@ __all__ = ["Array", "asarray", "array", "zeros", "ones", "full", "empty", "arang
            "set_float32_matmul_precision", "get_float32_matmul_precision",
            "reshape", "transpose", "broadcast_to"]
 
-_SCALARS = (bool, int, float, np.bool_, np.integer, np.floating)
+_SCALARS = (bool, int, float, complex, np.bool_, np.integer, np.floating, np.complexfloating)
 
 # Lazy arrays that read a buffer are listed on the buffer (``Buffer.readers``: {id(Array):
 # weakref to Array}): a kernel about to write the buffer realizes them first, so they keep the
@@ -355,6 +356,8 @@ class Array:
         shape = self.shape
         if shape and math.prod(shape) != 1:
             raise TypeError("only length-1 arrays can be converted to Python scalars")
+        if self.dtype in COMPLEX:
+            raise TypeError("float() of a complex array: take its real part first")
         return float(_fusion.read_scalar(self._realize(), self.dtype))
 
     def __int__(self):
@@ -363,7 +366,7 @@ class Array:
         return int(self.item())
 
     def __complex__(self):
-        # the standard's conversion of a one-element array; ours hold real values only
+        # the standard's conversion of a one-element array
         if self.size != 1:
             raise TypeError("only length-1 arrays can be converted to Python scalars")
         return complex(self.item())
@@ -443,10 +446,15 @@ class Array:
         return self.reshape(tuple(s for k, s in enumerate(self.shape) if k not in axes))
 
     def astype(self, dtype, copy=True):
-        """Convert to ``dtype`` (lazy; fused with the expression it belongs to)."""
+        """Convert to ``dtype`` (lazy; fused with the expression it belongs to). complex to a
+        real dtype keeps the real part and warns (numpy's ComplexWarning; to bool: nonzero)."""
         dtype = device_dtype(dtype, self.device, explicit=True)
         if dtype == self.dtype and not copy:
             return self
+        if self.dtype in COMPLEX and dtype not in COMPLEX and dtype != BOOL:
+            import warnings
+            warnings.warn("Casting complex values to real discards the imaginary part",
+                          np.exceptions.ComplexWarning, stacklevel=2)
         return _lazy("cast", (self,), dtype, self.shape, (self.dtype,))
 
     def copy(self):
@@ -1148,7 +1156,7 @@ def _upload(data, device):
 # the general path's steps (_to_numpy's conversions, check_size, the contiguous copy), which cost
 # a 4 KB upload about as much as the copy into the device's memory itself (decision 0021)
 _AS_IS = frozenset(map(np.dtype, (np.float32, np.int32, np.uint32, np.float64, np.int64,
-                                  np.uint64)))
+                                  np.uint64, np.complex64, np.complex128)))
 
 
 def _upload_as_is(obj, device):
@@ -1160,7 +1168,8 @@ def _upload_as_is(obj, device):
         return None
     device = _get_device(device)
     if obj.nbytes > device.max_buffer_bytes or (
-            dtype in WIDE and not device.limits.get("float64" if dtype == FLOAT64 else "int64")):
+            dtype in WIDE and not device.limits.get(
+                "float64" if dtype in (FLOAT64, COMPLEX128) else "int64")):
         return None
     return Array._new(device, obj.shape, dtype, buf=_buffers.upload_as_is(device, obj))
 
@@ -1193,6 +1202,8 @@ def _to_numpy(obj, dtype, device):
         # Python floats and ints (lists, scalars) take the default float and integer dtypes
         if want == FLOAT64:
             want = FLOAT32
+        elif want == COMPLEX128:
+            want = COMPLEX64                 # Python complex: the default complex dtype
         elif want == INT64:
             want = default_int(device)
     if data.dtype != want and data.dtype.kind in "iu":
@@ -1293,6 +1304,8 @@ def full(shape, fill_value, dtype=None, device=None):
             dtype = FLOAT32
         elif isinstance(fill_value, int) and not isinstance(fill_value, (bool, np.generic)):
             dtype = default_int(device)
+        elif isinstance(fill_value, complex) and not isinstance(fill_value, np.generic):
+            dtype = COMPLEX64
         else:
             dtype = device_dtype(np.asarray(fill_value).dtype, device)
     dtype = device_dtype(dtype, device, explicit=True)
@@ -1433,6 +1446,8 @@ def _reduce(a, op, axis, keepdims, dtype, out):
         raise TypeError("out= is not supported; kompute_ml arrays are returned, never filled")
     if type(a) is not Array:
         a = asarray(a)
+    if a.dtype in COMPLEX:
+        return _complex_reduce(a, op, axis, keepdims, dtype)
     if op == "sum" and axis is None and dtype is None:
         node = a._node
         # the sum of a lazy expression: one kernel reads its operands and never stores it
@@ -1467,6 +1482,45 @@ def _reduce(a, op, axis, keepdims, dtype, out):
     if dtype is not None:
         res = res.astype(dtype, copy=False)
     return res
+
+
+def _pairs(a):
+    """The complex Array ``a`` as the real Array of its (re, im) pairs: shape + (2,), the same
+    buffer."""
+    return Array._new(a.device, a.shape + (2,), COMPLEX_PART[a.dtype], buf=a._realize())
+
+
+def _complex_reduce(a, op, axis, keepdims, dtype):
+    """sum, mean or prod of a complex array: sums and means reduce the pairs' parts, products
+    multiply halves of the reduced axes pairwise (log2 n rounds of fused complex products)."""
+    if op not in ("sum", "mean", "prod"):
+        raise TypeError(f"{op} of complex values is not defined (complex numbers are not "
+                        f"ordered)")
+    if dtype is not None:
+        a = a.astype(dtype, copy=False)
+    nd = a.ndim
+    axes = range(nd) if axis is None else (axis,) if np.ndim(axis) == 0 else axis
+    axes = sorted({_indexing.norm_axis(x, nd) for x in axes})
+    keep = [k for k in range(nd) if k not in axes]
+    out_shape = tuple(1 if k in axes else s for k, s in enumerate(a.shape)) if keepdims \
+        else tuple(a.shape[k] for k in keep)
+    if op != "prod":
+        res = _reduce(_pairs(a), op, tuple(axes), keepdims, None, None)
+        return Array._new(a.device, out_shape, a.dtype, buf=res._realize())
+    m = math.prod(a.shape[k] for k in axes)
+    rows = math.prod(a.shape[k] for k in keep)
+    if m == 0 or rows == 0:
+        return full(out_shape, 1, dtype=a.dtype, device=a.device)
+    x = a.transpose(keep + axes) if keep + axes != list(range(nd)) else a
+    x = x.reshape((rows, m))
+    while m > 1:
+        h = m // 2
+        y = x[:, :h] * x[:, h:2 * h]
+        if m % 2:                     # the odd one out joins the first column
+            first = _iota(h, 0, 1, INT32, a.device) == 0
+            y = y * where(first, x[:, 2 * h:], 1)
+        x, m = y, h
+    return x.reshape(out_shape)
 
 
 def sum(a, axis=None, keepdims=False):
@@ -1592,6 +1646,16 @@ def _product(fn, a, b, precision="highest"):
     """``fn`` (``_linalg.matmul`` or ``dot``) on Arrays: the conversions to the compute dtype
     stay lazy until the product reads them, so they fuse with the operands' expressions."""
     out_dtype, ct = _linalg.result_dtypes(a.dtype, b.dtype, a.device)
+    if out_dtype in COMPLEX:
+        # from real products: (Ar + Ai i)(Br + Bi i) = (Ar Br - Ai Bi) + (Ar Bi + Ai Br) i
+        (ar, ai), (br, bi) = (_parts_of(x, COMPLEX_PART[out_dtype]) for x in (a, b))
+        re = _product(fn, ar, br)
+        if ai is not None and bi is not None:
+            re = re - _product(fn, ai, bi)
+        terms = ([_product(fn, ar, bi)] if bi is not None else []) + \
+            ([_product(fn, ai, br)] if ai is not None else [])
+        im = terms[0] if len(terms) == 1 else terms[0] + terms[1]
+        return elementwise("complex", re, im)
     if a.dtype != ct:
         a = a.astype(ct, copy=False)
     if b.dtype != ct:
@@ -1603,6 +1667,15 @@ def _product(fn, a, b, precision="highest"):
                                          precision=precision))
     return a._wrap(fn(a.device, (a._realize(), a.shape), (b._realize(), b.shape), out_dtype,
                       precision=precision))
+
+
+def _parts_of(x, part):
+    """(real part, imaginary part or None for a real array) of ``x`` in the float dtype
+    ``part``."""
+    if x.dtype in COMPLEX:
+        return elementwise("real", x).astype(part, copy=False), \
+            elementwise("imag", x).astype(part, copy=False)
+    return x.astype(part, copy=False), None
 
 
 def dot(a, b):

@@ -5,7 +5,8 @@
 // KM_INDIRECT (assignment through index arrays): dim `idim` adds off[c] instead of c * stride;
 // a negative entry marks an index out of range: err[0] = 1 and nothing is written.
 // Two invocations writing one element (repeated indices) race: one of the values lands.
-// 32-bit words, so it serves every dtype; KM_WORDS2: elements of two words (float64).
+// 32-bit words, so it serves every dtype; KM_WORDS2: elements of two words (float64,
+// complex64), KM_WORDS4: of four (complex128).
 // binding 0: src, binding 1: dst (KM_INDIRECT: binding 2: off (int), binding 3: err (one uint))
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
@@ -13,10 +14,15 @@ layout(local_size_x = 256) in;
 #ifndef KM_WORDS2
 #define KM_WORDS2 0
 #endif
+#ifndef KM_WORDS4
+#define KM_WORDS4 0
+#endif
 #ifndef KM_INDIRECT
 #define KM_INDIRECT 0
 #endif
-#if KM_WORDS2
+#if KM_WORDS4
+#define KM_WORD uvec4
+#elif KM_WORDS2
 #define KM_WORD uvec2
 #else
 #define KM_WORD uint

@@ -5,7 +5,8 @@
 // with idx = ind[k] (take: one index list for every o, j) or ind[(o * m + k) * inner + j]
 // (KM_ALONG: take_along_axis, an index per output element). Negative indices count from the end
 // (numpy); an index outside [-n, n) writes 0 and sets err[0] = 1, which the caller checks.
-// 32-bit words, so it serves every dtype (KM_WORDS2: elements of two words, float64's).
+// 32-bit words, so it serves every dtype (KM_WORDS2: elements of two words, float64's and
+// complex64's; KM_WORDS4: of four, complex128's).
 // KM_SIGNED: the indices are int32 (else uint32). KM_IND64: they are int64 / uint64, read as
 // word pairs (no 64-bit arithmetic: an index past 32 bits is simply out of range).
 // binding 0: x, binding 1: ind, binding 2: out, binding 3: err (one uint, zeroed by the caller)
@@ -24,7 +25,12 @@ layout(local_size_x = 256) in;
 #ifndef KM_WORDS2
 #define KM_WORDS2 0
 #endif
-#if KM_WORDS2
+#ifndef KM_WORDS4
+#define KM_WORDS4 0
+#endif
+#if KM_WORDS4
+#define KM_WORD uvec4
+#elif KM_WORDS2
 #define KM_WORD uvec2
 #else
 #define KM_WORD uint

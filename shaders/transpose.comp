@@ -3,7 +3,8 @@
 // elements: a matrix transpose through 32 x 32 tiles in shared memory, so that both the reads of
 // src and the writes of dst are whole rows of 32 consecutive words (a strided gather reads one
 // and writes the other 32 words apart, several times slower: docs/decisions/0021). Workgroups walk the tiles grid-stride on every axis (grids past the device's limits).
-// 32-bit words, so it serves every 4-byte dtype; KM_WORDS2: elements of two words (float64).
+// 32-bit words, so it serves every 4-byte dtype; KM_WORDS2: elements of two words (float64,
+// complex64), KM_WORDS4: of four (complex128).
 // binding 0: src, binding 1: dst; push: B, R, C, offset (in elements)
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
@@ -11,7 +12,12 @@ layout(local_size_x = 32, local_size_y = 8) in;
 #ifndef KM_WORDS2
 #define KM_WORDS2 0
 #endif
-#if KM_WORDS2
+#ifndef KM_WORDS4
+#define KM_WORDS4 0
+#endif
+#if KM_WORDS4
+#define KM_WORD uvec4
+#elif KM_WORDS2
 #define KM_WORD uvec2
 #else
 #define KM_WORD uint

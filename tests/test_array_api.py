@@ -23,9 +23,9 @@ def test_namespace_identity_and_info():
     assert info.default_dtypes()["real floating"] == xp.float32
     # float64 where the device has shaderFloat64, int64 and uint64 where it has shaderInt64
     # (tests/test_float64.py and test_int64.py cover devices without)
-    f64 = {"float64"} if a.device.limits["float64"] else set()
+    f64 = {"float64", "complex128"} if a.device.limits["float64"] else set()
     i64 = {"int64", "uint64"} if a.device.limits["int64"] else set()
-    assert set(info.dtypes()) == {"bool", "int32", "uint32", "float32"} | f64 | i64
+    assert set(info.dtypes()) == {"bool", "int32", "uint32", "float32", "complex64"} | f64 | i64
     assert set(info.dtypes(kind="signed integer")) == {"int32"} | (i64 - {"uint64"})
     assert info.default_dtypes()["integral"] == info.default_dtypes()["indexing"] == DEFAULT_INT
     assert xp.float64 == np.float64 and xp.int64 == np.int64 and xp.uint64 == np.uint64

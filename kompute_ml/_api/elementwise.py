@@ -14,7 +14,7 @@ import math
 import numpy as np
 
 from .. import array as _a
-from .._array.dtypes import BOOL, FLOAT32, FLOAT64, INTEGERS, SIGNED, UNSIGNED
+from .._array.dtypes import BOOL, COMPLEX, FLOAT32, FLOAT64, INTEGERS, SIGNED, UNSIGNED
 
 __all__ = ["abs", "acos", "acosh", "add", "asin", "asinh", "atan", "atan2", "atanh", "bitwise_and",
            "bitwise_left_shift", "bitwise_invert", "bitwise_or", "bitwise_right_shift",
@@ -45,7 +45,7 @@ abs = _a.absolute
 
 def _float(x):
     x = _arr(x)
-    return x if x.dtype in (FLOAT32, FLOAT64) else x.astype(FLOAT32)
+    return x if x.dtype in (FLOAT32, FLOAT64) or x.dtype in COMPLEX else x.astype(FLOAT32)
 
 
 def _arr(x):
@@ -69,15 +69,19 @@ def positive(x, /):
 
 
 def conj(x, /):
-    return _arr(x).copy()          # real dtypes only: the conjugate is the value
+    x = _arr(x)
+    return _a.elementwise("conj", x) if x.dtype in COMPLEX else x.copy()
 
 
 def real(x, /):
-    return _arr(x).copy()
+    x = _arr(x)
+    return _a.elementwise("real", x) if x.dtype in COMPLEX else x.copy()
 
 
 def imag(x, /):
     x = _arr(x)
+    if x.dtype in COMPLEX:
+        return _a.elementwise("imag", x)
     return _a.zeros(x.shape, x.dtype, x.device)
 
 
@@ -100,6 +104,8 @@ def isinf(x, /):
     x = _arr(x)
     if _integral(x):
         return _a.zeros(x.shape, BOOL, x.device)
+    if x.dtype in COMPLEX:             # either part infinite (its other part nan or not)
+        return isinf(real(x)) | isinf(imag(x))
     return _a.absolute(x) == math.inf
 
 
@@ -107,6 +113,8 @@ def isfinite(x, /):
     x = _arr(x)
     if _integral(x):
         return _a.ones(x.shape, BOOL, x.device)
+    if x.dtype in COMPLEX:
+        return isfinite(real(x)) & isfinite(imag(x))
     return _a.absolute(x) < math.inf         # false for inf and nan
 
 
@@ -123,6 +131,8 @@ def signbit(x, /):
 def sign(x, /):
     """-1, 0 or 1 by the sign of ``x``; +0.0 for both zeros and nan for nan (numpy's)."""
     x = _arr(x)
+    if x.dtype in COMPLEX:             # x / |x| (0 at 0), numpy 2's and the standard's
+        return _a.elementwise("sign", x)
     one = 1 if _integral(x) else 1.0
     if x.dtype in UNSIGNED:
         return _a.where(x > 0, one, 0).astype(x.dtype)

@@ -18,7 +18,7 @@ import operator
 import numpy as np
 
 from .. import array as _a
-from .._array.dtypes import FLOAT32, FLOAT64, default_int, result_dtype
+from .._array.dtypes import COMPLEX, FLOAT32, FLOAT64, default_int, result_dtype
 from ..errors import LinAlgError
 from . import _decompositions as _d
 from . import manipulation as _m
@@ -65,6 +65,10 @@ def tensordot(x1, x2, /, *, axes=2):
     return out.reshape(tuple(x1.shape[i] for i in free1) + tuple(x2.shape[j] for j in free2))
 
 
+def _conj(x):
+    return _a.elementwise("conj", x) if x.dtype in COMPLEX else x
+
+
 def vecdot(x1, x2, /, *, axis=-1):
     """Dot products along ``axis`` (broadcast product, then the device sum)."""
     if x1.shape[axis] != x2.shape[axis]:
@@ -73,7 +77,7 @@ def vecdot(x1, x2, /, *, axis=-1):
     nd = max(x1.ndim, x2.ndim)
     if not -nd <= axis < 0 and axis >= 0:
         axis = axis - nd
-    p = x1 * x2
+    p = _conj(x1) * x2               # the standard's: the first operand conjugated
     return p.sum(axis=axis, dtype=p.dtype)          # the operands' type (a sum's is wider)
 
 
@@ -106,6 +110,8 @@ def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
     x = _arr(x)
     if isinstance(axis, list):
         axis = tuple(axis)
+    if x.dtype in COMPLEX:
+        x = _a.absolute(x)               # the moduli (float32 / float64)
     ft = _float_of(x)
     a = _a.absolute(x.astype(ft, copy=False))
     if axis is None and not keepdims:
@@ -164,7 +170,11 @@ def _on(*xs):
 
 
 def _float_of(x):
-    """The float dtype results of ``x`` take: float64 for float64 input, else float32."""
+    """The float dtype results of ``x`` take: float64 for float64 input, else float32 (the
+    decompositions of complex matrices are not implemented: TypeError, never their real part)."""
+    if x.dtype in COMPLEX:
+        raise TypeError(f"kompute_ml.linalg: the decompositions of {x.dtype} matrices are not "
+                        f"implemented (matmul, vecdot, tensordot, vector_norm take complex)")
     return FLOAT64 if x.dtype == FLOAT64 else FLOAT32
 
 
@@ -486,6 +496,8 @@ def matrix_norm(x, /, *, keepdims=False, ord="fro"):
     values), inf / -inf (largest / smallest row sum of magnitudes), 1 / -1 (column sums), 2 / -2
     (largest / smallest singular value)."""
     x = _matrices(x)
+    if x.dtype in COMPLEX and ord in ("fro", 1, -1, math.inf, -math.inf):
+        x = _a.absolute(x)               # norms of the moduli (the others need a complex SVD)
     ft = _float_of(x)
     *batch, m, n = x.shape
     batch = tuple(batch)

@@ -375,6 +375,14 @@ def _cumulative(x, op, axis, dtype, include_initial):
         raise ValueError("cumulative functions need an array of at least one dimension")
     axis = _axis(axis, x.ndim)
     dtype = _default_acc_dtype(x, dtype)
+    if dtype.kind == "c":
+        if op != "sum":
+            raise TypeError("cumulative_prod of complex values is not supported")
+        # the running sums of the real and the imaginary parts
+        x = x.astype(dtype, copy=False)
+        parts = [_cumulative(_a.elementwise(p, x), op, axis, None, include_initial)
+                 for p in ("real", "imag")]
+        return _a.elementwise("complex", *parts)
     y = moveaxis(x, axis, -1) if axis != x.ndim - 1 else x
     y = y.astype(dtype, copy=False)
     n = y.shape[-1] if y.ndim else 1
@@ -456,6 +464,7 @@ def searchsorted(x1, x2, /, *, side="left", sorter=None):
     first place whose element is not less than it (``side="right"``: greater than it), of the
     default integer dtype and ``x2``'s shape; ``sorter``: the indices that sort ``x1`` (an argsort). Elements compare in
     :func:`sort`'s order (NaNs last, -0.0 equal to 0.0): a binary search on the device."""
+    _no_complex(x1, "searchsorted")
     if side not in ("left", "right"):
         raise ValueError(f"side must be 'left' or 'right', got {side!r}")
     if not isinstance(x1, Array):
@@ -490,7 +499,14 @@ def argsort(x, /, *, axis=-1, descending=False, stable=True):
     return _sorted(x, axis, descending, False)
 
 
+def _no_complex(x, what):
+    if x.dtype.kind == "c":
+        raise TypeError(f"{what} of complex values: complex numbers have no order (the Array "
+                        f"API's); sort their real or imaginary parts")
+
+
 def _sorted(x, axis, descending, values):
+    _no_complex(x, "sort")
     axis = _axis(axis, x.ndim)         # (a 0-d array has no axis: numpy's AxisError)
     if not _sort.on_device(x.device, x.size):
         return _host(x, lambda h: _host_sorted(h, axis, descending, values),

@@ -22,7 +22,8 @@ import sys
 import numpy as np
 
 from .. import array as _a
-from .._array.dtypes import (BOOL, DTYPES, FLOAT32, FLOAT64, INT32, INT64, INTEGERS, UINT32,
+from .._array.dtypes import (BOOL, COMPLEX128, COMPLEX64, DTYPES, FLOAT32, FLOAT64, INT32, INT64,
+                             INTEGERS, UINT32,
                              UINT64, canonical_dtype, default_int, device_dtype, device_dtypes,
                              has_float64, has_int64)
 from .._runtime import device as _device
@@ -39,6 +40,8 @@ bool = BOOL                      # the standard's name; shadows the builtin in t
 # array-api-compat to compute in float32. ``astype`` to them gives float32 / int32 / uint32 there
 # (ints that do not fit raise OverflowError); other explicit requests raise TypeError.
 float64, int64, uint64 = FLOAT64, INT64, UINT64
+# complex64 everywhere; complex128 where the device has shaderFloat64 (named elsewhere, as float64)
+complex64, complex128 = COMPLEX64, COMPLEX128
 _bool = type(True)
 
 e, pi, inf, nan, newaxis = math.e, math.pi, math.inf, math.nan, None
@@ -62,9 +65,8 @@ class _Info:
         return [_device.get_device(d.index) for d in _device.devices()]
 
     def default_dtypes(self, *, device=None):
-        # no complex dtypes: None says so (the standard lets a namespace lack them)
         dflt = default_int(_a._get_device(device))
-        return {"real floating": FLOAT32, "complex floating": None, "integral": dflt,
+        return {"real floating": FLOAT32, "complex floating": COMPLEX64, "integral": dflt,
                 "indexing": dflt}
 
     def dtypes(self, *, device=None, kind=None):
@@ -153,13 +155,14 @@ def iinfo(type, /):
     return np.iinfo(_check_dtype(_dt(type) if isinstance(type, Array) else np.dtype(type)))
 
 
-_NARROW = {FLOAT64: FLOAT32, INT64: INT32, UINT64: UINT32}
+_NARROW = {FLOAT64: FLOAT32, INT64: INT32, UINT64: UINT32, COMPLEX128: COMPLEX64}
 
 
 def _check_dtype(dt):
     if dt not in DTYPES:
         raise TypeError(f"dtype {dt} is not supported by kompute_ml arrays (float32, int32, "
-                        f"uint32, bool; float64, int64, uint64 where the device has them)")
+                        f"uint32, bool, complex64; float64, int64, uint64, complex128 where the "
+                        f"device has them)")
     return dt
 
 
@@ -170,7 +173,7 @@ def astype(x, dtype, /, *, copy=True, device=None):
     without int64 (named, not supported there: see the top of this module).
     """
     dtype = np.dtype(dtype)
-    if (dtype == FLOAT64 and not has_float64(x.device)) or \
+    if (dtype in (FLOAT64, COMPLEX128) and not has_float64(x.device)) or \
             (dtype in (INT64, UINT64) and not has_int64(x.device)):
         dtype = _NARROW[dtype]
     out = x.astype(_check_dtype(dtype), copy=copy)
@@ -307,10 +310,10 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None):
 
 def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True):
     """``num`` evenly spaced values from ``start`` to ``stop`` (computed in float64, uploaded)."""
-    if isinstance(start, complex) or isinstance(stop, complex):
-        raise TypeError("complex linspace is not supported (no complex dtypes)")
     data = np.linspace(start, stop, num, endpoint=endpoint)
-    return _a.asarray(data, dtype=FLOAT32 if dtype is None else dtype, device=device)
+    if dtype is None:          # the default float or complex dtype (float32, complex64)
+        dtype = COMPLEX64 if data.dtype.kind == "c" else FLOAT32
+    return _a.asarray(data, dtype=dtype, device=device)
 
 
 def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None):
@@ -402,14 +405,15 @@ from .construction import __all__ as _construction_all  # noqa: E402
 from .introspection import *                      # noqa: E402,F401,F403
 from .introspection import __all__ as _introspection_all  # noqa: E402
 from . import linalg           # noqa: E402
+from . import fft              # noqa: E402
 from .linalg import matmul, matrix_transpose, tensordot, vecdot  # noqa: E402,F401
 
 __all__ = ["__array_api_version__", "__array_namespace_info__", "float32", "int32", "uint32",
-           "float64", "int64", "uint64",
+           "float64", "int64", "uint64", "complex64", "complex128",
            "bool", "e", "pi", "inf", "nan", "newaxis", "isdtype", "result_type", "can_cast",
            "finfo", "iinfo", "astype", "asarray", "from_dlpack", "empty", "zeros", "ones", "full",
            "empty_like", "zeros_like", "ones_like", "full_like", "arange", "linspace", "eye",
-           "meshgrid", "tril", "triu", "linalg", "matmul", "matrix_transpose", "tensordot",
+           "meshgrid", "tril", "triu", "linalg", "fft", "matmul", "matrix_transpose", "tensordot",
            "vecdot"] + list(_ew_all) + list(_ops_all) + [
     # numpy's functions beyond the standard (numeric's round, with decimals=, replaces the
     # standard's, which it extends)

@@ -17,7 +17,7 @@ import numpy as np
 
 from .. import array as _a
 from .._array import integers as _integers
-from .._array.dtypes import BOOL, INT32, INTEGERS, UINT32, UNSIGNED, device_dtype
+from .._array.dtypes import BOOL, COMPLEX, INT32, INTEGERS, UINT32, UNSIGNED, device_dtype
 from . import elementwise as _ew
 from ._common import arr as _arr, floating as _floating, np_dtype as _np_dtype, on as _on
 from .numeric import round as _round
@@ -164,6 +164,8 @@ def conjugate(x, /):
     >>> km.conjugate(km.asarray([1.5])).numpy().tolist()
     [1.5]
     """
+    if isinstance(x, Array) and x.dtype in COMPLEX:
+        return _ew.conj(x)
     (x,), _ = _to_dtype(np.conjugate, x)
     return x.copy()
 
@@ -428,7 +430,7 @@ def isneginf(x, /):
 
 
 def isreal(x):
-    """True for every element (kompute_ml has no complex dtypes).
+    """True where the imaginary part is 0 (every element of a real array).
 
     Parameters
     ----------
@@ -447,11 +449,13 @@ def isreal(x):
     [True]
     """
     x = _arr(x)
+    if x.dtype in COMPLEX:
+        return _ew.imag(x) == 0
     return _a.ones(x.shape, BOOL, x.device)
 
 
 def iscomplex(x):
-    """False for every element (kompute_ml has no complex dtypes).
+    """True where the imaginary part is not 0 (no element of a real array).
 
     Parameters
     ----------
@@ -470,11 +474,13 @@ def iscomplex(x):
     [False]
     """
     x = _arr(x)
+    if x.dtype in COMPLEX:
+        return _ew.imag(x) != 0
     return _a.zeros(x.shape, BOOL, x.device)
 
 
 def isrealobj(x):
-    """Whether ``x`` has a real dtype: True for any Array.
+    """Whether ``x`` has a real dtype.
 
     Parameters
     ----------
@@ -484,7 +490,7 @@ def isrealobj(x):
     Returns
     -------
     bool
-        True for Arrays.
+        True for real Arrays.
 
     Examples
     --------
@@ -496,7 +502,7 @@ def isrealobj(x):
 
 
 def iscomplexobj(x):
-    """Whether ``x`` has a complex dtype: False for any Array.
+    """Whether ``x`` has a complex dtype.
 
     Parameters
     ----------
@@ -506,7 +512,7 @@ def iscomplexobj(x):
     Returns
     -------
     bool
-        False for Arrays.
+        True for complex64 and complex128 Arrays.
 
     Examples
     --------
@@ -514,7 +520,7 @@ def iscomplexobj(x):
     >>> km.iscomplexobj(km.asarray([1.0]))
     False
     """
-    return False if isinstance(x, Array) else bool(np.iscomplexobj(x))
+    return x.dtype in COMPLEX if isinstance(x, Array) else bool(np.iscomplexobj(x))
 
 
 def divmod(x1, x2, /):
@@ -897,13 +903,13 @@ def bitwise_count(x, /):
 
 
 def angle(z, deg=False):
-    """The argument of each (real) number: 0 for non-negative numbers, pi for negative ones
-    (numpy's ``arctan2(0, x)``, lazy); complex inputs are not supported.
+    """The argument of each number: ``atan2(imag, real)`` (real numbers: 0 for non-negative
+    ones, pi for negative ones, numpy's ``arctan2(0, x)``), lazy.
 
     Parameters
     ----------
     z : array_like
-        Real numbers.
+        Real or complex numbers.
     deg : bool, default=False
         In degrees rather than radians.
 
@@ -920,7 +926,10 @@ def angle(z, deg=False):
     """
     x = _arr(z)
     dt = device_dtype(np.angle(np.zeros((0,), x.dtype)).dtype, x.device)
-    a = _ew.atan2(_a.zeros((), dt, x.device), x.astype(dt, copy=False))
+    if x.dtype in COMPLEX:
+        a = _ew.atan2(_ew.imag(x), _ew.real(x))
+    else:
+        a = _ew.atan2(_a.zeros((), dt, x.device), x.astype(dt, copy=False))
     return (a * (180 / math.pi)).astype(dt, copy=False) if deg else a
 
 

@@ -15,16 +15,26 @@ from .._runtime import program as shaders
 from ..errors import DeviceLimitError
 from .dtypes import BOOL, FLOAT32, STORAGE_DTYPE
 
-__all__ = ["check_size", "alloc", "fill", "iota", "upload", "upload_as_is", "transfer", "download", "read_scalar", "words_per_element"]
+__all__ = ["check_size", "alloc", "fill", "iota", "upload", "upload_as_is", "transfer", "download",
+           "read_scalar", "words_per_element", "word_defines"]
 
 
 def words_per_element(dtype):
-    """32-bit words one element of ``dtype`` takes in a buffer (2 for 8-byte dtypes, else 1)."""
+    """32-bit words one element of ``dtype`` takes in a buffer (2 for 8-byte dtypes, 4 for
+    complex128, else 1)."""
     if not isinstance(dtype, np.dtype):      # (a dtype already: the common case)
         if dtype is None:
             return 1
         dtype = np.dtype(dtype)
-    return 2 if dtype.itemsize == 8 else 1
+    size = dtype.itemsize
+    return 1 if size <= 4 else size // 4
+
+
+def word_defines(dtype):
+    """The defines of the word-moving shaders (gather, scatter, take, transpose, fill) for
+    elements of ``dtype``: KM_WORDS2 (8 bytes) or KM_WORDS4 (16: complex128), else none."""
+    words = words_per_element(dtype)
+    return {"KM_WORDS2": 1} if words == 2 else {"KM_WORDS4": 1} if words == 4 else {}
 
 
 def _nbytes(shape, dtype):
@@ -35,7 +45,7 @@ def _nbytes(shape, dtype):
 
 def _count_bytes(n, words):
     """:func:`_nbytes` of ``n`` >= 1 elements of ``words`` 32-bit words each."""
-    return (-(-n // 4) * 4 if words == 2 else n) * 4 * words
+    return (-(-n // 4) * 4 if words >= 2 else n) * 4 * words
 
 
 def check_size(device, shape, dtype=FLOAT32):
@@ -64,7 +74,11 @@ def fill(device, shape, dtype, value):
         if buf.ringed and _stream.fill_in_place(buf, words, n):
             return buf                  # a CPU device's mapped memory, filled by the host
         words = words.view(np.uint32)
-        if len(words) == 1:
+        if len(words) == 4:
+            # fill.comp with KM_WORDS4: four words (a complex128's real and imaginary halves)
+            shaders.get("fill", {"KM_WORDS4": 1}).dispatch_1d(
+                device, [buf], n, push=(n, *(int(w) for w in words)))
+        elif len(words) == 1:
             # fill.comp — binding 0: out (uint words); push: n, the 32-bit pattern of the value
             shaders.get("fill").dispatch_1d(device, [buf], n, push=(n, int(words[0])))
         else:

@@ -8,16 +8,17 @@ asks for them to be written into the source ("baked") because the push block is 
 
 import struct
 
-from .dtypes import (BOOL, COMPARISONS, FLOAT32, FLOAT64, FLOATS, FLOAT_UNARY, GLSL_TYPE,
-                     INT32, INT64, INT64_EXTENSION, PREDICATES, SIGNED, STORAGE_TYPE, UINT32,
-                     UINT64, VEC4_TYPE, WIDE)
+from .dtypes import (BOOL, COMPARISONS, COMPLEX, COMPLEX128, COMPLEX64, COMPLEX_OF, COMPLEX_PART,
+                     FLOAT32,
+                     FLOAT64, FLOATS, FLOAT_UNARY, GLSL_TYPE, INT32, INT64, INT64_EXTENSION,
+                     PREDICATES, SIGNED, STORAGE_TYPE, UINT32, UINT64, VEC4_TYPE, WIDE)
 
 __all__ = ["generate", "generate_sum", "LOCAL_SIZE", "per_invocation", "push_words",
-           "sum_vec4_per_thread"]
+           "sum_vec4_per_thread", "vector"]
 
 LOCAL_SIZE = 256
 _SUFFIX = {FLOAT32: "f", INT32: "i", UINT32: "u", BOOL: "b", FLOAT64: "d", INT64: "l",
-           UINT64: "ul"}
+           UINT64: "ul", COMPLEX64: "c", COMPLEX128: "z"}
 _ZERO = {FLOAT32: "0.0", FLOAT64: "0.0lf", INT32: "0", UINT32: "0u", INT64: "0l", UINT64: "0ul"}
 
 
@@ -25,6 +26,15 @@ def _cast(expr, src, dst):
     """GLSL converting ``expr`` of dtype ``src`` to ``dst`` (numpy's astype semantics)."""
     if src == dst:
         return expr
+    if dst in COMPLEX:
+        if src in COMPLEX:
+            return f"{GLSL_TYPE[dst]}({expr})"
+        part = COMPLEX_PART[dst]
+        return f"{GLSL_TYPE[dst]}({_cast(expr, src, part)}, {_ZERO[part]})"
+    if src in COMPLEX:
+        if dst == BOOL:
+            return f"any(notEqual({expr}, {GLSL_TYPE[src]}(0)))"
+        return _cast(f"({expr}).x", COMPLEX_PART[src], dst)    # the real part, as numpy's
     if dst == BOOL:
         return f"({expr} != {_ZERO[src]})"
     if dst in (UINT32, UINT64) and src in FLOATS:
@@ -37,6 +47,8 @@ def _cast(expr, src, dst):
 
 def _binary(op, ct, a, b):
     t = _SUFFIX[ct]
+    if ct in COMPLEX:
+        return _complex_binary(op, ct, a, b)
     if op in COMPARISONS:
         sym = COMPARISONS[op]
         if ct == BOOL and sym not in ("==", "!="):
@@ -88,7 +100,49 @@ MATH_FUNCTIONS = {
 MATH_BINARY = {"power": "kmath_pow", "arctan2": "kmath_atan2"}      # float32 operands
 
 
+def _complex_binary(op, ct, a, b):
+    """GLSL of a binary operation on complex values (shaders/complex.glsl)."""
+    t = _SUFFIX[ct]
+    if op in ("add", "subtract"):
+        return f"({a} {'+' if op == 'add' else '-'} {b})"
+    if op in ("multiply", "true_divide", "power"):
+        return f"km_{dict(multiply='mul', true_divide='div', power='pow')[op]}_{t}({a}, {b})"
+    if op == "equal":
+        return f"all(equal({a}, {b}))"
+    if op == "not_equal":
+        return f"any(notEqual({a}, {b}))"
+    raise TypeError(f"{op} is not implemented for {ct} on the device")
+
+
+# complex functions -> shaders/complex.glsl (km_<name>_c: complex64, km_<name>_z: complex128)
+COMPLEX_FUNCTIONS = {
+    "exp": "exp", "expm1": "expm1", "log": "log", "log1p": "log1p", "sqrt": "sqrt",
+    "sin": "sin", "cos": "cos", "tan": "tan", "sinh": "sinh", "cosh": "cosh", "tanh": "tanh",
+    "arcsin": "asin", "arccos": "acos", "arctan": "atan", "arcsinh": "asinh",
+    "arccosh": "acosh", "arctanh": "atanh", "log2": "log2", "log10": "log10",
+}
+
+
+_COMPLEX_OWN = {"negative": "neg", "conj": "conj", "absolute": "abs", "sign": "sign",
+                "square": "square"}
+
+
+def _complex_unary(op, ct, a):
+    t = _SUFFIX[ct]
+    if op in COMPLEX_FUNCTIONS:
+        return f"km_{COMPLEX_FUNCTIONS[op]}_{t}({a})"
+    if op in _COMPLEX_OWN:
+        return f"km_{_COMPLEX_OWN[op]}_{t}({a})"
+    if op == "real":
+        return f"({a}).x"
+    if op == "imag":
+        return f"({a}).y"
+    raise TypeError(f"{op} is not implemented for {ct} on the device")
+
+
 def _unary(op, ct, a):
+    if ct in COMPLEX:
+        return _complex_unary(op, ct, a)
     if op in FLOAT_UNARY:
         table = MATH64_FUNCTIONS if ct == FLOAT64 else MATH_FUNCTIONS
         if op not in table:
@@ -130,6 +184,10 @@ def _literal(dtype, value):
         return f"int64_t({int(value) & 0xFFFFFFFFFFFFFFFF:#x}ul)"
     if dtype == UINT64:
         return f"{int(value) & 0xFFFFFFFFFFFFFFFF:#x}ul"
+    if dtype in COMPLEX:
+        part = COMPLEX_PART[dtype]
+        return (f"{GLSL_TYPE[dtype]}({_literal(part, value.real)}, "
+                f"{_literal(part, value.imag)})")
     return "true" if value else "false"
 
 
@@ -139,6 +197,8 @@ def _expression(op, compute, args):
         return args[0]
     if op == "where":
         return f"({args[0]} ? {args[1]} : {args[2]})"
+    if op == "complex":
+        return f"{GLSL_TYPE[COMPLEX_OF[compute[0]]]}({args[0]}, {args[1]})"
     if op in COMPARISONS and compute[0] != compute[1]:
         # a signed integer against an unsigned one (int32 with uint32, int64 with uint64)
         sym = COMPARISONS[op]
@@ -153,7 +213,13 @@ def _expression(op, compute, args):
 def push_words(dtype):
     """Push-constant words of a scalar of ``dtype`` (an 8-byte one travels as two uint halves,
     the low one first)."""
-    return 2 if dtype in WIDE else 1
+    return {COMPLEX64: 2, COMPLEX128: 4}.get(dtype, 2 if dtype in WIDE else 1)
+
+
+def vector(plan):
+    """Whether the kernel of ``plan`` takes 4 elements per invocation (4-vector loads and
+    stores): no input needs coordinates, and no complex value (a pair) is among them."""
+    return not plan.need_coords and not _uses(plan, COMPLEX)
 
 
 def _uses(plan, wanted):
@@ -168,6 +234,12 @@ def _push_scalar(j, dt):
     """(push block members, GLSL reading the value) of scalar ``j``."""
     if dt == FLOAT64:
         return [f"uint s{j}lo;", f"uint s{j}hi;"], f"packDouble2x32(uvec2(pc.s{j}lo, pc.s{j}hi))"
+    if dt == COMPLEX64:
+        return [f"float s{j}re;", f"float s{j}im;"], f"vec2(pc.s{j}re, pc.s{j}im)"
+    if dt == COMPLEX128:
+        return ([f"uint s{j}a;", f"uint s{j}b;", f"uint s{j}c;", f"uint s{j}d;"],
+                f"dvec2(packDouble2x32(uvec2(pc.s{j}a, pc.s{j}b)), "
+                f"packDouble2x32(uvec2(pc.s{j}c, pc.s{j}d)))")
     if dt in (INT64, UINT64):
         bits = f"((uint64_t(pc.s{j}hi) << 32) | uint64_t(pc.s{j}lo))"
         return [f"uint s{j}lo;", f"uint s{j}hi;"], (bits if dt == UINT64 else f"int64_t{bits}")
@@ -178,12 +250,16 @@ def _parts(plan, bake_scalars, bake_dims):
     """(header, loads, body, result) of the kernel of ``plan``: the declarations but the output
     binding, the per-invocation loads and scalars (index ``i``; coordinates computed from it),
     the per-element statements (repeated per lane ``j`` in vector mode) and their result."""
-    vec = not plan.need_coords
+    vec = vector(plan)
     vec_bindings = {b for b, mask in plan.accesses if mask and all(mask)} if vec else set()
     header = ["#version 450", '#include "common.glsl"', '#include "kmath.glsl"',
               '#include "elementwise.glsl"']
-    if _uses(plan, (FLOAT64,)):   # only then: its functions need the device's Float64 capability
+    if _uses(plan, (FLOAT64, COMPLEX128)):   # only then: its functions need Float64
         header.append('#include "kmath64.glsl"')
+    if _uses(plan, COMPLEX):
+        header.append('#include "complex.glsl"')
+    if _uses(plan, (COMPLEX128,)):
+        header.append('#include "complex128.glsl"')
     if _uses(plan, (INT64, UINT64)):      # likewise Int64
         header += [INT64_EXTENSION, '#include "elementwise64.glsl"']
     header.append(f"layout(local_size_x = {LOCAL_SIZE}) in;")
@@ -240,9 +316,17 @@ def _parts(plan, bake_scalars, bake_dims):
                 args.append(_cast(f"{'x' if r[0] == 'x' else 't'}{r[1]}", r[2], ct))
         # the type the expression has
         natural = BOOL if op in COMPARISONS or op in PREDICATES else compute[-1]
+        if natural in COMPLEX and op in _REAL_OF_COMPLEX:
+            natural = COMPLEX_PART[natural]
+        elif op == "complex":
+            natural = dtype
         expr = _cast(_expression(op, compute, args), natural, dtype)
         body.append(f"{GLSL_TYPE[dtype]} t{t} = {expr};")
     return header, loads, body, f"t{len(plan.nodes) - 1}"
+
+
+# operations of a complex value with a real result
+_REAL_OF_COMPLEX = {"real", "imag", "absolute"}
 
 
 def generate(plan, bake_scalars, bake_dims):
@@ -253,7 +337,7 @@ def generate(plan, bake_scalars, bake_dims):
     invocations and of the load instructions. Buffers hold whole 16-byte multiples (the pool's
     buckets), so the last, partial vector reads and writes inside them.
     """
-    vec = not plan.need_coords
+    vec = vector(plan)
     header, loads, body, result = _parts(plan, bake_scalars, bake_dims)
     out_type = VEC4_TYPE[plan.out_dtype] if vec else STORAGE_TYPE[plan.out_dtype]
     header.insert(header.index(f"layout(local_size_x = {LOCAL_SIZE}) in;") + 1,

@@ -21,23 +21,30 @@ __all__ = ["FLOAT32", "FLOAT64", "INT32", "UINT32", "INT64", "UINT64", "BOOL", "
            "FLOAT_UNARY", "FLOAT_BINARY", "PREDICATES", "SAME_UNARY", "FLOATS", "INTEGERS",
            "SIGNED", "UNSIGNED", "WIDE", "INT64_EXTENSION", "canonical_dtype", "device_dtype",
            "has_float64", "has_int64", "features", "shader_features", "default_int", "accumulator_dtype",
-           "device_dtypes", "result_dtype", "resolve", "scalar_value"]
+           "device_dtypes", "result_dtype", "resolve", "scalar_value", "COMPLEX64", "COMPLEX128",
+           "COMPLEX", "COMPLEX_PART", "COMPLEX_OF", "COMPLEX_UNARY"]
 
 FLOAT32, INT32, UINT32, BOOL = (np.dtype(np.float32), np.dtype(np.int32), np.dtype(np.uint32),
                                 np.dtype(np.bool_))
 FLOAT64, INT64, UINT64 = np.dtype(np.float64), np.dtype(np.int64), np.dtype(np.uint64)
-DTYPES = (FLOAT32, INT32, UINT32, BOOL, FLOAT64, INT64, UINT64)
+COMPLEX64, COMPLEX128 = np.dtype(np.complex64), np.dtype(np.complex128)
+DTYPES = (FLOAT32, INT32, UINT32, BOOL, FLOAT64, INT64, UINT64, COMPLEX64, COMPLEX128)
+# complex: interleaved (re, im) pairs of float32 / float64 (complex128 needs shaderFloat64)
+COMPLEX = (COMPLEX64, COMPLEX128)
+COMPLEX_PART = {COMPLEX64: FLOAT32, COMPLEX128: FLOAT64}       # the dtype of re and im
+COMPLEX_OF = {FLOAT32: COMPLEX64, FLOAT64: COMPLEX128}
 FLOATS = (FLOAT32, FLOAT64)
 SIGNED = (INT32, INT64)
 UNSIGNED = (UINT32, UINT64)
 INTEGERS = (INT32, UINT32, INT64, UINT64)
-WIDE = (FLOAT64, INT64, UINT64)          # 8-byte elements: two words each
+WIDE = (FLOAT64, INT64, UINT64, COMPLEX64, COMPLEX128)   # elements of two words or more
 GLSL_TYPE = {FLOAT32: "float", INT32: "int", UINT32: "uint", BOOL: "bool", FLOAT64: "double",
-             INT64: "int64_t", UINT64: "uint64_t"}
+             INT64: "int64_t", UINT64: "uint64_t", COMPLEX64: "vec2", COMPLEX128: "dvec2"}
 STORAGE_TYPE = {FLOAT32: "float", INT32: "int", UINT32: "uint", BOOL: "uint",   # bool: 0/1 words
-                FLOAT64: "double", INT64: "int64_t", UINT64: "uint64_t"}
+                FLOAT64: "double", INT64: "int64_t", UINT64: "uint64_t", COMPLEX64: "vec2",
+                COMPLEX128: "dvec2"}
 STORAGE_DTYPE = {FLOAT32: FLOAT32, INT32: INT32, UINT32: UINT32, BOOL: UINT32, FLOAT64: FLOAT64,
-                 INT64: INT64, UINT64: UINT64}
+                 INT64: INT64, UINT64: UINT64, COMPLEX64: COMPLEX64, COMPLEX128: COMPLEX128}
 VEC4_TYPE = {FLOAT32: "vec4", INT32: "ivec4", UINT32: "uvec4", BOOL: "uvec4", FLOAT64: "dvec4",
              INT64: "i64vec4", UINT64: "u64vec4"}
 # what a generated shader declares before it names int64_t / uint64_t (the device's Int64
@@ -58,8 +65,11 @@ def canonical_dtype(dtype):
         return UINT64 if dt.itemsize == 8 else UINT32
     if dt.kind == "b":
         return BOOL
-    raise TypeError(f"kompute_ml arrays hold float32, float64, int64, uint64 (where the device "
-                    f"has them), int32, uint32 or bool; dtype {dt} is not supported")
+    if dt.kind == "c":
+        return COMPLEX128 if dt.itemsize >= 16 else COMPLEX64
+    raise TypeError(f"kompute_ml arrays hold float32, float64, int64, uint64, complex128 (where "
+                    f"the device has them), int32, uint32, complex64 or bool; dtype {dt} is not "
+                    f"supported")
 
 
 def has_float64(device):
@@ -122,11 +132,14 @@ def device_dtypes(device):
     names.append("float32")
     if has_float64(device):
         names.append("float64")
+    names.append("complex64")
+    if has_float64(device):
+        names.append("complex128")
     return {n: np.dtype(n) for n in names}
 
 
 _MISSING = {FLOAT64: ("shaderFloat64", FLOAT32), INT64: ("shaderInt64", INT32),
-            UINT64: ("shaderInt64", UINT32)}
+            UINT64: ("shaderInt64", UINT32), COMPLEX128: ("shaderFloat64", COMPLEX64)}
 
 
 def device_dtype(dtype, device, explicit=False):
@@ -137,7 +150,8 @@ def device_dtype(dtype, device, explicit=False):
     that integers fit); an ``explicit`` request for one raises TypeError.
     """
     dt = canonical_dtype(dtype)
-    if dt in _MISSING and not device.limits.get("float64" if dt == FLOAT64 else "int64"):
+    if dt in _MISSING and not device.limits.get("float64" if dt in (FLOAT64, COMPLEX128)
+                                                else "int64"):
         feature, narrow = _MISSING[dt]
         if explicit:
             have = ", ".join(device_dtypes(device))
@@ -166,7 +180,7 @@ _UFUNCS = {
     "exp2": np.exp2, "expm1": np.expm1, "log2": np.log2, "log10": np.log10, "log1p": np.log1p,
     "tan": np.tan, "sinh": np.sinh, "cosh": np.cosh, "arcsin": np.arcsin, "arccos": np.arccos,
     "arctan": np.arctan, "arcsinh": np.arcsinh, "arccosh": np.arccosh, "arctanh": np.arctanh,
-    "arctan2": np.arctan2,
+    "arctan2": np.arctan2, "sign": np.sign,
     "sigmoid": np.exp, "bitwise_and": np.bitwise_and, "bitwise_or": np.bitwise_or,
     "bitwise_xor": np.bitwise_xor, "invert": np.invert, "signbit": np.signbit,
 }
@@ -179,16 +193,18 @@ FLOAT_UNARY = {"exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", 
                "tanh", "sinh", "cosh", "arcsin", "arccos", "arctan", "arcsinh", "arccosh",
                "arctanh", "sigmoid"}
 FLOAT_BINARY = {"true_divide", "arctan2"}
-SAME_UNARY = {"negative", "absolute", "floor", "ceil", "invert"}
+SAME_UNARY = {"negative", "absolute", "floor", "ceil", "invert", "sign"}   # (sign: complex)
 # bool of the operand's own bits (no conversion: signbit must see a nan's sign bit)
 PREDICATES = {"signbit"}
+# complex-only operations: the parts, the conjugate (their dtypes: resolve's)
+COMPLEX_UNARY = {"real", "imag", "conj"}
 
 _resolve_cache = {}
 
 
 def _proxy(x):
     """A zero-size stand-in numpy resolves types on (Python scalars stay weak, as in NEP 50)."""
-    if isinstance(x, (bool, int, float)):
+    if isinstance(x, (bool, int, float, complex)):
         return type(x)(0)
     if isinstance(x, np.generic):
         return x.dtype.type(0)
@@ -196,7 +212,7 @@ def _proxy(x):
 
 
 def _signature(x):
-    if isinstance(x, (bool, int, float)):
+    if isinstance(x, (bool, int, float, complex)):
         return type(x)
     if isinstance(x, np.generic):
         return ("np", x.dtype)
@@ -208,7 +224,7 @@ def _narrow(result, float64, int64):
     int64 / uint64 by int32 / uint32 (a device without int64)."""
     table = {}
     if not float64:
-        table[FLOAT64] = FLOAT32
+        table[FLOAT64], table[COMPLEX128] = FLOAT32, COMPLEX64
     if not int64:
         table[INT64], table[UINT64] = INT32, UINT32
 
@@ -230,11 +246,22 @@ def resolve(op, operands, float64=True, int64=True):
     if hit is not None:
         return hit
     proxies = [_proxy(x) for x in operands]
-    if op == "where":
+    if op in COMPLEX_UNARY:
+        c = canonical_dtype(proxies[0].dtype)
+        if c not in COMPLEX:
+            raise TypeError(f"{op} of a {c} array: the operation takes complex arrays")
+        result = (c if op == "conj" else COMPLEX_PART[c], (c,))
+    elif op == "complex":                # complex(re, im) of two real arrays
+        part = canonical_dtype(np.result_type(*proxies))
+        if part not in FLOATS:
+            part = FLOAT64 if part in WIDE else FLOAT32
+        result = (COMPLEX_OF[part], (part, part))
+    elif op == "where":
         out = canonical_dtype(np.result_type(proxies[1], proxies[2]))
         result = (out, (BOOL, out, out))
     elif op in COMPARISONS:
-        kinds = [canonical_dtype(p.dtype) if not isinstance(p, (bool, int, float)) else None
+        kinds = [canonical_dtype(p.dtype) if not isinstance(p, (bool, int, float, complex))
+                 else None
                  for p in proxies]
         common = canonical_dtype(np.result_type(*proxies))
         signs = {dt in SIGNED for dt in kinds if dt in INTEGERS}
@@ -259,6 +286,9 @@ def resolve(op, operands, float64=True, int64=True):
             result = (BOOL, tuple(canonical_dtype(p.dtype) for p in proxies))
         else:
             raise ValueError(f"unknown elementwise operation {op!r}")
+        if any(np.dtype(getattr(p, "dtype", type(p))).kind == "c" for p in proxies):
+            # complex operands compute in their common complex dtype (abs: a real result)
+            result = (out, (canonical_dtype(np.result_type(*proxies)),) * len(operands))
     if not (float64 and int64):
         result = _narrow(result, float64, int64)
     _resolve_cache[key] = result
@@ -286,6 +316,8 @@ def scalar_value(value, dtype):
         return value
     if dtype == BOOL:
         return bool(value)
+    if dtype in COMPLEX:
+        return complex(np.asarray(value).astype(dtype))
     if dtype == FLOAT64 and kind in (float, int) and not (kind is int and abs(value) > 2**1023):
         return float(value)       # a double already (an int rounds once, as numpy's cast)
     with np.errstate(over="ignore"):

@@ -33,8 +33,9 @@ from .._runtime import memory as _memory
 from .._runtime import program as _program
 from .._runtime import stream as _stream
 from . import buffers as _buffers
-from .codegen import LOCAL_SIZE, generate, generate_sum, push_words, sum_vec4_per_thread
-from .dtypes import FLOAT32, FLOAT64, UINT32, WIDE
+from .codegen import (LOCAL_SIZE, generate, generate_sum, push_words, sum_vec4_per_thread,
+                      vector)
+from .dtypes import COMPLEX64, COMPLEX128, FLOAT32, FLOAT64, UINT32, WIDE
 
 __all__ = ["Leaf", "Node", "Scalar", "node", "binary", "realize", "fused_sum", "read_scalar",
            "kernel_source", "cached_kernels", "MAX_NODES"]
@@ -392,6 +393,11 @@ def _scalar_words(scalars):
     for dt, v in scalars:
         if dt == FLOAT64:
             words += _DOUBLE_WORDS.unpack(_DOUBLE.pack(v))
+        elif dt == COMPLEX64:
+            words += (v.real, v.imag)
+        elif dt == COMPLEX128:
+            words += _DOUBLE_WORDS.unpack(_DOUBLE.pack(v.real))
+            words += _DOUBLE_WORDS.unpack(_DOUBLE.pack(v.imag))
         elif dt in WIDE:
             v = int(v) & 0xFFFFFFFFFFFFFFFF        # two's complement bits of an int64
             words += (v & 0xFFFFFFFF, v >> 32)
@@ -469,7 +475,7 @@ def _realize_locked(root, device):
     if n:
         (prog, _), bake_scalars, bake_dims = _kernel(plan, device)
         # generated kernel: binding 0 = the output, bindings 1..k = the distinct input buffers
-        invocations = n if plan.need_coords else -(-n // 4)     # 4 elements each: see codegen
+        invocations = -(-n // 4) if vector(plan) else n     # 4 elements each: see codegen
         groups = _stream.groups_1d(device, invocations, prog.reflection.local_size[0])
         prog.dispatch(device, [out] + list(plan.buffers), groups,
                       push=_pack(plan, bake_scalars, bake_dims))
@@ -716,7 +722,7 @@ def _plan_sum(root, device, uniq):
         return None
     plan = _trace(root)
     # (the scratch takes a binding besides the output)
-    if plan.need_coords or not plan.n or len(plan.buffers) > input_limit(device) - 1:
+    if not vector(plan) or not plan.n or len(plan.buffers) > input_limit(device) - 1:
         return None
     if _push_words(plan, device) != (False, False):
         return None

@@ -58,6 +58,8 @@ def sort_rows(buf, rows, n, dtype, device, descending=False, values=False, index
     last, -0.0 equal to 0.0; ``descending`` reverses the order of the keys, equal ones keep
     theirs). Returns a new Buffer (rows, n): the sorted elements (``values``) or each place's
     index within its row (argsort), of ``index_dtype`` (int32 or int64), and its dtype."""
+    if dtype.kind == "c":
+        raise TypeError("sort of complex values: complex numbers have no order")
     out_dtype = dtype if values else index_dtype
     total = rows * n
     words = _buffers.words_per_element(dtype)
