@@ -413,8 +413,8 @@ def test_index_results_are_int64():
 @pytest.mark.parametrize("dtype", [np.int64, np.uint64])
 @pytest.mark.parametrize("n", [5, 2049, 70001])
 @pytest.mark.parametrize("descending", [False, True])
-def test_sort_argsort_unique_on_the_device(monkeypatch, dtype, n, descending):
-    monkeypatch.setattr(_sort, "cpu_devices", True)       # lavapipe: the device's radix sort
+def test_sort_argsort_unique_on_the_device(monkeypatch, configure, dtype, n, descending):
+    configure(device_sort=True)                           # lavapipe: the device's radix sort
     monkeypatch.setattr(_sort, "DEVICE_MIN", 0)
     monkeypatch.setattr(_sort, "SETS_MIN", 0)
     h = edges(dtype, n)
