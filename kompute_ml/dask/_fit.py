@@ -290,7 +290,6 @@ def fit_logistic_regression(est, X, y, sample_weight=None, client=None):
     >>> bool(clf.score(X, y) > 0.95)
     True
     """
-    import dask
     import dask.array as da
     from distributed import get_client
     if client is None:
@@ -313,33 +312,14 @@ def fit_logistic_regression(est, X, y, sample_weight=None, client=None):
     if y.shape != (n,):
         raise ValueError(f"y must have one label per row of X ({n}), got shape {y.shape}")
     w = None if sample_weight is None else da.asarray(sample_weight).rechunk((X.chunks[0],))
-    xs, ys = list(X.to_delayed().ravel()), list(y.to_delayed().ravel())
-    ws = [None] * len(xs) if w is None else list(w.to_delayed().ravel())
-    sizes = list(X.chunks[0])
-    workers = list(client.scheduler_info()["workers"])
-    if not workers:          # (tasks would wait for a worker forever)
-        raise ValueError("the Dask cluster has no workers to fit on")
-    if len(workers) == 1:
-        # a lone worker fits in one task over its blocks, as a single device does: no task per
-        # block or per evaluation (each a scheduler round trip of milliseconds)
-        # (not pinned to the worker: a restarted one, under another address, runs it again)
-        task = client.compute(dask.delayed(_fit_here, pure=False)(est, xs, ys, ws))
-        try:
-            fitted, addr = task.result()
-        finally:
-            task.release()
-        plan = {addr: list(range(len(xs)))}
-    else:
-        # the blocks, their labels' summaries and the classes in one graph
-        blocks = client.compute([dask.delayed(_block)(a, b, c) for a, b, c in zip(xs, ys, ws)])
-        info = client.submit(_classes, est.class_weight,
-                             *[client.submit(_summary, b, pure=False) for b in blocks],
-                             pure=False)
-        try:
-            fitted, plan = _fit_across(est, client, workers, blocks, sizes, info,
-                                       _worker_devices(client))
-        finally:
-            _release(blocks + [info])
+    # futures persisted here are released here (the traceback of a failed fit would hold them)
+    mine, sizes = [], list(X.chunks[0])
+    xs, ys = _chunk_futures(client, X, mine), _chunk_futures(client, y, mine)
+    ws = [None] * len(xs) if w is None else _chunk_futures(client, w, mine)
+    try:
+        fitted, plan = _fit_chunks(est, client, xs, ys, ws, sizes)
+    finally:
+        _release(mine)
     W, classes, loss_curve, nit = fitted
     K = W.shape[0]
     est.loss_curve_ = loss_curve
@@ -350,6 +330,52 @@ def fit_logistic_regression(est, X, y, sample_weight=None, client=None):
     est.n_iter_ = np.array([max(1, int(nit))], dtype=np.int32)
     est.rows_per_worker_ = {addr: int(sum(sizes[i] for i in idx)) for addr, idx in plan.items()}
     return est
+
+
+def _fit_chunks(est, client, xs, ys, ws, sizes):
+    """The fit of the chunks' futures (rows ``sizes[i]`` in chunk i): (the fit, the plan)."""
+    workers = list(client.scheduler_info()["workers"])
+    if not workers:          # (tasks would wait for a worker forever)
+        raise ValueError("the Dask cluster has no workers to fit on")
+    if len(workers) == 1:
+        # a lone worker fits in one task over its blocks, as a single device does: no task per
+        # block or per evaluation (each a scheduler round trip of milliseconds)
+        # (not pinned to the worker: a restarted one, under another address, runs it again)
+        task = client.submit(_fit_here, est, xs, ys, ws, pure=False)
+        try:
+            fitted, addr = task.result()
+        finally:
+            task.release()
+        plan = {addr: list(range(len(xs)))}
+    else:
+        # the blocks, their labels' summaries and the classes, submitted at once (the client
+        # waits for none of them)
+        blocks = client.map(_block, xs, ys, ws, pure=False)
+        summaries = client.map(_summary, blocks, pure=False)
+        info = client.submit(_classes, est.class_weight, *summaries, pure=False)
+        try:
+            fitted, plan = _fit_across(est, client, workers, blocks, sizes, info,
+                                       _worker_devices(client))
+        finally:
+            _release(blocks + summaries + [info])
+    return fitted, plan
+
+
+def _chunk_futures(client, arr, mine):
+    """The futures of ``arr``'s chunks, in the order of its rows: a persisted collection's own,
+    else those of ``client.persist(arr)`` (sent to the scheduler, not waited for; appended to
+    ``mine``). Futures,
+    not a graph of delayed chunks: building that graph took longer than a small fit."""
+    from distributed import futures_of
+
+    def keys(a):      # (X has one chunk of columns)
+        return [row[0] for row in a.__dask_keys__()] if a.ndim == 2 else list(a.__dask_keys__())
+    held = {f.key: f for f in futures_of(arr)}
+    if not all(k in held for k in keys(arr)):
+        arr = client.persist(arr)
+        held = {f.key: f for f in futures_of(arr)}
+        mine.extend(held.values())
+    return [held[k] for k in keys(arr)]
 
 
 def _n_classes(classes):
@@ -402,8 +428,6 @@ def _fit_across(est, client, workers, blocks, sizes, info, devices):
     loaded on its worker's device, every worker's but the leader's as a :class:`_Peer` actor;
     one :func:`_lead` task on the leader runs L-BFGS. Returns (the fit, the plan)."""
     from distributed import wait
-    classes, _, total = info.result()
-    _n_classes(classes)
     wait(blocks)
     plan = _plan(client, workers, blocks, sizes, est.fit_intercept, info, devices)
     held = sorted(((addr, idx) for addr, idx in plan.items() if idx),
