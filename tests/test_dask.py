@@ -393,16 +393,11 @@ def test_worker_lost_mid_fit_raises_or_recovers(victim):
         if victim == "peer" or "error" in outcome:
             assert isinstance(outcome.get("error"), kmd.WorkerLostError), outcome
             assert "lost mid-fit" in str(outcome["error"])
-        else:
+        else:                   # refitted from the start: the optimum of a fit without loss
             est = outcome["est"]
-            assert est.n_iter_[0] > 100 and est.score(X, y) > 0.99
-        # the cluster goes on: a fit after the loss works (on the workers the Nanny restarts)
-        c.wait_for_workers(2, timeout=60)
-        small = km.LogisticRegression().fit
-        X2, y2 = _fit_problem()
-        est = kmd.fit_logistic_regression(km.LogisticRegression(), da.from_array(X2, chunks=700),
-                                          da.from_array(y2, chunks=700), client=c)
-        np.testing.assert_allclose(est.coef_, small(X2, y2).coef_, rtol=0, atol=5e-3)
+            ref = km.LogisticRegression(**kw).fit(X, y)
+            assert (est.predict(X) == ref.predict(X)).mean() > 0.995
+            assert est.score(X, y) > 0.99
 
 
 def test_shard_evaluates_with_the_full_batch_pass():

@@ -182,22 +182,26 @@ class _Peer:
 
 
 def _call_peer(peer, W):
-    """Send W to ``peer`` (an Actor): its pending result. A peer whose worker is gone raises
-    :class:`WorkerLostError`."""
+    """Send W to ``peer`` (an Actor): its pending result."""
     try:
         return peer.evaluate(W)
-    except RuntimeError as exc:       # the Actor's own check: its worker was lost
-        raise _lost(peer, exc) from exc
+    except (OSError, RuntimeError) as exc:
+        raise _lost(exc) from exc
 
 
-def _peer_result(peer, pending):
+def _peer_result(pending):
     try:
         return pending.result()
-    except OSError as exc:            # its worker could not be reached (gone mid-fit)
-        raise _lost(peer, exc) from exc
+    except (OSError, RuntimeError) as exc:
+        raise _lost(exc) from exc
 
 
-def _lost(peer, exc):
+def _lost(exc):
+    """The error of a peer that failed: a lost worker (distributed raises OSError when it
+    cannot reach the actor's worker, RuntimeError when it knows the worker is gone) becomes
+    :class:`WorkerLostError`; the peer's own errors (kompute_ml's) stay as they are."""
+    if isinstance(exc, KomputeMLError):
+        return exc
     return WorkerLostError(f"a worker holding rows of this fit was lost mid-fit ({exc}); "
                            "fit again to start anew on the workers the cluster has now")
 
@@ -214,8 +218,8 @@ def _lead(est, info, blocks, peers, encoded=None):
     def evaluate(W):
         pending = [_call_peer(p, W) for p in peers]
         f, g = shard.prog.loss_gradient(W)
-        for p, result in zip(peers, pending):
-            pf, pg = _peer_result(p, result)
+        for result in pending:
+            pf, pg = _peer_result(result)
             f, g = f + pf, g + pg
         return f, g
 
@@ -427,8 +431,8 @@ def _fit_across(est, client, workers, blocks, sizes, info, devices):
     """The fit over several workers: the shares of the blocks by measured throughput, each
     loaded on its worker's device, every worker's but the leader's as a :class:`_Peer` actor;
     one :func:`_lead` task on the leader runs L-BFGS. Returns (the fit, the plan)."""
-    from distributed import wait
-    wait(blocks)
+    for b in blocks:     # (distributed.wait would look for the default client, not this one)
+        b.exception()    # waits for the block; its data stays on its worker
     plan = _plan(client, workers, blocks, sizes, est.fit_intercept, info, devices)
     held = sorted(((addr, idx) for addr, idx in plan.items() if idx),
                   key=lambda e: -sum(sizes[i] for i in e[1]))
@@ -442,7 +446,10 @@ def _fit_across(est, client, workers, blocks, sizes, info, devices):
     lead = client.submit(_lead, est, info, [blocks[i] for i in lead_idx], peers,
                          workers=[lead_addr], allow_other_workers=True, pure=False)
     try:
-        fitted, _ = lead.result()
+        try:
+            fitted, _ = lead.result()
+        except (OSError, RuntimeError) as exc:    # the scheduler fails an actor's dependents
+            raise _lost(exc) from exc             # when its worker goes (actors are not rebuilt)
     finally:
         _release([lead] + peers)
     return fitted, plan
