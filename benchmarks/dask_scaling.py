@@ -146,10 +146,16 @@ def run_fit(args, results):
             dX = da.from_array(X, chunks=(chunks, d)).persist()
             dy = da.from_array(y, chunks=chunks).persist()
             t_cold, est = _time(lambda: fit(dX, dy))
-            times = []
+            times, paired = [], []
             for _ in range(args.fit_reps):
+                # each warm fit right after one without Dask: their ratio holds up where the
+                # machine's load changes between the runs
+                t_alone = _time(lambda: fit(X, y))[0]
                 t, est = _time(lambda: fit(dX, dy))
                 times.append(t)
+                paired.append(t / t_alone)
+            print(f"fit {n}x{d}: {cfg:6s} warm / the fit without Dask just before it: median "
+                  f"{statistics.median(paired):.2f}x of {len(paired)} pairs")
             share = {k.rsplit(":", 1)[-1]: v for k, v in est.rows_per_worker_.items()}
             rows[cfg] = (statistics.median(times), t_cold, est,
                          ", ".join(i.name for i in cluster.device_infos) + f" rows {share}")
