@@ -7,11 +7,14 @@ row and column, + 1, mean. Configurations, each timed end to end (generation inc
   all      a VulkanCluster with one worker per device (e.g. the H100 and lavapipe)
   cupy     CuPy chunks, one worker process of one thread (where CuPy and a CUDA GPU are)
 and, with --fit, LogisticRegression(lbfgs) on an n_fit x d dask array: single device without Dask,
-then 1dev and all (``--configs``; 2on1: two workers on the default device): the first fit and the
-median of warm ones.
+then 1dev and all (``--configs``; 2on1: two workers on the default device): the first fit (the
+cluster's start excluded) and the median of warm ones, each also as a multiple of the fit without
+Dask.
 
     python benchmarks/dask_scaling.py --n 100000 --chunk 10000          # the seeds' size (40 GB f32)
     python benchmarks/dask_scaling.py --n 8000 --chunk 2000 --fit-rows 200000   # small, any machine
+    python benchmarks/dask_scaling.py --no-mean --fit-rows 4000 --fit-features 16 \
+        --configs 1dev,2on1 --fit-reps 9                                  # the fit's overhead
 
 Results: benchmarks/results/<default-device>-dask.json (rows dask_mean_<config>, dask_fit_<config>).
 """
@@ -114,7 +117,7 @@ def run_mean(args, results):
 
 
 # the fit's cluster configurations: "2on1" is two workers on the default device, the fit's path
-# for several workers (an evaluation a scheduler round trip) where one GPU is all there is
+# for several workers (peers' actors and a leader) where one GPU is all there is
 _CONFIGS = {"1dev": [0], "all": "all", "2on1": [0, 0]}
 
 
@@ -143,18 +146,26 @@ def run_fit(args, results):
             dX = da.from_array(X, chunks=(chunks, d)).persist()
             dy = da.from_array(y, chunks=chunks).persist()
             t_cold, est = _time(lambda: fit(dX, dy))
-            times = []
+            times, paired = [], []
             for _ in range(args.fit_reps):
+                # each warm fit right after one without Dask: their ratio holds up where the
+                # machine's load changes between the runs
+                t_alone = _time(lambda: fit(X, y))[0]
                 t, est = _time(lambda: fit(dX, dy))
                 times.append(t)
+                paired.append(t / t_alone)
+            print(f"fit {n}x{d}: {cfg:6s} warm / the fit without Dask just before it: median "
+                  f"{statistics.median(paired):.2f}x of {len(paired)} pairs")
             share = {k.rsplit(":", 1)[-1]: v for k, v in est.rows_per_worker_.items()}
             rows[cfg] = (statistics.median(times), t_cold, est,
                          ", ".join(i.name for i in cluster.device_infos) + f" rows {share}")
             client.cancel([dX, dy])
+    t_single, t_single_cold = rows["single"][:2]
     for cfg, (t, t_cold, est, what) in rows.items():
         acc = float((est.predict(X) == y).mean())
         diff = float(np.max(np.abs(est.coef_ - single.coef_)))
-        print(f"fit {n}x{d}: {cfg:6s} {t:8.3f} s warm, {t_cold:8.3f} s first  iterations "
+        print(f"fit {n}x{d}: {cfg:6s} {t:8.4f} s warm ({t / t_single:.2f}x single), "
+              f"{t_cold:8.4f} s first ({t_cold / t_single_cold:.2f}x)  iterations "
               f"{int(est.n_iter_[0])}  accuracy {acc:.4f}  max|coef - single| {diff:.2e}  "
               f"({what})")
         results.append({"name": f"dask_fit_{cfg}", "unit": "s", "kompute_ml": t,

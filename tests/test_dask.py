@@ -259,32 +259,14 @@ def _transport(client):
         lambda dask_worker: dask_worker.batched_stream.interval).values())
 
 
-def _quiet_filters(client):
-    """How many of the fit's log filters each worker has."""
-    import logging
-    from kompute_ml.dask import _fit
-    return sorted(client.run(lambda: sum(isinstance(f, _fit._QuietEvaluations) for f in
-                                         logging.getLogger("distributed.worker").filters)).values())
-
-
 def test_a_fit_leaves_dasks_transport_alone(client):
     """A fit edits no stream of the client, the scheduler or the workers (their batching is
-    the user's Dask configuration); within it the workers' log line per evaluation is filtered,
-    and afterwards not. Two fits at once (threads): the first sets the filter up, the last
-    takes it away."""
-    from kompute_ml.dask import _fit
-    workers = sorted(client.scheduler_info()["workers"])
-    none, one = [0] * len(workers), [1] * len(workers)
+    the user's Dask configuration), also with two fits of one client at once (threads)."""
     before = _transport(client)
     assert before[0] > 0 and all(v > 0 for v in before[1][0]) and before[1][1] > 0
-    assert _quiet_filters(client) == none
-    with _fit._quiet_workers(client) as devices:
-        assert _transport(client) == before and _quiet_filters(client) == one
-        assert sorted(devices) == workers
-    assert _quiet_filters(client) == none
     X, y = _fit_problem()
     km.LogisticRegression().fit(da.from_array(X, chunks=(700, 12)), da.from_array(y, chunks=700))
-    assert _transport(client) == before and _quiet_filters(client) == none
+    assert _transport(client) == before
     import threading
     dX, dy = da.from_array(X, chunks=(700, 12)), da.from_array(y, chunks=700)
     fits = [km.LogisticRegression(max_iter=m) for m in (5, 200)]
@@ -294,8 +276,128 @@ def test_a_fit_leaves_dasks_transport_alone(client):
     for t in threads:
         t.join(120)
     assert all(hasattr(f, "coef_") for f in fits)
-    assert _transport(client) == before and _quiet_filters(client) == none
-    assert not _fit._fits
+    assert _transport(client) == before
+
+
+# RPC calls to the scheduler that a timer makes, not a fit: workers' heartbeats, the cluster
+# object's metadata, every client's scheduler info; and the one that opens a worker's own client
+# (once per worker, on its first fit as a leader)
+_UNCOUNTED_OPS = ("heartbeat_worker", "set_metadata", "identity", "register-client")
+
+
+def _scheduler_ops(client):
+    """{op: times handled}: the RPC calls the scheduler answered so far (every call to it but the
+    batched streams' messages), those of ``_UNCOUNTED_OPS`` left out."""
+    def ops(dask_scheduler):
+        counts = {}
+        for part in dask_scheduler.counters["op"].components:
+            for op, v in part.items():
+                counts[op] = counts.get(op, 0) + v
+        return {op: round(v) for op, v in counts.items() if op not in _UNCOUNTED_OPS}
+    return client.run_on_scheduler(ops)
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize("workers", [1, 2])
+def test_fit_costs_no_scheduler_call_per_evaluation(client, workers):
+    """Fits of 2 and of ~20 iterations submit the same tasks (the task stream) and make the same
+    calls to the scheduler (its RPC counters): the evaluations go worker to worker (two workers)
+    or stay in the one task (one worker), never through the scheduler."""
+    from collections import Counter
+    from dask.utils import key_split
+    from distributed import Client, get_task_stream
+    X, y = _fit_problem()
+    dX, dy = da.from_array(X, chunks=(700, 12)), da.from_array(y, chunks=700)
+    c = client
+    cluster = None
+    if workers == 1:
+        cluster = kmd.VulkanCluster(devices=[0], dashboard_address=None)
+        c = Client(cluster, set_as_default=False)
+    try:
+        got = {2: [], 60: []}
+        for max_iter in (2, 60) * 3:
+            est = km.LogisticRegression(solver="lbfgs", max_iter=max_iter, tol=0.0)
+            ops = _scheduler_ops(c)
+            with get_task_stream(c) as ts:
+                kmd.fit_logistic_regression(est, dX, dy, client=c)
+            after = _scheduler_ops(c)
+            calls = {op: after[op] - ops.get(op, 0) for op in after if after[op] != ops.get(op, 0)}
+            calls.pop("run_function", None)      # the two _scheduler_ops calls themselves
+            got[max_iter].append((int(est.n_iter_[0]),
+                                  Counter(key_split(t["key"]) for t in ts.data), calls))
+        assert {r[0] for r in got[2]} == {2} and min(r[0] for r in got[60]) >= 15, got
+        runs = got[2] + got[60]
+        assert all(r[1] == runs[0][1] for r in runs), got        # the same tasks
+        assert all(r[2] == runs[0][2] for r in runs), got        # the same scheduler calls
+        tasks, calls = runs[0][1], runs[0][2]
+        if workers == 2:     # one actor for the peer's share, one task for the leader
+            assert tasks["Peer"] == 1 and tasks["lead"] == 1, tasks
+        else:
+            assert tasks["fit_here"] == 1 and "Peer" not in tasks, tasks
+        assert sum(calls.values()) <= 8, calls
+    finally:
+        if cluster is not None:
+            c.close()
+            cluster.close()
+
+
+def _long_fit_problem():
+    """Separable rows and almost no penalty: L-BFGS goes on for thousands of iterations (a fit
+    of seconds on lavapipe), long enough to lose a worker in the middle of it."""
+    rng = np.random.default_rng(5)
+    X = rng.standard_normal((6000, 24)).astype(np.float32)
+    y = (X @ rng.standard_normal(24) > 0).astype(np.int64)
+    return X, y
+
+
+@pytest.mark.timeout(240)
+@pytest.mark.parametrize("victim", ["peer", "leader"])
+def test_worker_lost_mid_fit_raises_or_recovers(victim):
+    """A worker killed (SIGKILL) in the middle of a 2-worker fit: a lost peer ends the fit with
+    WorkerLostError; a lost leader's task runs again on a worker left (its rows recomputed from
+    their graph) and fits, or the fit raises WorkerLostError. Never a hang."""
+    import signal
+    import threading
+    distributed = pytest.importorskip("distributed")
+    X, y = _long_fit_problem()
+    kw = dict(solver="lbfgs", C=1e8, max_iter=20000, tol=0.0)
+    with kmd.VulkanCluster(devices=[0, 0], dashboard_address=None) as cluster, \
+            distributed.Client(cluster, set_as_default=False) as c:
+        pids = c.run(os.getpid)
+        dX, dy = da.from_array(X, chunks=(1000, 24)), da.from_array(y, chunks=1000)
+        outcome = {}
+
+        def fit():
+            try:
+                outcome["est"] = kmd.fit_logistic_regression(km.LogisticRegression(**kw), dX,
+                                                             dy, client=c)
+            except Exception as exc:
+                outcome["error"] = exc
+
+        thread = threading.Thread(target=fit, daemon=True)
+        thread.start()
+        leader = None
+        deadline = time.monotonic() + 120
+        while leader is None and thread.is_alive() and time.monotonic() < deadline:
+            for addr, keys in c.processing().items():
+                if any(str(k).startswith("_lead") for k in keys):
+                    leader = addr
+            time.sleep(0.05)
+        assert leader is not None, outcome
+        time.sleep(0.5)                                   # the fit is iterating now
+        assert thread.is_alive(), "the fit ended before a worker could be lost"
+        target = leader if victim == "leader" else next(a for a in pids if a != leader)
+        os.kill(pids[target], signal.SIGKILL)
+        thread.join(180)
+        assert not thread.is_alive(), "the fit hangs after losing a worker"
+        if victim == "peer" or "error" in outcome:
+            assert isinstance(outcome.get("error"), kmd.WorkerLostError), outcome
+            assert "lost mid-fit" in str(outcome["error"])
+        else:                   # refitted from the start: the optimum of a fit without loss
+            est = outcome["est"]
+            ref = km.LogisticRegression(**kw).fit(X, y)
+            assert (est.predict(X) == ref.predict(X)).mean() > 0.995
+            assert est.score(X, y) > 0.99
 
 
 def test_shard_evaluates_with_the_full_batch_pass():

@@ -29,10 +29,11 @@ from ._register import KomputeBackendEntrypoint, register
 register()
 
 from ._cluster import VulkanCluster, WarmDevice, device_specs  # noqa: E402
-from ._fit import fit_logistic_regression, is_dask_collection, predict_blocks  # noqa: E402
+from ._fit import (WorkerLostError, fit_logistic_regression, is_dask_collection,  # noqa: E402
+                   predict_blocks)
 
 __all__ = ["VulkanCluster", "WarmDevice", "device_specs", "KomputeBackendEntrypoint", "register",
-           "fit_logistic_regression", "predict_blocks"]
+           "fit_logistic_regression", "predict_blocks", "WorkerLostError"]
 
 
 def _route_estimators():

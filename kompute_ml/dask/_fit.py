@@ -1,20 +1,18 @@
 """LogisticRegression on a dask array: every worker's row blocks on its device, one L-BFGS.
 
-The blocks are computed where Dask places them; each also gives a summary of its labels (classes,
-counts, weights) from which one task finds the classes, class weights and total weight. A lone
-worker then runs the whole fit as one task, as a single device does, over the blocks it holds.
-With several workers each keeps the blocks it holds as far as its share of the rows allows
-(shares in proportion to each worker's speed: equal where all name one device, else measured on
-a block each holds, so a GPU gets more than a CPU device); the driver runs scipy's L-BFGS, and
-each evaluation of the objective is one ``client.run`` that sends W ((features + 1) x K floats)
-to every worker holding rows, which computes the weighted loss sum and gradient sum of its rows
-on its device (the single-device fit's full-batch kernel) and sends back as many floats.
+The optimizer runs where the data is. The blocks are computed where Dask places them; each also
+gives a summary of its labels (classes, counts, weights) from which the classes, class weights and
+total weight come. A lone worker then runs the whole fit as one task, as a single device does,
+over the blocks it holds. With several workers each keeps the blocks it holds as far as its share
+of the rows allows (shares in proportion to each worker's speed: equal where all name one device,
+else measured on a block each holds), every worker but one loads its share on its device as a
+distributed Actor, and one task on the worker with the most rows (the leader) loads its own share
+and runs scipy's L-BFGS: each evaluation sends W ((features + 1) x K floats) straight to every
+peer's actor (a worker-to-worker call, no scheduler in between), evaluates its own rows meanwhile,
+and adds the peers' loss and gradient sums to its own. A fit thus costs a fixed number of tasks
+and scheduler calls, whatever its number of iterations.
 """
 
-import asyncio
-import contextlib
-import logging
-import threading
 import time
 
 import numpy as np
@@ -22,14 +20,30 @@ import numpy as np
 from .. import array as _km
 from .._runtime import device as _device
 from .._api import namespace as _ns
+from ..errors import KomputeMLError
 from ..linear_model import _fullbatch, _logistic, _loss, _optim
 
-__all__ = ["fit_logistic_regression", "predict_blocks", "is_dask_collection"]
+__all__ = ["fit_logistic_regression", "predict_blocks", "is_dask_collection",
+           "WorkerLostError"]
 
 
 def is_dask_collection(x):
     from dask.base import is_dask_collection as _is
     return _is(x)
+
+
+class WorkerLostError(KomputeMLError, RuntimeError):
+    """A worker holding rows of a distributed fit was lost while the fit ran.
+
+    The fit cannot go on without that worker's rows; fitting again starts anew on the workers
+    the cluster has then (Dask recomputes the lost blocks from their graph).
+
+    Examples
+    --------
+    >>> import kompute_ml.dask
+    >>> issubclass(kompute_ml.dask.WorkerLostError, RuntimeError)
+    True
+    """
 
 
 class _Shard:
@@ -127,29 +141,6 @@ def _load(fit_intercept, info, *blocks, timed=True, encoded=None):
     return shard
 
 
-def _evaluate(shard, W):
-    f, g = shard.prog.loss_gradient(W)
-    return f, g
-
-
-async def _evaluate_on(dask_worker, keys, W):
-    """One evaluation of this worker's shard (``keys``: worker address -> the shard's key), run
-    through ``client.run``: a direct call from the scheduler, no task to schedule (a few times
-    faster than an evaluation as tasks; decision 0019). The device work runs on an executor
-    thread, so the worker's event loop stays free."""
-    shard = dask_worker.data[keys[dask_worker.address]]
-    return await asyncio.get_running_loop().run_in_executor(None, _evaluate, shard, W)
-
-
-class _QuietEvaluations(logging.Filter):
-    """Drops the worker's INFO line for each :func:`_evaluate_on` call ("Run out-of-band
-    function"), one per L-BFGS evaluation, while a fit runs."""
-
-    def filter(self, record):
-        return not (record.levelno == logging.INFO and record.args
-                    and "_evaluate_on" in str(record.args[0]))
-
-
 def _assign(sizes, speeds, holders=None):
     """Blocks per worker, rows in proportion to each worker's speed: first each block to a
     worker holding it while that worker's rows stay within its share (no block crosses between
@@ -174,6 +165,66 @@ def _assign(sizes, speeds, holders=None):
         load[w] += sizes[i]
         out[w].append(i)
     return out
+
+
+class _Peer:
+    """A worker's share of the rows for one fit, on its device (a distributed Actor): the leader
+    calls :meth:`evaluate` on it directly, worker to worker, once per L-BFGS evaluation."""
+
+    def __init__(self, fit_intercept, info, *blocks):
+        self.shard = _load(fit_intercept, info, *blocks, timed=False)
+        self.evaluations = 0
+
+    def evaluate(self, W):
+        """The sums of this share's weighted losses and gradients at W."""
+        self.evaluations += 1
+        return self.shard.prog.loss_gradient(W)
+
+
+def _call_peer(peer, W):
+    """Send W to ``peer`` (an Actor): its pending result."""
+    try:
+        return peer.evaluate(W)
+    except (OSError, RuntimeError) as exc:
+        raise _lost(exc) from exc
+
+
+def _peer_result(pending):
+    try:
+        return pending.result()
+    except (OSError, RuntimeError) as exc:
+        raise _lost(exc) from exc
+
+
+def _lost(exc):
+    """The error of a peer that failed: a lost worker (distributed raises OSError when it
+    cannot reach the actor's worker, RuntimeError when it knows the worker is gone) becomes
+    :class:`WorkerLostError`; the peer's own errors (kompute_ml's) stay as they are."""
+    if isinstance(exc, KomputeMLError):
+        return exc
+    return WorkerLostError(f"a worker holding rows of this fit was lost mid-fit ({exc}); "
+                           "fit again to start anew on the workers the cluster has now")
+
+
+def _lead(est, info, blocks, peers, encoded=None):
+    """The fit on the leader: its own share of the rows (``blocks``) loaded on its device, the
+    other shares in ``peers`` (Actors on their workers); L-BFGS here, each evaluation W sent to
+    every peer at once, this share evaluated meanwhile, the sums added. Returns ((W, classes,
+    the loss after each iteration, iterations), this worker's address)."""
+    from distributed import get_worker
+    classes, _, total = info
+    K = _n_classes(classes)
+    shard = _load(est.fit_intercept, info, *blocks, timed=False, encoded=encoded)
+    def evaluate(W):
+        pending = [_call_peer(p, W) for p in peers]
+        f, g = shard.prog.loss_gradient(W)
+        for result in pending:
+            pf, pg = _peer_result(result)
+            f, g = f + pf, g + pg
+        return f, g
+
+    W, curve, nit = _minimize(est, evaluate, K, shard.data.d, total)
+    return (W, classes, curve, nit), get_worker().address
 
 
 def _probe(fit_intercept, info, block):
@@ -205,64 +256,12 @@ def _plan(client, workers, blocks, sizes, fit_intercept, info, devices=None):
     return _assign(sizes, speeds, holders)
 
 
-# A fit leaves Dask's transport as the user configured it: it edits no stream of the client, the
-# scheduler or the workers (decision 0019). While it runs, each worker's log line per evaluation
-# is filtered (a public logging filter on the worker's own logger), and the workers say which
-# device they opened.
-def _worker_fit_state(dask_worker, quiet):
-    """(``quiet``) filter this worker's log line per evaluation or (not ``quiet``) remove the
-    filter; return the name of its device where a VulkanCluster or the preload opened one, else
-    None."""
-    log = logging.getLogger("distributed.worker")
-    for f in [f for f in log.filters if isinstance(f, _QuietEvaluations)]:
-        log.removeFilter(f)
-    if quiet:
-        log.addFilter(_QuietEvaluations())
-    return getattr(dask_worker, "kompute_ml_device", None)
-
-
-_fits_lock = threading.Lock()
-_fits = {}       # client id -> [fits inside _quiet_workers, the workers' states, set when known]
-
-
-@contextlib.contextmanager
-def _quiet_workers(client):
-    """Within the block the workers' log lines per evaluation are filtered; the filter goes on
-    the way out (a worker lost meanwhile is skipped). Fits of one client running at once
-    (threads) share it: the first sets it up, the last takes it away. Yields {worker: its
-    device's name or None}."""
-    with _fits_lock:
-        entry = _fits.setdefault(client.id, [0, None, threading.Event()])
-        entry[0] += 1
-        first = entry[0] == 1
-    try:
-        if first:
-            try:
-                entry[1] = client.run(_worker_fit_state, quiet=True, on_error="return")
-            finally:
-                entry[2].set()
-        else:
-            entry[2].wait()
-        state = entry[1] or {}
-        yield {addr: v for addr, v in state.items() if not isinstance(v, Exception)}
-    finally:
-        with _fits_lock:
-            entry[0] -= 1
-            last = entry[0] == 0
-            if last:
-                del _fits[client.id]
-        if last and entry[1]:
-            addrs = [a for a, v in entry[1].items() if not isinstance(v, Exception)]
-            if addrs:
-                client.run(_worker_fit_state, quiet=False, workers=addrs, on_error="ignore")
-
-
 def fit_logistic_regression(est, X, y, sample_weight=None, client=None):
     """Fit ``est`` (a kompute_ml LogisticRegression, solver lbfgs/auto) on dask arrays X and y.
 
     ``LogisticRegression.fit`` calls this for dask arrays once ``kompute_ml.dask`` is imported:
-    each block is reduced on the worker that holds it, and the per-device partial losses and
-    gradients are summed for scipy's L-BFGS on the client.
+    each worker keeps its share of the rows on its device, and one of them runs scipy's L-BFGS,
+    adding the others' partial losses and gradients, sent to it directly, to its own.
 
     Parameters
     ----------
@@ -295,7 +294,6 @@ def fit_logistic_regression(est, X, y, sample_weight=None, client=None):
     >>> bool(clf.score(X, y) > 0.95)
     True
     """
-    import dask
     import dask.array as da
     from distributed import get_client
     if client is None:
@@ -318,34 +316,14 @@ def fit_logistic_regression(est, X, y, sample_weight=None, client=None):
     if y.shape != (n,):
         raise ValueError(f"y must have one label per row of X ({n}), got shape {y.shape}")
     w = None if sample_weight is None else da.asarray(sample_weight).rechunk((X.chunks[0],))
-    xs, ys = list(X.to_delayed().ravel()), list(y.to_delayed().ravel())
-    ws = [None] * len(xs) if w is None else list(w.to_delayed().ravel())
-    sizes = list(X.chunks[0])
-    workers = list(client.scheduler_info()["workers"])
-    if not workers:          # (tasks would wait for a worker forever)
-        raise ValueError("the Dask cluster has no workers to fit on")
-    if len(workers) == 1:
-        # a lone worker fits in one task over its blocks, as a single device does: no task per
-        # block or per evaluation (each a scheduler round trip of milliseconds)
-        # (not pinned to the worker: a restarted one, under another address, runs it again)
-        task = client.compute(dask.delayed(_fit_here, pure=False)(est, xs, ys, ws))
-        try:
-            fitted, addr = task.result()
-        finally:
-            task.release()
-        plan = {addr: list(range(len(xs)))}
-    else:
-        # the blocks, their labels' summaries and the classes in one graph
-        blocks = client.compute([dask.delayed(_block)(a, b, c) for a, b, c in zip(xs, ys, ws)])
-        info = client.submit(_classes, est.class_weight,
-                             *[client.submit(_summary, b, pure=False) for b in blocks],
-                             pure=False)
-        try:
-            with _quiet_workers(client) as devices:
-                fitted, plan = _fit_across(est, client, workers, blocks, sizes, info, d,
-                                           devices)
-        finally:
-            _release(blocks + [info])
+    # futures persisted here are released here (the traceback of a failed fit would hold them)
+    mine, sizes = [], list(X.chunks[0])
+    xs, ys = _chunk_futures(client, X, mine), _chunk_futures(client, y, mine)
+    ws = [None] * len(xs) if w is None else _chunk_futures(client, w, mine)
+    try:
+        fitted, plan = _fit_chunks(est, client, xs, ys, ws, sizes)
+    finally:
+        _release(mine)
     W, classes, loss_curve, nit = fitted
     K = W.shape[0]
     est.loss_curve_ = loss_curve
@@ -356,6 +334,52 @@ def fit_logistic_regression(est, X, y, sample_weight=None, client=None):
     est.n_iter_ = np.array([max(1, int(nit))], dtype=np.int32)
     est.rows_per_worker_ = {addr: int(sum(sizes[i] for i in idx)) for addr, idx in plan.items()}
     return est
+
+
+def _fit_chunks(est, client, xs, ys, ws, sizes):
+    """The fit of the chunks' futures (rows ``sizes[i]`` in chunk i): (the fit, the plan)."""
+    workers = list(client.scheduler_info()["workers"])
+    if not workers:          # (tasks would wait for a worker forever)
+        raise ValueError("the Dask cluster has no workers to fit on")
+    if len(workers) == 1:
+        # a lone worker fits in one task over its blocks, as a single device does: no task per
+        # block or per evaluation (each a scheduler round trip of milliseconds)
+        # (not pinned to the worker: a restarted one, under another address, runs it again)
+        task = client.submit(_fit_here, est, xs, ys, ws, pure=False)
+        try:
+            fitted, addr = task.result()
+        finally:
+            task.release()
+        plan = {addr: list(range(len(xs)))}
+    else:
+        # the blocks, their labels' summaries and the classes, submitted at once (the client
+        # waits for none of them)
+        blocks = client.map(_block, xs, ys, ws, pure=False)
+        summaries = client.map(_summary, blocks, pure=False)
+        info = client.submit(_classes, est.class_weight, *summaries, pure=False)
+        try:
+            fitted, plan = _fit_across(est, client, workers, blocks, sizes, info,
+                                       _worker_devices(client))
+        finally:
+            _release(blocks + summaries + [info])
+    return fitted, plan
+
+
+def _chunk_futures(client, arr, mine):
+    """The futures of ``arr``'s chunks, in the order of its rows: a persisted collection's own,
+    else those of ``client.persist(arr)`` (sent to the scheduler, not waited for; appended to
+    ``mine``). Futures,
+    not a graph of delayed chunks: building that graph took longer than a small fit."""
+    from distributed import futures_of
+
+    def keys(a):      # (X has one chunk of columns)
+        return [row[0] for row in a.__dask_keys__()] if a.ndim == 2 else list(a.__dask_keys__())
+    held = {f.key: f for f in futures_of(arr)}
+    if not all(k in held for k in keys(arr)):
+        arr = client.persist(arr)
+        held = {f.key: f for f in futures_of(arr)}
+        mine.extend(held.values())
+    return [held[k] for k in keys(arr)]
 
 
 def _n_classes(classes):
@@ -396,47 +420,47 @@ def _minimize(est, evaluate, K, d, total):
 
 
 def _fit_here(est, xs, ys, ws):
-    """The whole fit on the worker holding every block (one task); also returns its address."""
-    from distributed import get_worker
+    """The whole fit on the worker holding every block (one task): the leader without peers."""
     blocks = [_block(x, y, w) for x, y, w in zip(xs, ys, ws)]
     encoded = [_logistic._encode_labels(b[1]) for b in blocks]      # once for both uses
     info = _classes(est.class_weight, *[_summary(b, e) for b, e in zip(blocks, encoded)])
-    classes, _, total = info
-    K = _n_classes(classes)
-    shard = _load(est.fit_intercept, info, *blocks, timed=False, encoded=encoded)
-    W, curve, nit = _minimize(est, shard.prog.loss_gradient, K, shard.data.d, total)
-    return (W, classes, curve, nit), get_worker().address
+    return _lead(est, info, blocks, (), encoded)
 
 
-def _fit_across(est, client, workers, blocks, sizes, info, d, devices):
-    """The fit over several workers: each loads its share of the blocks (by measured throughput)
-    on its device; the client runs L-BFGS, each evaluation one ``client.run`` of
-    :func:`_evaluate_on` on every worker holding a shard."""
-    from distributed import wait
-    classes, _, total = info.result()
-    K = _n_classes(classes)
-    wait(blocks)
+def _fit_across(est, client, workers, blocks, sizes, info, devices):
+    """The fit over several workers: the shares of the blocks by measured throughput, each
+    loaded on its worker's device, every worker's but the leader's as a :class:`_Peer` actor;
+    one :func:`_lead` task on the leader runs L-BFGS. Returns (the fit, the plan)."""
+    for b in blocks:     # (distributed.wait would look for the default client, not this one)
+        b.exception()    # waits for the block; its data stays on its worker
     plan = _plan(client, workers, blocks, sizes, est.fit_intercept, info, devices)
-    # each shard stays on the worker that built it: its buffers live on that worker's device
-    placed = [(addr, client.submit(_load, est.fit_intercept, info, *[blocks[i] for i in idx],
-                                   workers=[addr], allow_other_workers=False, pure=False))
-              for addr, idx in plan.items() if idx]
-    shards = [s for _, s in placed]
-    keys = {addr: s.key for addr, s in placed}
+    held = sorted(((addr, idx) for addr, idx in plan.items() if idx),
+                  key=lambda e: -sum(sizes[i] for i in e[1]))
+    # the leader holds the most rows: its own pass is the longest, it waits least for the peers.
+    # Each share is placed on the worker the plan gives it, elsewhere once that worker is gone
+    # (allow_other_workers: a pinned task would wait for the lost worker for ever)
+    (lead_addr, lead_idx), rest = held[0], held[1:]
+    peers = [client.submit(_Peer, est.fit_intercept, info, *[blocks[i] for i in idx],
+                           workers=[addr], allow_other_workers=True, actor=True, pure=False)
+             for addr, idx in rest]
+    lead = client.submit(_lead, est, info, [blocks[i] for i in lead_idx], peers,
+                         workers=[lead_addr], allow_other_workers=True, pure=False)
     try:
-        wait(shards)
-        for s in shards:
-            if s.status == "error":
-                s.result()                      # the worker's exception, raised here
-
-        def evaluate(W):
-            parts = client.run(_evaluate_on, keys=keys, W=W, workers=list(keys)).values()
-            return sum(p[0] for p in parts), sum(p[1] for p in parts)
-
-        W, curve, nit = _minimize(est, evaluate, K, d, total)
+        try:
+            fitted, _ = lead.result()
+        except (OSError, RuntimeError) as exc:    # the scheduler fails an actor's dependents
+            raise _lost(exc) from exc             # when its worker goes (actors are not rebuilt)
     finally:
-        _release(shards)
-    return (W, classes, curve, nit), plan
+        _release([lead] + peers)
+    return fitted, plan
+
+
+def _worker_devices(client):
+    """{worker: the name of its device} where a VulkanCluster or the preload opened one (one
+    call to every worker, through the scheduler)."""
+    names = client.run(lambda dask_worker: getattr(dask_worker, "kompute_ml_device", None),
+                       on_error="return")
+    return {addr: v for addr, v in names.items() if v is not None and not isinstance(v, Exception)}
 
 
 def _release(futures):
