@@ -1,8 +1,8 @@
 """Fuzzing the array API with hypothesis: random shapes, dtypes and values.
 
-Every call either equals numpy (after the documented mapping of dtypes: float16 -> float32,
-int16/int8 -> int32, uint16/uint8 -> uint32; float64 -> float32 and int64/uint64 -> int32/uint32
-on a device without them) or raises a clear TypeError/ValueError/OverflowError, the errors numpy
+Every call either equals numpy (after the documented mapping of dtypes on a device without
+them: float16 -> float32, int16/int8 -> int32, uint16/uint8 -> uint32 without 8/16-bit storage,
+float64 -> float32 and int64/uint64 -> int32/uint32 without shaderFloat64 / shaderInt64) or raises a clear TypeError/ValueError/OverflowError, the errors numpy
 users catch. Anything else (another exception type, a wrong value, a crash) is a bug.
 
 The reference is numpy run on the inputs already converted to kompute_ml's dtypes, so integer
