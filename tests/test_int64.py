@@ -15,7 +15,6 @@ import pytest
 
 import kompute_ml as km
 from kompute_ml._array import dtypes as _dtypes
-from kompute_ml._array import sort as _sort
 from kompute_ml._runtime import device as _device
 
 DTYPES = [np.bool_, np.int32, np.uint32, np.int64, np.uint64, np.float32, np.float64]
@@ -414,10 +413,12 @@ def test_index_results_are_int64():
 @pytest.mark.parametrize("dtype", [np.int64, np.uint64])
 @pytest.mark.parametrize("n", [5, 2049, 70001])
 @pytest.mark.parametrize("descending", [False, True])
-def test_sort_argsort_unique_on_the_device(monkeypatch, dtype, n, descending):
-    monkeypatch.setattr(_sort, "cpu_devices", True)       # lavapipe: the device's radix sort
-    monkeypatch.setattr(_sort, "DEVICE_MIN", 0)
-    monkeypatch.setattr(_sort, "SETS_MIN", 0)
+def test_sort_argsort_unique_on_the_device(dtype, n, descending):
+    with km.config.set(device_sort=True):            # lavapipe too: the device's radix sort
+        _sort_checks(dtype, n, descending)
+
+
+def _sort_checks(dtype, n, descending):
     h = edges(dtype, n)
     np.random.default_rng(n).shuffle(h)
     k = km.asarray(h)
