@@ -74,8 +74,11 @@ class _Info:
 
     def dtypes(self, *, device=None, kind=None):
         # float64 / int64 / uint64 only where the device computes in them (Vulkan's
-        # shaderFloat64 and shaderInt64)
-        table = device_dtypes(_a._get_device(device))
+        # shaderFloat64 and shaderInt64), the 8/16-bit integers where it has 8/16-bit storage;
+        # the standard's dtypes only (float16 and bfloat16 are held too, but not the
+        # standard's: device_dtypes lists them)
+        table = {n: d for n, d in device_dtypes(_a._get_device(device)).items()
+                 if n not in ("float16", "bfloat16")}
         if kind is None:
             return table
         return {n: d for n, d in table.items() if isdtype(d, kind)}
