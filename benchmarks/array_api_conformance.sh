@@ -64,8 +64,10 @@ patch("array_api_tests/test_linalg.py",
       "        pytest.skip('complex inputs; the namespace has no complex dtype')\n")
 PY
 # The dtypes skipped are the standard's dtypes that the namespace does not offer on its default
-# device (__array_namespace_info__().dtypes()): the 8- and 16-bit integers everywhere, float64
-# and complex128 on a device without shaderFloat64, int64/uint64 on one without shaderInt64 (named there for scikit-learn, but narrowing to 32 bits, so not offered). The suite
+# device (__array_namespace_info__().dtypes()): complex64/complex128, the 8- and 16-bit integers
+# on a device without 8/16-bit storage buffers, float64 on a device without shaderFloat64,
+# int64/uint64 on one without shaderInt64 (named there for scikit-learn, but narrowing to 32
+# bits, so not offered). The suite
 # also skips a dtype the namespace does not name at all; int64 and float64 are always named,
 # hence the explicit list.
 if [ -z "${ARRAY_API_TESTS_SKIP_DTYPES:-}" ]; then

@@ -20,7 +20,7 @@ from .errors import (DeviceError, DeviceLimitError, DeviceNotFoundError, Kompute
 # handlers of the Array's numpy protocols.
 from ._api.namespace import (
     __array_api_version__, __array_namespace_info__, float32, int32, uint32, bool, e, pi, inf, nan,
-    float64, int64, uint64, complex64, complex128,
+    float64, int64, uint64, int8, uint8, int16, uint16, float16, bfloat16, complex64, complex128,
     isdtype, result_type, can_cast, finfo, iinfo, astype, asarray, from_dlpack, empty, zeros, ones,
     full, empty_like, zeros_like, ones_like, full_like, arange, linspace, eye, meshgrid, tril,
     triu, linalg, fft, matmul, matrix_transpose, tensordot, vecdot, abs, acos, acosh, add, asin,
@@ -95,7 +95,8 @@ __all__ = [
     "ShaderCompileError", "SpirvError", "TranslationError", "LinAlgError",
     # arrays: the Array API namespace, then array.py's numpy-style extras
     '__array_api_version__', '__array_namespace_info__', 'float32', 'int32', 'uint32', 'bool', 'e',
-    'float64', 'int64', 'uint64', 'complex64', 'complex128',
+    'float64', 'int64', 'uint64', 'int8', 'uint8', 'int16', 'uint16', 'float16', 'bfloat16',
+    'complex64', 'complex128',
     'pi', 'inf', 'nan', 'isdtype', 'result_type', 'can_cast', 'finfo', 'iinfo', 'astype',
     'asarray', 'from_dlpack', 'empty', 'zeros', 'ones', 'full', 'empty_like', 'zeros_like',
     'ones_like', 'full_like', 'arange', 'linspace', 'eye', 'meshgrid', 'tril', 'triu', 'linalg',

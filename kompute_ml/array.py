@@ -1156,7 +1156,8 @@ def _upload(data, device):
 # the general path's steps (_to_numpy's conversions, check_size, the contiguous copy), which cost
 # a 4 KB upload about as much as the copy into the device's memory itself (decision 0021)
 _AS_IS = frozenset(map(np.dtype, (np.float32, np.int32, np.uint32, np.float64, np.int64,
-                                  np.uint64, np.complex64, np.complex128)))
+                                  np.uint64, np.complex64, np.complex128, np.int8, np.uint8,
+                                  np.int16, np.uint16, np.float16))) | {_dtypes.BFLOAT16}
 
 
 def _upload_as_is(obj, device):
@@ -1169,7 +1170,9 @@ def _upload_as_is(obj, device):
     device = _get_device(device)
     if obj.nbytes > device.max_buffer_bytes or (
             dtype in WIDE and not device.limits.get(
-                "float64" if dtype in (FLOAT64, COMPLEX128) else "int64")):
+                "float64" if dtype in (FLOAT64, COMPLEX128) else "int64")) \
+            or (dtype in _dtypes.SMALL and not device.limits.get(
+                "storage8" if dtype.itemsize == 1 else "storage16")):
         return None
     return Array._new(device, obj.shape, dtype, buf=_buffers.upload_as_is(device, obj))
 
@@ -1378,6 +1381,9 @@ def _iota(n, start, step, dtype, device=None):
     """The 1-D integer Array ``start + i * step`` (i < n, modulo 2^32 or 2^64), made on the
     device by one kernel: nothing uploaded (integer aranges)."""
     device = _get_device(device)
+    if dtype in _dtypes.SMALL:
+        # made in 32 bits and wrapped to 8/16 (numpy's arange wraps the same way)
+        return _iota(n, start, step, _dtypes.COMPUTE_DTYPE[dtype], device).astype(dtype)
     _buffers.check_size(device, (n,), dtype)
     buf = _buffers.iota(device, n, start, step, _buffers.words_per_element(dtype))
     return Array._new(device, (n,), dtype, buf=buf)
@@ -1473,12 +1479,23 @@ def _reduce(a, op, axis, keepdims, dtype, out):
         if want.itemsize > a.dtype.itemsize and (
                 want.kind == "f" or (want.kind in "iu" and a.dtype.kind in "iub")):
             a = a.astype(want, copy=False)
+    small = None
+    if a.dtype in _dtypes.SMALL:
+        # 8/16-bit elements reduce as their 32-bit values (exact), the widening fused into the
+        # pass that reads them
+        small = a.dtype
+        a = a.astype(_dtypes.COMPUTE_DTYPE[small], copy=False)
     res = a._wrap(_reduction.reduce(a._realize(), a.shape, a.dtype, a.device, op, axis,
                                     keepdims))
     if op in ("argmax", "argmin"):
         # the kernels track 32-bit indices (buffers hold fewer elements); the result is the
         # default integer (a cast that fuses into what reads it)
         res = res.astype(default_int(a.device), copy=False)
+    elif small is not None and (op in ("max", "min") or (
+            small in _dtypes.SMALL_FLOATS and op in ("sum", "prod", "mean"))):
+        # numpy's dtype: the elements' own (a float16 sum or mean adds in float32, as numpy's
+        # float16 loops do, and rounds once)
+        res = res.astype(small, copy=False)
     if dtype is not None:
         res = res.astype(dtype, copy=False)
     return res
@@ -1656,6 +1673,12 @@ def _product(fn, a, b, precision="highest"):
             ([_product(fn, ai, br)] if ai is not None else [])
         im = terms[0] if len(terms) == 1 else terms[0] + terms[1]
         return elementwise("complex", re, im)
+    if out_dtype in _dtypes.SMALL:
+        # 8/16-bit products: in 32 bits (integers wrap to the same low bits; float16 and
+        # bfloat16 add in float32), narrowed once
+        wide = _dtypes.COMPUTE_DTYPE[out_dtype]
+        return _product(fn, a.astype(wide, copy=False), b.astype(wide, copy=False)) \
+            .astype(out_dtype, copy=False)
     if a.dtype != ct:
         a = a.astype(ct, copy=False)
     if b.dtype != ct:
@@ -1720,7 +1743,7 @@ def from_buffer(buffer, shape, dtype):
     """
     shape = _normalize_shape(shape)
     dtype = canonical_dtype(dtype)
-    if math.prod(shape) * 4 * _buffers.words_per_element(dtype) > buffer.nbytes:
+    if math.prod(shape) * _buffers.element_bytes(dtype) > buffer.nbytes:
         raise ValueError(f"a {buffer.nbytes}-byte buffer cannot hold shape {shape} of {dtype}")
     return Array._new(buffer.device, shape, dtype, buf=buffer)
 

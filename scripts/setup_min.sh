@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # setup_min.sh WHEEL — .venv-min: the oldest versions pyproject.toml declares, to keep its floors
-# true. numpy, scipy and scikit-learn are installed at exactly their floors (read from
+# true. numpy, scipy, scikit-learn and ml_dtypes are installed at exactly their floors (read from
 # pyproject.toml's `name>=X` entries, so the floors have one source), the other dependencies at
 # their newest; kompute_ml from WHEEL (scripts/setup.sh's build for .venv's Python).
 # A second run finds everything in place. `make test` then runs the estimator and array tests here.
@@ -17,7 +17,7 @@ import re, tomllib
 with open("pyproject.toml", "rb") as f:
     deps = tomllib.load(f)["project"]["dependencies"]
 for d in deps:
-    m = re.match(r"(numpy|scipy|scikit-learn)>=([0-9.]+)", d)
+    m = re.match(r"(numpy|scipy|scikit-learn|ml_dtypes)>=([0-9.]+)", d)
     if m:
         print(f"{m[1]}=={m[2]}")
 PYEOF

@@ -10,6 +10,15 @@
 // complex64), KM_WORDS4: of four (complex128).
 // binding 0: src, binding 1: dst (KM_INDIRECT: binding 2: off (int), binding 3: err (one uint))
 #extension GL_GOOGLE_include_directive : require
+// KM_BYTES 1 / 2: elements of 1 or 2 bytes (8/16-bit dtypes, in 8/16-bit storage buffers)
+#ifndef KM_BYTES
+#define KM_BYTES 4
+#endif
+#if KM_BYTES == 1
+#extension GL_EXT_shader_8bit_storage : require
+#elif KM_BYTES == 2
+#extension GL_EXT_shader_16bit_storage : require
+#endif
 #include "common.glsl"
 layout(local_size_x = 256) in;
 #ifndef KM_WORDS2
@@ -25,6 +34,10 @@ layout(local_size_x = 256) in;
 #define KM_WORD uvec4
 #elif KM_WORDS2
 #define KM_WORD uvec2
+#elif KM_BYTES == 1
+#define KM_WORD uint8_t
+#elif KM_BYTES == 2
+#define KM_WORD uint16_t
 #else
 #define KM_WORD uint
 #endif

@@ -7,6 +7,15 @@
 // complex64), KM_WORDS4: of four (complex128).
 // binding 0: src, binding 1: dst; push: B, R, C, offset (in elements)
 #extension GL_GOOGLE_include_directive : require
+// KM_BYTES 1 / 2: elements of 1 or 2 bytes (8/16-bit dtypes, in 8/16-bit storage buffers)
+#ifndef KM_BYTES
+#define KM_BYTES 4
+#endif
+#if KM_BYTES == 1
+#extension GL_EXT_shader_8bit_storage : require
+#elif KM_BYTES == 2
+#extension GL_EXT_shader_16bit_storage : require
+#endif
 #include "common.glsl"
 layout(local_size_x = 32, local_size_y = 8) in;
 #ifndef KM_WORDS2
@@ -19,13 +28,22 @@ layout(local_size_x = 32, local_size_y = 8) in;
 #define KM_WORD uvec4
 #elif KM_WORDS2
 #define KM_WORD uvec2
+#elif KM_BYTES == 1
+#define KM_WORD uint8_t
+#elif KM_BYTES == 2
+#define KM_WORD uint16_t
 #else
 #define KM_WORD uint
 #endif
 layout(set = 0, binding = 0) readonly buffer Src { KM_WORD src[]; };
 layout(set = 0, binding = 1) writeonly buffer Dst { KM_WORD dst[]; };
 layout(push_constant) uniform Push { uint B; uint R; uint C; uint offset; } pc;
-shared KM_WORD tile[32][33];     // (33: a column of the tile falls in 32 different banks)
+#if KM_WORDS2
+#define KM_TILE uvec2
+#else
+#define KM_TILE uint           // (8/16-bit elements: a word each; shared memory takes no narrower)
+#endif
+shared KM_TILE tile[32][33];     // (33: a column of the tile falls in 32 different banks)
 
 void main() {
     uint tx = gl_LocalInvocationID.x, ty = gl_LocalInvocationID.y;
@@ -37,12 +55,12 @@ void main() {
             for (uint c0 = gl_WorkGroupID.x * 32u; c0 < C; c0 += gl_NumWorkGroups.x * 32u) {
                 for (uint k = 0u; k < 32u; k += 8u) {
                     uint r = r0 + ty + k, c = c0 + tx;
-                    if (r < R && c < C) tile[ty + k][tx] = src[base + r * C + c];
+                    if (r < R && c < C) tile[ty + k][tx] = KM_TILE(src[base + r * C + c]);
                 }
                 barrier();
                 for (uint k = 0u; k < 32u; k += 8u) {
                     uint c = c0 + ty + k, r = r0 + tx;
-                    if (c < C && r < R) dst[out0 + c * R + r] = tile[tx][ty + k];
+                    if (c < C && r < R) dst[out0 + c * R + r] = KM_WORD(tile[tx][ty + k]);
                 }
                 barrier();          // the tile is read before the next one overwrites it
             }

@@ -65,9 +65,9 @@ def check(got, expected, rtol=2e-6, atol=1e-6):
 # ---- creation and conversion ------------------------------------------------------------------
 
 @pytest.mark.parametrize("src, want", [
-    (np.float32, np.float32), (np.float64, np.float64), (np.float16, np.float32),
-    (np.int32, np.int32), (np.int64, np.int64), (np.int8, np.int32), (np.uint32, np.uint32),
-    (np.uint8, np.uint32), (np.uint64, np.uint64), (np.bool_, np.bool_)])
+    (np.float32, np.float32), (np.float64, np.float64), (np.float16, np.float16),
+    (np.int32, np.int32), (np.int64, np.int64), (np.int8, np.int8), (np.uint32, np.uint32),
+    (np.uint8, np.uint8), (np.uint64, np.uint64), (np.bool_, np.bool_)])
 def test_asarray_maps_dtypes(src, want):
     want = ours(want)       # float64 / int64 on a device without them: float32 / int32
     x = data(np.random.default_rng(1), (3, 5), src)

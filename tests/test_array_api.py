@@ -25,8 +25,13 @@ def test_namespace_identity_and_info():
     # (tests/test_float64.py and test_int64.py cover devices without)
     f64 = {"float64", "complex128"} if a.device.limits["float64"] else set()
     i64 = {"int64", "uint64"} if a.device.limits["int64"] else set()
-    assert set(info.dtypes()) == {"bool", "int32", "uint32", "float32", "complex64"} | f64 | i64
-    assert set(info.dtypes(kind="signed integer")) == {"int32"} | (i64 - {"uint64"})
+    # int8/uint8, int16/uint16 where it has 8/16-bit storage (tests/test_small_dtypes.py)
+    i8 = {"int8", "uint8"} if a.device.limits["storage8"] else set()
+    i16 = {"int16", "uint16"} if a.device.limits["storage16"] else set()
+    assert set(info.dtypes()) == ({"bool", "int32", "uint32", "float32", "complex64"}
+                                  | f64 | i64 | i8 | i16)
+    assert set(info.dtypes(kind="signed integer")) == \
+        {"int32"} | {n for n in i64 | i8 | i16 if n[0] == "i"}
     assert info.default_dtypes()["integral"] == info.default_dtypes()["indexing"] == DEFAULT_INT
     assert xp.float64 == np.float64 and xp.int64 == np.int64 and xp.uint64 == np.uint64
     assert info.default_device() is a.device and a.device in info.devices()

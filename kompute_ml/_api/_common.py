@@ -8,7 +8,8 @@ import numpy as np
 
 from .. import array as _a
 from .._array import indexing as _indexing
-from .._array.dtypes import FLOAT32, FLOAT64, INT32, device_dtype
+from .._array.dtypes import (COMPUTE_DTYPE, FLOAT32, FLOATS, INT32, SMALL_FLOATS,
+                             device_dtype)
 from .._array.indexing import norm_axis
 from . import manipulation as _m
 
@@ -30,11 +31,14 @@ def np_dtype(fn, *dtypes, device):
     """The dtype numpy's ``fn`` gives for inputs of ``dtypes`` (run on zero-size arrays),
     mapped onto ``device``'s dtypes."""
     res = fn(*(np.zeros(0, d) for d in dtypes))
-    return device_dtype(res if isinstance(res, np.dtype) else res.dtype, device)
+    dt = res if isinstance(res, np.dtype) else res.dtype
+    if dt in SMALL_FLOATS and not any(np.dtype(d) in COMPUTE_DTYPE for d in dtypes):
+        dt = FLOAT32                 # (numpy's float16 result of bools: as dtypes.resolve)
+    return device_dtype(dt, device)
 
 
 def floating(x):
-    return x.dtype in (FLOAT32, FLOAT64)
+    return x.dtype in FLOATS           # (float16 and bfloat16 too)
 
 
 def no_out(name, out):

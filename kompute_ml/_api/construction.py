@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import array as _a
 from .._array import indexing as _indexing
-from .._array.dtypes import BOOL, INT32, UINT32, device_dtype
+from .._array.dtypes import BOOL, COMPUTE_DTYPE, INT32, UINT8, UINT32, device_dtype
 from . import manipulation as _m
 from ._common import arr as _arr
 from .index_functions import indices
@@ -351,15 +351,17 @@ def packbits(a, /, axis=None, bitorder="big"):
     Returns
     -------
     Array
-        The bytes as uint32 (kompute_ml's dtype for numpy's uint8).
+        The bytes as uint8 (uint32 on a device without 8-bit storage).
 
     Examples
     --------
     >>> import kompute_ml as km
     >>> km.packbits(km.asarray([1, 0, 1, 1, 0, 0, 0, 1, 1])).numpy()
-    array([177, 128], dtype=uint32)
+    array([177, 128], dtype=uint8)
     """
     x = _arr(a)
+    if x.dtype in COMPUTE_DTYPE and x.dtype.kind in "iu":
+        x = x.astype(COMPUTE_DTYPE[x.dtype])
     if x.dtype not in (INT32, UINT32, BOOL):
         raise TypeError("Expected an input array of integer or boolean data type")
     if bitorder not in ("big", "little"):
@@ -380,7 +382,8 @@ def packbits(a, /, axis=None, bitorder="big"):
     wshape = [1] * len(shape)
     wshape[axis + 1] = 8
     w = _a.asarray(weights.reshape(wshape), device=x.device)
-    return _m.sum(bits.reshape(shape) * w, axis=axis + 1)
+    return _m.sum(bits.reshape(shape) * w, axis=axis + 1).astype(
+        device_dtype(np.uint8, x.device), copy=False)
 
 
 def unpackbits(a, /, axis=None, count=None, bitorder="big"):
@@ -391,7 +394,7 @@ def unpackbits(a, /, axis=None, count=None, bitorder="big"):
     Parameters
     ----------
     a : array_like
-        uint8 data (uint32 Arrays: kompute_ml's dtype for numpy's uint8).
+        uint8 data (or uint32 Arrays: numpy's uint8 on a device without 8-bit storage).
     axis : int, optional
         The axis to unpack along (None: ``a`` flattened).
     count : int, optional
@@ -402,17 +405,19 @@ def unpackbits(a, /, axis=None, count=None, bitorder="big"):
     Returns
     -------
     Array
-        0/1 values as uint32 (numpy's uint8).
+        0/1 values as uint8 (uint32 on a device without 8-bit storage).
 
     Examples
     --------
     >>> import kompute_ml as km
-    >>> km.unpackbits(km.asarray([177], dtype=km.uint32)).numpy()
-    array([1, 0, 1, 1, 0, 0, 0, 1], dtype=uint32)
+    >>> km.unpackbits(km.asarray([177], dtype=km.uint8)).numpy()
+    array([1, 0, 1, 1, 0, 0, 0, 1], dtype=uint8)
     """
     x = a if isinstance(a, Array) else _a.asarray(np.asarray(a))
-    if isinstance(a, np.ndarray) and a.dtype != np.uint8 or x.dtype != UINT32:
+    if isinstance(a, np.ndarray) and a.dtype != np.uint8 or x.dtype not in (UINT32, UINT8):
         raise TypeError("Expected an input array of unsigned byte data type")
+    out_dtype = device_dtype(np.uint8, x.device)
+    x = x.astype(UINT32, copy=False)          # (the bit arithmetic in 32 bits)
     if bitorder not in ("big", "little"):
         raise ValueError("'order' must be either 'little' or 'big'")
     if axis is None:
@@ -439,7 +444,7 @@ def unpackbits(a, /, axis=None, count=None, bitorder="big"):
                                              x.device)], axis=axis)
         else:
             bits = _at(bits, axis, slice(0, keep))
-    return bits
+    return bits.astype(out_dtype, copy=False)
 
 
 def fromfunction(function, shape, *, dtype=float, like=None, **kwargs):

@@ -14,7 +14,7 @@ import math
 import numpy as np
 
 from .. import array as _a
-from .._array.dtypes import BOOL, COMPLEX, FLOAT32, FLOAT64, INTEGERS, SIGNED, UNSIGNED
+from .._array.dtypes import BOOL, COMPLEX, FLOAT32, FLOAT64, FLOATS, INTEGERS, SIGNED, UNSIGNED
 
 __all__ = ["abs", "acos", "acosh", "add", "asin", "asinh", "atan", "atan2", "atanh", "bitwise_and",
            "bitwise_left_shift", "bitwise_invert", "bitwise_or", "bitwise_right_shift",
@@ -45,7 +45,7 @@ abs = _a.absolute
 
 def _float(x):
     x = _arr(x)
-    return x if x.dtype in (FLOAT32, FLOAT64) or x.dtype in COMPLEX else x.astype(FLOAT32)
+    return x if x.dtype in FLOATS or x.dtype in COMPLEX else x.astype(FLOAT32)
 
 
 def _arr(x):

@@ -210,8 +210,8 @@ def isfortran(a):
 
 
 def min_scalar_type(a):
-    """numpy's smallest dtype that holds ``a`` (an Array: its dtype), mapped onto
-    kompute_ml's dtypes (8- and 16-bit integers to 32 bits, float16 to float32).
+    """numpy's smallest dtype that holds ``a`` (an Array: its dtype), mapped onto the default
+    device's dtypes (8- and 16-bit ones to 32 bits on a device without 8/16-bit storage).
 
     Parameters
     ----------
@@ -227,7 +227,7 @@ def min_scalar_type(a):
     --------
     >>> import kompute_ml as km
     >>> km.min_scalar_type(10)
-    dtype('uint32')
+    dtype('uint8')
     """
     if isinstance(a, Array):
         return a.dtype

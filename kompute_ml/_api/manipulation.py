@@ -18,7 +18,8 @@ import operator
 import numpy as np
 
 from .. import array as _a
-from .._array.dtypes import (BOOL, INT32, INTEGERS, accumulator_dtype, canonical_dtype,
+from .._array.dtypes import (BOOL, COMPUTE_DTYPE, INT32, INTEGERS, SMALL, accumulator_dtype,
+                             canonical_dtype,
                              default_int, result_dtype)
 from .._array import indexing as _indexing
 from .._array import scan as _scan
@@ -383,6 +384,11 @@ def _cumulative(x, op, axis, dtype, include_initial):
         parts = [_cumulative(_a.elementwise(p, x), op, axis, None, include_initial)
                  for p in ("real", "imag")]
         return _a.elementwise("complex", *parts)
+    if dtype in SMALL:
+        # float16 / bfloat16 running sums and products are held in float32 and rounded once
+        # each (numpy's float16 loop rounds every step: its result carries those roundings)
+        out = _cumulative(x.astype(COMPUTE_DTYPE[dtype]), op, axis, None, include_initial)
+        return out.astype(dtype)
     y = moveaxis(x, axis, -1) if axis != x.ndim - 1 else x
     y = y.astype(dtype, copy=False)
     n = y.shape[-1] if y.ndim else 1
@@ -481,6 +487,7 @@ def searchsorted(x1, x2, /, *, side="left", sorter=None):
                              f"got {sorter.shape}")
         x1 = take(x1, sorter)
     dtype = x1.dtype if x2.dtype == x1.dtype else result_dtype(dev, x1.dtype, x2.dtype)
+    dtype = COMPUTE_DTYPE.get(dtype, dtype)      # (8/16-bit elements: their 32-bit values)
     a, v = x1.astype(dtype, copy=False), x2.astype(dtype, copy=False)
     buf, _, _ = _search.searchsorted(a._realize(), a.size, v._realize(), v.size, dtype, dev,
                                      right=side == "right")
@@ -512,6 +519,11 @@ def _sorted(x, axis, descending, values):
         return _host(x, lambda h: _host_sorted(h, axis, descending, values),
                      x.dtype if values else default_int(x.device))
     y = moveaxis(x, axis, -1) if axis != x.ndim - 1 else x
+    if y.dtype in SMALL:
+        # 8/16-bit elements sort as their 32-bit values (the same order; NaNs last)
+        out = _sorted(y.astype(COMPUTE_DTYPE[y.dtype]), -1, descending, values)
+        out = out.astype(x.dtype) if values else out
+        return moveaxis(out, -1, axis) if axis != x.ndim - 1 else out
     n = y.shape[-1]
     rows = y.size // n if n else 0
     buf, dtype = _sort.sort_rows(y._realize(), rows, n, y.dtype, y.device,
@@ -577,6 +589,10 @@ def _unique(x, want_index, want_inverse, want_counts, equal_nan=False):
     n = x.size
     if not _sort.on_device(dev, n, _sort.SETS_MIN):
         return _host_unique(x, want_index, want_inverse, want_counts, equal_nan)
+    if x.dtype in SMALL:        # (as their 32-bit values, as _sorted does)
+        values, *rest = _unique(x.astype(COMPUTE_DTYPE[x.dtype]), want_index, want_inverse,
+                                want_counts, equal_nan)
+        return (values.astype(x.dtype), *rest)
     flat = x.reshape(-1)
     buf = flat._realize()
     perm, _ = _sort.sort_rows(buf, 1, n, x.dtype, dev)

@@ -8,10 +8,12 @@ searching, sorting, set and statistical functions live in ``_namespace_ops``; ``
 ``_linalg_namespace``.
 
 dtypes: float32, int32, uint32 and bool on every device, float64 on a device with shaderFloat64,
-int64 and uint64 on a device with shaderInt64 (``__array_namespace_info__().dtypes(device=...)``
-lists what a device has; an explicit request for one a device lacks raises TypeError). The
-8/16-bit types are absent rather than silently narrowed; ``asarray`` of host float64 / int64 data
-maps to float32 / int32 on a device without them, as documented in array.py. The default real
+int64 and uint64 on a device with shaderInt64, int8 and uint8 on one with 8-bit storage buffers,
+int16, uint16, float16 and bfloat16 (``ml_dtypes.bfloat16``) on one with 16-bit storage buffers
+(``__array_namespace_info__().dtypes(device=...)`` lists what a device has; an explicit request
+for one a device lacks raises TypeError). ``asarray`` of host float64 / int64 data maps to
+float32 / int32 on a device without them, and 8/16-bit data to its 32-bit dtype on one without
+8/16-bit storage, as documented in array.py. The default real
 floating dtype is float32 everywhere; the default integer is ``default_int`` (array.py).
 """
 
@@ -19,11 +21,12 @@ import builtins
 import math
 import sys
 
+import ml_dtypes
 import numpy as np
 
 from .. import array as _a
-from .._array.dtypes import (BOOL, COMPLEX128, COMPLEX64, DTYPES, FLOAT32, FLOAT64, INT32, INT64,
-                             INTEGERS, UINT32,
+from .._array.dtypes import (BFLOAT16, BOOL, COMPLEX128, COMPLEX64, DTYPES, FLOAT16, FLOAT32,
+                             FLOAT64, INT8, INT16, INT32, INT64, INTEGERS, UINT8, UINT16, UINT32,
                              UINT64, canonical_dtype, default_int, device_dtype, device_dtypes,
                              has_float64, has_int64)
 from .._runtime import device as _device
@@ -42,6 +45,8 @@ bool = BOOL                      # the standard's name; shadows the builtin in t
 float64, int64, uint64 = FLOAT64, INT64, UINT64
 # complex64 everywhere; complex128 where the device has shaderFloat64 (named elsewhere, as float64)
 complex64, complex128 = COMPLEX64, COMPLEX128
+# 8/16-bit storage (dtypes() lists them where the device has it); bfloat16 is ml_dtypes'
+int8, uint8, int16, uint16, float16, bfloat16 = INT8, UINT8, INT16, UINT16, FLOAT16, BFLOAT16
 _bool = type(True)
 
 e, pi, inf, nan, newaxis = math.e, math.pi, math.inf, math.nan, None
@@ -71,8 +76,11 @@ class _Info:
 
     def dtypes(self, *, device=None, kind=None):
         # float64 / int64 / uint64 only where the device computes in them (Vulkan's
-        # shaderFloat64 and shaderInt64)
-        table = device_dtypes(_a._get_device(device))
+        # shaderFloat64 and shaderInt64), the 8/16-bit integers where it has 8/16-bit storage;
+        # the standard's dtypes only (float16 and bfloat16 are held too, but not the
+        # standard's: device_dtypes lists them)
+        table = {n: d for n, d in device_dtypes(_a._get_device(device)).items()
+                 if n not in ("float16", "bfloat16")}
         if kind is None:
             return table
         return {n: d for n, d in table.items() if isdtype(d, kind)}
@@ -104,6 +112,8 @@ def isdtype(dtype, kind):
     if isinstance(kind, tuple):
         return builtins.any(isdtype(dtype, k) for k in kind)
     dtype = np.dtype(dtype)
+    if isinstance(kind, str) and dtype == BFLOAT16:          # (ml_dtypes' kind is "V")
+        return kind in ("real floating", "numeric")
     if isinstance(kind, str):
         table = {"bool": "b", "signed integer": "i", "unsigned integer": "u", "integral": "iu",
                  "real floating": "f", "complex floating": "c", "numeric": "iufc"}
@@ -147,7 +157,7 @@ class finfo_object:
 def finfo(type, /):
     """Machine limits of float32 or float64."""
     dt = _check_dtype(_dt(type) if isinstance(type, Array) else np.dtype(type))
-    return finfo_object(np.finfo(dt))
+    return finfo_object(ml_dtypes.finfo(dt) if dt == BFLOAT16 else np.finfo(dt))
 
 
 def iinfo(type, /):
@@ -161,8 +171,8 @@ _NARROW = {FLOAT64: FLOAT32, INT64: INT32, UINT64: UINT32, COMPLEX128: COMPLEX64
 def _check_dtype(dt):
     if dt not in DTYPES:
         raise TypeError(f"dtype {dt} is not supported by kompute_ml arrays (float32, int32, "
-                        f"uint32, bool, complex64; float64, int64, uint64, complex128 where the "
-                        f"device has them)")
+                        f"uint32, bool, complex64; float64, int64, uint64, complex128, int8, "
+                        f"uint8, int16, uint16, float16, bfloat16 where the device has them)")
     return dt
 
 
@@ -409,7 +419,8 @@ from . import fft              # noqa: E402
 from .linalg import matmul, matrix_transpose, tensordot, vecdot  # noqa: E402,F401
 
 __all__ = ["__array_api_version__", "__array_namespace_info__", "float32", "int32", "uint32",
-           "float64", "int64", "uint64", "complex64", "complex128",
+           "float64", "int64", "uint64", "int8", "uint8", "int16", "uint16", "float16", "bfloat16",
+           "complex64", "complex128",
            "bool", "e", "pi", "inf", "nan", "newaxis", "isdtype", "result_type", "can_cast",
            "finfo", "iinfo", "astype", "asarray", "from_dlpack", "empty", "zeros", "ones", "full",
            "empty_like", "zeros_like", "ones_like", "full_like", "arange", "linspace", "eye",

@@ -17,7 +17,8 @@ import numpy as np
 
 from .. import array as _a
 from .._array import integers as _integers
-from .._array.dtypes import BOOL, COMPLEX, INT32, INTEGERS, UINT32, UNSIGNED, device_dtype
+from .._array.dtypes import (BOOL, COMPLEX, COMPUTE_DTYPE, INT32, INTEGERS, UINT32, UNSIGNED,
+                             device_dtype)
 from . import elementwise as _ew
 from ._common import arr as _arr, floating as _floating, np_dtype as _np_dtype, on as _on
 from .numeric import round as _round
@@ -891,6 +892,8 @@ def bitwise_count(x, /):
     [3, 1, 1]
     """
     x = _arr(x)
+    if x.dtype in COMPUTE_DTYPE and x.dtype.kind in "iu":
+        x = x.astype(COMPUTE_DTYPE[x.dtype])          # (8/16-bit: the same bits set)
     if x.dtype not in (INT32, UINT32, BOOL):
         raise TypeError(f"ufunc 'bitwise_count' not supported for the input types ({x.dtype}): "
                         f"integers and bools only")
@@ -899,7 +902,8 @@ def bitwise_count(x, /):
     v = v - ((v >> 1) & 0x55555555)
     v = (v & 0x33333333) + ((v >> 2) & 0x33333333)
     v = (v + (v >> 4)) & 0x0F0F0F0F
-    return (v * 0x01010101) >> 24
+    # numpy's uint8 (uint32 on a device without 8-bit storage)
+    return ((v * 0x01010101) >> 24).astype(device_dtype(np.uint8, x.device), copy=False)
 
 
 def angle(z, deg=False):

@@ -1,8 +1,9 @@
 """Buffers of array elements: allocation within the device's limits, fills, host transfers.
 
 Every element is one 32-bit word (bool as a 0/1 uint32) except float64's, int64's and uint64's,
-which are two (low word first, as the host's little-endian values), C order; a buffer holds at least one element so
-that a zero-size array still has something to bind.
+which are two (low word first, as the host's little-endian values), and the 8/16-bit dtypes',
+which take 1 or 2 bytes (float16 and bfloat16 their bit patterns), C order; a buffer holds at
+least one element so that a zero-size array still has something to bind.
 """
 
 import math
@@ -13,10 +14,10 @@ from .._runtime import memory as _memory
 from .._runtime import stream as _stream
 from .._runtime import program as shaders
 from ..errors import DeviceLimitError
-from .dtypes import BOOL, FLOAT32, STORAGE_DTYPE
+from .dtypes import BFLOAT16, BOOL, FLOAT32, SMALL, STORAGE_DTYPE
 
 __all__ = ["check_size", "alloc", "fill", "iota", "upload", "upload_as_is", "transfer", "download",
-           "read_scalar", "words_per_element", "word_defines"]
+           "read_scalar", "words_per_element", "element_defines", "element_bytes"]
 
 
 def words_per_element(dtype):
@@ -26,20 +27,37 @@ def words_per_element(dtype):
         if dtype is None:
             return 1
         dtype = np.dtype(dtype)
+    if dtype in SMALL:
+        # (a kernel indexing whole words must not take packed 8/16-bit elements for words)
+        raise TypeError(f"this operation does not take {dtype} arrays on the device yet; "
+                        f"convert with .astype() to a 32-bit dtype first")
     size = dtype.itemsize
     return 1 if size <= 4 else size // 4
 
 
-def word_defines(dtype):
-    """The defines of the word-moving shaders (gather, scatter, take, transpose, fill) for
-    elements of ``dtype``: KM_WORDS2 (8 bytes) or KM_WORDS4 (16: complex128), else none."""
+def element_defines(dtype):
+    """The defines of the shaders that move whole elements (gather, scatter, take, transpose,
+    fill) for elements of ``dtype``: KM_WORDS2 for 8-byte ones, KM_WORDS4 for 16-byte ones
+    (complex128), KM_BYTES for 8/16-bit ones, else none."""
+    dtype = np.dtype(dtype)
+    if dtype in SMALL:
+        return {"KM_BYTES": dtype.itemsize}
     words = words_per_element(dtype)
     return {"KM_WORDS2": 1} if words == 2 else {"KM_WORDS4": 1} if words == 4 else {}
 
 
+def element_bytes(dtype):
+    """Bytes one element of ``dtype`` takes in a buffer (bool: a 4-byte word)."""
+    dtype = np.dtype(dtype)
+    return dtype.itemsize if dtype in SMALL else 4 * words_per_element(dtype)
+
+
 def _nbytes(shape, dtype):
-    """Bytes of a buffer for ``shape`` elements of ``dtype``: at least one element; 8-byte
-    elements rounded up to whole dvec4s (the generated kernels' 4-element loads and stores)."""
+    """Bytes of a buffer for ``shape`` elements of ``dtype``: at least one element; 8-byte and
+    8/16-bit elements rounded up to whole 4-vectors (the generated kernels' 4-element loads and
+    stores)."""
+    if dtype in SMALL:
+        return -(-max(math.prod(shape), 1) // 4) * 4 * np.dtype(dtype).itemsize
     return _count_bytes(max(math.prod(shape), 1), words_per_element(dtype))
 
 
@@ -51,7 +69,7 @@ def _count_bytes(n, words):
 def check_size(device, shape, dtype=FLOAT32):
     """Elements of ``shape``; DeviceLimitError when the device cannot bind that many bytes."""
     n = math.prod(shape)
-    nbytes = n * 4 * words_per_element(dtype)
+    nbytes = n * element_bytes(dtype)
     if nbytes > device.max_buffer_bytes:
         raise DeviceLimitError(
             f"an array of shape {shape} needs {nbytes} bytes, more than the device's "
@@ -69,8 +87,14 @@ def fill(device, shape, dtype, value):
     large buffer on a CPU device is filled by the host in place)."""
     n = math.prod(shape)
     buf = _memory.alloc(device, _nbytes(shape, dtype))
+    if n and dtype in SMALL:
+        # the element's bytes repeated into one word, filled over the buffer's whole words
+        one = np.asarray(value).astype(dtype).reshape(1).view(np.uint8)
+        words = np.tile(one, 4 // one.size).view(np.uint32)
+        n = -(-n * one.size // 4)
     if n:
-        words = np.asarray(value).astype(dtype).astype(STORAGE_DTYPE[dtype]).reshape(1)
+        words = np.asarray(value).astype(dtype).astype(STORAGE_DTYPE[dtype]).reshape(1) \
+            if dtype not in SMALL else words
         if buf.ringed and _stream.fill_in_place(buf, words, n):
             return buf                  # a CPU device's mapped memory, filled by the host
         words = words.view(np.uint32)
@@ -119,7 +143,8 @@ def upload_as_is(device, data):
     """:func:`upload` of a C-contiguous, non-empty numpy array whose dtype is its own storage
     dtype (float32, int32, uint32; float64, int64, uint64 on a device with them): nothing to
     convert or copy first (the caller checked that and the device's limit)."""
-    nbytes = _count_bytes(data.size, data.itemsize // 4)
+    nbytes = _nbytes(data.shape, data.dtype) if data.dtype in SMALL else \
+        _count_bytes(data.size, data.itemsize // 4)
     return _stream.upload_new(device, nbytes, data.reshape(-1))
 
 
@@ -149,4 +174,6 @@ def download(buf, shape, dtype):
 def read_scalar(buf, dtype):
     """The first element of ``buf`` as a Python scalar (``item()``: one 4-byte readback)."""
     value = _stream.download(buf, 1, STORAGE_DTYPE[dtype])[0]
+    if dtype == BFLOAT16:
+        return float(value)           # (ml_dtypes' scalar: its item() is itself)
     return bool(value) if dtype == BOOL else value.item()

@@ -8,10 +8,11 @@ asks for them to be written into the source ("baked") because the push block is 
 
 import struct
 
-from .dtypes import (BOOL, COMPARISONS, COMPLEX, COMPLEX128, COMPLEX64, COMPLEX_OF, COMPLEX_PART,
-                     FLOAT32,
-                     FLOAT64, FLOATS, FLOAT_UNARY, GLSL_TYPE, INT32, INT64, INT64_EXTENSION,
-                     PREDICATES, SIGNED, STORAGE_TYPE, UINT32, UINT64, VEC4_TYPE, WIDE)
+from .dtypes import (BFLOAT16, BOOL, COMPARISONS, COMPLEX, COMPLEX128, COMPLEX64, COMPLEX_OF,
+                     COMPLEX_PART, COMPUTE_DTYPE, FLOAT16, FLOAT32, FLOAT64, FLOATS, FLOAT_UNARY,
+                     GLSL_TYPE, INT8, INT16, INT32, INT64, INT64_EXTENSION, PREDICATES, SIGNED,
+                     SMALL, STORAGE8_EXTENSION, STORAGE16_EXTENSION, STORAGE_TYPE, UINT8, UINT16,
+                     UINT32, UINT64, VEC4_TYPE, WIDE)
 
 __all__ = ["generate", "generate_sum", "LOCAL_SIZE", "per_invocation", "push_words",
            "sum_vec4_per_thread", "vector"]
@@ -20,6 +21,38 @@ LOCAL_SIZE = 256
 _SUFFIX = {FLOAT32: "f", INT32: "i", UINT32: "u", BOOL: "b", FLOAT64: "d", INT64: "l",
            UINT64: "ul", COMPLEX64: "c", COMPLEX128: "z"}
 _ZERO = {FLOAT32: "0.0", FLOAT64: "0.0lf", INT32: "0", UINT32: "0u", INT64: "0l", UINT64: "0ul"}
+# 8/16-bit dtypes: GLSL of their 32-bit value narrowed to the dtype (wrapped, rounded), of a stored
+# element read as that value, and of the value as the element stored (elementwise16.glsl)
+_NARROW = {INT8: "km_wrap_i8", INT16: "km_wrap_i16", UINT8: "km_wrap_u8", UINT16: "km_wrap_u16",
+           FLOAT16: "km_round_h", BFLOAT16: "km_round_bf"}
+_FROM_BITS = {FLOAT16: "km_h2f", BFLOAT16: "km_bf2f"}
+_TO_BITS = {FLOAT16: "km_f2h", BFLOAT16: "km_f2bf"}
+for _dt in SMALL:
+    _SUFFIX[_dt] = _SUFFIX[COMPUTE_DTYPE[_dt]]
+    _ZERO[_dt] = _ZERO[COMPUTE_DTYPE[_dt]]
+
+
+def _c(dtype):
+    """The dtype a value of ``dtype`` computes in (an 8/16-bit one's 32-bit dtype)."""
+    return COMPUTE_DTYPE.get(dtype, dtype)
+
+
+def _load(expr, dtype):
+    """GLSL of a stored element ``expr`` of ``dtype`` as the value it computes with."""
+    if dtype in _FROM_BITS:
+        return f"{_FROM_BITS[dtype]}(uint({expr}))"
+    if dtype in SMALL:
+        return f"{GLSL_TYPE[dtype]}({expr})"
+    return expr
+
+
+def _store(expr, dtype):
+    """GLSL of the value ``expr`` of ``dtype`` as its stored element."""
+    if dtype in _TO_BITS:
+        return f"uint16_t({_TO_BITS[dtype]}({expr}))"
+    if dtype in SMALL:
+        return f"{STORAGE_TYPE[dtype]}({expr})"
+    return expr
 
 
 def _cast(expr, src, dst):
@@ -35,6 +68,14 @@ def _cast(expr, src, dst):
         if dst == BOOL:
             return f"any(notEqual({expr}, {GLSL_TYPE[src]}(0)))"
         return _cast(f"({expr}).x", COMPLEX_PART[src], dst)    # the real part, as numpy's
+    if dst in SMALL:
+        if dst in _FROM_BITS and src == FLOAT64:     # one rounding, as numpy's direct cast
+            return f"{_FROM_BITS[dst]}({'km_d2h' if dst == FLOAT16 else 'km_d2bf'}({expr}))"
+        if dst in (FLOAT16, BFLOAT16) and _c(src) == FLOAT32:
+            return f"{_NARROW[dst]}({_cast(expr, src, FLOAT32)})"
+        return f"{_NARROW[dst]}({_cast(expr, src, _c(dst))})"
+    if src in SMALL:
+        return _cast(expr, _c(src), dst)
     if dst == BOOL:
         return f"({expr} != {_ZERO[src]})"
     if dst in (UINT32, UINT64) and src in FLOATS:
@@ -46,6 +87,7 @@ def _cast(expr, src, dst):
 
 
 def _binary(op, ct, a, b):
+    ct = _c(ct)
     t = _SUFFIX[ct]
     if ct in COMPLEX:
         return _complex_binary(op, ct, a, b)
@@ -143,6 +185,7 @@ def _complex_unary(op, ct, a):
 def _unary(op, ct, a):
     if ct in COMPLEX:
         return _complex_unary(op, ct, a)
+    ct = _c(ct)
     if op in FLOAT_UNARY:
         table = MATH64_FUNCTIONS if ct == FLOAT64 else MATH_FUNCTIONS
         if op not in table:
@@ -170,6 +213,7 @@ def _unary(op, ct, a):
 
 
 def _literal(dtype, value):
+    dtype = _c(dtype)
     if dtype == FLOAT32:
         bits = struct.unpack("<I", struct.pack("<f", value))[0]
         return f"uintBitsToFloat({bits:#x}u)"
@@ -203,6 +247,7 @@ def _expression(op, compute, args):
         # a signed integer against an unsigned one (int32 with uint32, int64 with uint64)
         sym = COMPARISONS[op]
         fn = "km_cmp_lu" if INT64 in compute else "km_cmp_iu"
+        compute = tuple(_c(c) for c in compute)
         return (f"({fn}({args[0]}, {args[1]}) {sym} 0)" if compute[0] in SIGNED
                 else f"(0 {sym} {fn}({args[1]}, {args[0]}))")
     if len(args) == 2:
@@ -243,6 +288,8 @@ def _push_scalar(j, dt):
     if dt in (INT64, UINT64):
         bits = f"((uint64_t(pc.s{j}hi) << 32) | uint64_t(pc.s{j}lo))"
         return [f"uint s{j}lo;", f"uint s{j}hi;"], (bits if dt == UINT64 else f"int64_t{bits}")
+    if dt in SMALL:        # (its value, already narrowed, as its 32-bit dtype)
+        return [f"{GLSL_TYPE[dt]} s{j};"], f"pc.s{j}"
     return [f"{STORAGE_TYPE[dt]} s{j};"], (f"(pc.s{j} != 0u)" if dt == BOOL else f"pc.s{j}")
 
 
@@ -262,6 +309,13 @@ def _parts(plan, bake_scalars, bake_dims):
         header.append('#include "complex128.glsl"')
     if _uses(plan, (INT64, UINT64)):      # likewise Int64
         header += [INT64_EXTENSION, '#include "elementwise64.glsl"']
+    if _uses(plan, SMALL):     # (after kmath64.glsl: its float64 -> float16 cast needs it)
+        stored = set(plan.binding_dtypes) | {plan.out_dtype}
+        if stored & {INT8, UINT8}:
+            header.append(STORAGE8_EXTENSION)
+        if stored & {INT16, UINT16, FLOAT16, BFLOAT16}:
+            header.append(STORAGE16_EXTENSION)
+        header.append('#include "elementwise16.glsl"')
     header.append(f"layout(local_size_x = {LOCAL_SIZE}) in;")
     for b, dt in enumerate(plan.binding_dtypes):
         t = VEC4_TYPE[dt] if b in vec_bindings else STORAGE_TYPE[dt]
@@ -289,6 +343,14 @@ def _parts(plan, bake_scalars, bake_dims):
         dt = plan.binding_dtypes[b]
         per_lane = False
         if vec and b in vec_bindings and all(mask) and mask:
+            if dt in SMALL:      # (as 32-bit lanes: a local vector of 8/16-bit ints needs Int8/16)
+                lanes = "uvec4" if dt in _FROM_BITS else VEC4_TYPE[_c(dt)]
+                loads.append(f"{lanes} xv{a} = {lanes}(in{b}[i]);")
+                load, per_lane = f"xv{a}[j]", True
+                if dt in _FROM_BITS:
+                    load = f"{_FROM_BITS[dt]}({load})"
+                (body).append(f"{GLSL_TYPE[dt]} x{a} = {load};")
+                continue
             loads.append(f"{VEC4_TYPE[dt]} xv{a} = in{b}[i];")
             load, per_lane = f"xv{a}[j]", True
         elif vec or not any(mask):
@@ -303,6 +365,7 @@ def _parts(plan, bake_scalars, bake_dims):
             load = f"in{b}[{idx}]"
         if dt == BOOL:
             load = f"({load} != 0u)"
+        load = _load(load, dt)
         (body if per_lane else loads).append(f"{GLSL_TYPE[dt]} x{a} = {load};")
     for j, (dt, value) in enumerate(plan.scalars):
         expr = _literal(dt, value) if bake_scalars else _push_scalar(j, dt)[1]
@@ -320,7 +383,10 @@ def _parts(plan, bake_scalars, bake_dims):
             natural = COMPLEX_PART[natural]
         elif op == "complex":
             natural = dtype
-        expr = _cast(_expression(op, compute, args), natural, dtype)
+        expr = _expression(op, compute, args)
+        if natural in SMALL and op not in ("cast", "where"):
+            expr = f"{_NARROW[natural]}({expr})"        # the operation's result in its dtype
+        expr = _cast(expr, natural, dtype)
         body.append(f"{GLSL_TYPE[dtype]} t{t} = {expr};")
     return header, loads, body, f"t{len(plan.nodes) - 1}"
 
@@ -339,21 +405,32 @@ def generate(plan, bake_scalars, bake_dims):
     """
     vec = vector(plan)
     header, loads, body, result = _parts(plan, bake_scalars, bake_dims)
-    out_type = VEC4_TYPE[plan.out_dtype] if vec else STORAGE_TYPE[plan.out_dtype]
+    out_dt = plan.out_dtype
+    out_type = VEC4_TYPE[out_dt] if vec else STORAGE_TYPE[out_dt]
     header.insert(header.index(f"layout(local_size_x = {LOCAL_SIZE}) in;") + 1,
                   f"layout(set = 0, binding = 0) writeonly buffer Out {{ {out_type} out_[]; }};")
     prologue = ["uint i = km_global_index();",
                 "if (i >= (pc.n + 3u) / 4u) return;" if vec else "if (i >= pc.n) return;"]
     prologue += loads
-    if plan.out_dtype == BOOL:
+    if out_dt == BOOL:
         result = f"uint({result})"
     lines = header + ["void main() {"] + ["    " + s for s in prologue]
-    if vec:
+    if vec and out_dt in SMALL:
+        # 32-bit lanes (bit patterns for float16 / bfloat16), narrowed in one vector store
+        lanes = "uvec4" if out_dt in _TO_BITS else VEC4_TYPE[_c(out_dt)]
+        if out_dt in _TO_BITS:
+            result = f"{_TO_BITS[out_dt]}({result})"
+        lines += [f"    {lanes} res;", "    for (uint j = 0u; j < 4u; j++) {"]
+        lines += ["        " + s for s in body]
+        lines += [f"        res[j] = {result};", "    }", f"    out_[i] = {out_type}(res);", "}",
+                  ""]
+    elif vec:
         lines += [f"    {out_type} res;", "    for (uint j = 0u; j < 4u; j++) {"]
         lines += ["        " + s for s in body]
         lines += [f"        res[j] = {result};", "    }", "    out_[i] = res;", "}", ""]
     else:
-        lines += ["    " + s for s in body] + [f"    out_[i] = {result};", "}", ""]
+        lines += ["    " + s for s in body] + [f"    out_[i] = {_store(result, out_dt)};", "}",
+                                                ""]
     return "\n".join(lines)
 
 

@@ -1,22 +1,29 @@
-"""dtypes of kompute_ml arrays: the seven we hold, how numpy's map onto them, and result types.
+"""dtypes of kompute_ml arrays: the thirteen we hold, how numpy's map onto them, and result types.
 
 An Array holds float32, int32, uint32 or bool, each element one 32-bit word (bool as 0/1 uint32),
-float64 (two words) on a device with ``shaderFloat64``, and int64 and uint64 (two words) on a
-device with ``shaderInt64``. Result types are numpy's own, computed on zero-size stand-ins and
+float64 (two words) on a device with ``shaderFloat64``, int64 and uint64 (two words) on a
+device with ``shaderInt64``, int8 and uint8 (a byte) on one with 8-bit storage buffers, and
+int16, uint16, float16 and bfloat16 (two bytes; ``ml_dtypes.bfloat16``) on one with 16-bit
+storage buffers; those compute in 32 bits (``COMPUTE_DTYPE``) and narrow each result. Result types are numpy's own, computed on zero-size stand-ins and
 mapped onto ours, so every numpy rule (NEP 50 weak Python scalars, bool arithmetic errors,
 float32 + float64 -> float64, int / int -> float64, int32 + uint32 -> int64, int64 + uint64 ->
 float64) holds by construction. On a device without float64 every float64 result is float32
 instead, and on one without int64 every int64 / uint64 result is int32 / uint32
 (``resolve(..., float64=False, int64=False)``); such data maps the same way (``device_dtype``:
-integers that do not fit raise OverflowError where they are converted), and only an explicit
-request raises.
+integers that do not fit raise OverflowError where they are converted; 8/16-bit data on a device
+without 8/16-bit storage becomes its 32-bit dtype), and only an explicit request raises. bfloat16
+promotes by ml_dtypes' table as numpy applies it (bfloat16 with int8/uint8/bool: bfloat16; with
+int16/uint16/float16/float32: float32; with wider integers or float64: float64).
 """
 
 import struct
 
+import ml_dtypes
 import numpy as np
 
-__all__ = ["FLOAT32", "FLOAT64", "INT32", "UINT32", "INT64", "UINT64", "BOOL", "DTYPES",
+__all__ = ["FLOAT32", "FLOAT64", "INT32", "UINT32", "INT64", "UINT64", "BOOL", "INT8", "UINT8",
+           "INT16", "UINT16", "FLOAT16", "BFLOAT16", "SMALL", "SMALL_FLOATS", "COMPUTE_DTYPE",
+           "STORAGE8_EXTENSION", "STORAGE16_EXTENSION", "DTYPES",
            "GLSL_TYPE", "STORAGE_TYPE", "STORAGE_DTYPE", "VEC4_TYPE", "ARITHMETIC", "COMPARISONS",
            "FLOAT_UNARY", "FLOAT_BINARY", "PREDICATES", "SAME_UNARY", "FLOATS", "INTEGERS",
            "SIGNED", "UNSIGNED", "WIDE", "INT64_EXTENSION", "canonical_dtype", "device_dtype",
@@ -27,49 +34,71 @@ __all__ = ["FLOAT32", "FLOAT64", "INT32", "UINT32", "INT64", "UINT64", "BOOL", "
 FLOAT32, INT32, UINT32, BOOL = (np.dtype(np.float32), np.dtype(np.int32), np.dtype(np.uint32),
                                 np.dtype(np.bool_))
 FLOAT64, INT64, UINT64 = np.dtype(np.float64), np.dtype(np.int64), np.dtype(np.uint64)
-COMPLEX64, COMPLEX128 = np.dtype(np.complex64), np.dtype(np.complex128)
-DTYPES = (FLOAT32, INT32, UINT32, BOOL, FLOAT64, INT64, UINT64, COMPLEX64, COMPLEX128)
 # complex: interleaved (re, im) pairs of float32 / float64 (complex128 needs shaderFloat64)
+COMPLEX64, COMPLEX128 = np.dtype(np.complex64), np.dtype(np.complex128)
 COMPLEX = (COMPLEX64, COMPLEX128)
 COMPLEX_PART = {COMPLEX64: FLOAT32, COMPLEX128: FLOAT64}       # the dtype of re and im
 COMPLEX_OF = {FLOAT32: COMPLEX64, FLOAT64: COMPLEX128}
-FLOATS = (FLOAT32, FLOAT64)
-SIGNED = (INT32, INT64)
-UNSIGNED = (UINT32, UINT64)
-INTEGERS = (INT32, UINT32, INT64, UINT64)
+# 8/16-bit dtypes: 1 or 2 bytes an element on the device (8/16-bit storage buffers), computed in
+# 32 bits and narrowed at each operation's result (integers wrap, float16 and bfloat16 round to
+# nearest even); float16 and bfloat16 are stored as their 16-bit patterns (elementwise16.glsl)
+INT8, UINT8, INT16, UINT16 = (np.dtype(np.int8), np.dtype(np.uint8), np.dtype(np.int16),
+                              np.dtype(np.uint16))
+FLOAT16, BFLOAT16 = np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16)
+SMALL = (INT8, UINT8, INT16, UINT16, FLOAT16, BFLOAT16)
+SMALL_FLOATS = (FLOAT16, BFLOAT16)
+# the 32-bit dtype an 8/16-bit one computes in (others compute in themselves)
+COMPUTE_DTYPE = {INT8: INT32, INT16: INT32, UINT8: UINT32, UINT16: UINT32, FLOAT16: FLOAT32,
+                 BFLOAT16: FLOAT32}
+DTYPES = (FLOAT32, INT32, UINT32, BOOL, FLOAT64, INT64, UINT64, COMPLEX64, COMPLEX128) + SMALL
+FLOATS = (FLOAT32, FLOAT64) + SMALL_FLOATS
+SIGNED = (INT32, INT64, INT8, INT16)
+UNSIGNED = (UINT32, UINT64, UINT8, UINT16)
+INTEGERS = (INT32, UINT32, INT64, UINT64, INT8, UINT8, INT16, UINT16)
 WIDE = (FLOAT64, INT64, UINT64, COMPLEX64, COMPLEX128)   # elements of two words or more
 GLSL_TYPE = {FLOAT32: "float", INT32: "int", UINT32: "uint", BOOL: "bool", FLOAT64: "double",
-             INT64: "int64_t", UINT64: "uint64_t", COMPLEX64: "vec2", COMPLEX128: "dvec2"}
+             INT64: "int64_t", UINT64: "uint64_t", COMPLEX64: "vec2", COMPLEX128: "dvec2",
+             INT8: "int", INT16: "int", UINT8: "uint", UINT16: "uint", FLOAT16: "float",
+             BFLOAT16: "float"}
 STORAGE_TYPE = {FLOAT32: "float", INT32: "int", UINT32: "uint", BOOL: "uint",   # bool: 0/1 words
                 FLOAT64: "double", INT64: "int64_t", UINT64: "uint64_t", COMPLEX64: "vec2",
-                COMPLEX128: "dvec2"}
+                COMPLEX128: "dvec2", INT8: "int8_t", UINT8: "uint8_t", INT16: "int16_t",
+                UINT16: "uint16_t", FLOAT16: "uint16_t", BFLOAT16: "uint16_t"}
 STORAGE_DTYPE = {FLOAT32: FLOAT32, INT32: INT32, UINT32: UINT32, BOOL: UINT32, FLOAT64: FLOAT64,
-                 INT64: INT64, UINT64: UINT64, COMPLEX64: COMPLEX64, COMPLEX128: COMPLEX128}
+                 INT64: INT64, UINT64: UINT64, COMPLEX64: COMPLEX64, COMPLEX128: COMPLEX128,
+                 INT8: INT8, UINT8: UINT8, INT16: INT16, UINT16: UINT16, FLOAT16: FLOAT16,
+                 BFLOAT16: BFLOAT16}
 VEC4_TYPE = {FLOAT32: "vec4", INT32: "ivec4", UINT32: "uvec4", BOOL: "uvec4", FLOAT64: "dvec4",
-             INT64: "i64vec4", UINT64: "u64vec4"}
+             INT64: "i64vec4", UINT64: "u64vec4", INT8: "i8vec4", UINT8: "u8vec4",
+             INT16: "i16vec4", UINT16: "u16vec4", FLOAT16: "u16vec4", BFLOAT16: "u16vec4"}
+# what a generated shader declares before it names 8-bit / 16-bit storage types (kp enables
+# storageBuffer8/16BitAccess where the device has them, patch 0031)
+STORAGE8_EXTENSION = "#extension GL_EXT_shader_8bit_storage : require"
+STORAGE16_EXTENSION = "#extension GL_EXT_shader_16bit_storage : require"
 # what a generated shader declares before it names int64_t / uint64_t (the device's Int64
 # capability, which kp enables where the device has shaderInt64)
 INT64_EXTENSION = "#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require"
 
 
 def canonical_dtype(dtype):
-    """Map a numpy dtype onto ours: float64 (and wider) -> float64, other floats -> float32,
-    64-bit integers -> int64 / uint64, narrower ones -> int32 / uint32, bool. (``device_dtype``
-    then applies the device.)"""
+    """Map a numpy dtype onto ours: float64 (and wider) -> float64, float32, float16 and
+    bfloat16 as they are, 8/16/32/64-bit integers as they are, bool. (``device_dtype`` then
+    applies the device.)"""
     dt = np.dtype(dtype)
+    if dt == BFLOAT16:
+        return BFLOAT16
     if dt.kind == "f":
-        return FLOAT64 if dt.itemsize >= 8 else FLOAT32
-    if dt.kind == "i":
-        return INT64 if dt.itemsize == 8 else INT32
-    if dt.kind == "u":
-        return UINT64 if dt.itemsize == 8 else UINT32
+        return FLOAT64 if dt.itemsize >= 8 else (FLOAT16 if dt.itemsize == 2 else FLOAT32)
+    if dt.kind in "iu":
+        return {(k, n): d for d in INTEGERS for k, n in [(d.kind, d.itemsize)]}[dt.kind,
+                                                                                 dt.itemsize]
     if dt.kind == "b":
         return BOOL
     if dt.kind == "c":
         return COMPLEX128 if dt.itemsize >= 16 else COMPLEX64
-    raise TypeError(f"kompute_ml arrays hold float32, float64, int64, uint64, complex128 (where "
-                    f"the device has them), int32, uint32, complex64 or bool; dtype {dt} is not "
-                    f"supported")
+    raise TypeError(f"kompute_ml arrays hold bool, int8/16/32/64, uint8/16/32/64, float16, "
+                    f"bfloat16, float32, float64, complex64 and complex128 (each where the device "
+                    f"has it); dtype {dt} is not supported")
 
 
 def has_float64(device):
@@ -117,42 +146,69 @@ def accumulator_dtype(dtype, device):
     and integers narrower than the default integer widen to it (unsigned ones to the unsigned
     integer of its width), others keep theirs."""
     wide = default_int(device) == INT64
-    if dtype == BOOL or dtype == INT32:
+    if dtype in (BOOL, INT32, INT8, INT16):
         return INT64 if wide else INT32
-    if dtype == UINT32:
+    if dtype in (UINT32, UINT8, UINT16):
         return UINT64 if wide else UINT32
     return dtype
 
 
 def device_dtypes(device):
     """The dtypes ``device`` holds, by name (the Array API's ``dtypes()`` order)."""
-    names = ["bool", "int32", "uint32"]
+    limits = device.limits
+    names = ["bool"]
+    if limits.get("storage8"):
+        names.append("int8")
+    if limits.get("storage16"):
+        names.append("int16")
+    names.append("int32")
     if has_int64(device):
-        names += ["int64", "uint64"]
+        names.append("int64")
+    if limits.get("storage8"):
+        names.append("uint8")
+    if limits.get("storage16"):
+        names.append("uint16")
+    names.append("uint32")
+    if has_int64(device):
+        names.append("uint64")
+    if limits.get("storage16"):
+        names.append("float16")
     names.append("float32")
     if has_float64(device):
         names.append("float64")
     names.append("complex64")
     if has_float64(device):
         names.append("complex128")
-    return {n: np.dtype(n) for n in names}
+    out = {n: np.dtype(n) for n in names}
+    if limits.get("storage16"):
+        out["bfloat16"] = BFLOAT16
+    return out
 
 
-_MISSING = {FLOAT64: ("shaderFloat64", FLOAT32), INT64: ("shaderInt64", INT32),
-            UINT64: ("shaderInt64", UINT32), COMPLEX128: ("shaderFloat64", COMPLEX64)}
+# dtype -> (the limits key of the feature it needs, its name, the dtype data of it becomes
+# without); 8/16-bit ones widen to the 32-bit dtype they compute in
+_MISSING = {FLOAT64: ("float64", "shaderFloat64", FLOAT32), INT64: ("int64", "shaderInt64", INT32),
+            UINT64: ("int64", "shaderInt64", UINT32),
+            COMPLEX128: ("float64", "shaderFloat64", COMPLEX64),
+            INT8: ("storage8", "storageBuffer8BitAccess", INT32),
+            UINT8: ("storage8", "storageBuffer8BitAccess", UINT32),
+            INT16: ("storage16", "storageBuffer16BitAccess", INT32),
+            UINT16: ("storage16", "storageBuffer16BitAccess", UINT32),
+            FLOAT16: ("storage16", "storageBuffer16BitAccess", FLOAT32),
+            BFLOAT16: ("storage16", "storageBuffer16BitAccess", FLOAT32)}
 
 
 def device_dtype(dtype, device, explicit=False):
     """``canonical_dtype(dtype)`` as ``device`` holds it.
 
-    float64 on a device without shaderFloat64 becomes float32, and int64 / uint64 on a device
-    without shaderInt64 become int32 / uint32, when they come from the data (the caller checks
-    that integers fit); an ``explicit`` request for one raises TypeError.
+    float64 on a device without shaderFloat64 becomes float32, int64 / uint64 on a device
+    without shaderInt64 int32 / uint32, and 8/16-bit dtypes on one without 8/16-bit storage
+    their 32-bit dtype (int8 -> int32, float16 and bfloat16 -> float32), when they come from the
+    data (the caller checks that integers fit); an ``explicit`` request for one raises TypeError.
     """
     dt = canonical_dtype(dtype)
-    if dt in _MISSING and not device.limits.get("float64" if dt in (FLOAT64, COMPLEX128)
-                                                else "int64"):
-        feature, narrow = _MISSING[dt]
+    if dt in _MISSING and not device.limits.get(_MISSING[dt][0]):
+        _, feature, narrow = _MISSING[dt]
         if explicit:
             have = ", ".join(device_dtypes(device))
             raise TypeError(f"dtype {dt} is not available on {device.name!r}: the device lacks "
@@ -233,6 +289,12 @@ def _narrow(result, float64, int64):
     return n(result[0]), tuple(n(dt) for dt in result[1])
 
 
+def _widen_small(result):
+    def w(dt):
+        return FLOAT32 if dt in SMALL_FLOATS else dt
+    return w(result[0]), tuple(w(dt) for dt in result[1])
+
+
 def resolve(op, operands, float64=True, int64=True):
     """Result dtype and per-operand compute dtypes of ``op`` (numpy's rules, our dtypes).
 
@@ -289,6 +351,11 @@ def resolve(op, operands, float64=True, int64=True):
         if any(np.dtype(getattr(p, "dtype", type(p))).kind == "c" for p in proxies):
             # complex operands compute in their common complex dtype (abs: a real result)
             result = (out, (canonical_dtype(np.result_type(*proxies)),) * len(operands))
+    if not any(getattr(p, "dtype", None) in SMALL for p in proxies):
+        # numpy computes float functions of bools in float16 (exp(bool)); without an 8/16-bit
+        # operand they stay float32, as before these dtypes existed (integer results such as
+        # bitwise_count's uint8 are numpy's)
+        result = _widen_small(result)
     if not (float64 and int64):
         result = _narrow(result, float64, int64)
     _resolve_cache[key] = result

@@ -35,7 +35,7 @@ from .._runtime import stream as _stream
 from . import buffers as _buffers
 from .codegen import (LOCAL_SIZE, generate, generate_sum, push_words, sum_vec4_per_thread,
                       vector)
-from .dtypes import COMPLEX64, COMPLEX128, FLOAT32, FLOAT64, UINT32, WIDE
+from .dtypes import COMPLEX64, COMPLEX128, FLOAT32, FLOAT64, SMALL_FLOATS, UINT32, WIDE
 
 __all__ = ["Leaf", "Node", "Scalar", "node", "binary", "realize", "fused_sum", "read_scalar",
            "kernel_source", "cached_kernels", "MAX_NODES"]
@@ -402,7 +402,7 @@ def _scalar_words(scalars):
             v = int(v) & 0xFFFFFFFFFFFFFFFF        # two's complement bits of an int64
             words += (v & 0xFFFFFFFF, v >> 32)
         else:
-            words.append(v if dt == FLOAT32 else int(v))
+            words.append(v if dt == FLOAT32 or dt in SMALL_FLOATS else int(v))
     return words
 
 

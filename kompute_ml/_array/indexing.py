@@ -77,7 +77,7 @@ def _strided_kernel(name, device, bufs, dtype, n, offset, dims, strd, kdim, off_
     ``checked``: offsets the caller made in range, as a sort's permutation; no flag is read, so
     nothing waits)."""
     pad = 8 - len(dims)
-    defines = _buffers.word_defines(dtype)
+    defines = _buffers.element_defines(dtype)
     push = (n, len(dims), offset, *dims, *([1] * pad), *strd, *([0] * pad))
     if off_buf is None:
         # gather.comp / scatter.comp — binding 0: src, binding 1: dst
@@ -146,7 +146,7 @@ def _matrix_transpose(dims, strd):
 
 def _transpose_kernel(device, bufs, dtype, offset, B, R, C):
     """transpose.comp over B matrices of R x C elements of ``dtype`` at element ``offset``."""
-    defines = _buffers.word_defines(dtype) or None
+    defines = _buffers.element_defines(dtype) or None
     limit = _TRANSPOSE_MAX_GROUPS
     gx, gy, gz = (min(want, have if limit is None else min(have, limit))
                   for want, have in zip((-(-C // 32), -(-R // 32), B), device.max_groups))

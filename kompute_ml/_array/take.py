@@ -45,7 +45,7 @@ def take(buf, shape, dtype, device, ind_buf, ind_shape, ind_dtype, axis, along):
     err = _buffers.fill(device, (1,), UINT32, 0)
     defines = {"KM_ALONG": int(along), "KM_SIGNED": int(ind_dtype in SIGNED),
                "KM_IND64": int(ind_dtype.itemsize == 8)}
-    defines.update(_buffers.word_defines(dtype))     # elements of two or four words
+    defines.update(_buffers.element_defines(dtype))     # 8/16-byte and 8/16-bit elements
     prog = shaders.get("take", defines)
     # take.comp — binding 0: x, 1: indices, 2: out, 3: err flag; push: total, n, m, inner
     prog.dispatch_1d(device, [buf, ind_buf, out, err], total, push=(total, n, m, inner))
