@@ -38,7 +38,9 @@ layout(local_size_x = 32, local_size_y = 8) in;
 layout(set = 0, binding = 0) readonly buffer Src { KM_WORD src[]; };
 layout(set = 0, binding = 1) writeonly buffer Dst { KM_WORD dst[]; };
 layout(push_constant) uniform Push { uint B; uint R; uint C; uint offset; } pc;
-#if KM_WORDS2
+#if KM_WORDS4
+#define KM_TILE uvec4
+#elif KM_WORDS2
 #define KM_TILE uvec2
 #else
 #define KM_TILE uint           // (8/16-bit elements: a word each; shared memory takes no narrower)
