@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import array as _a
 from .._array import indexing as _indexing
-from .._array.dtypes import BOOL, INT32, UINT32, device_dtype
+from .._array.dtypes import BOOL, INT32, INTEGERS, UINT32, device_dtype
 from . import manipulation as _m
 from ._common import arr as _arr
 from .index_functions import indices
@@ -360,7 +360,7 @@ def packbits(a, /, axis=None, bitorder="big"):
     array([177, 128], dtype=uint32)
     """
     x = _arr(a)
-    if x.dtype not in (INT32, UINT32, BOOL):
+    if x.dtype not in INTEGERS and x.dtype != BOOL:
         raise TypeError("Expected an input array of integer or boolean data type")
     if bitorder not in ("big", "little"):
         raise ValueError("'order' must be either 'little' or 'big'")
@@ -380,7 +380,8 @@ def packbits(a, /, axis=None, bitorder="big"):
     wshape = [1] * len(shape)
     wshape[axis + 1] = 8
     w = _a.asarray(weights.reshape(wshape), device=x.device)
-    return _m.sum(bits.reshape(shape) * w, axis=axis + 1)
+    # uint32 bytes: a sum of uint32 would widen to the default unsigned integer
+    return _m.sum(bits.reshape(shape) * w, axis=axis + 1, dtype=UINT32)
 
 
 def unpackbits(a, /, axis=None, count=None, bitorder="big"):

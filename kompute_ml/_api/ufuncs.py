@@ -17,7 +17,8 @@ import numpy as np
 
 from .. import array as _a
 from .._array import integers as _integers
-from .._array.dtypes import BOOL, INT32, INTEGERS, UINT32, UNSIGNED, device_dtype
+from .._array.dtypes import (BOOL, INT32, INT64, INTEGERS, UINT32, UINT64, UNSIGNED,
+                             device_dtype)
 from . import elementwise as _ew
 from ._common import arr as _arr, floating as _floating, np_dtype as _np_dtype, on as _on
 from .numeric import round as _round
@@ -885,11 +886,22 @@ def bitwise_count(x, /):
     [3, 1, 1]
     """
     x = _arr(x)
-    if x.dtype not in (INT32, UINT32, BOOL):
+    if x.dtype not in INTEGERS and x.dtype != BOOL:
         raise TypeError(f"ufunc 'bitwise_count' not supported for the input types ({x.dtype}): "
                         f"integers and bools only")
+    if x.dtype in (INT64, UINT64):
+        # the magnitude's two 32-bit halves counted apart (|INT64_MIN| wraps to 2**63 unsigned)
+        v = (_a.absolute(x) if x.dtype == INT64 else x).astype(UINT64, copy=False)
+        low = (v & 0xFFFFFFFF).astype(UINT32)
+        high = (v >> 32).astype(UINT32)
+        return _popcount32(low) + _popcount32(high)
     v = _a.absolute(x).astype(UINT32) if x.dtype == INT32 else x.astype(UINT32, copy=False)
-    # the classic SWAR popcount: pairs, nibbles, bytes, then a multiply adds the bytes
+    return _popcount32(v)
+
+
+def _popcount32(v):
+    """The set bits of each uint32 element: the classic SWAR popcount (pairs, nibbles, bytes,
+    then a multiply adds the bytes)."""
     v = v - ((v >> 1) & 0x55555555)
     v = (v & 0x33333333) + ((v >> 2) & 0x33333333)
     v = (v + (v >> 4)) & 0x0F0F0F0F
