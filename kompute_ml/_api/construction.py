@@ -78,9 +78,9 @@ def insert(arr, obj, values, axis=None):
     --------
     >>> import kompute_ml as km
     >>> km.insert(km.asarray([1, 2, 3]), 1, 9).numpy()
-    array([1, 9, 2, 3], dtype=int32)
+    array([1, 9, 2, 3])
     >>> km.insert(km.asarray([1, 2, 3]), [0, 3], [7, 8]).numpy()
-    array([7, 1, 2, 3, 8], dtype=int32)
+    array([7, 1, 2, 3, 8])
     """
     x = _arr(arr)
     if axis is None:
@@ -246,7 +246,7 @@ def apply_along_axis(func1d, axis, arr, *args, **kwargs):
     --------
     >>> import kompute_ml as km
     >>> km.apply_along_axis(km.sum, 1, km.asarray([[1, 2], [3, 4]])).numpy()
-    array([3, 7], dtype=int32)
+    array([3, 7])
     """
     x = _arr(arr)
     axis = _m._axis(axis, x.ndim)
@@ -470,7 +470,7 @@ def fromfunction(function, shape, *, dtype=float, like=None, **kwargs):
     >>> import kompute_ml as km
     >>> km.fromfunction(lambda i, j: i + j, (2, 2), dtype=int).numpy()
     array([[0, 1],
-           [1, 2]], dtype=int32)
+           [1, 2]])
     """
     dev = like.device if isinstance(like, Array) else _a._get_device(None)
     args = indices(shape, dtype=device_dtype(dtype, dev))

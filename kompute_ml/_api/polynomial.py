@@ -95,7 +95,7 @@ def polyadd(a1, a2):
     --------
     >>> import kompute_ml as km
     >>> km.polyadd(km.asarray([1, 2]), km.asarray([9, 5, 4])).numpy()
-    array([9, 6, 6], dtype=int32)
+    array([9, 6, 6])
     """
     return _add(a1, a2, 1)
 
@@ -119,7 +119,7 @@ def polysub(a1, a2):
     --------
     >>> import kompute_ml as km
     >>> km.polysub(km.asarray([2, 10, -2]), km.asarray([3, 10, -4])).numpy()
-    array([-1,  0,  2], dtype=int32)
+    array([-1,  0,  2])
     """
     return _add(a1, a2, -1)
 
@@ -143,7 +143,7 @@ def polymul(a1, a2):
     --------
     >>> import kompute_ml as km
     >>> km.polymul(km.asarray([1, 2, 3]), km.asarray([9, 5, 1])).numpy()
-    array([ 9, 23, 38, 17,  3], dtype=int32)
+    array([ 9, 23, 38, 17,  3])
     """
     a, b = (_atleast_1d(v) for v in _on(a1, a2))
     return convolve(a, b)
@@ -169,7 +169,7 @@ def polyder(p, m=1):
     --------
     >>> import kompute_ml as km
     >>> km.polyder(km.asarray([1, 1, 1, 1])).numpy()
-    array([3, 2, 1], dtype=int32)
+    array([3, 2, 1])
     """
     m = int(m)
     if m < 0:
