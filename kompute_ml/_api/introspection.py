@@ -278,7 +278,7 @@ def mask_indices(n, mask_func, k=0):
     Returns
     -------
     tuple of Array
-        int32 row and column indices.
+        Row and column indices (the default integer, as nonzero's).
 
     Examples
     --------
