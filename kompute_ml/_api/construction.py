@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import array as _a
 from .._array import indexing as _indexing
-from .._array.dtypes import BOOL, INT32, INTEGERS, UINT32, device_dtype
+from .._array.dtypes import BOOL, INTEGERS, UINT32, device_dtype
 from . import manipulation as _m
 from ._common import arr as _arr
 from .index_functions import indices
