@@ -297,8 +297,8 @@ def _unique_along(x, axis):
     else:
         order = _a.arange(n, dtype=INT32, device=dev)
         srt = rows
-    order = order.astype(INT32, copy=False)         # (the scatter reads int32 places)
         differs = _a.zeros((n - 1,), BOOL, dev)
+    order = order.astype(INT32, copy=False)         # (the scatter reads int32 places)
     flags = _m.concat([_a.ones((1,), BOOL, dev), differs])
     starts = _m.nonzero(flags)[0]
     k = starts.shape[0]
