@@ -307,7 +307,8 @@ def _unique_along(x, axis):
     values = _m.moveaxis(picked.reshape((k,) + rest), 0, axis)
     index = _gather_flat(order, starts)
     counts = _m.diff(_m.concat([starts, _a.full((1,), n, INT32, dev)]))
-    run = _m.cumulative_sum(flags.astype(INT32)) - 1
+    # (int32 run numbers: the scatter reads int32; a running sum of int32 widens)
+    run = (_m.cumulative_sum(flags.astype(INT32)) - 1).astype(INT32, copy=False)
     inverse = _a.empty((n,), INT32, dev)
     # scatter.comp — the sorted row i's run number to the place order[i] it came from
     _indexing.scatter(_a.buffer_of(run), _a.writable_buffer_of(inverse), INT32, dev, 0, (n,),
