@@ -16,7 +16,7 @@ import warnings
 import numpy as np
 
 from .. import array as _a
-from .._array.dtypes import FLOAT64, INT32, device_dtype
+from .._array.dtypes import FLOAT64, default_int, device_dtype
 from . import linalg as _linalg
 from . import manipulation as _m
 from ._common import arr as _arr, on as _on
@@ -177,7 +177,7 @@ def polyder(p, m=1):
     p = _arr(p)
     for _ in range(m):
         n = p.shape[0] - 1
-        p = p[:-1] * _a.arange(n, 0, -1, dtype=INT32, device=p.device)
+        p = p[:-1] * _a.arange(n, 0, -1, dtype=default_int(p.device), device=p.device)
     return p
 
 
@@ -219,7 +219,7 @@ def polyint(p, m=1, k=None):
     dev = p.device
     for j in range(m):
         n = p.shape[0]
-        quotient = p / _a.arange(n, 0, -1, dtype=INT32, device=dev)
+        quotient = p / _a.arange(n, 0, -1, dtype=default_int(dev), device=dev)
         const = _a.asarray(np.asarray(k[j:j + 1]), device=dev)
         dt = device_dtype(np.result_type(quotient.dtype, const.dtype), dev)
         p = _m.concat([quotient.astype(dt, copy=False), const.astype(dt, copy=False)])
