@@ -2,9 +2,16 @@
 // gcd.comp — the greatest common divisor of a[i] and b[i] (Euclid's algorithm on their
 // magnitudes, as unsigned words: |INT_MIN| is 2^31), or with KM_LCM their least common multiple
 // |a| / gcd * |b| (0 when either is 0; a product past 32 bits wraps, as numpy's int32 does).
-// KM_SIGNED: int32 operands (magnitudes taken), else uint32.
-// binding 0: a, binding 1: b, binding 2: out (32-bit words, n each); push: n
+// KM_SIGNED: int32 operands (magnitudes taken), else uint32. KM_WIDE: the same in 64 bits
+// (int64 / uint64 operands; the device's shaderInt64), wrapping as numpy's int64 does.
+// binding 0: a, binding 1: b, binding 2: out (n elements each); push: n
 #extension GL_GOOGLE_include_directive : require
+#ifndef KM_WIDE
+#define KM_WIDE 0
+#endif
+#if KM_WIDE
+#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
+#endif
 #include "common.glsl"
 #ifndef KM_SIGNED
 #define KM_SIGNED 1
@@ -12,16 +19,23 @@
 #ifndef KM_LCM
 #define KM_LCM 0
 #endif
+#if KM_WIDE
+#define WORD uint64_t
+#define SWORD int64_t
+#else
+#define WORD uint
+#define SWORD int
+#endif
 layout(local_size_x = 256) in;
-layout(set = 0, binding = 0) readonly buffer A { uint a[]; };
-layout(set = 0, binding = 1) readonly buffer B { uint b[]; };
-layout(set = 0, binding = 2) writeonly buffer Out { uint o[]; };
+layout(set = 0, binding = 0) readonly buffer A { WORD a[]; };
+layout(set = 0, binding = 1) readonly buffer B { WORD b[]; };
+layout(set = 0, binding = 2) writeonly buffer Out { WORD o[]; };
 layout(push_constant) uniform Push { uint n; } pc;
 
-uint magnitude(uint v) {
+WORD magnitude(WORD v) {
 #if KM_SIGNED
-    int s = int(v);
-    return s < 0 ? uint(-s) : v;       // -INT_MIN wraps to INT_MIN: 2^31 as a uint
+    SWORD s = SWORD(v);
+    return s < SWORD(0) ? WORD(-s) : v;   // -MIN wraps to MIN: 2^(bits-1) unsigned
 #else
     return v;
 #endif
@@ -30,16 +44,16 @@ uint magnitude(uint v) {
 void main() {
     uint i = km_global_index();
     if (i >= pc.n) return;
-    uint x = magnitude(a[i]);
-    uint y = magnitude(b[i]);
-    uint p = x, q = y;
-    while (q != 0u) {
-        uint r = p % q;
+    WORD x = magnitude(a[i]);
+    WORD y = magnitude(b[i]);
+    WORD p = x, q = y;
+    while (q != WORD(0)) {
+        WORD r = p % q;
         p = q;
         q = r;
     }
 #if KM_LCM
-    o[i] = p == 0u ? 0u : (x / p) * y;
+    o[i] = p == WORD(0) ? WORD(0) : (x / p) * y;
 #else
     o[i] = p;
 #endif

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import array_shapes, mutually_broadcastable_shapes
 
 import kompute_ml as km
+from kompute_ml._array.dtypes import device_dtype
 
 from _numpy_checks import (BIG, DTYPES, FLOATS, NUMERIC, SHAPES, _to_km, assert_matches, check,
                            data, ids)

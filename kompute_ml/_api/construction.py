@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import array as _a
 from .._array import indexing as _indexing
-from .._array.dtypes import BOOL, COMPUTE_DTYPE, INT32, UINT8, UINT32, device_dtype
+from .._array.dtypes import BOOL, COMPUTE_DTYPE, INTEGERS, UINT8, UINT32, device_dtype
 from . import manipulation as _m
 from ._common import arr as _arr
 from .index_functions import indices
@@ -78,9 +78,9 @@ def insert(arr, obj, values, axis=None):
     --------
     >>> import kompute_ml as km
     >>> km.insert(km.asarray([1, 2, 3]), 1, 9).numpy()
-    array([1, 9, 2, 3], dtype=int32)
+    array([1, 9, 2, 3])
     >>> km.insert(km.asarray([1, 2, 3]), [0, 3], [7, 8]).numpy()
-    array([7, 1, 2, 3, 8], dtype=int32)
+    array([7, 1, 2, 3, 8])
     """
     x = _arr(arr)
     if axis is None:
@@ -246,7 +246,7 @@ def apply_along_axis(func1d, axis, arr, *args, **kwargs):
     --------
     >>> import kompute_ml as km
     >>> km.apply_along_axis(km.sum, 1, km.asarray([[1, 2], [3, 4]])).numpy()
-    array([3, 7], dtype=int32)
+    array([3, 7])
     """
     x = _arr(arr)
     axis = _m._axis(axis, x.ndim)
@@ -362,7 +362,7 @@ def packbits(a, /, axis=None, bitorder="big"):
     x = _arr(a)
     if x.dtype in COMPUTE_DTYPE and x.dtype.kind in "iu":
         x = x.astype(COMPUTE_DTYPE[x.dtype])
-    if x.dtype not in (INT32, UINT32, BOOL):
+    if x.dtype not in INTEGERS and x.dtype != BOOL:
         raise TypeError("Expected an input array of integer or boolean data type")
     if bitorder not in ("big", "little"):
         raise ValueError("'order' must be either 'little' or 'big'")
@@ -382,7 +382,8 @@ def packbits(a, /, axis=None, bitorder="big"):
     wshape = [1] * len(shape)
     wshape[axis + 1] = 8
     w = _a.asarray(weights.reshape(wshape), device=x.device)
-    return _m.sum(bits.reshape(shape) * w, axis=axis + 1).astype(
+    # the bytes summed as uint32 (a sum of uint32 would widen to the default unsigned integer)
+    return _m.sum(bits.reshape(shape) * w, axis=axis + 1, dtype=UINT32).astype(
         device_dtype(np.uint8, x.device), copy=False)
 
 
@@ -474,7 +475,7 @@ def fromfunction(function, shape, *, dtype=float, like=None, **kwargs):
     >>> import kompute_ml as km
     >>> km.fromfunction(lambda i, j: i + j, (2, 2), dtype=int).numpy()
     array([[0, 1],
-           [1, 2]], dtype=int32)
+           [1, 2]])
     """
     dev = like.device if isinstance(like, Array) else _a._get_device(None)
     args = indices(shape, dtype=device_dtype(dtype, dev))

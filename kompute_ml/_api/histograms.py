@@ -9,7 +9,8 @@ element's bin on the device (numpy's arithmetic for equal bins, corrected agains
 a binary search for given edges) and counts them. The host computes what depends on a few
 numbers only: the edges (numpy's ``histogram_bin_edges`` of the data's least and greatest
 element, read back with one download, or of the statistics a bin estimator names). Result
-dtypes are numpy's, mapped onto kompute_ml's (int64 counts -> int32).
+dtypes are numpy's, mapped onto kompute_ml's (``device_dtype``: int64 counts stay int64 where the
+device has shaderInt64, int32 elsewhere).
 """
 
 import builtins
@@ -22,7 +23,8 @@ from numpy.lib import _histograms_impl as _numpy_histograms   # its bin estimato
 from .. import array as _a
 from .._array import counting as _counting
 from .._array import sort as _sort
-from .._array.dtypes import BOOL, FLOAT64, INT32, UINT32, device_dtype
+from .._array.dtypes import (BOOL, FLOAT64, INT32, INTEGERS, SIGNED, UINT32, default_int,
+                             device_dtype)
 from . import elementwise as _ew
 from . import manipulation as _m
 from ._common import gather_flat as _gather_flat, on as _on
@@ -56,14 +58,15 @@ def bincount(x, /, weights=None, minlength=0):
     Returns
     -------
     Array
-        int32 counts (numpy's int64), or float64 sums of the weights, of length
+        Counts in the default integer (numpy's int64; int32 on a device without int64), or
+        float64 sums of the weights, of length
         ``max(x.max() + 1, minlength)``.
 
     Examples
     --------
     >>> import kompute_ml as km
     >>> km.bincount(km.asarray([0, 1, 1, 3])).numpy()
-    array([1, 2, 0, 1], dtype=int32)
+    array([1, 2, 0, 1])
     >>> km.bincount(km.asarray([0, 1, 1]), weights=km.asarray([0.5, 1.0, 2.0])).numpy()
     array([0.5, 3. ])
     """
@@ -77,7 +80,7 @@ def bincount(x, /, weights=None, minlength=0):
         raise ValueError("object of too small depth for desired array")
     if x.ndim > 1:
         raise ValueError("object too deep for desired array")
-    if x.dtype not in (INT32, UINT32, BOOL):
+    if x.dtype not in INTEGERS and x.dtype != BOOL:
         raise TypeError(f"Cannot cast array data from dtype({str(x.dtype)!r}) to "
                         f"dtype('int64') according to the rule 'safe'")
     bins = x.astype(INT32, copy=False)
@@ -89,7 +92,7 @@ def bincount(x, /, weights=None, minlength=0):
         if weights.shape != x.shape:
             raise ValueError("The weights and list don't have the same length.")
     low, high = _read_back(_m.min(x), _m.max(x))
-    if x.dtype == INT32 and low < 0:
+    if x.dtype in SIGNED and low < 0:
         raise ValueError("'list' argument must have no negative elements")
     if int(high) >= 1 << 31:
         raise ValueError(f"bincount: the element {int(high)} asks for more bins than an "
@@ -101,9 +104,11 @@ def bincount(x, /, weights=None, minlength=0):
 
 
 def _counts(bins, nbins):
-    """Counts (int32) of the int32 ``bins`` in [0, nbins); others are not counted."""
+    """Counts (the default integer) of ``bins`` (integers below 2**31: the kernel reads int32)
+    in [0, nbins); others are not counted."""
+    bins = bins.astype(INT32, copy=False)
     buf, shape, _ = _counting.bincount(_a.buffer_of(bins), bins.size, nbins, bins.device)
-    return _a.from_buffer(buf, shape, UINT32).astype(INT32, copy=False)
+    return _a.from_buffer(buf, shape, UINT32).astype(default_int(bins.device), copy=False)
 
 
 def _weighted_counts(bins, weights, nbins):
@@ -113,6 +118,7 @@ def _weighted_counts(bins, weights, nbins):
     difference of the running sums at its ends. Where the device does not sort
     (:func:`_sort.on_device`), numpy's bincount on a host copy."""
     dev = bins.device
+    bins = bins.astype(INT32, copy=False)       # (below 2**31: the sort's int32 keys)
     dtype = device_dtype(FLOAT64, dev)
     if not _sort.on_device(dev, bins.size, _sort.SETS_MIN):
         keep = (bins >= 0) & (bins < nbins)
@@ -178,13 +184,14 @@ def digitize(x, bins, right=False):
     Returns
     -------
     Array
-        int32 indices (numpy's int64), of ``x``'s shape.
+        Indices in the default integer (numpy's int64; int32 on a device without int64), of
+        ``x``'s shape.
 
     Examples
     --------
     >>> import kompute_ml as km
     >>> km.digitize(km.asarray([0.5, 1.5, 3.0]), km.asarray([1.0, 2.0, 3.0])).numpy()
-    array([0, 1, 3], dtype=int32)
+    array([0, 1, 3])
     """
     if isinstance(bins, Array):
         b = bins
@@ -359,7 +366,8 @@ def histogram(a, bins=10, range=None, density=None, weights=None):
     Returns
     -------
     hist : Array
-        int32 counts (numpy's int64), or the weights' sums in their dtype, or float64
+        Counts in the default integer (numpy's int64; int32 on a device without int64), or
+        the weights' sums in their dtype, or float64
         densities.
     bin_edges : Array
         The ``len(hist) + 1`` edges.
@@ -369,7 +377,7 @@ def histogram(a, bins=10, range=None, density=None, weights=None):
     >>> import kompute_ml as km
     >>> hist, edges = km.histogram(km.asarray([0.0, 1.0, 1.0, 4.0]), bins=4)
     >>> hist.numpy()
-    array([1, 2, 0, 1], dtype=int32)
+    array([1, 2, 0, 1])
     >>> edges.numpy()
     array([0., 1., 2., 3., 4.], dtype=float32)
     """

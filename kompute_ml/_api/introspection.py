@@ -111,7 +111,7 @@ def array_repr(arr, max_line_width=None, precision=None, suppress_small=None):
     --------
     >>> import kompute_ml as km
     >>> km.array_repr(km.asarray([1, 2]))
-    'array([1, 2], dtype=int32)'
+    'array([1, 2])'
     """
     return np.array_repr(_host(arr), max_line_width, precision, suppress_small)
 
@@ -278,7 +278,7 @@ def mask_indices(n, mask_func, k=0):
     Returns
     -------
     tuple of Array
-        int32 row and column indices.
+        Row and column indices (the default integer, as nonzero's).
 
     Examples
     --------

@@ -16,7 +16,7 @@ import warnings
 import numpy as np
 
 from .. import array as _a
-from .._array.dtypes import FLOAT64, INT32, device_dtype
+from .._array.dtypes import FLOAT64, default_int, device_dtype
 from . import linalg as _linalg
 from . import manipulation as _m
 from ._common import arr as _arr, on as _on
@@ -95,7 +95,7 @@ def polyadd(a1, a2):
     --------
     >>> import kompute_ml as km
     >>> km.polyadd(km.asarray([1, 2]), km.asarray([9, 5, 4])).numpy()
-    array([9, 6, 6], dtype=int32)
+    array([9, 6, 6])
     """
     return _add(a1, a2, 1)
 
@@ -119,7 +119,7 @@ def polysub(a1, a2):
     --------
     >>> import kompute_ml as km
     >>> km.polysub(km.asarray([2, 10, -2]), km.asarray([3, 10, -4])).numpy()
-    array([-1,  0,  2], dtype=int32)
+    array([-1,  0,  2])
     """
     return _add(a1, a2, -1)
 
@@ -143,7 +143,7 @@ def polymul(a1, a2):
     --------
     >>> import kompute_ml as km
     >>> km.polymul(km.asarray([1, 2, 3]), km.asarray([9, 5, 1])).numpy()
-    array([ 9, 23, 38, 17,  3], dtype=int32)
+    array([ 9, 23, 38, 17,  3])
     """
     a, b = (_atleast_1d(v) for v in _on(a1, a2))
     return convolve(a, b)
@@ -169,7 +169,7 @@ def polyder(p, m=1):
     --------
     >>> import kompute_ml as km
     >>> km.polyder(km.asarray([1, 1, 1, 1])).numpy()
-    array([3, 2, 1], dtype=int32)
+    array([3, 2, 1])
     """
     m = int(m)
     if m < 0:
@@ -177,7 +177,7 @@ def polyder(p, m=1):
     p = _arr(p)
     for _ in range(m):
         n = p.shape[0] - 1
-        p = p[:-1] * _a.arange(n, 0, -1, dtype=INT32, device=p.device)
+        p = p[:-1] * _a.arange(n, 0, -1, dtype=default_int(p.device), device=p.device)
     return p
 
 
@@ -219,7 +219,7 @@ def polyint(p, m=1, k=None):
     dev = p.device
     for j in range(m):
         n = p.shape[0]
-        quotient = p / _a.arange(n, 0, -1, dtype=INT32, device=dev)
+        quotient = p / _a.arange(n, 0, -1, dtype=default_int(dev), device=dev)
         const = _a.asarray(np.asarray(k[j:j + 1]), device=dev)
         dt = device_dtype(np.result_type(quotient.dtype, const.dtype), dev)
         p = _m.concat([quotient.astype(dt, copy=False), const.astype(dt, copy=False)])

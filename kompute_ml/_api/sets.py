@@ -14,7 +14,7 @@ import numpy as np
 
 from .. import array as _a
 from .._array import indexing as _indexing
-from .._array.dtypes import BOOL, INT32
+from .._array.dtypes import BOOL, INT32, default_int
 from ._common import arr as _arr, gather_flat as _gather_flat
 from . import elementwise as _ew
 from . import manipulation as _m
@@ -244,20 +244,21 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
     unique : Array
         The distinct values (or slices).
     unique_indices : Array, optional
-        int32 indices of the first occurrences.
+        Indices of the first occurrences, in the default integer (numpy's int64; int32 on a
+        device without int64), as are the other two.
     unique_inverse : Array, optional
-        int32 places among the distinct values.
+        Places among the distinct values.
     unique_counts : Array, optional
-        int32 counts.
+        Counts.
 
     Examples
     --------
     >>> import kompute_ml as km
     >>> km.unique(km.asarray([3, 1, 3, 2])).numpy()
-    array([1, 2, 3], dtype=int32)
+    array([1, 2, 3])
     >>> values, counts = km.unique(km.asarray([3, 1, 3]), return_counts=True)
     >>> counts.numpy()
-    array([1, 2], dtype=int32)
+    array([1, 2])
     """
     x = _arr(ar)
     if axis is not None and x.ndim == 1:
@@ -284,7 +285,7 @@ def _unique_along(x, axis):
     n = y.shape[0]
     dev = x.device
     if n == 0:
-        empty = _a.zeros((0,), INT32, dev)
+        empty = _a.zeros((0,), default_int(dev), dev)
         return x.copy(), empty, empty, empty
     m = math.prod(rest)
     rows = y.reshape(n, m)
@@ -297,6 +298,7 @@ def _unique_along(x, axis):
         order = _a.arange(n, dtype=INT32, device=dev)
         srt = rows
         differs = _a.zeros((n - 1,), BOOL, dev)
+    order = order.astype(INT32, copy=False)         # (the scatter reads int32 places)
     flags = _m.concat([_a.ones((1,), BOOL, dev), differs])
     starts = _m.nonzero(flags)[0]
     k = starts.shape[0]
@@ -305,11 +307,15 @@ def _unique_along(x, axis):
     values = _m.moveaxis(picked.reshape((k,) + rest), 0, axis)
     index = _gather_flat(order, starts)
     counts = _m.diff(_m.concat([starts, _a.full((1,), n, INT32, dev)]))
-    run = _m.cumulative_sum(flags.astype(INT32)) - 1
+    # (int32 run numbers: the scatter reads int32; a running sum of int32 widens)
+    run = (_m.cumulative_sum(flags.astype(INT32)) - 1).astype(INT32, copy=False)
     inverse = _a.empty((n,), INT32, dev)
     # scatter.comp — the sorted row i's run number to the place order[i] it came from
     _indexing.scatter(_a.buffer_of(run), _a.writable_buffer_of(inverse), INT32, dev, 0, (n,),
                       [1], idim=0, off_buf=_a.buffer_of(order), checked=False)
+    # numpy's int64 indices and counts, as the device holds them
+    index, inverse, counts = (v.astype(default_int(dev), copy=False)
+                              for v in (index, inverse, counts))
     return values, index, inverse, counts
 
 

@@ -132,7 +132,7 @@ def convolve(a, v, mode="full"):
     --------
     >>> import kompute_ml as km
     >>> km.convolve(km.asarray([1, 2, 3]), km.asarray([0, 1, 1])).numpy()
-    array([0, 1, 3, 5, 3], dtype=int32)
+    array([0, 1, 3, 5, 3])
     """
     a, v = (_one_d(x, True) for x in _on(a, v))
     if v.shape[0] > a.shape[0]:

@@ -17,7 +17,8 @@ import numpy as np
 
 from .. import array as _a
 from .._array import integers as _integers
-from .._array.dtypes import (BOOL, COMPLEX, COMPUTE_DTYPE, INT32, INTEGERS, UINT32, UNSIGNED,
+from .._array.dtypes import (BOOL, COMPLEX, COMPUTE_DTYPE, INT32, INT64, INTEGERS, UINT32, UINT64,
+                             UNSIGNED,
                              device_dtype)
 from . import elementwise as _ew
 from ._common import arr as _arr, floating as _floating, np_dtype as _np_dtype, on as _on
@@ -883,7 +884,7 @@ def bitwise_count(x, /):
     Returns
     -------
     Array
-        uint32 counts (numpy's uint8).
+        numpy's uint8 counts (uint32 on a device without 8-bit storage).
 
     Examples
     --------
@@ -894,16 +895,29 @@ def bitwise_count(x, /):
     x = _arr(x)
     if x.dtype in COMPUTE_DTYPE and x.dtype.kind in "iu":
         x = x.astype(COMPUTE_DTYPE[x.dtype])          # (8/16-bit: the same bits set)
-    if x.dtype not in (INT32, UINT32, BOOL):
+    if x.dtype not in INTEGERS and x.dtype != BOOL:
         raise TypeError(f"ufunc 'bitwise_count' not supported for the input types ({x.dtype}): "
                         f"integers and bools only")
-    v = _a.absolute(x).astype(UINT32) if x.dtype == INT32 else x.astype(UINT32, copy=False)
-    # the classic SWAR popcount: pairs, nibbles, bytes, then a multiply adds the bytes
+    if x.dtype in (INT64, UINT64):
+        # the magnitude's two 32-bit halves counted apart (|INT64_MIN| wraps to 2**63 unsigned)
+        v = (_a.absolute(x) if x.dtype == INT64 else x).astype(UINT64, copy=False)
+        low = (v & 0xFFFFFFFF).astype(UINT32)
+        high = (v >> 32).astype(UINT32)
+        n = _popcount32(low) + _popcount32(high)
+    else:
+        v = _a.absolute(x).astype(UINT32) if x.dtype == INT32 else x.astype(UINT32, copy=False)
+        n = _popcount32(v)
+    # numpy's uint8 (uint32 on a device without 8-bit storage)
+    return n.astype(device_dtype(np.uint8, x.device), copy=False)
+
+
+def _popcount32(v):
+    """The set bits of each uint32 element: the classic SWAR popcount (pairs, nibbles, bytes,
+    then a multiply adds the bytes)."""
     v = v - ((v >> 1) & 0x55555555)
     v = (v & 0x33333333) + ((v >> 2) & 0x33333333)
     v = (v + (v >> 4)) & 0x0F0F0F0F
-    # numpy's uint8 (uint32 on a device without 8-bit storage)
-    return ((v * 0x01010101) >> 24).astype(device_dtype(np.uint8, x.device), copy=False)
+    return (v * 0x01010101) >> 24
 
 
 def angle(z, deg=False):
