@@ -160,6 +160,8 @@ def test_binary_operators_on_every_pair(a, b):
         # float16 / bfloat16 results: numpy's loops round a float32 result once, as we do;
         # a float64 division of float16 values rounds once in numpy, once in our float64 too
         ulps = 1 if op in ("floor_divide", "remainder") and want.dtype.kind == "f" else 0
+        if op == "true_divide" and want.dtype == np.float32:
+            ulps = 3     # Vulkan's float32 division is within 2.5 ulp (NVIDIA's is not exact)
         check(got, want, ulps=ulps)
 
 
