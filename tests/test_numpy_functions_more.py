@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import kompute_ml as km
-from kompute_ml._array.dtypes import has_int64
+from kompute_ml._array.dtypes import device_dtype, has_int64
 
 from _numpy_checks import BIG, DTYPES, FLOATS, NUMERIC, assert_matches, check, data, ids
 
@@ -930,8 +930,10 @@ def test_dtype_functions():
     assert np.common_type(f32, i32) is np.float64                      # through numpy's name
     assert km.isfortran(f32) is False and km.isfortran(np.zeros((2, 2), order="F"))
     assert km.min_scalar_type(f32) == np.float32 and km.min_scalar_type(i32) == np.int32
-    assert km.min_scalar_type(10) == np.uint32 and km.min_scalar_type(-1) == np.int32
-    assert km.min_scalar_type(1e300) == np.float64 and km.min_scalar_type(0.5) == np.float32
+    dev = km.get_device()
+    for v in (10, -1, 300, -40000, 1e300, 0.5):       # numpy's, mapped onto the device's dtypes
+        assert km.min_scalar_type(v) == device_dtype(np.min_scalar_type(v), dev), v
+    assert km.min_scalar_type(1e300) == np.float64
     assert np.min_scalar_type(i32) == np.int32
     assert km.mintypecode("idf") == np.mintypecode("idf") and km.typename("d") == np.typename("d")
     assert km.real_if_close(f32) is f32 and np.real_if_close(f32) is f32
