@@ -132,7 +132,10 @@ else:
         # float64 where the device has shaderFloat64 (scikit-learn then computes in it, as with
         # numpy); float32 only elsewhere
         f64 = bool(dev.limits["float64"])
-        assert supported_float_dtypes(km, dev) == ((km.float64, km.float32) if f64 else (km.float32,))
+        # (float16 too where the device holds it, as scikit-learn lists numpy's)
+        f16 = (km.float16,) if dev.limits["storage16"] else ()
+        assert supported_float_dtypes(km, dev) == \
+            ((km.float64, km.float32) if f64 else (km.float32,)) + f16
         assert _max_precision_float_dtype(km, dev) == (km.float64 if f64 else km.float32)
         assert ("float64" in km.__array_namespace_info__().dtypes()) == f64
         # int64 where the device has shaderInt64; named (scikit-learn spells it) elsewhere, and
