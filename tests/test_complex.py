@@ -14,6 +14,8 @@ import pytest
 import kompute_ml as km
 from kompute_ml._runtime import device as _device
 
+from _denormals import FLT_MIN, flushed, keeps_denormals
+
 C64, C128 = np.dtype(np.complex64), np.dtype(np.complex128)
 COMPLEX = [C64, C128]
 REALS = [np.bool_, np.int32, np.uint32, np.int64, np.uint64, np.float32, np.float64]
@@ -184,7 +186,9 @@ def test_division_extremes(dtype):
     with np.errstate(all="ignore"):
         want = x / y
     got = (km.asarray(x) / km.asarray(y)).numpy()
-    np.testing.assert_allclose(got, want, rtol=8 * EPS[dtype], equal_nan=True)
+    # a quotient near FLT_MIN passes through subnormal intermediates, which a device may flush
+    atol = 4 * FLT_MIN if dtype == C64 and not keeps_denormals() else 0
+    np.testing.assert_allclose(got, want, rtol=8 * EPS[dtype], atol=atol, equal_nan=True)
 
 
 @pytest.mark.parametrize("dtype", COMPLEX)
@@ -224,11 +228,19 @@ def test_parts_conj_abs_angle(dtype):
     assert got.dtype == part
     want = np.abs(x.astype(C128))
     ok = np.isfinite(want.astype(part))         # (|3e38 + 3e38j| overflows float32, as numpy's)
-    assert np.all(rel_err(got.numpy()[ok], want[ok]) <= 2 * EPS[dtype])
+    # a device that flushes float32 subnormals reads 1e-40j as 0
+    flush = dtype == C64 and not keeps_denormals()
+    tiny = (np.abs(want) < FLT_MIN) if flush else np.zeros(want.shape, bool)
+    assert np.all(rel_err(got.numpy()[ok & ~tiny], want[ok & ~tiny]) <= 2 * EPS[dtype])
+    assert np.all(got.numpy()[tiny] <= FLT_MIN)
     np.testing.assert_array_equal(got.numpy()[~ok], want[~ok].astype(part))
     got = km.angle(a)
     want = np.angle(x)
     assert got.dtype == want.dtype
+    if flush:
+        x0 = flushed(x.real) + 1j * flushed(x.imag)
+        want = np.where(np.isclose(got.numpy(), np.angle(x0), rtol=4 * EPS[dtype], atol=0),
+                        np.angle(x0), want)
     np.testing.assert_allclose(got.numpy(), want, rtol=4 * EPS[dtype], atol=0, equal_nan=True)
     np.testing.assert_array_equal((-a).numpy(), -x)
 

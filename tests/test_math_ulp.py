@@ -24,6 +24,8 @@ import pytest
 import kompute_ml as km
 from kompute_ml import array as kma
 
+from _denormals import keeps_denormals, flushed
+
 TOLERANCE_ULP = 4
 N = 200_000                     # random inputs per function (lavapipe runs them in well under 1 s)
 TINY = 2.0 ** -149              # the smallest float32 subnormal
@@ -128,25 +130,8 @@ def ulp_error(got, ref64):
     return err
 
 
-def keeps_denormals(device=None):
-    """Whether the device computes with float32 subnormals (else it may flush them to 0).
-
-    Decided by the device info: where the device offers SPIR-V's DenormPreserve mode for float32
-    (``info.float32_denormals == "preserve"``) every kompute_ml kernel requests it, so
-    subnormals must be kept; elsewhere (``"driver"``) the driver's default holds, which no
-    property reports (NVIDIA's drivers flush, lavapipe keeps while offering neither mode), so
-    it is observed: a subnormal halved stays non-zero where the driver keeps them.
-    """
-    dev = km.get_device(device)
-    if dev.info.float32_denormals == "preserve":
-        return True
-    x = km.asarray(np.array([TINY * 3], np.float32), device=dev)
-    return float((x * 0.5).numpy()[0]) != 0.0
-
-
 def _flushed(x):
-    """``x`` with its subnormals replaced by zeros of their sign (how a flushing device reads them)."""
-    return np.where(np.abs(x) < 2.0 ** -126, np.copysign(np.float32(0), x), x).astype(np.float32)
+    return flushed(np.asarray(x, np.float32))
 
 
 def _call(name, args, device=None):
@@ -324,3 +309,24 @@ def test_array_api_names_use_these_functions(name):
     args = tuple(a[:1000] for a in args)
     got = getattr(km, name)(*(km.asarray(a) for a in args)).numpy()
     np.testing.assert_array_equal(got.view(np.uint32), _call(ours, args).view(np.uint32))
+
+
+def test_float32_division_is_correctly_rounded():
+    """a / b in float32 is IEEE's correctly rounded quotient (numpy's), though Vulkan lets a
+    driver's division be 2.5 ulp off: random significands over the whole exponent range, quotients
+    near 1 (the hardest to round), zeros, infinities and nans; past one workgroup grid."""
+    rng = np.random.default_rng(11)
+    n = 300_001
+    a = (rng.uniform(1, 2, n) * 2.0 ** rng.integers(-60, 60, n)).astype(np.float32)
+    b = (rng.uniform(1, 2, n) * 2.0 ** rng.integers(-60, 60, n)).astype(np.float32)
+    a[::2] *= -1
+    b[1::3] = a[1::3] * np.float32(1 + 2.0 ** -23) * rng.choice([1, -1], b[1::3].size)
+    b[2::7] = (a[2::7] / 3).astype(np.float32)
+    special = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, 3.0, 2.0 ** 100], np.float32)
+    a[:64] = np.repeat(special, 8)
+    b[:64] = np.tile(special, 8)
+    with np.errstate(all="ignore"):
+        want = a / b
+    got = (km.asarray(a) / km.asarray(b)).numpy()
+    normal = ~(np.abs(want) < 2.0 ** -126)         # a subnormal quotient may be flushed
+    np.testing.assert_array_equal(got[normal], want[normal])

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 import kompute_ml as km
 from kompute_ml._array.dtypes import device_dtype, has_int64
 
+from _denormals import FLT_MIN, flushed, keeps_denormals
 from _numpy_checks import BIG, DTYPES, FLOATS, NUMERIC, assert_matches, check, data, ids
 
 INTS = [np.int32, np.uint32]
@@ -204,6 +205,18 @@ def test_histogram_bin_estimators(bins, dtype):
         check("histogram_bin_edges", x, bins=bins)
     check("histogram", np.full((9,), 3.0), bins=bins)                   # no spread
     check("histogram", np.zeros((0,)), bins=bins)
+
+
+def test_dtype_classes_name_their_dtype():
+    """numpy's DType classes (np.dtypes.Float64DType: what numpy 2.5's histogram passes to
+    np.subtract) name the same dtype as its instance, in ufuncs and constructors."""
+    a = km.asarray(np.arange(5.0))
+    got = np.subtract(a, a[::-1], dtype=np.dtypes.Float32DType)
+    assert isinstance(got, km.Array) and got.dtype == np.float32
+    np.testing.assert_array_equal(got.numpy(), np.arange(5.0) - np.arange(5.0)[::-1])
+    assert km.asarray([1, 2], dtype=np.dtypes.Int32DType).dtype == np.int32
+    with pytest.raises(TypeError, match="dtype object"):
+        km.asarray([1, 2], dtype=np.dtypes.ObjectDType)
 
 
 def test_histogram_edges_and_nans():
@@ -550,12 +563,30 @@ def test_float_functions(name, shape, dtype):
     check(name, x, atol=1e-300)
 
 
+def _check_flushing(x):
+    """float32 subnormals ``x`` on a device that flushes them: each result is numpy's for the
+    value or for the value read as a zero of its sign, or, where that is below FLT_MIN in
+    magnitude, any value below FLT_MIN (a zero, or the subnormal passed through)."""
+    with np.errstate(all="ignore"):
+        for name in ("cbrt", "spacing", "frexp", "angle"):
+            got = getattr(km, name)(km.asarray(x))
+            parts = zip(*(r if isinstance(r, tuple) else (r,) for r in
+                          (got, getattr(np, name)(x), getattr(np, name)(flushed(x)))))
+            for g, w, w0 in parts:
+                g = g.numpy()
+                small = (np.abs(g) <= FLT_MIN) & (np.abs(w0) <= FLT_MIN)
+                assert ((g == w) | (g == w0) | small).all(), (name, x, g, w, w0)
+
+
 def test_float_functions_special_values():
     for dt in FLOATS:
         info = np.finfo(dt)
         x = np.array([info.smallest_subnormal, -info.smallest_subnormal, info.tiny / 3,
                       info.tiny, info.max, -info.max, 0.0, -0.0, 1.0, 2.0, 0.5, -0.75,
                       np.inf, -np.inf, np.nan, 3.0e-3, 7.0e20], dt)
+        if dt == np.float32 and not keeps_denormals():
+            _check_flushing(x[:3])
+            x = x[3:]
         for name in ("cbrt", "spacing", "frexp", "angle"):
             check(name, x)
         check("angle", x, deg=True)

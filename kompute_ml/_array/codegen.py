@@ -102,6 +102,8 @@ def _binary(op, ct, a, b):
                 "bitwise_or": f"({a} || {b})", "bitwise_xor": f"({a} != {b})"}[op]
     if op.startswith("bitwise_"):
         return f"({a} {dict(bitwise_and='&', bitwise_or='|', bitwise_xor='^')[op]} {b})"
+    if op == "true_divide" and ct == FLOAT32:
+        return f"km_div_f({a}, {b})"
     if op in ("add", "subtract", "multiply", "true_divide"):
         return f"({a} {dict(add='+', subtract='-', multiply='*', true_divide='/')[op]} {b})"
     if op in ("maximum", "minimum"):

@@ -84,6 +84,8 @@ def canonical_dtype(dtype):
     """Map a numpy dtype onto ours: float64 (and wider) -> float64, float32, float16 and
     bfloat16 as they are, 8/16/32/64-bit integers as they are, bool. (``device_dtype`` then
     applies the device.)"""
+    if isinstance(dtype, type) and issubclass(dtype, np.dtype):
+        dtype = dtype()     # a DType class (np.dtypes.Float64DType), as numpy's ufuncs pass it
     dt = np.dtype(dtype)
     if dt == BFLOAT16:
         return BFLOAT16

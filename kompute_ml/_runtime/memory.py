@@ -176,6 +176,10 @@ class _Pool:
         self.last_read = now
         return now - last < _staging.HOT_S or _staging.workers_hot()
 
+    def peek_warm(self):
+        """:meth:`_read_warm`'s answer now, without noting a download (a plan asked, not run)."""
+        return time.perf_counter() - self.last_read < _staging.HOT_S or _staging.workers_hot()
+
     def segment_sets(self):
         """The pool's sub-allocators made so far (small, storage and large buffers')."""
         return [x for x in (self.segments, self.storage_segments, self.large_segments) if x]
@@ -542,30 +546,31 @@ def _direct_read_max():
     return _read_max
 
 
-def plan_download(buf, nbytes):
+def plan_download(buf, nbytes, run=True):
     """The transfer planner's plan (transfer.py) of a download of ``nbytes`` bytes of ``buf``:
     its memory kind, the device's type, the direct_reads and storage_in_place options, the
     in-place bounds (DIRECT_READ_MAX, :func:`_direct_read_max`), whether the device imports
     host memory, and, for a mid-size read of a GPU's host-writable buffer, whether the copy
     workers are warm (the pool's read_warm: the one timing input). A released buffer plans as
-    a small staged one (its tensor access then raises)."""
+    a small staged one (its tensor access then raises). ``run`` false: the plan of a download
+    asked about, not about to run (the copy workers' warmth is read without noting one)."""
     block = buf._block
     device = buf.device
+    warm = buf._pool.read_warm if run else buf._pool.peek_warm
     read_max = _read_max if _read_max is not None else _direct_read_max()
     if block is not None and block.storage:
         return _plan.download_large(_plan.large_kind(block), device.info.type == "cpu", nbytes,
                                     _cfg.storage_in_place, _cfg.direct_reads, DIRECT_READ_MAX,
-                                    read_max, buf._pool.read_warm, _staging.use_direct(device))
+                                    read_max, warm, _staging.use_direct(device))
     return _plan.download_small(
         _plan.SMALL if block is None or block.direct is None else _plan.SMALL_DIRECT,
-        device.info.type == "cpu", nbytes, _cfg.direct_reads, DIRECT_READ_MAX, read_max,
-        buf._pool.read_warm)
+        device.info.type == "cpu", nbytes, _cfg.direct_reads, DIRECT_READ_MAX, read_max, warm)
 
 
 def reads_in_place(buf, nbytes):
     """Whether a download of ``nbytes`` bytes of ``buf`` reads its device memory in place with
     streaming loads (:func:`plan_download`'s plan is download.in_place_loads)."""
-    return plan_download(buf, nbytes) is _plan.DOWNLOAD_IN_PLACE_LOADS
+    return plan_download(buf, nbytes, run=False) is _plan.DOWNLOAD_IN_PLACE_LOADS
 
 
 def read_in_place(buf, count, dtype, offset=0, out=None):
