@@ -7,6 +7,7 @@
 #define KC_V vec2
 #define KC_S c
 #define KC_M(name) kmath_##name
+#define KC_DIV(a, b) km_div_f(a, b)     // correctly rounded (elementwise.glsl)
 #define KC_INF uintBitsToFloat(0x7f800000u)
 #define KC_NAN uintBitsToFloat(0x7fc00000u)
 #define KC_SIGN_FLIP(x) uintBitsToFloat(floatBitsToUint(x) ^ 0x80000000u)

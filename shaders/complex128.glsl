@@ -7,6 +7,7 @@
 #undef KC_V
 #undef KC_S
 #undef KC_M
+#undef KC_DIV
 #undef KC_INF
 #undef KC_NAN
 #undef KC_SIGN_FLIP
@@ -21,6 +22,7 @@
 #define KC_V dvec2
 #define KC_S z
 #define KC_M(name) kmath64_##name
+#define KC_DIV(a, b) ((a) / (b))
 #define KC_INF KM64_INF
 #define KC_NAN KM64_NAN
 #define KC_SIGN_FLIP(x) packDouble2x32(unpackDouble2x32(x) ^ uvec2(0u, 0x80000000u))

@@ -1,7 +1,7 @@
 // complex_impl.glsl — complex arithmetic and functions written once for one component type,
 // included by complex.glsl (float: km_<name>_c) and complex128.glsl (double: km_<name>_z) with
 // KC_T (the component type), KC_V (its 2-vector: re, im), KC_S (the suffix), KC_M(name) (the
-// real function of kmath.glsl / kmath64.glsl), KC_INF, KC_NAN, KC_SIGN_FLIP, KC_SIGNBIT. No
+// real function of kmath.glsl / kmath64.glsl), KC_DIV(a, b) (a correctly rounded a / b), KC_INF, KC_NAN, KC_SIGN_FLIP, KC_SIGNBIT. No
 // include guard: it is meant to be included once per type.
 #define KC_CAT2(a, b) a##_##b
 #define KC_CAT(a, b) KC_CAT2(a, b)
@@ -26,16 +26,16 @@ KC_V KC_FN(div)(KC_V a, KC_V b) {
     if (ar >= ai) {
         if (ar == KC_T(0) && ai == KC_T(0))
             return KC_V(a.x / ar, a.y / ai);
-        precise KC_T rat = b.y / b.x;
-        precise KC_T scl = KC_T(1) / (b.x + b.y * rat);
+        precise KC_T rat = KC_DIV(b.y, b.x);
+        precise KC_T scl = KC_DIV(KC_T(1), b.x + b.y * rat);
         precise KC_T re = (a.x + a.y * rat) * scl;
         precise KC_T im = (a.y - a.x * rat) * scl;
         return KC_V(re, im);
     }
     if (isnan(ai))                       // (b.x is nan too: ar >= ai failed)
         return KC_V(KC_NAN, KC_NAN);
-    precise KC_T rat = b.x / b.y;
-    precise KC_T scl = KC_T(1) / (b.y + b.x * rat);
+    precise KC_T rat = KC_DIV(b.x, b.y);
+    precise KC_T scl = KC_DIV(KC_T(1), b.y + b.x * rat);
     precise KC_T re = (a.x * rat + a.y) * scl;
     precise KC_T im = (a.y * rat - a.x) * scl;
     return KC_V(re, im);
@@ -51,7 +51,7 @@ KC_T KC_FN(hypot)(KC_T x, KC_T y) {
     KC_T m = max(ax, ay), s = min(ax, ay);
     if (m == KC_T(0))
         return KC_T(0);
-    precise KC_T r = s / m;
+    precise KC_T r = KC_DIV(s, m);
     precise KC_T h = m * KC_M(sqrt)(KC_T(1) + r * r);
     return h;
 }
@@ -70,7 +70,7 @@ KC_V KC_FN(sign)(KC_V z) {
         return KC_V(x / m, y / m);
     }
     KC_T m = KC_FN(hypot)(z.x, z.y);
-    return KC_V(z.x / m, z.y / m);
+    return KC_V(KC_DIV(z.x, m), KC_DIV(z.y, m));
 }
 
 // ---- the standard's complex functions (C99 Annex G's special values, the Array API's) ----------
@@ -136,7 +136,7 @@ KC_T KC_FN(log_abs)(KC_T x, KC_T y) {
         precise KC_T t = (m - KC_T(1)) * (m + KC_T(1)) + n * n;
         return KC_T(0.5) * KC_M(log1p)(t);
     }
-    precise KC_T r = n / m;
+    precise KC_T r = KC_DIV(n, m);
     return KC_M(log)(m) + KC_T(0.5) * KC_M(log1p)(r * r);
 }
 

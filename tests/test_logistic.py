@@ -970,8 +970,9 @@ def test_labels_on_the_device_fit_as_host_labels(labels, solver, small_chunks):
     np.testing.assert_allclose(a.intercept_, b.intercept_, rtol=1e-5, atol=1e-6)
     np.testing.assert_array_equal(a.predict(X), b.predict(X))
     if len(labels) <= _logistic._DEVICE_LABEL_SPAN:
-        # the labels (4 bytes each) are never read back; each evaluation moves W and its gradient
-        assert s1["bytes_downloaded"] - s0["bytes_downloaded"] < 2 * n
+        # the labels are never read back: each evaluation moves W and its gradient, less in all
+        # than the labels' own bytes (the count of evaluations varies with the device's sums)
+        assert s1["bytes_downloaded"] - s0["bytes_downloaded"] < yd.nbytes
         # nor their meta rows (8 bytes each); the micro-batch solvers upload the rows' first
         # order (4 bytes each), which the shuffle replaces on the device
         index = 4 * n if solver == "adam" else 0

@@ -330,3 +330,18 @@ def test_float32_division_is_correctly_rounded():
     got = (km.asarray(a) / km.asarray(b)).numpy()
     normal = ~(np.abs(want) < 2.0 ** -126)         # a subnormal quotient may be flushed
     np.testing.assert_array_equal(got[normal], want[normal])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_fused_operations_round_each_step(dtype):
+    """x * y - z in one fused kernel rounds the product before the subtraction, as numpy does:
+    with z = numpy's x * y the result is exactly 0 (an fma the driver contracted it into would
+    leave the product's rounding error). Likewise a linear interpolation, numpy's _lerp."""
+    rng = np.random.default_rng(12)
+    x, y = rng.standard_normal((2, 100_003)).astype(dtype)
+    z = x * y
+    kx, ky, kz = km.asarray(x), km.asarray(y), km.asarray(z)
+    got = (kx * ky - kz).numpy()
+    np.testing.assert_array_equal(got, np.zeros_like(z))
+    t = rng.uniform(0, 1, x.size).astype(dtype)
+    np.testing.assert_array_equal((kx + (ky - kx) * km.asarray(t)).numpy(), x + (y - x) * t)

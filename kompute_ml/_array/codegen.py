@@ -389,7 +389,10 @@ def _parts(plan, bake_scalars, bake_dims):
         if natural in SMALL and op not in ("cast", "where"):
             expr = f"{_NARROW[natural]}({expr})"        # the operation's result in its dtype
         expr = _cast(expr, natural, dtype)
-        body.append(f"{GLSL_TYPE[dtype]} t{t} = {expr};")
+        # precise: each operation rounds on its own, as numpy's loops (a driver may otherwise
+        # contract a * b + c into one fma, whose result differs from numpy's)
+        exact = "precise " if _c(dtype) in FLOATS or dtype in COMPLEX else ""
+        body.append(f"{exact}{GLSL_TYPE[dtype]} t{t} = {expr};")
     return header, loads, body, f"t{len(plan.nodes) - 1}"
 
 
