@@ -16,11 +16,11 @@ float km_max_f(float a, float b) { return (isnan(a) || a >= b) ? a : b; }
 float km_min_f(float a, float b) { return (isnan(a) || a <= b) ? a : b; }
 
 // ---- true division, float32: the correctly rounded quotient, as numpy's (Vulkan allows OpFDiv
-// 2.5 ulp; NVIDIA's is not exact). The significands' quotient m = ma / mb (in (0.5, 2)) is
-// corrected once by its residual ma - m * mb, computed exactly with Dekker's product (plain
-// products and sums, as fma need not be fused), and scaled back. Non-finite and zero quotients
-// are the first quotient's, and so are those with a subnormal operand or result (frexp and
-// ldexp need not handle subnormals).
+// 2.5 ulp; NVIDIA's is not exact, and flushes a/b to 0 where 1/b is subnormal). The
+// significands' quotient m = ma / mb (in (0.5, 2)) is corrected once by its residual
+// ma - m * mb, computed exactly with Dekker's product (plain products and sums, as fma need not
+// be fused), and scaled back by the exponents' difference. Non-finite and subnormal operands, and
+// subnormal results, keep the driver's quotient (frexp and ldexp need not handle subnormals).
 void km_split_f(float v, out float hi, out float lo) {
     precise float c = 4097.0 * v;
     precise float h = c - (c - v);
@@ -30,19 +30,25 @@ void km_split_f(float v, out float hi, out float lo) {
 float km_div_f(float a, float b) {
     precise float q = a / b;
     const float tiny = 2.3509887e-38;          // 2 FLT_MIN
-    if (isinf(q) || isnan(q) || isinf(b) || abs(q) < tiny || abs(a) < tiny || abs(b) < tiny)
+    if (isinf(a) || isnan(a) || isinf(b) || isnan(b) || abs(a) < tiny || abs(b) < tiny)
         return q;
     int ea, eb;
     float ma = frexp(a, ea), mb = frexp(b, eb);
+    int e = ea - eb;
+    if (e < -124)
+        return q;
+    if (e > 128)                               // |a / b| >= 2^128: overflows
+        return km_signbit_f(a) != km_signbit_f(b) ? -KM_INF : KM_INF;
     precise float m = ma / mb;
     float mh, ml, bh, bl;
     km_split_f(m, mh, ml);
     km_split_f(mb, bh, bl);
     precise float p = m * mb;
-    precise float e = ((mh * bh - p) + mh * bl + ml * bh) + ml * bl;
-    precise float r = (ma - p) - e;
+    precise float d = ((mh * bh - p) + mh * bl + ml * bh) + ml * bl;
+    precise float r = (ma - p) - d;
     precise float c = m + r / mb;
-    return ldexp(c, ea - eb);
+    // (scaled in two steps past 2^124: ldexp is undefined where its result overflows)
+    return e > 124 ? ldexp(c, e - 4) * 16.0 : ldexp(c, e);
 }
 
 // ---- floor division and remainder, integers: q = floor(a / b); a % b has the sign of b; b == 0 -> 0

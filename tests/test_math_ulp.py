@@ -322,9 +322,12 @@ def test_float32_division_is_correctly_rounded():
     a[::2] *= -1
     b[1::3] = a[1::3] * np.float32(1 + 2.0 ** -23) * rng.choice([1, -1], b[1::3].size)
     b[2::7] = (a[2::7] / 3).astype(np.float32)
-    special = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, 3.0, 2.0 ** 100], np.float32)
-    a[:64] = np.repeat(special, 8)
-    b[:64] = np.tile(special, 8)
+    # (near FLT_MAX, and big over big: where 1 / b is subnormal)
+    special = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, 3.0, 2.0 ** 100, 3e38,
+                        -F32.max, 0.5, 1e-30, 1.5e-37, 7e-3], np.float32)
+    k = special.size
+    a[:k * k] = np.repeat(special, k)
+    b[:k * k] = np.tile(special, k)
     with np.errstate(all="ignore"):
         want = a / b
     got = (km.asarray(a) / km.asarray(b)).numpy()
