@@ -19,8 +19,9 @@ float km_min_f(float a, float b) { return (isnan(a) || a <= b) ? a : b; }
 // 2.5 ulp; NVIDIA's is not exact, and flushes a/b to 0 where 1/b is subnormal). The
 // significands' quotient m = ma / mb (in (0.5, 2)) is corrected once by its residual
 // ma - m * mb, computed exactly with Dekker's product (plain products and sums, as fma need not
-// be fused), and scaled back by the exponents' difference. Non-finite and subnormal operands, and
-// subnormal results, keep the driver's quotient (frexp and ldexp need not handle subnormals).
+// be fused), and scaled back by the exponents' difference. Infinities and zeros are IEEE's; nans,
+// subnormal operands and subnormal results keep the driver's quotient (frexp and ldexp need not
+// handle subnormals).
 void km_split_f(float v, out float hi, out float lo) {
     precise float c = 4097.0 * v;
     precise float h = c - (c - v);
@@ -29,8 +30,15 @@ void km_split_f(float v, out float hi, out float lo) {
 }
 float km_div_f(float a, float b) {
     precise float q = a / b;
+    uint sign = (floatBitsToUint(a) ^ floatBitsToUint(b)) & 0x80000000u;
+    if (isnan(a) || isnan(b))
+        return q;
+    if (isinf(a))                              // (a driver's inf * (1 / b) is nan where 1/b flushes)
+        return isinf(b) ? KM_NAN : uintBitsToFloat(sign | 0x7f800000u);
+    if (isinf(b) || a == 0.0)
+        return b == 0.0 ? KM_NAN : uintBitsToFloat(sign);
     const float tiny = 2.3509887e-38;          // 2 FLT_MIN
-    if (isinf(a) || isnan(a) || isinf(b) || isnan(b) || abs(a) < tiny || abs(b) < tiny)
+    if (abs(a) < tiny || abs(b) < tiny)
         return q;
     int ea, eb;
     float ma = frexp(a, ea), mb = frexp(b, eb);
@@ -38,7 +46,7 @@ float km_div_f(float a, float b) {
     if (e < -124)
         return q;
     if (e > 128)                               // |a / b| >= 2^128: overflows
-        return km_signbit_f(a) != km_signbit_f(b) ? -KM_INF : KM_INF;
+        return uintBitsToFloat(sign | 0x7f800000u);
     precise float m = ma / mb;
     float mh, ml, bh, bl;
     km_split_f(m, mh, ml);
