@@ -16,45 +16,60 @@ float km_max_f(float a, float b) { return (isnan(a) || a >= b) ? a : b; }
 float km_min_f(float a, float b) { return (isnan(a) || a <= b) ? a : b; }
 
 // ---- true division, float32: the correctly rounded quotient, as numpy's (Vulkan allows OpFDiv
-// 2.5 ulp; NVIDIA's is not exact, and flushes a/b to 0 where 1/b is subnormal). The
-// significands' quotient m = ma / mb (in (0.5, 2)) is corrected once by its residual
-// ma - m * mb, computed exactly with Dekker's product (plain products and sums, as fma need not
-// be fused), and scaled back by the exponents' difference. Infinities and zeros are IEEE's; nans,
-// subnormal operands and subnormal results keep the driver's quotient (frexp and ldexp need not
-// handle subnormals).
+// 2.5 ulp; NVIDIA's is not exact, and gives 0 or nan where 1/b is subnormal). On the
+// significands (ma / mb, in (0.5, 2)): the driver's quotient, corrected once by its residual
+// ma - m * mb, then checked against half an ulp by the residual of the corrected one (a quotient
+// is never a midpoint: ties do not occur), each residual exact by Dekker's product (plain products
+// and sums, as fma need not be fused); scaled back by the exponents' difference. Infinities and
+// zeros are IEEE's; nans, subnormal operands and subnormal results keep the driver's quotient
+// (frexp and ldexp need not handle subnormals).
 void km_split_f(float v, out float hi, out float lo) {
     precise float c = 4097.0 * v;
     precise float h = c - (c - v);
     hi = h;
     lo = v - h;
 }
+// ma - v * mb exactly (v near ma / mb; bh + bl = mb split)
+float km_residual_f(float ma, float mb, float bh, float bl, float v) {
+    float vh, vl;
+    km_split_f(v, vh, vl);
+    precise float p = v * mb;
+    precise float d = ((vh * bh - p) + vh * bl + vl * bh) + vl * bl;
+    precise float r = (ma - p) - d;
+    return r;
+}
 float km_div_f(float a, float b) {
     precise float q = a / b;
     uint sign = (floatBitsToUint(a) ^ floatBitsToUint(b)) & 0x80000000u;
     if (isnan(a) || isnan(b))
         return q;
-    if (isinf(a))                              // (a driver's inf * (1 / b) is nan where 1/b flushes)
+    if (isinf(a))
         return isinf(b) ? KM_NAN : uintBitsToFloat(sign | 0x7f800000u);
     if (isinf(b) || a == 0.0)
         return b == 0.0 ? KM_NAN : uintBitsToFloat(sign);
     const float tiny = 2.3509887e-38;          // 2 FLT_MIN
     if (abs(a) < tiny || abs(b) < tiny)
         return q;
-    int ea, eb;
-    float ma = frexp(a, ea), mb = frexp(b, eb);
+    int ea, eb, ec;
+    float ma = frexp(abs(a), ea), mb = frexp(abs(b), eb);
     int e = ea - eb;
     if (e < -124)
         return q;
     if (e > 128)                               // |a / b| >= 2^128: overflows
         return uintBitsToFloat(sign | 0x7f800000u);
-    precise float m = ma / mb;
-    float mh, ml, bh, bl;
-    km_split_f(m, mh, ml);
+    float bh, bl;
     km_split_f(mb, bh, bl);
-    precise float p = m * mb;
-    precise float d = ((mh * bh - p) + mh * bl + ml * bh) + ml * bl;
-    precise float r = (ma - p) - d;
-    precise float c = m + r / mb;
+    precise float m = ma / mb;
+    precise float c = m + km_residual_f(ma, mb, bh, bl, m) / mb;
+    // c is within an ulp: one step to the neighbour where the residual passes half an ulp
+    float r = km_residual_f(ma, mb, bh, bl, c);
+    float fc = frexp(c, ec);
+    float u = ldexp(1.0, ec - 24);             // c's ulp; half of it below a power of two
+    float step = (r < 0.0 && fc == 0.5) ? 0.5 * u : u;
+    precise float mid = 0.5 * step * mb;
+    if (abs(r) > mid)
+        c = r > 0.0 ? c + step : c - step;
+    c = uintBitsToFloat(floatBitsToUint(c) | sign);
     // (scaled in two steps past 2^124: ldexp is undefined where its result overflows)
     return e > 124 ? ldexp(c, e - 4) * 16.0 : ldexp(c, e);
 }

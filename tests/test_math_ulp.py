@@ -322,6 +322,10 @@ def test_float32_division_is_correctly_rounded():
     a[::2] *= -1
     b[1::3] = a[1::3] * np.float32(1 + 2.0 ** -23) * rng.choice([1, -1], b[1::3].size)
     b[2::7] = (a[2::7] / 3).astype(np.float32)
+    # powers of two over significands of all ones: quotients a hair past a midpoint
+    a[4::13] = np.float32(2.0) ** rng.integers(-60, 60, a[4::13].size)
+    b[4::13] = (np.float32(1 - 2.0 ** -24) * 2.0 ** rng.integers(-60, 60, b[4::13].size)
+                * rng.choice([1, -1], b[4::13].size)).astype(np.float32)
     # (near FLT_MAX, and big over big: where 1 / b is subnormal)
     special = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, 3.0, 2.0 ** 100, 3e38,
                         -F32.max, 0.5, 1e-30, 1.5e-37, 7e-3], np.float32)
